@@ -1,0 +1,53 @@
+package io.trailproof.store;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+
+/**
+ * An append-only log of opaque payloads, addressed by a 0-based index (CONTRACT 8).
+ *
+ * <p><b>Atomicity:</b> one {@link #append} call is one group: after a crash either every payload of
+ * the group is in the log or none is (the group ends in a commit frame; an uncommitted tail is cut
+ * off on open).
+ *
+ * <p><b>Durability:</b> {@link #append} returns once the group is written to the operating system,
+ * <em>not</em> once it is on disk. A group is durable once {@link #awaitDurable} covering it has
+ * returned; concurrent callers of {@link #awaitDurable} share one {@code force} (group commit).
+ *
+ * <p>Callers that need a global order (the ledger's sequencer) serialise their calls to
+ * {@link #append}; reads may run concurrently with appends.
+ */
+public interface EventLog extends Closeable {
+
+    /**
+     * Appends the payloads as one group and returns the index of the first one. Not durable on
+     * return. An empty list is not allowed.
+     */
+    long append(List<byte[]> payloads) throws IOException;
+
+    /** Blocks until every payload with an index below {@code endExclusive} is forced to disk. */
+    void awaitDurable(long endExclusive) throws IOException;
+
+    /** Number of payloads appended, durable or not. */
+    long size();
+
+    /** Number of payloads known to be forced to disk. Never decreases. */
+    long durableSize();
+
+    /**
+     * Reads the payload at {@code index} from storage (not from a cache), checking its CRC.
+     *
+     * @throws CorruptLogException when the stored frame fails its check
+     */
+    byte[] read(long index) throws IOException;
+
+    /** Visits payloads {@code [from, to)} in order, reading sequentially from storage. */
+    void scan(long from, long to, PayloadVisitor visitor) throws IOException;
+
+    /** Receives payloads from {@link #scan}. */
+    @FunctionalInterface
+    interface PayloadVisitor {
+        void accept(long index, byte[] payload) throws IOException;
+    }
+}
