@@ -637,6 +637,11 @@ public final class SegmentLog implements EventLog {
         return lo;
     }
 
+    /** Test hook: the current segment's write descriptor (closing it simulates a failing disk). */
+    synchronized RandomAccessFile currentWriterForTest() {
+        return current.writer;
+    }
+
     // ------------------------------------------------------------------ close
 
     /** Syncs the current segment and closes all files. Idempotent. */
