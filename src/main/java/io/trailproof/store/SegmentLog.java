@@ -40,6 +40,9 @@ import java.util.zip.CRC32C;
  *       group. A frame with bit 31 set and any other length, or without the 'C' marker, is a bad
  *       frame.</li>
  * </ul>
+ * The CRC covers the payload only; the type bit is cross-checked by the fixed commit length, the
+ * 'C' marker and the running count each commit frame carries, so a damaged commit frame is never
+ * mistaken for a valid one.
  * An {@link #append} call (a group) is written as its record frames followed by one commit frame, in
  * one write call. Groups never span segments.
  *
