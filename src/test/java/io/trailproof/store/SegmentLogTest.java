@@ -344,7 +344,7 @@ class SegmentLogTest {
     }
 
     @Test
-    void damagedLastCommitFrameOfOnlyGroupBeforeCorruptionIsStillDetected() throws IOException {
+    void damageInsideLastGroupWithIntactCommitFrameIsCorruption() throws IOException {
         // damage in the middle of the last group, whose commit frame is intact: corruption, not a torn tail
         Path dir = tmp.resolve("log");
         byte[] p = "{\"only\":1}".getBytes(StandardCharsets.UTF_8);
