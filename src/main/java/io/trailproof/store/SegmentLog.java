@@ -380,8 +380,7 @@ public final class SegmentLog implements EventLog {
             } catch (IOException | RuntimeException | Error e) {
                 throw fail(e, "sync of " + current.path + " failed");
             }
-            forceCount++;
-            setDurable(s);
+            countForce(s);
             Segment next;
             try {
                 next = createSegment(s);
@@ -456,10 +455,7 @@ public final class SegmentLog implements EventLog {
                 } catch (IOException | RuntimeException | Error e) {
                     throw fail(e, "sync of " + seg.path + " failed");
                 }
-                synchronized (syncLock) {
-                    forceCount++;
-                    setDurable(s);
-                }
+                countForce(s);
             } finally {
                 endSync();
             }
@@ -497,8 +493,10 @@ public final class SegmentLog implements EventLog {
         }
     }
 
-    private void setDurable(long s) {
+    /** Records a completed sync that covered the first {@code s} payloads. */
+    private void countForce(long s) {
         synchronized (syncLock) {
+            forceCount++;
             if (s > durable) {
                 durable = s;
             }
@@ -660,8 +658,7 @@ public final class SegmentLog implements EventLog {
                 if (failure == null && current != null) {
                     long s = size;
                     current.writer.getFD().sync();
-                    forceCount++;
-                    setDurable(s);
+                    countForce(s);
                 }
             } catch (IOException e) {
                 err = e;
