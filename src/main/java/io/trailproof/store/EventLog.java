@@ -22,11 +22,21 @@ public interface EventLog extends Closeable {
 
     /**
      * Appends the payloads as one group and returns the index of the first one. Not durable on
-     * return. An empty list is not allowed.
+     * return. An empty list, and empty payloads, are not allowed ({@link IllegalArgumentException}).
+     *
+     * @throws IOException if the write fails, or an earlier write or force failed: the log then
+     *     refuses all further appends until it is reopened (the service answers 503)
      */
     long append(List<byte[]> payloads) throws IOException;
 
-    /** Blocks until every payload with an index below {@code endExclusive} is forced to disk. */
+    /**
+     * Blocks until every payload with an index below {@code endExclusive} is forced to disk.
+     * Returns at once if they already are.
+     *
+     * @throws IllegalArgumentException if {@code endExclusive > size()}
+     * @throws IOException if the force fails or the log has failed or is closed before the payloads
+     *     became durable; the caller must not acknowledge them
+     */
     void awaitDurable(long endExclusive) throws IOException;
 
     /** Number of payloads appended, durable or not. */
