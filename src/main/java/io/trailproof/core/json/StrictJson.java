@@ -136,6 +136,12 @@ public final class StrictJson {
                         + (path == null ? "" : " in " + path) + " (truncated input?)");
             } catch (StreamReadException e) {
                 String path = path();
+                String original = String.valueOf(e.getOriginalMessage());
+                if (original.contains("surrogate") && original.contains("field name")) {
+                    // Jackson decodes keys itself and stops at a lone surrogate before we see the key.
+                    throw new JsonRejection(path, "a key " + (path == null ? "of the top-level object" : "in " + path)
+                            + at(e.getLocation()) + " contains a lone surrogate; keys must be valid Unicode");
+                }
                 throw new JsonRejection(path, "malformed JSON" + at(e.getLocation())
                         + (path == null ? "" : " in " + path) + ": " + e.getOriginalMessage());
             } catch (IOException e) {
