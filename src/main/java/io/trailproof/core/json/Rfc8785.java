@@ -3,7 +3,9 @@ package io.trailproof.core.json;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.Map;
 import org.erdtman.jcs.NumberToJSON;
 
@@ -115,20 +117,20 @@ public final class Rfc8785 {
         }
 
         private void object(JsonNode node) {
-            @SuppressWarnings("unchecked")
-            Map.Entry<String, JsonNode>[] members = node.properties().toArray(new Map.Entry[0]);
-            if (members.length > 1) {
+            List<Map.Entry<String, JsonNode>> members = new ArrayList<>(node.properties());
+            if (members.size() > 1) {
                 // UTF-16 code unit order (RFC 8785 section 3.2.3) is exactly String.compareTo.
-                Arrays.sort(members, Map.Entry.comparingByKey());
+                members.sort(Map.Entry.comparingByKey());
             }
             put((byte) '{');
-            for (int i = 0; i < members.length; i++) {
+            for (int i = 0; i < members.size(); i++) {
                 if (i > 0) {
                     put((byte) ',');
                 }
-                string(members[i].getKey());
+                Map.Entry<String, JsonNode> member = members.get(i);
+                string(member.getKey());
                 put((byte) ':');
-                value(members[i].getValue());
+                value(member.getValue());
             }
             put((byte) '}');
         }

@@ -206,6 +206,22 @@ class StrictJsonTest {
     }
 
     @Test
+    void inputsBeyondJacksonDefaultLimitsGetOurChecksNotJacksons() throws Exception {
+        assertThat(Rfc8785.canonicalString(parse("[1." + "0".repeat(5000) + "]"))).isEqualTo("[1]");
+        JsonRejection r = rejection("{\"n\":" + "9".repeat(5000) + "}");
+        assertThat(r.path()).isEqualTo("n");
+        assertThat(r.getMessage()).contains("send it as a string");
+        String longKey = "k".repeat(60_000);
+        assertThat(parse("{\"" + longKey + "\":1}").has(longKey)).isTrue();
+    }
+
+    @Test
+    void aLeadingByteOrderMarkIsIgnored() throws Exception {
+        byte[] withBom = {(byte) 0xEF, (byte) 0xBB, (byte) 0xBF, '[', '1', ']'};
+        assertThat(StrictJson.parse(withBom, 64).get(0).intValue()).isEqualTo(1);
+    }
+
+    @Test
     void scalarsAtTheRootAreParsed() throws Exception {
         assertThat(parse("\"x\"").textValue()).isEqualTo("x");
         assertThat(parse("12").intValue()).isEqualTo(12);
