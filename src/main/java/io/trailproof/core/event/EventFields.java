@@ -1,0 +1,41 @@
+package io.trailproof.core.event;
+
+/**
+ * The names and fixed values of CONTRACT 2.1 (client fields) and 2.2/2.3 (service-assigned
+ * fields). Every other class refers to these; the spelling is the wire format and the hash input,
+ * so it must never drift.
+ */
+public final class EventFields {
+    private EventFields() {}
+
+    // CONTRACT 2.1: fields a client may send.
+    public static final String AGENT_ID = "agent_id";
+    public static final String SESSION_ID = "session_id";
+    public static final String SOURCE = "source";
+    public static final String CAPTURE_METHOD = "capture_method";
+    public static final String ACTION_TYPE = "action_type";
+    public static final String ACTION_NAME = "action_name";
+    public static final String ACTION_STATUS = "action_status";
+    public static final String ERROR_MESSAGE = "error_message";
+    public static final String ACTION_INPUT = "action_input";
+    public static final String ACTION_OUTPUT = "action_output";
+    public static final String METADATA = "metadata";
+    public static final String TIMESTAMP = "timestamp";
+    public static final String DURATION_MS = "duration_ms";
+    public static final String LABELS = "labels";
+
+    // CONTRACT 2.2: fields the service assigns.
+    public static final String ID = "id";
+    public static final String SCHEMA_VERSION = "schema_version";
+    public static final String SEQUENCE = "sequence";
+    public static final String PREV_HASH = "prev_hash";
+    public static final String RECORDED_AT = "recorded_at";
+    public static final String LOG_INDEX = "log_index";
+    public static final String HASH = "hash";
+
+    /** The value of {@code schema_version} for every event this version writes. */
+    public static final String SCHEMA_VERSION_1_0 = "1.0";
+
+    /** {@code prev_hash} of an agent's first event (sequence 1): 64 zeros. */
+    public static final String GENESIS_PREV_HASH = "0".repeat(64);
+}

@@ -1,0 +1,71 @@
+package io.trailproof.core.event;
+
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.time.chrono.IsoChronology;
+import java.time.format.DateTimeFormatter;
+import java.time.format.DateTimeFormatterBuilder;
+import java.time.format.DateTimeParseException;
+import java.time.format.ResolverStyle;
+import java.time.temporal.ChronoField;
+import java.time.temporal.ChronoUnit;
+import java.time.temporal.TemporalAccessor;
+
+/**
+ * The two time formats of CONTRACT 2: the client's {@code timestamp} (ISO 8601 date-time, with
+ * {@code Z}, an offset, or no offset meaning UTC) and the service's {@code recorded_at} (RFC 3339
+ * UTC with exactly six fractional digits, so that it sorts as text and its hash is stable).
+ */
+public final class EventTime {
+    private EventTime() {}
+
+    /**
+     * Calendar date and time of day, then an optional offset. Four-digit years only; a zone region
+     * such as {@code [Europe/Paris]} or a date without a time is not an instant and is rejected.
+     * Seconds and fractions are optional, as ISO 8601 allows; {@code T} and {@code Z} in either case.
+     */
+    private static final DateTimeFormatter TIMESTAMP = new DateTimeFormatterBuilder()
+            .parseCaseInsensitive()
+            .appendValue(ChronoField.YEAR, 4)
+            .appendLiteral('-')
+            .appendValue(ChronoField.MONTH_OF_YEAR, 2)
+            .appendLiteral('-')
+            .appendValue(ChronoField.DAY_OF_MONTH, 2)
+            .appendLiteral('T')
+            .append(DateTimeFormatter.ISO_LOCAL_TIME)
+            .optionalStart().appendOffset("+HH:MM:ss", "Z").optionalEnd()
+            .optionalStart().appendOffset("+HHMM", "Z").optionalEnd()
+            .optionalStart().appendOffset("+HH", "Z").optionalEnd()
+            .toFormatter()
+            .withChronology(IsoChronology.INSTANCE)
+            .withResolverStyle(ResolverStyle.STRICT);
+
+    private static final DateTimeFormatter RECORDED_AT = new DateTimeFormatterBuilder()
+            .appendPattern("uuuu-MM-dd'T'HH:mm:ss")
+            .appendFraction(ChronoField.MICRO_OF_SECOND, 6, 6, true)
+            .appendLiteral('Z')
+            .toFormatter()
+            .withChronology(IsoChronology.INSTANCE)
+            .withZone(ZoneOffset.UTC);
+
+    /**
+     * The instant a client {@code timestamp} denotes.
+     *
+     * @throws DateTimeParseException when the text is not one of the accepted forms
+     */
+    public static Instant parseTimestamp(String text) {
+        TemporalAccessor parsed = TIMESTAMP.parse(text);
+        LocalDateTime local = LocalDateTime.from(parsed);
+        ZoneOffset offset = parsed.isSupported(ChronoField.OFFSET_SECONDS)
+                ? ZoneOffset.ofTotalSeconds(parsed.get(ChronoField.OFFSET_SECONDS))
+                : ZoneOffset.UTC;
+        return OffsetDateTime.of(local, offset).toInstant();
+    }
+
+    /** {@code recorded_at} for an instant: RFC 3339 UTC, truncated to exactly six fractional digits. */
+    public static String formatRecordedAt(Instant instant) {
+        return RECORDED_AT.format(instant.truncatedTo(ChronoUnit.MICROS));
+    }
+}

@@ -1,0 +1,236 @@
+package io.trailproof.core.event;
+
+import static io.trailproof.core.event.EventFields.*;
+import static io.trailproof.core.event.EventLimits.*;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.math.BigDecimal;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The ingestion rules of CONTRACT 2.1 for one event.
+ *
+ * <p>The tree is expected to come from {@link io.trailproof.core.json.StrictJson}, which already
+ * refused duplicate keys, invalid Unicode and numbers RFC 8785 cannot hash; this class checks the
+ * event's shape. It also checks nesting itself, because a batch item sits one level deeper in the
+ * request than the event does.
+ */
+public final class EventValidator {
+    private EventValidator() {}
+
+    private static final Set<String> SHORT_STRINGS =
+            Set.of(SESSION_ID, SOURCE, CAPTURE_METHOD, ACTION_TYPE, ACTION_NAME, ACTION_STATUS);
+    private static final Set<String> OBJECTS = Set.of(ACTION_INPUT, ACTION_OUTPUT, METADATA);
+    /** Client fields in the order they are reported when several are unknown or wrong. */
+    private static final List<String> ACCEPTED = List.of(AGENT_ID, SESSION_ID, SOURCE, CAPTURE_METHOD,
+            ACTION_TYPE, ACTION_NAME, ACTION_STATUS, ERROR_MESSAGE, ACTION_INPUT, ACTION_OUTPUT,
+            METADATA, TIMESTAMP, DURATION_MS, LABELS);
+    private static final Set<String> ACCEPTED_SET = Set.copyOf(ACCEPTED);
+
+    /**
+     * Checks an event and returns its client fields, with {@code null}-valued optional fields
+     * removed. The result is a new object; nested values are shared with {@code node}, not copied.
+     *
+     * @throws EventRejection naming the first offending field
+     */
+    public static ObjectNode validate(JsonNode node) throws EventRejection {
+        if (node == null || !node.isObject()) {
+            throw new EventRejection(null, "an event must be a JSON object");
+        }
+        List<String> unknown = new ArrayList<>();
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
+            if (!ACCEPTED_SET.contains(e.getKey())) {
+                unknown.add("'" + e.getKey() + "'");
+            }
+        }
+        if (!unknown.isEmpty()) {
+            String first = unknown.get(0);
+            throw new EventRejection(first.substring(1, first.length() - 1),
+                    (unknown.size() == 1 ? "unknown field " : "unknown fields ") + String.join(", ", unknown)
+                            + "; accepted fields are " + String.join(", ", ACCEPTED));
+        }
+
+        ObjectNode out = JsonNodeFactory.instance.objectNode();
+        for (String field : ACCEPTED) {
+            JsonNode value = node.get(field);
+            if (value == null || value.isNull()) {
+                if (field.equals(AGENT_ID)) {
+                    throw new EventRejection(AGENT_ID, "agent_id is required");
+                }
+                continue;
+            }
+            check(field, value);
+            out.set(field, value);
+        }
+        return out;
+    }
+
+    /**
+     * Refuses a stored event whose canonical form exceeds {@link EventLimits#MAX_CANONICAL_BYTES};
+     * the sealer calls this with the length of the RFC 8785 bytes it produced.
+     */
+    public static void checkCanonicalSize(int canonicalBytes) throws EventRejection {
+        if (canonicalBytes > MAX_CANONICAL_BYTES) {
+            throw new EventRejection(null, "the event is too large: its canonical form is " + canonicalBytes
+                    + " bytes and the limit is " + MAX_CANONICAL_BYTES + " (1 MiB); send less data in"
+                    + " action_input, action_output or metadata");
+        }
+    }
+
+    private static void check(String field, JsonNode value) throws EventRejection {
+        switch (field) {
+            case AGENT_ID -> {
+                String s = requireString(field, value);
+                if (s.isEmpty() || s.length() > AGENT_ID_MAX_LENGTH) {
+                    throw new EventRejection(field, "agent_id must be 1.." + AGENT_ID_MAX_LENGTH
+                            + " characters long, it is " + s.length());
+                }
+                int cc = firstControlChar(s);
+                if (cc >= 0) {
+                    throw new EventRejection(field, String.format(
+                            "agent_id must not contain control characters (found U+%04X at index %d)",
+                            (int) s.charAt(cc), cc));
+                }
+            }
+            case ERROR_MESSAGE -> requireLength(field, requireString(field, value), ERROR_MESSAGE_MAX_LENGTH);
+            case TIMESTAMP -> {
+                String s = requireString(field, value);
+                try {
+                    EventTime.parseTimestamp(s);
+                } catch (DateTimeParseException e) {
+                    throw new EventRejection(field, "timestamp must be an ISO 8601 date-time such as"
+                            + " 2026-11-22T10:00:00Z, 2026-11-22T11:00:00+01:00 or 2026-11-22T10:00:00"
+                            + " (read as UTC), not '" + abbreviate(s) + "'");
+                }
+            }
+            case DURATION_MS -> checkDuration(value);
+            case LABELS -> checkLabels(value);
+            default -> {
+                if (SHORT_STRINGS.contains(field)) {
+                    requireLength(field, requireString(field, value), STRING_MAX_LENGTH);
+                } else if (OBJECTS.contains(field)) {
+                    if (!value.isObject()) {
+                        throw new EventRejection(field, field + " must be a JSON object, not " + typeOf(value));
+                    }
+                    checkDepth(field, value, 2);
+                } else {
+                    throw new IllegalStateException("no rule for accepted field " + field);
+                }
+            }
+        }
+    }
+
+    private static String requireString(String field, JsonNode value) throws EventRejection {
+        if (!value.isTextual()) {
+            throw new EventRejection(field, field + " must be a string, not " + typeOf(value));
+        }
+        return value.textValue();
+    }
+
+    private static void requireLength(String field, String s, int max) throws EventRejection {
+        if (s.length() > max) {
+            throw new EventRejection(field, field + " must be at most " + max + " characters long, it is "
+                    + s.length());
+        }
+    }
+
+    private static void checkDuration(JsonNode value) throws EventRejection {
+        String rule = "duration_ms must be an integer between 0 and " + DURATION_MS_MAX;
+        if (!value.isNumber()) {
+            throw new EventRejection(DURATION_MS, rule + ", not " + typeOf(value));
+        }
+        BigDecimal v = value.decimalValue();
+        boolean integral = value.isIntegralNumber() || v.stripTrailingZeros().scale() <= 0;
+        if (!integral || v.signum() < 0 || v.compareTo(BigDecimal.valueOf(DURATION_MS_MAX)) > 0) {
+            throw new EventRejection(DURATION_MS, rule + ", not " + value.asText());
+        }
+    }
+
+    private static void checkLabels(JsonNode value) throws EventRejection {
+        if (!value.isObject()) {
+            throw new EventRejection(LABELS, "labels must be a JSON object of string to string, not "
+                    + typeOf(value));
+        }
+        if (value.size() > MAX_LABELS) {
+            throw new EventRejection(LABELS, "labels may hold at most " + MAX_LABELS + " labels, it holds "
+                    + value.size());
+        }
+        for (Map.Entry<String, JsonNode> e : value.properties()) {
+            String key = e.getKey();
+            if (!isLabelKey(key)) {
+                throw new EventRejection(LABELS, "labels key '" + abbreviate(key) + "' must be 1.."
+                        + LABEL_KEY_MAX_LENGTH + " characters of A-Z a-z 0-9 _ . : -");
+            }
+            JsonNode v = e.getValue();
+            if (!v.isTextual()) {
+                throw new EventRejection(LABELS, "labels value of '" + key + "' must be a string, not "
+                        + typeOf(v));
+            }
+            if (v.textValue().length() > LABEL_VALUE_MAX_LENGTH) {
+                throw new EventRejection(LABELS, "labels value of '" + key + "' must be at most "
+                        + LABEL_VALUE_MAX_LENGTH + " characters long, it is " + v.textValue().length());
+            }
+        }
+    }
+
+    private static boolean isLabelKey(String key) {
+        if (key.isEmpty() || key.length() > LABEL_KEY_MAX_LENGTH) {
+            return false;
+        }
+        for (int i = 0; i < key.length(); i++) {
+            char c = key.charAt(i);
+            boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')
+                    || c == '_' || c == '.' || c == ':' || c == '-';
+            if (!ok) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** Enforces CONTRACT 2.1's nesting limit; {@code level} is the nesting level of {@code node}. */
+    private static void checkDepth(String field, JsonNode node, int level) throws EventRejection {
+        if (level > MAX_NESTING_DEPTH) {
+            throw new EventRejection(field, field + " nests deeper than " + MAX_NESTING_DEPTH
+                    + " levels (the event object is level 1); flatten the structure");
+        }
+        for (JsonNode child : node) {
+            if (child.isContainerNode()) {
+                checkDepth(field, child, level + 1);
+            }
+        }
+    }
+
+    /** Index of the first Unicode Cc character (U+0000-001F, U+007F-009F), or -1. */
+    private static int firstControlChar(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < 0x20 || (c >= 0x7F && c <= 0x9F)) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    private static String typeOf(JsonNode value) {
+        return switch (value.getNodeType()) {
+            case STRING -> "a string";
+            case NUMBER -> "a number";
+            case BOOLEAN -> "a boolean";
+            case OBJECT -> "an object";
+            case ARRAY -> "an array";
+            case NULL -> "null";
+            default -> value.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+        };
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 64 ? s.substring(0, 61) + "..." : s;
+    }
+}
