@@ -1,7 +1,38 @@
 package io.trailproof.cli;
 
-public final class Main {
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code trailproof} program: parses the command line and runs a subcommand (CONTRACT 7). */
+@Command(name = "trailproof", mixinStandardHelpOptions = true, version = "trailproof 0.1.0",
+        description = "Tamper-evident audit trail for AI agents.",
+        subcommands = {ServeCommand.class})
+public final class Main implements Runnable {
+
+    /** Exit code for bad usage (CONTRACT 7): 0 success or valid, 1 invalid or failed, 2 bad usage. */
+    static final int BAD_USAGE = 2;
+
     public static void main(String[] args) {
-        System.out.println("trailproof");
+        if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
+            // One line per log record: time, level, source, message (and the stack trace, if any).
+            System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
+        }
+        System.exit(run(args));
+    }
+
+    static int run(String... args) {
+        CommandLine cli = new CommandLine(new Main());
+        cli.setParameterExceptionHandler((ex, a) -> {
+            ex.getCommandLine().getErr().println("trailproof: " + ex.getMessage());
+            ex.getCommandLine().getErr().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName()
+                    + " --help'.");
+            return BAD_USAGE;
+        });
+        return cli.execute(args);
+    }
+
+    @Override
+    public void run() {
+        new CommandLine(this).usage(System.err);
     }
 }

@@ -1,0 +1,50 @@
+package io.trailproof.config;
+
+import java.util.Arrays;
+import java.util.Optional;
+
+/**
+ * Every configuration key the service knows (CONTRACT 9). {@code config/trailproof.properties}
+ * documents each one; a test keeps the two in step. Anything not listed here is an unknown key and
+ * stops the start.
+ */
+public enum ConfigKey {
+    SERVER_HOST("server.host", "127.0.0.1"),
+    SERVER_PORT("server.port", "7600"),
+    DATA_DIR("data.dir", "~/.trailproof"),
+    AUTH_API_KEYS("auth.api-keys", ""),
+    LIMITS_MAX_BODY_BYTES("limits.max-body-bytes", "16777216"),
+    LIMITS_MAX_BATCH_EVENTS("limits.max-batch-events", "10000"),
+    TIMESTAMP_DEFAULT_TSA_URL("timestamp.default-tsa-url", "http://timestamp.digicert.com"),
+    TIMESTAMP_ALLOWED_TSA_URLS("timestamp.allowed-tsa-urls", ""),
+    TIMESTAMP_TRUST_ANCHORS("timestamp.trust-anchors", ""),
+    TIMESTAMP_TIMEOUT_MS("timestamp.timeout-ms", "10000"),
+    VERIFY_INTERVAL("verify.interval", "PT1H"),
+    LOG_SEGMENT_BYTES("log.segment-bytes", "67108864"),
+    CHECKPOINT_INTERVAL_EVENTS("checkpoint.interval-events", "100000");
+
+    private final String key;
+    private final String defaultValue;
+
+    ConfigKey(String key, String defaultValue) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+    }
+
+    public String key() {
+        return key;
+    }
+
+    public String defaultValue() {
+        return defaultValue;
+    }
+
+    /** The environment variable that sets this key: TRAILPROOF_ + key upper-cased, '.' and '-' as '_'. */
+    public String environmentVariable() {
+        return "TRAILPROOF_" + key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+
+    public static Optional<ConfigKey> byName(String name) {
+        return Arrays.stream(values()).filter(k -> k.key.equals(name)).findFirst();
+    }
+}

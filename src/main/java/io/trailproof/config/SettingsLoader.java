@@ -1,0 +1,215 @@
+package io.trailproof.config;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * Builds {@link Settings} from, in order of precedence: command-line flags, environment variables,
+ * a properties file, the defaults (CONTRACT 9). An unknown key in the file or among the flags, or a
+ * value that does not parse, is a {@link ConfigException} naming the key and where it came from.
+ */
+public final class SettingsLoader {
+
+    private SettingsLoader() {
+    }
+
+    /**
+     * @param flags        key to value, from the command line (keys as in the properties file)
+     * @param environment  the process environment (only {@code TRAILPROOF_<KEY>} variables of known keys are read)
+     * @param file         a properties file, or null
+     * @param insecureNoAuth whether {@code --insecure-no-auth} was given
+     */
+    public static Settings load(Map<String, String> flags, Map<String, String> environment, Path file,
+                                boolean insecureNoAuth) throws ConfigException {
+        Map<ConfigKey, Sourced> raw = new EnumMap<>(ConfigKey.class);
+        for (ConfigKey key : ConfigKey.values()) {
+            raw.put(key, new Sourced(key.defaultValue(), "the default"));
+        }
+        if (file != null) {
+            for (Map.Entry<String, String> e : readFile(file).entrySet()) {
+                ConfigKey key = ConfigKey.byName(e.getKey()).orElseThrow(() -> new ConfigException(
+                        "unknown configuration key '" + e.getKey() + "' in " + file
+                                + " (config/trailproof.properties lists every key)"));
+                raw.put(key, new Sourced(e.getValue().trim(), file.toString()));
+            }
+        }
+        for (ConfigKey key : ConfigKey.values()) {
+            String value = environment.get(key.environmentVariable());
+            if (value != null) {
+                raw.put(key, new Sourced(value.trim(), "environment variable " + key.environmentVariable()));
+            }
+        }
+        for (Map.Entry<String, String> e : flags.entrySet()) {
+            ConfigKey key = ConfigKey.byName(e.getKey()).orElseThrow(
+                    () -> new ConfigException("unknown configuration key '" + e.getKey() + "'"));
+            raw.put(key, new Sourced(e.getValue().trim(), "the command line"));
+        }
+        return build(raw, insecureNoAuth);
+    }
+
+    private static Map<String, String> readFile(Path file) throws ConfigException {
+        Properties props = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+            props.load(reader);
+        } catch (IOException e) {
+            throw new ConfigException("cannot read configuration file " + file + ": " + e.getMessage());
+        }
+        Map<String, String> out = new LinkedHashMap<>();
+        for (String name : props.stringPropertyNames()) {
+            out.put(name, props.getProperty(name));
+        }
+        return out;
+    }
+
+    private static Settings build(Map<ConfigKey, Sourced> raw, boolean insecureNoAuth) throws ConfigException {
+        String host = nonEmpty(raw, ConfigKey.SERVER_HOST);
+        int port = (int) longIn(raw, ConfigKey.SERVER_PORT, 0, 65535);
+        Path dataDir = path(nonEmpty(raw, ConfigKey.DATA_DIR));
+        List<ApiKey> keys = apiKeys(raw.get(ConfigKey.AUTH_API_KEYS));
+        long maxBody = longIn(raw, ConfigKey.LIMITS_MAX_BODY_BYTES, 1024, Integer.MAX_VALUE);
+        int maxBatch = (int) longIn(raw, ConfigKey.LIMITS_MAX_BATCH_EVENTS, 1, 1_000_000);
+        URI tsa = httpUrl(raw, ConfigKey.TIMESTAMP_DEFAULT_TSA_URL);
+        List<String> allowed = list(raw.get(ConfigKey.TIMESTAMP_ALLOWED_TSA_URLS).value);
+        for (String prefix : allowed) {
+            if (!prefix.startsWith("http://") && !prefix.startsWith("https://")) {
+                throw bad(ConfigKey.TIMESTAMP_ALLOWED_TSA_URLS, raw, "each entry must start with http:// or https://");
+            }
+        }
+        List<Path> anchors = new ArrayList<>();
+        for (String p : list(raw.get(ConfigKey.TIMESTAMP_TRUST_ANCHORS).value)) {
+            anchors.add(path(p));
+        }
+        int timeout = (int) longIn(raw, ConfigKey.TIMESTAMP_TIMEOUT_MS, 1, 600_000);
+        Duration verifyInterval = duration(raw, ConfigKey.VERIFY_INTERVAL);
+        long segmentBytes = longIn(raw, ConfigKey.LOG_SEGMENT_BYTES, 4096, 1L << 40);
+        long checkpointEvery = longIn(raw, ConfigKey.CHECKPOINT_INTERVAL_EVENTS, 1, Long.MAX_VALUE);
+        return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
+                timeout, verifyInterval, segmentBytes, checkpointEvery);
+    }
+
+    private static String nonEmpty(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
+        String v = raw.get(key).value;
+        if (v.isEmpty()) {
+            throw bad(key, raw, "must not be empty");
+        }
+        return v;
+    }
+
+    private static long longIn(Map<ConfigKey, Sourced> raw, ConfigKey key, long min, long max) throws ConfigException {
+        String v = raw.get(key).value;
+        long n;
+        try {
+            n = Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw bad(key, raw, "must be a whole number");
+        }
+        if (n < min || n > max) {
+            throw bad(key, raw, "must be between " + min + " and " + max);
+        }
+        return n;
+    }
+
+    private static Duration duration(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
+        String v = raw.get(key).value;
+        if (v.isEmpty() || v.equalsIgnoreCase("off")) {
+            return Duration.ZERO;
+        }
+        try {
+            Duration d = Duration.parse(v);
+            if (d.isNegative()) {
+                throw bad(key, raw, "must not be negative");
+            }
+            return d;
+        } catch (DateTimeParseException e) {
+            throw bad(key, raw, "must be an ISO 8601 duration such as PT1H, or 'off'");
+        }
+    }
+
+    private static URI httpUrl(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
+        String v = raw.get(key).value;
+        try {
+            URI uri = new URI(v);
+            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
+            if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
+                throw bad(key, raw, "must be an http or https URL");
+            }
+            return uri;
+        } catch (URISyntaxException e) {
+            throw bad(key, raw, "must be an http or https URL");
+        }
+    }
+
+    private static List<ApiKey> apiKeys(Sourced sourced) throws ConfigException {
+        List<ApiKey> keys = new ArrayList<>();
+        for (String entry : list(sourced.value)) {
+            int colon = entry.indexOf(':');
+            String secret = colon < 0 ? entry : entry.substring(0, colon);
+            if (secret.isEmpty()) {
+                throw new ConfigException("auth.api-keys (from " + sourced.source + ") has an entry with an empty key");
+            }
+            Set<ApiKey.Role> roles = EnumSet.noneOf(ApiKey.Role.class);
+            if (colon < 0) {
+                roles = EnumSet.allOf(ApiKey.Role.class);
+            } else {
+                for (String role : entry.substring(colon + 1).split("\\+")) {
+                    try {
+                        roles.add(ApiKey.Role.valueOf(role.trim().toUpperCase(Locale.ROOT)));
+                    } catch (IllegalArgumentException e) {
+                        // The key itself is never echoed: only its position and the role.
+                        throw new ConfigException("auth.api-keys (from " + sourced.source + ") entry " + (keys.size() + 1)
+                                + " has unknown role '" + role + "'; roles are ingest, read, admin");
+                    }
+                }
+            }
+            keys.add(new ApiKey(secret, roles));
+        }
+        return keys;
+    }
+
+    private static List<String> list(String value) {
+        List<String> out = new ArrayList<>();
+        for (String part : value.split(",")) {
+            if (!part.isBlank()) {
+                out.add(part.trim());
+            }
+        }
+        return out;
+    }
+
+    private static Path path(String value) {
+        if (value.equals("~") || value.startsWith("~/")) {
+            // Like a shell: $HOME first, the JVM's idea of the home directory when it is unset.
+            String home = System.getenv("HOME");
+            if (home == null || home.isEmpty()) {
+                home = System.getProperty("user.home");
+            }
+            return Path.of(home, value.substring(1).replaceFirst("^/", ""));
+        }
+        return Path.of(value);
+    }
+
+    private static ConfigException bad(ConfigKey key, Map<ConfigKey, Sourced> raw, String why) {
+        Sourced s = raw.get(key);
+        String shown = key == ConfigKey.AUTH_API_KEYS ? "(hidden)" : "'" + s.value + "'";
+        return new ConfigException("configuration key " + key.key() + " = " + shown + " (from " + s.source + ") " + why);
+    }
+
+    private record Sourced(String value, String source) {
+    }
+}

@@ -1,0 +1,123 @@
+package io.trailproof.core.chain;
+
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.merkle.Rfc9162;
+import io.trailproof.core.merkle.SubtreeHashes;
+
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.Optional;
+
+/**
+ * Verifies one agent's chain, one stored event at a time, from the bytes as stored. Nothing the
+ * stored event claims is trusted: its hash is recomputed from its content, its sequence must be the
+ * next one, its {@code prev_hash} must be the previous event's hash (the anchor for the first one),
+ * and, when a tree is given, its leaf in the tree must be the leaf hash of its {@code hash}.
+ *
+ * <p>Checks run in that order for each event, so an edited event is reported as a hash mismatch
+ * rather than as whatever field the edit touched. The first failure ends the verification.
+ */
+public final class ChainVerifier {
+
+    private final String agentId;
+    private long expectedSequence;
+    private String expectedPrevHash;
+    private long verified;
+    private Optional<ChainFailure> failure = Optional.empty();
+
+    /**
+     * @param agentId         the chain's agent
+     * @param firstSequence   the sequence the first event must have (1 for a whole chain)
+     * @param anchorHash      the {@code prev_hash} the first event must carry (64 zeros for sequence 1)
+     */
+    public ChainVerifier(String agentId, long firstSequence, String anchorHash) {
+        this.agentId = agentId;
+        this.expectedSequence = firstSequence;
+        this.expectedPrevHash = anchorHash;
+    }
+
+    /**
+     * Checks the next stored event.
+     *
+     * @param payload  the stored event's bytes as read from storage
+     * @param position the event's position in the log (its leaf index), or -1 when unknown
+     * @param tree     the tree's node hashes for the leaf check, or null to skip it
+     * @return the failure, if this event (or an earlier one) failed
+     */
+    public Optional<ChainFailure> next(byte[] payload, long position, SubtreeHashes tree) {
+        if (failure.isPresent()) {
+            return failure;
+        }
+        StoredEvent event;
+        try {
+            event = StoredEvent.parse(payload);
+        } catch (Exception e) {
+            return fail(ChainFailure.Kind.HASH_MISMATCH, "a readable stored event", "unreadable: " + e.getMessage());
+        }
+        String recomputed = HexFormat.of().formatHex(event.recomputeHash());
+        if (!recomputed.equals(event.hash()) || !agentId.equals(event.agentId())) {
+            return fail(ChainFailure.Kind.HASH_MISMATCH, event.hash(), recomputed);
+        }
+        if (event.sequence() != expectedSequence) {
+            return fail(ChainFailure.Kind.SEQUENCE_GAP, Long.toString(expectedSequence), Long.toString(event.sequence()));
+        }
+        if (!event.prevHash().equals(expectedPrevHash)) {
+            return fail(ChainFailure.Kind.PREV_HASH_MISMATCH, expectedPrevHash, event.prevHash());
+        }
+        if (tree != null) {
+            byte[] leaf = Rfc9162.leafHash(event.hashBytes());
+            if (event.logIndex() != position) {
+                return fail(ChainFailure.Kind.MERKLE_LEAF_MISMATCH, "log_index " + position, "log_index " + event.logIndex());
+            }
+            byte[] stored;
+            try {
+                stored = tree.get(0, position);
+            } catch (RuntimeException e) {
+                return fail(ChainFailure.Kind.MERKLE_LEAF_MISMATCH, hex(leaf), "unreadable leaf: " + e.getMessage());
+            }
+            if (!Arrays.equals(leaf, stored)) {
+                return fail(ChainFailure.Kind.MERKLE_LEAF_MISMATCH, hex(leaf), hex(stored));
+            }
+        }
+        verified++;
+        expectedSequence++;
+        expectedPrevHash = event.hash();
+        return Optional.empty();
+    }
+
+    /** Records that the next event could not be read from storage at all (for example a bad CRC). */
+    public Optional<ChainFailure> unreadable(String why) {
+        if (failure.isPresent()) {
+            return failure;
+        }
+        return fail(ChainFailure.Kind.HASH_MISMATCH, "a readable stored event", "unreadable: " + why);
+    }
+
+    /** Number of events that passed every check. */
+    public long verified() {
+        return verified;
+    }
+
+    /** The sequence of the last event that passed, 0 when none did. */
+    public long headSequence() {
+        return expectedSequence - 1;
+    }
+
+    /** The hash of the last event that passed (the anchor when none did). */
+    public String headHash() {
+        return expectedPrevHash;
+    }
+
+    public Optional<ChainFailure> failure() {
+        return failure;
+    }
+
+    private Optional<ChainFailure> fail(ChainFailure.Kind kind, String expected, String actual) {
+        failure = Optional.of(new ChainFailure(kind, expectedSequence, expected, actual));
+        return failure;
+    }
+
+    private static String hex(byte[] bytes) {
+        return HexFormat.of().formatHex(bytes);
+    }
+}

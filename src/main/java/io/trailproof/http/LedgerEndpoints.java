@@ -1,0 +1,267 @@
+package io.trailproof.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventRejection;
+import io.trailproof.core.event.EventValidator;
+import io.trailproof.core.json.JsonRejection;
+import io.trailproof.core.json.StrictJson;
+import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerViews.AgentSummary;
+import io.trailproof.ledger.LedgerViews.AppendOutcome;
+import io.trailproof.ledger.LedgerViews.ChainReport;
+import io.trailproof.ledger.LedgerViews.InclusionProof;
+import io.trailproof.ledger.LedgerViews.Stats;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The ingestion, lookup, chain and Merkle endpoints (CONTRACT 4.2). Each one parses its input,
+ * calls the {@link Ledger} and writes the answer; the rules live in the core and the ledger.
+ */
+final class LedgerEndpoints {
+
+    /** The event object is nesting level 1 (CONTRACT 2.1); a batch array adds one level above it. */
+    private static final int MAX_EVENT_DEPTH = 64;
+
+    private static final HexFormat HEX = HexFormat.of();
+
+    private final Ledger ledger;
+    private final RequestBodies bodies;
+    private final int maxBatchEvents;
+
+    LedgerEndpoints(Ledger ledger, RequestBodies bodies, int maxBatchEvents) {
+        this.ledger = ledger;
+        this.bodies = bodies;
+        this.maxBatchEvents = maxBatchEvents;
+    }
+
+    void register(Router router) {
+        router.add("POST", "/v1/events", (ex, p) -> postEvent(ex))
+                .add("POST", "/v1/batch", (ex, p) -> postBatch(ex))
+                .add("GET", "/v1/events/{id}", this::getEvent)
+                .add("GET", "/v1/agents", (ex, p) -> agents(ex))
+                .add("GET", "/v1/stats", (ex, p) -> stats(ex))
+                .add("GET", "/v1/verify", (ex, p) -> verify(ex))
+                .add("GET", "/v1/merkle/root", (ex, p) -> root(ex))
+                .add("GET", "/v1/merkle/proof", (ex, p) -> proof(ex))
+                .add("GET", "/v1/merkle/consistency", (ex, p) -> consistency(ex));
+    }
+
+    private void postEvent(HttpServerExchange ex) throws Exception {
+        JsonNode node = parse(bodies.read(ex), MAX_EVENT_DEPTH, "");
+        ObjectNode fields;
+        try {
+            fields = EventValidator.validate(node);
+        } catch (EventRejection e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+        AppendOutcome outcome = ledger.append(List.of(fields)).get(0);
+        if (!outcome.ok()) {
+            throw ApiException.badRequest(outcome.error());
+        }
+        ex.getResponseHeaders().put(Headers.LOCATION, "/v1/events/" + outcome.event().id());
+        Responses.bytes(ex, 201, outcome.event().payload());
+    }
+
+    private void postBatch(HttpServerExchange ex) throws Exception {
+        JsonNode node = parse(bodies.read(ex), MAX_EVENT_DEPTH + 1, "batch");
+        if (!node.isArray()) {
+            throw ApiException.badRequest("the batch body must be a JSON array of events");
+        }
+        if (node.isEmpty()) {
+            throw ApiException.badRequest("the batch is empty; send at least one event");
+        }
+        if (node.size() > maxBatchEvents) {
+            throw ApiException.badRequest("the batch has " + node.size() + " events; the limit is " + maxBatchEvents);
+        }
+        String[] errors = new String[node.size()];
+        List<ObjectNode> valid = new ArrayList<>(node.size());
+        List<Integer> validIndex = new ArrayList<>(node.size());
+        for (int i = 0; i < node.size(); i++) {
+            try {
+                valid.add(EventValidator.validate(node.get(i)));
+                validIndex.add(i);
+            } catch (EventRejection e) {
+                errors[i] = e.getMessage();
+            }
+        }
+        AppendOutcome[] outcomes = new AppendOutcome[node.size()];
+        if (!valid.isEmpty()) {
+            List<AppendOutcome> stored = ledger.append(valid);
+            for (int j = 0; j < stored.size(); j++) {
+                outcomes[validIndex.get(j)] = stored.get(j);
+            }
+        }
+        boolean allOk = true;
+        for (int i = 0; i < outcomes.length; i++) {
+            if (outcomes[i] == null || !outcomes[i].ok()) {
+                allOk = false;
+                if (errors[i] == null) {
+                    errors[i] = outcomes[i].error();
+                }
+            }
+        }
+        byte[] body = Responses.write(g -> {
+            g.writeStartArray();
+            for (int i = 0; i < outcomes.length; i++) {
+                g.writeStartObject();
+                g.writeNumberField("index", i);
+                if (errors[i] == null) {
+                    g.writeFieldName("event");
+                    g.writeRawValue(new String(outcomes[i].event().payload(), java.nio.charset.StandardCharsets.UTF_8));
+                } else {
+                    g.writeStringField("error", errors[i]);
+                }
+                g.writeEndObject();
+            }
+            g.writeEndArray();
+        });
+        Responses.bytes(ex, allOk ? 201 : 207, body);
+    }
+
+    private void getEvent(HttpServerExchange ex, String id) throws Exception {
+        if (!Ledger.wellFormedId(id)) {
+            throw ApiException.badRequest("event id must be a lowercase UUID version 7 such as "
+                    + "019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00");
+        }
+        Optional<byte[]> payload = ledger.eventPayload(id);
+        if (payload.isEmpty()) {
+            throw ApiException.notFound("no event with id " + id);
+        }
+        Responses.bytes(ex, 200, payload.get());
+    }
+
+    private void agents(HttpServerExchange ex) throws Exception {
+        ArrayNode out = Responses.MAPPER.createArrayNode();
+        for (AgentSummary a : ledger.agents()) {
+            ObjectNode o = out.addObject();
+            o.put("agent_id", a.agentId());
+            o.put("event_count", a.eventCount());
+            o.put("last_activity", a.lastActivity());
+            if (a.chainValid() == null) {
+                o.putNull("chain_valid");
+            } else {
+                o.put("chain_valid", a.chainValid());
+            }
+            o.put("head_sequence", a.headSequence());
+            o.put("head_hash", a.headHash());
+            o.put("verified_at", a.verifiedAt() == null ? null : a.verifiedAt().toString());
+        }
+        Responses.json(ex, 200, out);
+    }
+
+    private void stats(HttpServerExchange ex) throws Exception {
+        Stats s = ledger.stats();
+        ObjectNode o = Responses.MAPPER.createObjectNode();
+        o.put("total_events", s.totalEvents());
+        o.put("events_last_24h", s.eventsLast24h());
+        o.put("active_agents", s.activeAgents());
+        o.put("chain_health", s.chainHealth());
+        o.put("total_agents", s.totalAgents());
+        o.put("tree_size", s.treeSize());
+        o.put("merkle_root", s.merkleRoot());
+        Responses.json(ex, 200, o);
+    }
+
+    private void verify(HttpServerExchange ex) throws Exception {
+        String agentId = new Params(ex).required("agent_id");
+        ChainReport r = ledger.verify(agentId)
+                .orElseThrow(() -> ApiException.notFound("no agent with id " + Params.shorten(agentId)));
+        ObjectNode o = Responses.MAPPER.createObjectNode();
+        o.put("valid", r.valid());
+        o.put("agent_id", r.agentId());
+        if (r.valid()) {
+            o.put("events_verified", r.eventsVerified());
+            o.put("head_sequence", r.headSequence());
+            o.put("head_hash", r.headHash());
+        } else {
+            var f = r.failure().orElseThrow();
+            o.put("error", f.message());
+            o.put("sequence", f.sequence());
+            o.put("events_verified", r.eventsVerified());
+            o.put("check", f.kind().name().toLowerCase(java.util.Locale.ROOT));
+            o.put("expected", f.expected());
+            o.put("actual", f.actual());
+        }
+        Responses.json(ex, 200, o);
+    }
+
+    private void root(HttpServerExchange ex) throws Exception {
+        long current = ledger.size();
+        long size = new Params(ex).wholeNumber("tree_size", 0, current);
+        ObjectNode o = Responses.MAPPER.createObjectNode();
+        o.put("root", HEX.formatHex(sized(() -> ledger.root(size))));
+        o.put("tree_size", size);
+        Responses.json(ex, 200, o);
+    }
+
+    private void proof(HttpServerExchange ex) throws Exception {
+        Params params = new Params(ex);
+        String eventId = params.required("event_id");
+        if (!Ledger.wellFormedId(eventId)) {
+            throw ApiException.badRequest("event_id must be a lowercase UUID version 7");
+        }
+        long size = params.wholeNumber("tree_size", 1, ledger.size());
+        InclusionProof p = sized(() -> ledger.inclusionProof(eventId, size))
+                .orElseThrow(() -> ApiException.notFound("no event with id " + eventId));
+        ObjectNode o = Responses.MAPPER.createObjectNode();
+        o.put("event_id", p.eventId());
+        o.put("leaf_index", p.leafIndex());
+        o.put("leaf_hash", HEX.formatHex(p.leafHash()));
+        o.put("tree_size", p.treeSize());
+        o.put("root", HEX.formatHex(p.root()));
+        ArrayNode siblings = o.putArray("siblings");
+        p.siblings().forEach(s -> siblings.add(HEX.formatHex(s)));
+        Responses.json(ex, 200, o);
+    }
+
+    private void consistency(HttpServerExchange ex) throws Exception {
+        Params params = new Params(ex);
+        if (params.optional("from") == null) {
+            throw ApiException.badRequest("parameter from is required");
+        }
+        long from = params.wholeNumber("from", 1, 0);
+        long to = params.wholeNumber("to", 1, ledger.size());
+        List<byte[]> proof = sized(() -> ledger.consistencyProof(from, to));
+        ObjectNode o = Responses.MAPPER.createObjectNode();
+        o.put("from", from);
+        o.put("to", to);
+        o.put("from_root", HEX.formatHex(ledger.root(from)));
+        o.put("to_root", HEX.formatHex(ledger.root(to)));
+        ArrayNode arr = o.putArray("proof");
+        proof.forEach(h -> arr.add(HEX.formatHex(h)));
+        Responses.json(ex, 200, o);
+    }
+
+    private static JsonNode parse(byte[] body, int maxDepth, String pathPrefix) throws ApiException {
+        if (body.length == 0) {
+            throw ApiException.badRequest("the request body is empty; send a JSON " + (pathPrefix.isEmpty() ? "object" : "array"));
+        }
+        try {
+            return StrictJson.parse(body, maxDepth);
+        } catch (JsonRejection e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+    }
+
+    /** Runs a ledger read whose size arguments the ledger checks; its refusal becomes a 400. */
+    private static <T> T sized(SizedRead<T> read) throws Exception {
+        try {
+            return read.get();
+        } catch (IllegalArgumentException e) {
+            throw ApiException.badRequest(e.getMessage());
+        }
+    }
+
+    @FunctionalInterface
+    private interface SizedRead<T> {
+        T get() throws Exception;
+    }
+}

@@ -1,0 +1,69 @@
+package io.trailproof.http;
+
+import io.undertow.server.HttpServerExchange;
+
+import java.util.Deque;
+
+/** Query parameters, checked the same way on every endpoint (CONTRACT 4.1). */
+final class Params {
+
+    static final int DEFAULT_LIMIT = 100;
+    static final int MAX_LIMIT = 1000;
+
+    private final HttpServerExchange ex;
+
+    Params(HttpServerExchange ex) {
+        this.ex = ex;
+    }
+
+    /** The value, or null when absent. A parameter given twice is a 400: which one was meant is unclear. */
+    String optional(String name) throws ApiException {
+        Deque<String> values = ex.getQueryParameters().get(name);
+        if (values == null || values.isEmpty()) {
+            return null;
+        }
+        if (values.size() > 1) {
+            throw ApiException.badRequest("parameter " + name + " is given more than once");
+        }
+        return values.getFirst();
+    }
+
+    String required(String name) throws ApiException {
+        String v = optional(name);
+        if (v == null || v.isEmpty()) {
+            throw ApiException.badRequest("parameter " + name + " is required");
+        }
+        return v;
+    }
+
+    /** A whole number &ge; {@code min}, or {@code absent} when the parameter is not given. */
+    long wholeNumber(String name, long min, long absent) throws ApiException {
+        String v = optional(name);
+        if (v == null) {
+            return absent;
+        }
+        long n;
+        try {
+            n = Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw ApiException.badRequest("parameter " + name + " must be a whole number, got '" + shorten(v) + "'");
+        }
+        if (n < min) {
+            throw ApiException.badRequest("parameter " + name + " must be at least " + min + ", got " + n);
+        }
+        return n;
+    }
+
+    /** {@code limit}: default 100, larger than 1000 treated as 1000, below 1 or not a whole number is 400. */
+    int limit() throws ApiException {
+        return (int) Math.min(MAX_LIMIT, wholeNumber("limit", 1, DEFAULT_LIMIT));
+    }
+
+    long offset() throws ApiException {
+        return wholeNumber("offset", 0, 0);
+    }
+
+    static String shorten(String v) {
+        return v.length() > 64 ? v.substring(0, 64) + "..." : v;
+    }
+}

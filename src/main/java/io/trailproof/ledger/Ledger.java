@@ -1,0 +1,523 @@
+package io.trailproof.ledger;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.chain.ChainVerifier;
+import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.EventRejection;
+import io.trailproof.core.event.EventTime;
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.merkle.MerkleTree;
+import io.trailproof.core.merkle.Rfc9162;
+import io.trailproof.ledger.LedgerViews.AgentSummary;
+import io.trailproof.ledger.LedgerViews.AppendOutcome;
+import io.trailproof.ledger.LedgerViews.ChainReport;
+import io.trailproof.ledger.LedgerViews.InclusionProof;
+import io.trailproof.ledger.LedgerViews.Stats;
+import io.trailproof.store.CorruptLogException;
+import io.trailproof.store.EventLog;
+import io.trailproof.store.MerkleNodeStore;
+import io.trailproof.store.SegmentLog;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalLong;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.random.RandomGenerator;
+
+/**
+ * The ledger: sequences events into per-agent chains and the one log, keeps the Merkle tree over the
+ * log, and answers every question that is computed from the log (CONTRACT 2, 3, 8).
+ *
+ * <p><b>Durability:</b> {@link #append} returns only after every event it stored is forced to disk
+ * (group commit: concurrent appends share one force). Reads see the log up to its durable end, so a
+ * root or proof that was served can always be reproduced after a crash.
+ *
+ * <p><b>Derived state</b> (chain heads, event positions per agent, Merkle node hashes) is
+ * checkpointed every {@code checkpointIntervalEvents} events and at {@link #close}; on open it is
+ * caught up from the log, so deleting it loses nothing.
+ *
+ * <p>If storage fails while writing, the ledger refuses further writes
+ * ({@link LedgerUnavailableException}) until it is restarted; reads keep working.
+ */
+public final class Ledger implements Closeable {
+
+    private static final System.Logger LOG = System.getLogger(Ledger.class.getName());
+
+    /** Tunables of the storage layout. */
+    public record Options(long segmentBytes, long checkpointIntervalEvents) {
+        public static Options defaults() {
+            return new Options(64L << 20, 100_000);
+        }
+    }
+
+    private final Path dataDir;
+    private final EventLog log;
+    private final MerkleNodeStore tree;
+    private final Clock clock;
+    private final EventIds ids;
+    private final Options options;
+    private final Map<String, AgentState> agents = new ConcurrentHashMap<>();
+    private final Object sequencer = new Object();
+    private final ExecutorService checkpointer = Executors.newSingleThreadExecutor(r -> {
+        Thread t = new Thread(r, "trailproof-checkpoint");
+        t.setDaemon(true);
+        return t;
+    });
+    private final AtomicBoolean checkpointPending = new AtomicBoolean();
+
+    // Guarded by sequencer.
+    private Instant lastRecordedAt = Instant.EPOCH;
+    private String lastHash = EventFields.GENESIS_PREV_HASH;
+    private long checkpointedSize;
+    private boolean closed;
+    private volatile IOException failure;
+
+    private Ledger(Path dataDir, EventLog log, MerkleNodeStore tree, Clock clock, RandomGenerator random, Options options) {
+        this.dataDir = dataDir;
+        this.log = log;
+        this.tree = tree;
+        this.clock = clock;
+        this.ids = new EventIds(random);
+        this.options = options;
+    }
+
+    /**
+     * Opens the ledger in {@code dataDir}: checks every log frame, cuts a torn tail, and brings the
+     * chain heads and the tree up to the end of the log.
+     *
+     * @throws CorruptLogException when stored frames fail their check (nothing is silently dropped)
+     */
+    public static Ledger open(Path dataDir, Options options, Clock clock, RandomGenerator random) throws IOException {
+        EventLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes());
+        try {
+            Checkpoint checkpoint = usableCheckpoint(dataDir, log);
+            long covered = checkpoint == null ? 0 : checkpoint.logSize();
+            MerkleNodeStore tree = MerkleNodeStore.open(dataDir.resolve("merkle"), covered);
+            Ledger ledger = new Ledger(dataDir, log, tree, clock, random, options);
+            ledger.catchUp(checkpoint);
+            return ledger;
+        } catch (IOException | RuntimeException e) {
+            log.close();
+            throw e;
+        }
+    }
+
+    private static Checkpoint usableCheckpoint(Path dataDir, EventLog log) throws IOException {
+        Checkpoint checkpoint = Checkpoint.read(dataDir.resolve("checkpoint"));
+        if (checkpoint == null || checkpoint.logSize() == 0) {
+            return null;
+        }
+        if (checkpoint.logSize() > log.size()) {
+            LOG.log(System.Logger.Level.WARNING, "checkpoint covers " + checkpoint.logSize() + " events but the log has "
+                    + log.size() + "; rebuilding chain heads and tree from the log");
+            return null;
+        }
+        String hashInLog;
+        try {
+            hashInLog = StoredEvent.parse(log.read(checkpoint.logSize() - 1)).hash();
+        } catch (Exception e) {
+            hashInLog = "unreadable";
+        }
+        if (!hashInLog.equals(checkpoint.lastHash())) {
+            LOG.log(System.Logger.Level.WARNING, "checkpoint does not match the log at index " + (checkpoint.logSize() - 1)
+                    + "; rebuilding chain heads and tree from the log");
+            return null;
+        }
+        return checkpoint;
+    }
+
+    private void catchUp(Checkpoint checkpoint) throws IOException {
+        long covered = 0;
+        if (checkpoint != null) {
+            covered = checkpoint.logSize();
+            lastHash = checkpoint.lastHash();
+            lastRecordedAt = Instant.parse(checkpoint.lastRecordedAt());
+            for (Checkpoint.Agent a : checkpoint.agents()) {
+                AgentState state = new AgentState(a.agentId());
+                state.restore(a.positions(), a.headSequence(), a.headHash(), a.lastRecordedAt());
+                agents.put(a.agentId(), state);
+            }
+        }
+        long treeSize = tree.size();
+        long from = Math.min(treeSize, covered);
+        long end = log.size();
+        if (from < end) {
+            LOG.log(System.Logger.Level.INFO, "catching up from the log: events " + from + " to " + end);
+        }
+        long coveredFinal = covered;
+        log.scan(from, end, (index, payload) -> {
+            StoredEvent event;
+            try {
+                event = StoredEvent.parse(payload);
+            } catch (Exception e) {
+                throw new IOException("the event at log index " + index + " is not a readable stored event ("
+                        + e.getMessage() + "): the log has been altered; restore it from a backup", e);
+            }
+            if (index >= treeSize) {
+                tree.append(Rfc9162.leafHash(event.hashBytes()));
+            }
+            if (index >= coveredFinal) {
+                agents.computeIfAbsent(event.agentId(), AgentState::new)
+                        .add(index, event.sequence(), event.hash(), event.recordedAt());
+                lastHash = event.hash();
+                Instant recorded = Instant.parse(event.recordedAt());
+                if (recorded.isAfter(lastRecordedAt)) {
+                    lastRecordedAt = recorded;
+                }
+            }
+        });
+        checkpointedSize = covered;
+    }
+
+    // ---------------------------------------------------------------- writes
+
+    /**
+     * Sequences and stores validated events, in order; items of one agent are chained in list order.
+     * Returns once every stored event is durable. An item whose stored form is refused (over 1 MiB)
+     * is reported and takes no place in the log.
+     *
+     * @throws LedgerUnavailableException when storage failed; none of the items is acknowledged
+     */
+    public List<AppendOutcome> append(List<ObjectNode> events) throws IOException {
+        AppendOutcome[] outcomes = new AppendOutcome[events.size()];
+        long end;
+        synchronized (sequencer) {
+            if (closed) {
+                throw new LedgerUnavailableException("the service is shutting down", null);
+            }
+            throwIfFailed();
+            long index = log.size();
+            Map<String, AgentState.Head> pending = new HashMap<>();
+            List<StoredEvent> sealed = new ArrayList<>(events.size());
+            for (int i = 0; i < events.size(); i++) {
+                ObjectNode fields = events.get(i);
+                String agentId = fields.get(EventFields.AGENT_ID).asText();
+                AgentState.Head head = pending.get(agentId);
+                if (head == null) {
+                    AgentState state = agents.get(agentId);
+                    head = state == null ? new AgentState.Head(0, EventFields.GENESIS_PREV_HASH) : state.head();
+                }
+                Instant now = nextRecordedAt();
+                try {
+                    StoredEvent event = StoredEvent.seal(fields, ids.create(now.toEpochMilli(), index),
+                            EventTime.formatRecordedAt(now), head.sequence() + 1, head.hash(), index);
+                    sealed.add(event);
+                    pending.put(agentId, new AgentState.Head(event.sequence(), event.hash()));
+                    outcomes[i] = AppendOutcome.stored(event);
+                    index++;
+                } catch (EventRejection e) {
+                    outcomes[i] = AppendOutcome.refused(e.getMessage());
+                }
+            }
+            if (!sealed.isEmpty()) {
+                List<byte[]> payloads = new ArrayList<>(sealed.size());
+                for (StoredEvent e : sealed) {
+                    payloads.add(e.payload());
+                }
+                try {
+                    log.append(payloads);
+                    for (StoredEvent e : sealed) {
+                        tree.append(Rfc9162.leafHash(e.hashBytes()));
+                    }
+                } catch (IOException | RuntimeException e) {
+                    failure = e instanceof IOException io ? io : new IOException(e);
+                    throw new LedgerUnavailableException("storage failed while writing: " + e.getMessage(), e);
+                }
+                for (StoredEvent e : sealed) {
+                    agents.computeIfAbsent(e.agentId(), AgentState::new)
+                            .add(e.logIndex(), e.sequence(), e.hash(), e.recordedAt());
+                }
+                lastHash = sealed.get(sealed.size() - 1).hash();
+            }
+            end = index;
+        }
+        try {
+            log.awaitDurable(end);
+        } catch (IOException e) {
+            failure = e;
+            throw new LedgerUnavailableException("storage failed while forcing the log: " + e.getMessage(), e);
+        }
+        maybeCheckpoint(end);
+        return Arrays.asList(outcomes);
+    }
+
+    /** recorded_at: the clock in microseconds, never earlier than the previous event's (CONTRACT 2.2). */
+    private Instant nextRecordedAt() {
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        if (now.isBefore(lastRecordedAt)) {
+            now = lastRecordedAt;
+        }
+        lastRecordedAt = now;
+        return now;
+    }
+
+    private void throwIfFailed() throws LedgerUnavailableException {
+        IOException f = failure;
+        if (f != null) {
+            throw new LedgerUnavailableException("storage failed earlier (" + f.getMessage()
+                    + "); restart the service to recover", f);
+        }
+    }
+
+    /** True when a storage failure stopped writes. */
+    public boolean failed() {
+        return failure != null;
+    }
+
+    // ---------------------------------------------------------------- checkpoints
+
+    private void maybeCheckpoint(long end) {
+        long since;
+        synchronized (sequencer) {
+            since = end - checkpointedSize;
+        }
+        if (since >= options.checkpointIntervalEvents() && checkpointPending.compareAndSet(false, true)) {
+            checkpointer.execute(() -> {
+                try {
+                    checkpoint();
+                } catch (IOException e) {
+                    LOG.log(System.Logger.Level.WARNING, "checkpoint failed (the next start re-reads more of the log): " + e);
+                } finally {
+                    checkpointPending.set(false);
+                }
+            });
+        }
+    }
+
+    /** Writes a checkpoint covering everything appended so far (after forcing it). */
+    void checkpoint() throws IOException {
+        Checkpoint snapshot;
+        synchronized (sequencer) {
+            long size = log.size();
+            if (size == 0 || size == checkpointedSize) {
+                return;
+            }
+            List<Checkpoint.Agent> heads = new ArrayList<>(agents.size());
+            for (AgentState a : agents.values()) {
+                heads.add(a.checkpoint());
+            }
+            snapshot = new Checkpoint(size, lastHash, EventTime.formatRecordedAt(lastRecordedAt), heads);
+            tree.force();
+        }
+        log.awaitDurable(snapshot.logSize());
+        snapshot.write(dataDir.resolve("checkpoint"));
+        synchronized (sequencer) {
+            checkpointedSize = Math.max(checkpointedSize, snapshot.logSize());
+        }
+    }
+
+    // ---------------------------------------------------------------- reads
+
+    /** Number of durable events: the tree size every read answers for. */
+    public long size() {
+        return log.durableSize();
+    }
+
+    /** The stored event's bytes (exactly as hashed and returned by the API), or empty when unknown. */
+    public Optional<byte[]> eventPayload(String id) throws IOException {
+        OptionalLong index = EventIds.logIndexOf(id);
+        if (index.isEmpty() || index.getAsLong() >= size()) {
+            return Optional.empty();
+        }
+        byte[] payload = log.read(index.getAsLong());
+        try {
+            if (!StoredEvent.parse(payload).id().equals(id)) {
+                return Optional.empty();
+            }
+        } catch (Exception e) {
+            return Optional.empty();
+        }
+        return Optional.of(payload);
+    }
+
+    public static boolean wellFormedId(String id) {
+        return EventIds.wellFormed(id);
+    }
+
+    /** The root of the tree at {@code treeSize} (0 gives the empty-tree root). */
+    public byte[] root(long treeSize) {
+        checkSize(treeSize, "tree_size");
+        return treeSize == 0 ? Rfc9162.emptyRoot() : MerkleTree.root(tree, treeSize);
+    }
+
+    /** The inclusion proof of an event in the tree at {@code treeSize}, or empty when the event is unknown. */
+    public Optional<InclusionProof> inclusionProof(String eventId, long treeSize) throws IOException {
+        Optional<byte[]> payload = eventPayload(eventId);
+        if (payload.isEmpty()) {
+            return Optional.empty();
+        }
+        long leafIndex = EventIds.logIndexOf(eventId).orElseThrow();
+        checkSize(treeSize, "tree_size");
+        if (treeSize <= leafIndex) {
+            throw new IllegalArgumentException("tree_size " + treeSize + " does not contain the event (its leaf index is "
+                    + leafIndex + ")");
+        }
+        return Optional.of(new InclusionProof(eventId, leafIndex, tree.get(0, leafIndex), treeSize,
+                MerkleTree.root(tree, treeSize), MerkleTree.inclusionProof(tree, leafIndex, treeSize)));
+    }
+
+    /** The RFC 9162 consistency proof from size {@code from} to size {@code to}. */
+    public List<byte[]> consistencyProof(long from, long to) {
+        checkSize(to, "to");
+        if (from < 1 || from > to) {
+            throw new IllegalArgumentException("from must be between 1 and to (" + to + ")");
+        }
+        return MerkleTree.consistencyProof(tree, from, to);
+    }
+
+    private void checkSize(long treeSize, String name) {
+        long current = size();
+        if (treeSize < 0 || treeSize > current) {
+            throw new IllegalArgumentException(name + " must be between 0 and the current tree size " + current);
+        }
+    }
+
+    public boolean hasAgent(String agentId) {
+        return agents.containsKey(agentId);
+    }
+
+    /** Every agent, ordered by id, counted up to the durable end of the log. */
+    public List<AgentSummary> agents() {
+        long end = size();
+        List<AgentSummary> out = new ArrayList<>();
+        for (AgentState a : agents.values()) {
+            AgentState.Summary s = a.summary(end);
+            if (s.eventCount() > 0) {
+                out.add(new AgentSummary(s.agentId(), s.eventCount(), s.lastActivity(), s.chainValid(), s.headSequence(),
+                        s.headHash(), s.verifiedAt()));
+            }
+        }
+        out.sort(Comparator.comparing(AgentSummary::agentId));
+        return out;
+    }
+
+    public Stats stats() throws IOException {
+        long end = size();
+        Instant dayAgo = clock.instant().minus(Duration.ofDays(1));
+        List<AgentSummary> all = agents();
+        long active = all.stream().filter(a -> a.lastActivity() != null
+                && !Instant.parse(a.lastActivity()).isBefore(dayAgo)).count();
+        long verified = all.stream().filter(a -> a.chainValid() != null).count();
+        long valid = all.stream().filter(a -> Boolean.TRUE.equals(a.chainValid())).count();
+        double health = verified == 0 ? 1.0 : (double) valid / verified;
+        return new Stats(end, end - firstRecordedAtOrAfter(dayAgo, end), active, health, all.size(), end,
+                java.util.HexFormat.of().formatHex(root(end)));
+    }
+
+    /** recorded_at never decreases along the log, so the first event of the last 24 h is found by bisection. */
+    private long firstRecordedAtOrAfter(Instant t, long end) throws IOException {
+        long lo = 0;
+        long hi = end;
+        while (lo < hi) {
+            long mid = (lo + hi) >>> 1;
+            Instant recorded;
+            try {
+                recorded = Instant.parse(StoredEvent.parse(log.read(mid)).recordedAt());
+            } catch (CorruptLogException e) {
+                throw e;
+            } catch (Exception e) {
+                recorded = Instant.EPOCH; // an unreadable event is reported by verification, not here
+            }
+            if (recorded.isBefore(t)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo;
+    }
+
+    // ---------------------------------------------------------------- verification
+
+    /**
+     * Re-verifies one agent's chain from storage (every hash recomputed, every link, sequence and tree
+     * leaf checked) and records the outcome for {@code GET /v1/agents}. Empty when the agent is unknown.
+     */
+    public Optional<ChainReport> verify(String agentId) throws IOException {
+        AgentState state = agents.get(agentId);
+        if (state == null) {
+            return Optional.empty();
+        }
+        long end = size();
+        ChainVerifier verifier = new ChainVerifier(agentId, 1, EventFields.GENESIS_PREV_HASH);
+        for (long position : state.positionsBelow(end)) {
+            byte[] payload;
+            try {
+                payload = log.read(position);
+            } catch (CorruptLogException e) {
+                verifier.unreadable(e.getMessage());
+                break;
+            }
+            if (verifier.next(payload, position, tree).isPresent()) {
+                break;
+            }
+        }
+        ChainReport report = new ChainReport(agentId, verifier.failure().isEmpty(), verifier.verified(),
+                verifier.headSequence(), verifier.headHash(), verifier.failure());
+        state.recordVerification(report.valid(), report.failure().map(f -> f.message()).orElse(null), clock.instant());
+        if (!report.valid()) {
+            LOG.log(System.Logger.Level.WARNING, "chain of agent " + agentId + " does not verify: "
+                    + report.failure().get());
+        }
+        return Optional.of(report);
+    }
+
+    /** Re-verifies every chain; returns how many are valid. */
+    public long verifyAll() throws IOException {
+        long valid = 0;
+        List<String> ids = new ArrayList<>(agents.keySet());
+        ids.sort(Comparator.naturalOrder());
+        for (String id : ids) {
+            if (verify(id).map(ChainReport::valid).orElse(true)) {
+                valid++;
+            }
+        }
+        return valid;
+    }
+
+    // ---------------------------------------------------------------- lifecycle
+
+    /** Stops writes, writes a final checkpoint and closes storage. */
+    @Override
+    public void close() throws IOException {
+        synchronized (sequencer) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        checkpointer.shutdown();
+        try {
+            checkpointer.awaitTermination(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        try {
+            if (failure == null) {
+                checkpoint();
+            }
+        } finally {
+            try {
+                tree.close();
+            } finally {
+                log.close();
+            }
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package io.trailproof;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import com.tngtech.archunit.lang.ArchRule;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+
+/**
+ * Keeps the layers as the README draws them: the core is pure (no I/O, no clock, no randomness of
+ * its own) and every arrow points toward it.
+ */
+class ArchitectureTest {
+
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importClasses() {
+        classes = new ClassFileImporter().withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("io.trailproof");
+    }
+
+    @Test
+    void coreDependsOnNothingOfOurs() {
+        noClasses().that().resideInAPackage("io.trailproof.core..")
+                .should().dependOnClassesThat().resideInAnyPackage(
+                        "io.trailproof.store..", "io.trailproof.ledger..", "io.trailproof.http..",
+                        "io.trailproof.server..", "io.trailproof.cli..", "io.trailproof.config..",
+                        "io.trailproof.index..", "io.trailproof.timestamp..")
+                .check(classes);
+    }
+
+    @Test
+    void coreDoesNoIo() {
+        noClasses().that().resideInAPackage("io.trailproof.core..")
+                .should().dependOnClassesThat().resideInAnyPackage("java.nio.file..", "java.nio.channels..", "java.net..",
+                        "java.net.http..", "io.undertow..", "org.apache.lucene..")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.io.File")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.io.FileInputStream")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.io.FileOutputStream")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("java.io.RandomAccessFile")
+                .because("the core is pure: storage and network live in outer layers")
+                .check(classes);
+    }
+
+    @Test
+    void coreReadsNoClockAndMakesNoRandomness() {
+        ArchRule rule = noClasses().that().resideInAPackage("io.trailproof.core..")
+                .should().callMethod(java.time.Instant.class, "now")
+                .orShould().callMethod(System.class, "currentTimeMillis")
+                .orShould().callMethod(System.class, "nanoTime")
+                .orShould().callMethod(java.time.Clock.class, "systemUTC")
+                .orShould().callMethod(java.time.Clock.class, "systemDefaultZone")
+                .orShould().callMethod(java.time.LocalDateTime.class, "now")
+                .orShould().callMethod(java.time.OffsetDateTime.class, "now")
+                .orShould().callMethod(Math.class, "random")
+                .orShould().callConstructor(java.security.SecureRandom.class)
+                .orShould().callConstructor(java.util.Random.class)
+                .orShould().callMethod(java.util.concurrent.ThreadLocalRandom.class, "current")
+                .orShould().callMethod(java.util.UUID.class, "randomUUID")
+                .because("time and randomness are injected, so the core is deterministic and testable");
+        rule.check(classes);
+    }
+
+    @Test
+    void storeKnowsNothingAboveIt() {
+        noClasses().that().resideInAPackage("io.trailproof.store..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.http..",
+                        "io.trailproof.server..", "io.trailproof.cli..", "io.trailproof.config..")
+                .check(classes);
+    }
+
+    @Test
+    void ledgerKnowsNothingAboveIt() {
+        noClasses().that().resideInAPackage("io.trailproof.ledger..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..")
+                .check(classes);
+    }
+
+    @Test
+    void httpKnowsNothingAboveIt() {
+        noClasses().that().resideInAPackage("io.trailproof.http..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.server..", "io.trailproof.cli..")
+                .check(classes);
+    }
+}

@@ -1,0 +1,97 @@
+package io.trailproof.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.Reader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class SettingsLoaderTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void defaults() throws Exception {
+        Settings s = SettingsLoader.load(Map.of(), Map.of(), null, false);
+        assertThat(s.host()).isEqualTo("127.0.0.1");
+        assertThat(s.port()).isEqualTo(7600);
+        String home = System.getenv("HOME") != null ? System.getenv("HOME") : System.getProperty("user.home");
+        assertThat(s.dataDir()).isEqualTo(Path.of(home, ".trailproof"));
+        assertThat(s.apiKeys()).isEmpty();
+        assertThat(s.maxBodyBytes()).isEqualTo(16L << 20);
+        assertThat(s.maxBatchEvents()).isEqualTo(10_000);
+        assertThat(s.defaultTsaUrl().toString()).isEqualTo("http://timestamp.digicert.com");
+        assertThat(s.timestampTimeoutMs()).isEqualTo(10_000);
+        assertThat(s.verifyInterval()).isEqualTo(Duration.ofHours(1));
+    }
+
+    @Test
+    void precedenceIsFlagThenEnvironmentThenFileThenDefault() throws Exception {
+        Path file = dir.resolve("t.properties");
+        Files.writeString(file, "server.port=7001\nserver.host=127.0.0.2\ndata.dir=/tmp/from-file\n");
+        Map<String, String> env = Map.of("TRAILPROOF_SERVER_PORT", "7002", "TRAILPROOF_DATA_DIR", "/tmp/from-env",
+                "TRAILPROOF_URL", "http://ignored-by-serve");
+        Settings s = SettingsLoader.load(Map.of("server.port", "7003"), env, file, false);
+        assertThat(s.port()).isEqualTo(7003);
+        assertThat(s.dataDir()).isEqualTo(Path.of("/tmp/from-env"));
+        assertThat(s.host()).isEqualTo("127.0.0.2");
+    }
+
+    @Test
+    void unknownKeyInFileStopsTheStartNamingIt() throws Exception {
+        Path file = dir.resolve("t.properties");
+        Files.writeString(file, "server.prot=7001\n");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of(), Map.of(), file, false))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("server.prot").hasMessageContaining(file.toString());
+    }
+
+    @Test
+    void badValuesStopTheStartNamingKeyAndSource() {
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("server.port", "seventy"), Map.of(), null, false))
+                .hasMessageContaining("server.port").hasMessageContaining("seventy").hasMessageContaining("command line");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of(), Map.of("TRAILPROOF_SERVER_PORT", "70000"), null, false))
+                .hasMessageContaining("server.port").hasMessageContaining("TRAILPROOF_SERVER_PORT");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("verify.interval", "hourly"), Map.of(), null, false))
+                .hasMessageContaining("verify.interval");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("timestamp.default-tsa-url", "ftp://x"), Map.of(), null, false))
+                .hasMessageContaining("timestamp.default-tsa-url");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("limits.max-batch-events", "0"), Map.of(), null, false))
+                .hasMessageContaining("limits.max-batch-events");
+    }
+
+    @Test
+    void apiKeysWithRolesAndNeverEchoed() throws Exception {
+        Settings s = SettingsLoader.load(Map.of("auth.api-keys", "all-secret,ing-secret:ingest+read"), Map.of(), null, false);
+        assertThat(s.apiKeys()).hasSize(2);
+        assertThat(s.apiKeys().get(0).roles()).containsExactlyInAnyOrder(ApiKey.Role.values());
+        assertThat(s.apiKeys().get(1).roles()).containsExactlyInAnyOrder(ApiKey.Role.INGEST, ApiKey.Role.READ);
+        assertThat(s.apiKeys().toString()).doesNotContain("secret");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("auth.api-keys", "top-secret:superuser"), Map.of(), null, false))
+                .hasMessageContaining("superuser").satisfies(e -> assertThat(e.getMessage()).doesNotContain("top-secret"));
+    }
+
+    @Test
+    void shippedPropertiesFileListsEveryKeyWithItsDefault() throws Exception {
+        Properties shipped = new Properties();
+        try (Reader r = Files.newBufferedReader(Path.of("config", "trailproof.properties"))) {
+            shipped.load(r);
+        }
+        for (ConfigKey key : ConfigKey.values()) {
+            assertThat(shipped.getProperty(key.key())).as(key.key()).isEqualTo(key.defaultValue());
+        }
+        assertThat(shipped.stringPropertyNames()).hasSize(ConfigKey.values().length);
+        // And the shipped file itself is a valid configuration.
+        assertThat(SettingsLoader.load(Map.of(), Map.of(), Path.of("config", "trailproof.properties"), false).port())
+                .isEqualTo(7600);
+        assertThat(Set.of(ConfigKey.values())).isNotEmpty();
+    }
+}

@@ -1,0 +1,62 @@
+package io.trailproof.testing;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.time.Duration;
+
+/** A small HTTP client for tests against a running server. */
+public final class Api {
+
+    public static final ObjectMapper JSON = new ObjectMapper();
+
+    private final String base;
+    private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    public Api(int port) {
+        this.base = "http://127.0.0.1:" + port;
+    }
+
+    public record Reply(int status, String body, HttpResponse<String> raw) {
+        public JsonNode json() {
+            try {
+                return JSON.readTree(body);
+            } catch (IOException e) {
+                throw new AssertionError("not JSON (status " + status + "): " + body, e);
+            }
+        }
+
+        public String header(String name) {
+            return raw.headers().firstValue(name).orElse(null);
+        }
+    }
+
+    public Reply get(String path) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
+    }
+
+    public Reply post(String path, String json) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(base + path))
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    public Reply post(String path, byte[] body, String contentType) throws IOException, InterruptedException {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).POST(HttpRequest.BodyPublishers.ofByteArray(body));
+        if (contentType != null) {
+            b.header("Content-Type", contentType);
+        }
+        return send(b);
+    }
+
+    public Reply send(HttpRequest.Builder builder) throws IOException, InterruptedException {
+        HttpResponse<String> r = client.send(builder.timeout(Duration.ofSeconds(60)).build(),
+                HttpResponse.BodyHandlers.ofString());
+        return new Reply(r.statusCode(), r.body(), r);
+    }
+}

@@ -1,0 +1,114 @@
+package io.trailproof.testing;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The real service as a separate process, started through the packaged launcher
+ * ({@code target/trailproof/bin/trailproof serve}) on a free port, for tests that stop or kill it.
+ */
+public final class ServerProcess implements AutoCloseable {
+
+    private static final Pattern LISTENING = Pattern.compile("listening on http://[^:]+:(\\d+)");
+
+    private final Process process;
+    private final int port;
+    private final StringBuffer output = new StringBuffer();
+
+    private ServerProcess(Process process, int port) {
+        this.process = process;
+        this.port = port;
+    }
+
+    public static Path launcher() {
+        String dist = System.getProperty("trailproof.dist", "target/trailproof");
+        Path bin = Path.of(dist, "bin", "trailproof");
+        if (!Files.isExecutable(bin)) {
+            throw new IllegalStateException(bin + " is missing: run the integration tests through 'mvn verify'");
+        }
+        return bin;
+    }
+
+    /** Starts {@code trailproof serve --port 0 --data-dir DIR extra...} and waits until it listens. */
+    public static ServerProcess start(Path dataDir, String... extra) throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(List.of(launcher().toString(), "serve", "--port", "0", "--data-dir",
+                dataDir.toString()));
+        cmd.addAll(List.of(extra));
+        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putIfAbsent("TRAILPROOF_JAVA_OPTS", "-Xmx512m");
+        Process p = pb.start();
+        BlockingQueue<Integer> ports = new LinkedBlockingQueue<>();
+        StringBuffer out = new StringBuffer();
+        Thread reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                String line;
+                while ((line = r.readLine()) != null) {
+                    out.append(line).append('\n');
+                    Matcher m = LISTENING.matcher(line);
+                    if (m.find()) {
+                        ports.add(Integer.parseInt(m.group(1)));
+                    }
+                }
+            } catch (IOException ignored) {
+                // the process ended
+            }
+            ports.add(-1);
+        }, "server-output");
+        reader.setDaemon(true);
+        reader.start();
+        Integer port = ports.poll(60, TimeUnit.SECONDS);
+        if (port == null || port < 0) {
+            p.destroyForcibly();
+            throw new IOException("server did not start:\n" + out);
+        }
+        ServerProcess sp = new ServerProcess(p, port);
+        sp.output.append(out);
+        return sp;
+    }
+
+    public int port() {
+        return port;
+    }
+
+    public Api api() {
+        return new Api(port);
+    }
+
+    public Process process() {
+        return process;
+    }
+
+    /** SIGKILL: the process gets no chance to flush or checkpoint. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** SIGTERM, then waits for the exit code. */
+    public int stop() throws InterruptedException {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("server did not stop on SIGTERM");
+        }
+        return process.exitValue();
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}
