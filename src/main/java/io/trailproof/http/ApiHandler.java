@@ -30,7 +30,8 @@ final class ApiHandler implements HttpHandler {
         }
         ex.startBlocking();
         try {
-            router.route(ex);
+            Router.Match match = router.match(ex);
+            match.route().endpoint().handle(ex, match.parameter());
         } catch (ApiException e) {
             for (Map.Entry<String, String> h : e.headers().entrySet()) {
                 ex.getResponseHeaders().put(new HttpString(h.getKey()), h.getValue());

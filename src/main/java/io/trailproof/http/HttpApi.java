@@ -19,7 +19,7 @@ public final class HttpApi {
 
     public HttpApi(String host, int port, Ledger ledger, long maxBodyBytes, int maxBatchEvents) {
         Router router = new Router();
-        router.add("GET", "/health", (ex, p) -> Responses.json(ex, 200, Responses.MAPPER.createObjectNode()
+        router.add("GET", "/health", null, (ex, p) -> Responses.json(ex, 200, Responses.MAPPER.createObjectNode()
                 .put("status", "ok").put("tree_size", ledger.size()).put("writable", !ledger.failed())));
         new LedgerEndpoints(ledger, new RequestBodies(maxBodyBytes), maxBatchEvents).register(router);
         graceful = Handlers.gracefulShutdown(new ApiHandler(router));

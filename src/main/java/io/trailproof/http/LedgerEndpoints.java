@@ -3,6 +3,7 @@ package io.trailproof.http;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.config.ApiKey;
 import io.trailproof.core.event.EventRejection;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.core.json.JsonRejection;
@@ -43,15 +44,15 @@ final class LedgerEndpoints {
     }
 
     void register(Router router) {
-        router.add("POST", "/v1/events", (ex, p) -> postEvent(ex))
-                .add("POST", "/v1/batch", (ex, p) -> postBatch(ex))
-                .add("GET", "/v1/events/{id}", this::getEvent)
-                .add("GET", "/v1/agents", (ex, p) -> agents(ex))
-                .add("GET", "/v1/stats", (ex, p) -> stats(ex))
-                .add("GET", "/v1/verify", (ex, p) -> verify(ex))
-                .add("GET", "/v1/merkle/root", (ex, p) -> root(ex))
-                .add("GET", "/v1/merkle/proof", (ex, p) -> proof(ex))
-                .add("GET", "/v1/merkle/consistency", (ex, p) -> consistency(ex));
+        router.add("POST", "/v1/events", ApiKey.Role.INGEST, (ex, p) -> postEvent(ex))
+                .add("POST", "/v1/batch", ApiKey.Role.INGEST, (ex, p) -> postBatch(ex))
+                .get("/v1/events/{id}", this::getEvent)
+                .get("/v1/agents", (ex, p) -> agents(ex))
+                .get("/v1/stats", (ex, p) -> stats(ex))
+                .get("/v1/verify", (ex, p) -> verify(ex))
+                .get("/v1/merkle/root", (ex, p) -> root(ex))
+                .get("/v1/merkle/proof", (ex, p) -> proof(ex))
+                .get("/v1/merkle/consistency", (ex, p) -> consistency(ex));
     }
 
     private void postEvent(HttpServerExchange ex) throws Exception {

@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import io.trailproof.config.ApiKey;
 import io.undertow.server.HttpServerExchange;
 
 import java.util.LinkedHashMap;
@@ -7,8 +8,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Maps method and path to an endpoint. Exact paths, plus one trailing path parameter
- * ({@code /v1/events/{id}}). A known path with another method is a 405 with {@code Allow}.
+ * Maps method and path to an endpoint and the role it needs. Exact paths, plus one trailing path
+ * parameter ({@code /v1/events/{id}}). A known path with another method is a 405 with {@code Allow}.
  */
 final class Router {
 
@@ -17,24 +18,40 @@ final class Router {
         void handle(HttpServerExchange ex, String pathParameter) throws Exception;
     }
 
-    private final Map<String, Map<String, Endpoint>> exact = new LinkedHashMap<>();
-    private final Map<String, Map<String, Endpoint>> prefixed = new LinkedHashMap<>();
+    /** An endpoint and the role a caller needs for it; {@code role} null means open to everyone (/health). */
+    record Route(ApiKey.Role role, Endpoint endpoint) {
+    }
 
-    Router add(String method, String path, Endpoint endpoint) {
+    /** Where a request goes: the route and the path parameter, if the path has one. */
+    record Match(Route route, String parameter) {
+    }
+
+    private final Map<String, Map<String, Route>> exact = new LinkedHashMap<>();
+    private final Map<String, Map<String, Route>> prefixed = new LinkedHashMap<>();
+
+    /** Registers an endpoint that needs {@code role} (null: no authentication, only for /health). */
+    Router add(String method, String path, ApiKey.Role role, Endpoint endpoint) {
+        Route route = new Route(role, endpoint);
         if (path.endsWith("/{id}")) {
-            prefixed.computeIfAbsent(path.substring(0, path.length() - 4), p -> new TreeMap<>()).put(method, endpoint);
+            prefixed.computeIfAbsent(path.substring(0, path.length() - 4), p -> new TreeMap<>()).put(method, route);
         } else {
-            exact.computeIfAbsent(path, p -> new TreeMap<>()).put(method, endpoint);
+            exact.computeIfAbsent(path, p -> new TreeMap<>()).put(method, route);
         }
         return this;
     }
 
-    void route(HttpServerExchange ex) throws Exception {
+    /** GETs need {@code read}; everything else is registered with its role explicitly. */
+    Router get(String path, Endpoint endpoint) {
+        return add("GET", path, ApiKey.Role.READ, endpoint);
+    }
+
+    /** Finds the route for a request, or throws the 404 / 405 answer. */
+    Match match(HttpServerExchange ex) throws ApiException {
         String path = ex.getRelativePath();
-        Map<String, Endpoint> methods = exact.get(path);
+        Map<String, Route> methods = exact.get(path);
         String parameter = null;
         if (methods == null) {
-            for (Map.Entry<String, Map<String, Endpoint>> e : prefixed.entrySet()) {
+            for (Map.Entry<String, Map<String, Route>> e : prefixed.entrySet()) {
                 String prefix = e.getKey();
                 if (path.startsWith(prefix) && path.length() > prefix.length() && path.indexOf('/', prefix.length()) < 0) {
                     methods = e.getValue();
@@ -46,11 +63,11 @@ final class Router {
         if (methods == null) {
             throw ApiException.notFound("no such endpoint: " + Params.shorten(path));
         }
-        Endpoint endpoint = methods.get(ex.getRequestMethod().toString());
-        if (endpoint == null) {
+        Route route = methods.get(ex.getRequestMethod().toString());
+        if (route == null) {
             throw new ApiException(405, "method " + ex.getRequestMethod() + " is not allowed here; use "
                     + String.join(" or ", methods.keySet()), Map.of("Allow", String.join(", ", methods.keySet())));
         }
-        endpoint.handle(ex, parameter);
+        return new Match(route, parameter);
     }
 }

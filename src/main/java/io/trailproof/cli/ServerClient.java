@@ -1,0 +1,145 @@
+package io.trailproof.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.net.http.HttpTimeoutException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.StringJoiner;
+
+/**
+ * The CLI's HTTP client of a running server. Transport problems become a {@link ClientException}
+ * whose message says what to check; non-2xx answers are returned for the command to explain.
+ */
+final class ServerClient {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI base;
+    private final String apiKey;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+
+    ServerClient(URI base, String apiKey) {
+        this.base = base;
+        this.apiKey = apiKey;
+    }
+
+    /** A server answer: status and body. */
+    record Answer(int status, byte[] body) {
+        boolean ok() {
+            return status / 100 == 2;
+        }
+
+        String text() {
+            return new String(body, StandardCharsets.UTF_8);
+        }
+
+        JsonNode json() throws ClientException {
+            try {
+                return JSON.readTree(body);
+            } catch (IOException e) {
+                throw new ClientException("the server answered " + status + " with something that is not JSON");
+            }
+        }
+
+        /** The server's {@code {"error"}} sentence, or the status when there is none. */
+        String error() {
+            try {
+                JsonNode n = JSON.readTree(body);
+                if (n != null && n.hasNonNull("error")) {
+                    return n.get("error").asText() + " (HTTP " + status + ")";
+                }
+            } catch (IOException ignored) {
+                // not JSON: fall through to the status
+            }
+            return "HTTP " + status;
+        }
+    }
+
+    /** The connection or the exchange failed; the message is for the person at the terminal. */
+    static final class ClientException extends Exception {
+        ClientException(String message) {
+            super(message);
+        }
+    }
+
+    /** Builds {@code path?k=v&...}, skipping null values and encoding the rest. */
+    static String path(String path, Map<String, String> query) {
+        StringJoiner q = new StringJoiner("&");
+        for (Map.Entry<String, String> e : query.entrySet()) {
+            if (e.getValue() != null) {
+                q.add(URLEncoder.encode(e.getKey(), StandardCharsets.UTF_8) + "="
+                        + URLEncoder.encode(e.getValue(), StandardCharsets.UTF_8));
+            }
+        }
+        return q.length() == 0 ? path : path + "?" + q;
+    }
+
+    static Map<String, String> query() {
+        return new LinkedHashMap<>();
+    }
+
+    Answer get(String pathAndQuery) throws ClientException {
+        return send(request(pathAndQuery).GET(), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    Answer post(String path, byte[] json) throws ClientException {
+        return send(request(path).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(json)), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    /** A GET whose body is streamed to the caller (large answers such as exports). */
+    HttpResponse<InputStream> stream(String pathAndQuery) throws ClientException {
+        HttpRequest req = request(pathAndQuery).GET().build();
+        try {
+            return http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+        } catch (IOException e) {
+            throw transport(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClientException("interrupted");
+        }
+    }
+
+    private HttpRequest.Builder request(String pathAndQuery) {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + pathAndQuery)).timeout(Duration.ofMinutes(10));
+        if (apiKey != null && !apiKey.isEmpty()) {
+            b.header("Authorization", "Bearer " + apiKey);
+        }
+        return b;
+    }
+
+    private <T> Answer send(HttpRequest.Builder builder, HttpResponse.BodyHandler<byte[]> handler) throws ClientException {
+        try {
+            HttpResponse<byte[]> r = http.send(builder.build(), handler);
+            return new Answer(r.statusCode(), r.body());
+        } catch (IOException e) {
+            throw transport(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClientException("interrupted");
+        }
+    }
+
+    private ClientException transport(IOException e) {
+        if (e instanceof ConnectException) {
+            return new ClientException("cannot reach the trailproof server at " + base
+                    + ": is it running? (set --server or TRAILPROOF_URL)");
+        }
+        if (e instanceof HttpTimeoutException) {
+            return new ClientException("the server at " + base + " did not answer in time");
+        }
+        return new ClientException("talking to " + base + " failed: " + e.getMessage());
+    }
+}
