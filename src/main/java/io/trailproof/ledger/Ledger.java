@@ -104,7 +104,11 @@ public final class Ledger implements Closeable {
      * @throws CorruptLogException when stored frames fail their check (nothing is silently dropped)
      */
     public static Ledger open(Path dataDir, Options options, Clock clock, RandomGenerator random) throws IOException {
-        EventLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes());
+        SegmentLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes());
+        if (log.recoveredTailBytes() > 0) {
+            LOG.log(System.Logger.Level.WARNING, "cut " + log.recoveredTailBytes() + " bytes of torn or uncommitted tail "
+                    + "off the log (a crash during a write; none of it was acknowledged)");
+        }
         try {
             Checkpoint checkpoint = usableCheckpoint(dataDir, log);
             long covered = checkpoint == null ? 0 : checkpoint.logSize();

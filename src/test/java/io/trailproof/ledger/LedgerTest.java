@@ -1,0 +1,156 @@
+package io.trailproof.ledger;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.ledger.LedgerViews.AppendOutcome;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class LedgerTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path dir;
+
+    /** A clock the test moves by hand, also backwards. */
+    static final class HandClock extends Clock {
+        Instant now = Instant.parse("2026-11-22T10:00:00Z");
+
+        @Override
+        public ZoneOffset getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    private static ObjectNode event(String agent) {
+        return JSON.createObjectNode().put("agent_id", agent);
+    }
+
+    private Ledger open(Clock clock) throws Exception {
+        return Ledger.open(dir, new Ledger.Options(1 << 16, 7), clock, new Random(1));
+    }
+
+    @Test
+    void recordedAtNeverDecreasesWhenTheClockGoesBack() throws Exception {
+        HandClock clock = new HandClock();
+        try (Ledger ledger = open(clock)) {
+            String first = ledger.append(List.of(event("a"))).get(0).event().recordedAt();
+            clock.now = clock.now.minus(Duration.ofHours(1));
+            String second = ledger.append(List.of(event("a"))).get(0).event().recordedAt();
+            assertThat(second).isEqualTo(first);
+            clock.now = clock.now.plus(Duration.ofHours(2));
+            assertThat(ledger.append(List.of(event("a"))).get(0).event().recordedAt()).isGreaterThan(first);
+        }
+        // Also across a restart: the last recorded_at comes back from the log or the checkpoint.
+        clock.now = Instant.parse("2020-01-01T00:00:00Z");
+        try (Ledger ledger = open(clock)) {
+            assertThat(ledger.append(List.of(event("a"))).get(0).event().recordedAt()).startsWith("2026-11-22T11");
+        }
+    }
+
+    @Test
+    void anOversizedItemIsRefusedAndTakesNoPlace() throws Exception {
+        try (Ledger ledger = open(new HandClock())) {
+            ObjectNode huge = event("a");
+            huge.putObject("metadata").put("blob", "x".repeat(1 << 20));
+            List<AppendOutcome> out = ledger.append(List.of(event("a"), huge, event("a")));
+            assertThat(out.get(1).ok()).isFalse();
+            assertThat(out.get(1).error()).contains("1");
+            assertThat(out.get(0).event().logIndex()).isZero();
+            assertThat(out.get(2).event().logIndex()).isEqualTo(1);
+            assertThat(out.get(2).event().sequence()).isEqualTo(2);
+            assertThat(out.get(2).event().prevHash()).isEqualTo(out.get(0).event().hash());
+            assertThat(ledger.size()).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void reopeningGivesTheSameStateWithOrWithoutDerivedFiles() throws Exception {
+        Random random = new Random(42);
+        String root;
+        List<LedgerViews.AgentSummary> agents;
+        try (Ledger ledger = open(new HandClock())) {
+            for (int i = 0; i < 60; i++) {
+                List<ObjectNode> batch = new ArrayList<>();
+                for (int j = 0, n = 1 + random.nextInt(5); j < n; j++) {
+                    batch.add(event("agent-" + random.nextInt(4)));
+                }
+                ledger.append(batch);
+            }
+            root = HexFormat.of().formatHex(ledger.root(ledger.size()));
+            agents = ledger.agents();
+        }
+        try (Ledger ledger = open(new HandClock())) {
+            assertThat(HexFormat.of().formatHex(ledger.root(ledger.size()))).isEqualTo(root);
+            assertThat(ledger.agents()).isEqualTo(agents);
+        }
+        Files.delete(dir.resolve("checkpoint"));
+        try (var files = Files.list(dir.resolve("merkle"))) {
+            for (Path p : files.toList()) {
+                Files.delete(p);
+            }
+        }
+        try (Ledger ledger = open(new HandClock())) {
+            assertThat(HexFormat.of().formatHex(ledger.root(ledger.size()))).isEqualTo(root);
+            assertThat(ledger.agents()).isEqualTo(agents);
+            for (LedgerViews.AgentSummary a : agents) {
+                assertThat(ledger.verify(a.agentId()).orElseThrow().valid()).isTrue();
+            }
+            StoredEvent next = ledger.append(List.of(event("agent-0"))).get(0).event();
+            assertThat(next.sequence()).isEqualTo(agents.get(0).headSequence() + 1);
+        }
+    }
+
+    @Test
+    void idsLocateTheirEventAndForgedIdsFindNothing() throws Exception {
+        try (Ledger ledger = open(new HandClock())) {
+            StoredEvent e = ledger.append(List.of(event("a"), event("b"))).get(1).event();
+            assertThat(EventIds.logIndexOf(e.id()).getAsLong()).isEqualTo(1);
+            assertThat(ledger.eventPayload(e.id())).contains(e.payload());
+            String forged = e.id().substring(0, 9) + (e.id().charAt(9) == 'a' ? 'b' : 'a') + e.id().substring(10);
+            assertThat(ledger.eventPayload(forged)).isEmpty();
+            assertThat(ledger.eventPayload(e.id().substring(0, 24) + "000000000007")).isEmpty();
+        }
+    }
+
+    @Test
+    void statsCountTheLastDayByRecordedAt() throws Exception {
+        HandClock clock = new HandClock();
+        try (Ledger ledger = open(clock)) {
+            ledger.append(List.of(event("old"), event("old")));
+            clock.now = clock.now.plus(Duration.ofDays(2));
+            ledger.append(List.of(event("new"), event("new"), event("new")));
+            LedgerViews.Stats stats = ledger.stats();
+            assertThat(stats.totalEvents()).isEqualTo(5);
+            assertThat(stats.eventsLast24h()).isEqualTo(3);
+            assertThat(stats.activeAgents()).isEqualTo(1);
+            assertThat(stats.totalAgents()).isEqualTo(2);
+            assertThat(stats.chainHealth()).isEqualTo(1.0);
+        }
+    }
+}
