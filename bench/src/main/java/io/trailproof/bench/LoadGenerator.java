@@ -1,0 +1,439 @@
+package io.trailproof.bench;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.net.URI;
+import java.net.URLEncoder;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Random;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
+
+/**
+ * Drives the real server over loopback and prints one table: each figure beside its target and,
+ * where one applies, the physical-limit baseline measured in the same run on the same machine.
+ *
+ * <p>Usage: {@code LoadGenerator DIST_DIR [--events N] [--jmh results.json]}.
+ */
+public final class LoadGenerator {
+
+    static final ObjectMapper JSON = new ObjectMapper();
+
+    private final Path dist;
+    private final long totalEvents;
+    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+            .connectTimeout(Duration.ofSeconds(10)).executor(Executors.newFixedThreadPool(8)).build();
+    private final Table table = new Table();
+    private final List<String> sampleIds = new ArrayList<>();
+    private int port;
+
+    LoadGenerator(Path dist, long totalEvents) {
+        this.dist = dist;
+        this.totalEvents = totalEvents;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
+        long events = 1_000_000;
+        Path jmh = null;
+        for (int i = 1; i < args.length; i++) {
+            switch (args[i]) {
+                case "--events" -> events = Long.parseLong(args[++i]);
+                case "--jmh" -> jmh = Path.of(args[++i]);
+                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
+            }
+        }
+        LoadGenerator g = new LoadGenerator(dist, events);
+        g.run();
+        if (jmh != null && Files.exists(jmh)) {
+            g.table.addJmh(JSON.readTree(jmh.toFile()));
+        }
+        System.out.println();
+        System.out.println(g.table.render(machine()));
+    }
+
+    static String machine() {
+        return Runtime.getRuntime().availableProcessors() + " cores, " + System.getProperty("os.name") + " "
+                + System.getProperty("os.arch") + ", client JVM " + Runtime.version();
+    }
+
+    void run() throws Exception {
+        Path data = Files.createTempDirectory("trailproof-bench-data");
+        String heap = "-Xmx1g";
+        byte[] stored = storedSizedPayload();
+        double fileBaseline = fileAppendBaseline(data.getParent(), stored, 200_000);
+        double shaBaseline = sha256Baseline(stored, 1_000_000);
+        ServerUnderTest server = ServerUnderTest.start(dist, data, heap);
+        port = server.port;
+        try {
+            // Batch ingest: 8 clients, batches of 1,000, until the last acknowledgement.
+            long batchEvents = Math.min(totalEvents, 400_000);
+            double batchRate = batchIngest(8, 1000, batchEvents, 0);
+            table.add("batch ingest (8 clients x 1,000/batch)", batchRate, "events/s", ">= 30,000", batchRate >= 30_000,
+                    fileBaseline, "file append + force/1000 frames");
+
+            // Single-event ingest: 64 connections, one event at a time.
+            double[] single = singleIngest(64, Duration.ofSeconds(20));
+            table.add("single-event ingest (64 connections)", single[0], "events/s", ">= 10,000", single[0] >= 10_000,
+                    fileBaseline, "file append + force/1000 frames");
+            table.add("single-event latency p50", single[1], "ms", "", true, 0, "");
+            table.add("single-event latency p99", single[2], "ms", "< 50", single[2] < 50, 0, "");
+
+            // Fill up to the total (one agent in five is big-agent, so it ends near 200,000 events).
+            long have = stats().get("total_events").asLong();
+            if (have < totalEvents) {
+                batchIngest(8, 1000, totalEvents - have, have);
+            }
+            long size = stats().get("total_events").asLong();
+            System.err.println("filled to " + size + " events");
+
+            double[] root = latency("/v1/merkle/root", 5000, i -> "/v1/merkle/root");
+            table.add("GET /v1/merkle/root p50 @" + human(size), root[0], "ms", "", true, 0, "");
+            table.add("GET /v1/merkle/root p99 @" + human(size), root[1], "ms", "<= 1", root[1] <= 1, 0, "");
+            Random r = new Random(3);
+            double[] proof = latency("/v1/merkle/proof", 5000,
+                    i -> "/v1/merkle/proof?event_id=" + sampleIds.get(r.nextInt(sampleIds.size())));
+            table.add("GET /v1/merkle/proof p50 @" + human(size), proof[0], "ms", "", true, 0, "");
+            table.add("GET /v1/merkle/proof p99 @" + human(size), proof[1], "ms", "<= 2", proof[1] <= 2, 0, "");
+
+            Random q = new Random(5);
+            double[] selective = latency("/v1/search", 500,
+                    i -> "/v1/search?q=" + enc("\"region " + q.nextInt((int) size) + "\""));
+            if (selective != null) {
+                table.add("search selective p50 @" + human(size), selective[0], "ms", "", true, 0, "");
+                table.add("search selective p99 @" + human(size), selective[1], "ms", "", true, 0, "");
+            }
+            double[] broad = latency("/v1/search", 200, i -> "/v1/search?q=" + enc("revenue AND region"));
+            if (broad != null) {
+                table.add("search broad p50 @" + human(size), broad[0], "ms", "", true, 0, "");
+                table.add("search broad p99 @" + human(size), broad[1], "ms", "", true, 0, "");
+            }
+
+            long bigCount = agentCount("big-agent");
+            double exportRate = export("big-agent", bigCount);
+            if (exportRate > 0) {
+                table.add("export (agent of " + human(bigCount) + ")", exportRate, "events/s", ">= 100,000",
+                        exportRate >= 100_000, shaBaseline, "SHA-256 of the same bytes");
+            }
+            double verifyRate = verify("big-agent", bigCount);
+            table.add("GET /v1/verify (agent of " + human(bigCount) + ")", verifyRate, "events/s", ">= 200,000",
+                    verifyRate >= 200_000, shaBaseline, "SHA-256 of the same bytes");
+
+            long[] mem = memory(server.pid());
+            table.add("heap used after full GC @" + human(size), mem[0] / 1048576.0, "MB", "<= 512", mem[0] <= 512L << 20, 0, "");
+            table.add("RSS @" + human(size), mem[1] / 1048576.0, "MB", "", true, 0, "");
+
+            server.stop();
+            server = ServerUnderTest.start(dist, data, heap);
+            port = server.port;
+            double clean = server.startNanos / 1e9;
+            table.add("start after clean stop @" + human(size), clean, "s", "<= 3", clean <= 3, 0, "");
+            batchIngest(4, 1000, 20_000, size);
+            server.kill();
+            server = ServerUnderTest.start(dist, data, heap);
+            port = server.port;
+            double crash = server.startNanos / 1e9;
+            table.add("start after kill -9 @" + human(size), crash, "s", "<= 30", crash <= 30, 0, "");
+        } finally {
+            server.close();
+            deleteTree(data);
+        }
+    }
+
+    // ------------------------------------------------------------------ scenarios
+
+    double batchIngest(int clients, int batchSize, long events, long offset) throws Exception {
+        long batches = (events + batchSize - 1) / batchSize;
+        AtomicLong next = new AtomicLong();
+        ExecutorService pool = Executors.newFixedThreadPool(clients);
+        long t0 = System.nanoTime();
+        List<Future<?>> fs = new ArrayList<>();
+        for (int c = 0; c < clients; c++) {
+            fs.add(pool.submit(() -> {
+                long b;
+                while ((b = next.getAndIncrement()) < batches) {
+                    StringBuilder body = new StringBuilder(batchSize * 520).append('[');
+                    for (int i = 0; i < batchSize; i++) {
+                        long n = offset + b * batchSize + i;
+                        body.append(i == 0 ? "" : ",").append(SampleEvents.event(n, agentFor(n)));
+                    }
+                    HttpResponse<String> resp = post("/v1/batch", body.append(']').toString());
+                    if (resp.statusCode() != 201) {
+                        throw new IllegalStateException("batch answered " + resp.statusCode() + ": " + resp.body());
+                    }
+                    if (b % 20 == 0) {
+                        JsonNode items = JSON.readTree(resp.body());
+                        synchronized (sampleIds) {
+                            for (int i = 0; i < items.size(); i += 50) {
+                                sampleIds.add(items.get(i).get("event").get("id").asText());
+                            }
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get();
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        pool.shutdown();
+        double rate = batches * batchSize / seconds;
+        System.err.printf(Locale.ROOT, "batch ingest: %,d events in %.1f s = %,.0f/s%n", batches * batchSize, seconds, rate);
+        return rate;
+    }
+
+    static String agentFor(long n) {
+        return n % 5 == 0 ? "big-agent" : "agent-" + (n % 50);
+    }
+
+    double[] singleIngest(int connections, Duration length) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(connections);
+        long end = System.nanoTime() + length.toNanos();
+        ConcurrentLinkedQueue<long[]> all = new ConcurrentLinkedQueue<>();
+        AtomicLong count = new AtomicLong();
+        long t0 = System.nanoTime();
+        List<Future<?>> fs = new ArrayList<>();
+        for (int c = 0; c < connections; c++) {
+            int client = c;
+            fs.add(pool.submit(() -> {
+                long[] lat = new long[1 << 16];
+                int n = 0;
+                long i = 0;
+                while (System.nanoTime() < end) {
+                    String body = SampleEvents.event(i++, "single-" + client);
+                    long s = System.nanoTime();
+                    HttpResponse<String> resp = post("/v1/events", body);
+                    long d = System.nanoTime() - s;
+                    if (resp.statusCode() != 201) {
+                        throw new IllegalStateException("event answered " + resp.statusCode());
+                    }
+                    if (n == lat.length) {
+                        lat = Arrays.copyOf(lat, n * 2);
+                    }
+                    lat[n++] = d;
+                    count.incrementAndGet();
+                }
+                all.add(Arrays.copyOf(lat, n));
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get();
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        pool.shutdown();
+        long[] merged = all.stream().flatMapToLong(Arrays::stream).sorted().toArray();
+        return new double[] {count.get() / seconds, pct(merged, 0.50), pct(merged, 0.99)};
+    }
+
+    interface PathFor {
+        String path(int i);
+    }
+
+    /** Sequential requests from one client: p50 and p99 in ms, or null when the endpoint does not exist. */
+    double[] latency(String name, int requests, PathFor path) throws Exception {
+        for (int i = 0; i < Math.min(200, requests); i++) {
+            HttpResponse<String> warm = get(path.path(i));
+            if (warm.statusCode() == 404 && warm.body().contains("no such endpoint")) {
+                return null;
+            }
+            if (warm.statusCode() != 200) {
+                throw new IllegalStateException(name + " answered " + warm.statusCode() + ": " + warm.body());
+            }
+        }
+        long[] lat = new long[requests];
+        for (int i = 0; i < requests; i++) {
+            String p = path.path(i);
+            long s = System.nanoTime();
+            HttpResponse<String> resp = get(p);
+            lat[i] = System.nanoTime() - s;
+            if (resp.statusCode() != 200) {
+                throw new IllegalStateException(name + " answered " + resp.statusCode());
+            }
+        }
+        Arrays.sort(lat);
+        return new double[] {pct(lat, 0.50), pct(lat, 0.99)};
+    }
+
+    double export(String agent, long events) throws Exception {
+        long t0 = System.nanoTime();
+        HttpResponse<InputStream> resp = http.send(HttpRequest.newBuilder(uri("/v1/export?agent_id=" + agent)).GET().build(),
+                HttpResponse.BodyHandlers.ofInputStream());
+        if (resp.statusCode() == 404) {
+            resp.body().close();
+            return 0;
+        }
+        long bytes = 0;
+        try (InputStream in = resp.body()) {
+            byte[] buf = new byte[1 << 16];
+            int n;
+            while ((n = in.read(buf)) > 0) {
+                bytes += n;
+            }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        System.err.printf(Locale.ROOT, "export: %,d bytes in %.2f s%n", bytes, seconds);
+        return events / seconds;
+    }
+
+    double verify(String agent, long events) throws Exception {
+        get("/v1/verify?agent_id=" + agent);
+        long t0 = System.nanoTime();
+        HttpResponse<String> resp = get("/v1/verify?agent_id=" + agent);
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        if (!resp.body().contains("\"valid\":true")) {
+            throw new IllegalStateException("verify: " + resp.body());
+        }
+        return events / seconds;
+    }
+
+    long agentCount(String agent) throws Exception {
+        for (JsonNode a : JSON.readTree(get("/v1/agents").body())) {
+            if (a.get("agent_id").asText().equals(agent)) {
+                return a.get("event_count").asLong();
+            }
+        }
+        return 0;
+    }
+
+    JsonNode stats() throws Exception {
+        return JSON.readTree(get("/v1/stats").body());
+    }
+
+    /** Heap used after a full GC (jcmd) and RSS (/proc), in bytes. */
+    static long[] memory(long pid) throws Exception {
+        String javaCmd = ProcessHandle.of(pid).flatMap(h -> h.info().command()).orElseThrow();
+        Path jcmd = Path.of(javaCmd).resolveSibling("jcmd");
+        run(jcmd.toString(), Long.toString(pid), "GC.run");
+        String info = run(jcmd.toString(), Long.toString(pid), "GC.heap_info");
+        long used = 0;
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("used (\\d+)K").matcher(info);
+        if (m.find()) {
+            used = Long.parseLong(m.group(1)) * 1024;
+        }
+        long rss = 0;
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith("VmRSS:")) {
+                rss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
+            }
+        }
+        return new long[] {used, rss};
+    }
+
+    // ------------------------------------------------------------------ baselines
+
+    /** A stored event's size: what the log writes per event. */
+    static byte[] storedSizedPayload() {
+        String e = SampleEvents.event(123456, "agent-1");
+        String stored = e.substring(0, e.length() - 1) + ",\"id\":\"019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00\",\"schema_version\":\"1.0\","
+                + "\"sequence\":1234,\"prev_hash\":\"" + "ab".repeat(32) + "\",\"recorded_at\":\"2026-11-22T00:00:00.000000Z\","
+                + "\"timestamp\":\"2026-11-22T00:00:00.000000Z\",\"hash\":\"" + "cd".repeat(32) + "\",\"log_index\":123456}";
+        return stored.getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** Frames of the same bytes appended to a plain file, forced after every 1,000: the disk's limit for us. */
+    static double fileAppendBaseline(Path dir, byte[] payload, int frames) throws IOException {
+        Path file = Files.createTempFile(dir, "baseline", ".seg");
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
+            ByteBuffer group = ByteBuffer.allocate(1000 * (payload.length + 8));
+            long t0 = System.nanoTime();
+            for (int f = 0; f < frames; f += 1000) {
+                group.clear();
+                for (int i = 0; i < 1000; i++) {
+                    CRC32C crc = new CRC32C();
+                    crc.update(payload);
+                    group.putInt(payload.length).putInt((int) crc.getValue()).put(payload);
+                }
+                group.flip();
+                while (group.hasRemaining()) {
+                    ch.write(group);
+                }
+                ch.force(false);
+            }
+            return frames / ((System.nanoTime() - t0) / 1e9);
+        } finally {
+            Files.deleteIfExists(file);
+        }
+    }
+
+    /** SHA-256 over the same bytes, one event at a time: the CPU limit of hashing. */
+    static double sha256Baseline(byte[] payload, int events) throws Exception {
+        MessageDigest sha = MessageDigest.getInstance("SHA-256");
+        for (int i = 0; i < 100_000; i++) {
+            sha.digest(payload);
+        }
+        long t0 = System.nanoTime();
+        for (int i = 0; i < events; i++) {
+            sha.digest(payload);
+        }
+        return events / ((System.nanoTime() - t0) / 1e9);
+    }
+
+    // ------------------------------------------------------------------ plumbing
+
+    HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    HttpResponse<String> get(String path) throws IOException, InterruptedException {
+        return http.send(HttpRequest.newBuilder(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    URI uri(String path) {
+        return URI.create("http://127.0.0.1:" + port + path);
+    }
+
+    static String enc(String s) {
+        return URLEncoder.encode(s, StandardCharsets.UTF_8);
+    }
+
+    static double pct(long[] sortedNanos, double p) {
+        if (sortedNanos.length == 0) {
+            return Double.NaN;
+        }
+        int i = (int) Math.min(sortedNanos.length - 1, Math.ceil(p * sortedNanos.length) - 1);
+        return sortedNanos[Math.max(0, i)] / 1e6;
+    }
+
+    static String human(long n) {
+        return n >= 1_000_000 ? (n / 100_000) / 10.0 + "M" : n >= 1000 ? n / 1000 + "k" : Long.toString(n);
+    }
+
+    static String run(String... cmd) throws IOException, InterruptedException {
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        p.waitFor();
+        return out;
+    }
+
+    static void deleteTree(Path root) throws IOException {
+        try (var walk = Files.walk(root)) {
+            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
