@@ -139,12 +139,16 @@ final class TimestampCommand implements Callable<Integer> {
         if (v.path("current_root_matches").asBoolean()) {
             out.println("  the current root is the stamped root (no events since)");
         } else if (v.path("consistent").asBoolean()) {
-            out.println("  the current tree (size " + current + ") extends the stamped one; the "
-                    + (current - stamped) + " newer events are not covered by this timestamp");
+            long newer = current - stamped;
+            out.println("  the current tree (size " + current + ") extends the stamped one; the " + newer
+                    + (newer == 1 ? " newer event is" : " newer events are") + " not covered by this timestamp");
         }
         if (!valid && v.hasNonNull("expected")) {
             out.println("  expected: " + v.path("expected").asText());
             out.println("  actual:   " + v.path("actual").asText());
+        }
+        if ("certificate_chain".equals(v.path("check").asText())) {
+            out.println("  if you trust this TSA, add its root certificate (PEM) to timestamp.trust-anchors on the server");
         }
         out.println("  timestamp id " + v.path("timestamp_id").asText());
     }

@@ -375,6 +375,15 @@ class TimestampIT {
     }
 
     @Test
+    void anUnreadableTrustAnchorFileStopsTheStartWithItsName() {
+        Path missing = dir.resolve("missing.pem");
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> InProcessServer.start(data(),
+                        "timestamp.trust-anchors", missing.toString()))
+                .isInstanceOf(io.trailproof.server.TrailproofServer.StartException.class)
+                .hasMessageContaining(missing.toString()).hasMessageContaining("does not exist");
+    }
+
+    @Test
     void scheduledTimestampingIsOffByDefault() throws Exception {
         try (InProcessServer s = server()) {
             events(s.api(), 2);
