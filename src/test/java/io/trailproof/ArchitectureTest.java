@@ -82,6 +82,18 @@ class ArchitectureTest {
     }
 
     @Test
+    void timestampingKnowsNothingAboveIt() {
+        noClasses().that().resideInAPackage("io.trailproof.timestamp..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..")
+                .because("timestamping sits between the ledger and the HTTP API: http -> timestamp -> ledger")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.store..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.timestamp..")
+                .check(classes);
+    }
+
+    @Test
     void httpKnowsNothingAboveIt() {
         noClasses().that().resideInAPackage("io.trailproof.http..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.server..", "io.trailproof.cli..")

@@ -19,6 +19,7 @@ public enum ConfigKey {
     TIMESTAMP_ALLOWED_TSA_URLS("timestamp.allowed-tsa-urls", ""),
     TIMESTAMP_TRUST_ANCHORS("timestamp.trust-anchors", ""),
     TIMESTAMP_TIMEOUT_MS("timestamp.timeout-ms", "10000"),
+    TIMESTAMP_INTERVAL("timestamp.interval", "off"),
     VERIFY_INTERVAL("verify.interval", "PT1H"),
     LOG_SEGMENT_BYTES("log.segment-bytes", "67108864"),
     CHECKPOINT_INTERVAL_EVENTS("checkpoint.interval-events", "100000");

@@ -20,7 +20,8 @@ public record Settings(
         int timestampTimeoutMs,
         Duration verifyInterval,
         long logSegmentBytes,
-        long checkpointIntervalEvents) {
+        long checkpointIntervalEvents,
+        Duration timestampInterval) {
 
     public Settings {
         apiKeys = List.copyOf(apiKeys);
@@ -31,6 +32,6 @@ public record Settings(
     public Settings withPort(int newPort) {
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
-                checkpointIntervalEvents);
+                checkpointIntervalEvents, timestampInterval);
     }
 }

@@ -99,8 +99,9 @@ public final class SettingsLoader {
         Duration verifyInterval = duration(raw, ConfigKey.VERIFY_INTERVAL);
         long segmentBytes = longIn(raw, ConfigKey.LOG_SEGMENT_BYTES, 4096, 1L << 40);
         long checkpointEvery = longIn(raw, ConfigKey.CHECKPOINT_INTERVAL_EVENTS, 1, Long.MAX_VALUE);
+        Duration timestampInterval = duration(raw, ConfigKey.TIMESTAMP_INTERVAL);
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
-                timeout, verifyInterval, segmentBytes, checkpointEvery);
+                timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval);
     }
 
     private static String nonEmpty(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {

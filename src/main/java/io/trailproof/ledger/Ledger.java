@@ -8,6 +8,8 @@ import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.merkle.MerkleTree;
 import io.trailproof.core.merkle.Rfc9162;
+import io.trailproof.core.merkle.StreamingRoot;
+import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.ledger.LedgerViews.AgentSummary;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.ledger.LedgerViews.ChainReport;
@@ -383,6 +385,46 @@ public final class Ledger implements Closeable {
             throw new IllegalArgumentException("from must be between 1 and to (" + to + ")");
         }
         return MerkleTree.consistencyProof(tree, from, to);
+    }
+
+    /**
+     * Recomputes the root at {@code treeSize} from the log: reads every event up to it (O(n) reads),
+     * recomputes each hash from the event's fields, and compares each leaf with the stored tree. Used
+     * where a stamped root must be shown to still follow from the events, not from derived files.
+     */
+    public RootRecomputation recomputeRoot(long treeSize) throws IOException {
+        checkSize(treeSize, "tree_size");
+        StreamingRoot root = new StreamingRoot();
+        long[] firstAltered = {-1};
+        String[] evidence = new String[2];
+        log.scan(0, treeSize, (index, payload) -> {
+            byte[] leaf;
+            String problem = null;
+            String id = null;
+            try {
+                StoredEvent event = StoredEvent.parse(payload);
+                id = event.id();
+                byte[] recomputed = event.recomputeHash();
+                leaf = Rfc9162.leafHash(recomputed);
+                if (!java.security.MessageDigest.isEqual(recomputed, event.hashBytes())) {
+                    problem = "its fields no longer hash to its stored hash";
+                } else if (event.logIndex() != index) {
+                    problem = "it claims log index " + event.logIndex();
+                } else if (!java.security.MessageDigest.isEqual(leaf, tree.get(0, index))) {
+                    problem = "its hash is not the leaf stored in the tree";
+                }
+            } catch (StoredEventFormatException e) {
+                leaf = Rfc9162.leafHash(Rfc9162.emptyRoot());   // stands for "unreadable"; the root then differs
+                problem = "it is not a readable stored event (" + e.getMessage() + ")";
+            }
+            if (problem != null && firstAltered[0] < 0) {
+                firstAltered[0] = index;
+                evidence[0] = id;
+                evidence[1] = problem;
+            }
+            root.add(leaf);
+        });
+        return new RootRecomputation(treeSize, root.root(), firstAltered[0], evidence[0], evidence[1]);
     }
 
     private void checkSize(long treeSize, String name) {

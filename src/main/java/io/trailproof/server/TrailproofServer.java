@@ -4,11 +4,21 @@ import io.trailproof.config.Settings;
 import io.trailproof.http.HttpApi;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.store.DataDirLock;
+import io.trailproof.timestamp.LogTimestampStore;
+import io.trailproof.timestamp.TimestampScheduler;
+import io.trailproof.timestamp.TimestampService;
+import io.trailproof.timestamp.TimestampStore;
+import io.trailproof.timestamp.TrustAnchors;
+import io.trailproof.timestamp.TsaClient;
+import io.trailproof.timestamp.TsaUrlPolicy;
 
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.security.SecureRandom;
+import java.security.cert.X509Certificate;
+import java.time.Duration;
+import java.util.List;
 import java.time.Clock;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
@@ -21,18 +31,25 @@ import java.util.concurrent.TimeUnit;
 public final class TrailproofServer implements AutoCloseable {
 
     private static final System.Logger LOG = System.getLogger(TrailproofServer.class.getName());
+    /** First retry of a failed scheduled timestamp; doubles up to timestamp.interval. */
+    private static final Duration TIMESTAMP_FIRST_RETRY = Duration.ofSeconds(10);
 
     private final DataDirLock lock;
     private final Ledger ledger;
     private final HttpApi http;
     private final ScheduledExecutorService scheduler;
+    private final TimestampStore timestampStore;
+    private final TimestampScheduler stamper;
     private boolean stopped;
 
-    private TrailproofServer(DataDirLock lock, Ledger ledger, HttpApi http, ScheduledExecutorService scheduler) {
+    private TrailproofServer(DataDirLock lock, Ledger ledger, HttpApi http, ScheduledExecutorService scheduler,
+                             TimestampStore timestampStore, TimestampScheduler stamper) {
         this.lock = lock;
         this.ledger = ledger;
         this.http = http;
         this.scheduler = scheduler;
+        this.timestampStore = timestampStore;
+        this.stamper = stamper;
     }
 
     /** Refuses an unsafe bind, takes the data directory, opens the ledger and starts serving. */
@@ -42,24 +59,47 @@ public final class TrailproofServer implements AutoCloseable {
                     + "reach it could write and read the audit trail. Configure auth.api-keys (or --api-keys), "
                     + "bind 127.0.0.1, or pass --insecure-no-auth if this network is trusted.");
         }
+        List<X509Certificate> anchors;
+        TsaUrlPolicy tsaUrls;
+        try {
+            anchors = TrustAnchors.jdkPlus(settings.trustAnchors());
+            tsaUrls = new TsaUrlPolicy(settings.allowedTsaUrls());
+        } catch (IOException | IllegalArgumentException e) {
+            throw new StartException("timestamp configuration: " + e.getMessage());
+        }
         DataDirLock lock = DataDirLock.acquire(settings.dataDir());
         Ledger ledger = null;
+        TimestampStore timestampStore = null;
         try {
+            SecureRandom random = new SecureRandom();
             ledger = Ledger.open(settings.dataDir(),
                     new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents()),
-                    clock, new SecureRandom());
-            HttpApi http = new HttpApi(settings.host(), settings.port(), ledger, settings.maxBodyBytes(),
+                    clock, random);
+            timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
+            TimestampService timestamps = new TimestampService(ledger, timestampStore,
+                    new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), tsaUrls, settings.defaultTsaUrl(),
+                    anchors, clock, random);
+            HttpApi http = new HttpApi(settings.host(), settings.port(), ledger, timestamps, settings.maxBodyBytes(),
                     settings.maxBatchEvents());
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);
                 return t;
             });
-            TrailproofServer server = new TrailproofServer(lock, ledger, http, scheduler);
+            TimestampScheduler stamper = settings.timestampInterval().isZero() ? null
+                    : new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),
+                            TIMESTAMP_FIRST_RETRY, clock);
+            TrailproofServer server = new TrailproofServer(lock, ledger, http, scheduler, timestampStore, stamper);
             http.start();
             server.scheduleVerification(settings);
+            if (stamper != null) {
+                stamper.start();
+            }
             return server;
         } catch (IOException | RuntimeException e) {
+            if (timestampStore != null) {
+                timestampStore.close();
+            }
             if (ledger != null) {
                 ledger.close();
             }
@@ -108,10 +148,17 @@ public final class TrailproofServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         scheduler.shutdownNow();
+        if (stamper != null) {
+            stamper.close();
+        }
         try {
-            ledger.close();
+            timestampStore.close();
         } finally {
-            lock.close();
+            try {
+                ledger.close();
+            } finally {
+                lock.close();
+            }
         }
     }
 

@@ -1,0 +1,177 @@
+package io.trailproof.timestamp;
+
+import io.trailproof.core.event.UuidV7;
+import io.trailproof.core.timestamp.Rfc3161;
+import io.trailproof.core.timestamp.TimestampCheck;
+import io.trailproof.core.timestamp.TimestampFailure;
+import io.trailproof.core.timestamp.TimestampRecord;
+import io.trailproof.core.timestamp.TimestampTokenVerifier;
+import io.trailproof.core.timestamp.TimestampVerification;
+import io.trailproof.core.timestamp.TsaAnswerRejected;
+import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerUnavailableException;
+import io.trailproof.ledger.RootRecomputation;
+import org.bouncycastle.tsp.TimeStampRequest;
+
+import java.io.IOException;
+import java.net.URI;
+import java.security.MessageDigest;
+import java.security.cert.X509Certificate;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Base64;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+
+/**
+ * Timestamps the Merkle root with an RFC 3161 TSA, stores the accepted tokens and verifies them
+ * against the log (CONTRACT 6). A request either stores a record that passed every acceptance rule
+ * of {@link Rfc3161#accept}, durably, or stores nothing and says why.
+ */
+public final class TimestampService {
+
+    private static final HexFormat HEX = HexFormat.of();
+
+    private final Ledger ledger;
+    private final TimestampStore store;
+    private final TsaClient client;
+    private final TsaUrlPolicy policy;
+    private final URI defaultTsa;
+    private final List<X509Certificate> anchors;
+    private final Clock clock;
+    private final RandomGenerator random;
+
+    /**
+     * @param anchors trust anchors for the certificate_chain check (the JDK trust store plus configured PEM files)
+     * @param random  source of nonces and record ids; a {@link java.security.SecureRandom} in the service
+     */
+    public TimestampService(Ledger ledger, TimestampStore store, TsaClient client, TsaUrlPolicy policy, URI defaultTsa,
+                            List<X509Certificate> anchors, Clock clock, RandomGenerator random) {
+        this.ledger = ledger;
+        this.store = store;
+        this.client = client;
+        this.policy = policy;
+        this.defaultTsa = defaultTsa;
+        this.anchors = List.copyOf(anchors);
+        this.clock = clock;
+        this.random = random;
+    }
+
+    /**
+     * Timestamps the current root with the named TSA (null: the configured default) and stores the
+     * record; durable on return.
+     *
+     * @throws TimestampRefusal for a bad or disallowed URL, an empty log, or a TSA failure; nothing is stored
+     * @throws LedgerUnavailableException when the record cannot be stored
+     */
+    public TimestampRecord stamp(String tsaUrl) throws TimestampRefusal, IOException {
+        URI tsa = tsaUrl == null ? defaultTsa : policy.check(tsaUrl);
+        long size = ledger.size();
+        if (size == 0) {
+            throw new TimestampRefusal(TimestampRefusal.Reason.EMPTY_LOG,
+                    "the log is empty: there is no root to timestamp until an event is recorded");
+        }
+        byte[] root = ledger.root(size);
+        byte[] nonce = new byte[Rfc3161.NONCE_BYTES];
+        byte[] idRandom = new byte[UuidV7.RANDOM_BYTES];
+        synchronized (random) {
+            random.nextBytes(nonce);
+            random.nextBytes(idRandom);
+        }
+        TimeStampRequest request = Rfc3161.request(root, nonce);
+        Instant requestedAt = clock.instant();
+        byte[] answer = client.exchange(tsa, request.getEncoded());
+        Rfc3161.Accepted accepted;
+        try {
+            accepted = Rfc3161.accept(request, answer);
+        } catch (TsaAnswerRejected e) {
+            throw new TimestampRefusal(TimestampRefusal.Reason.TSA_FAILED,
+                    "the TSA at " + tsa.getHost() + " gave no usable timestamp: " + e.getMessage());
+        }
+        Base64.Encoder b64 = Base64.getEncoder();
+        TimestampRecord record = new TimestampRecord(UuidV7.create(requestedAt.toEpochMilli(), idRandom),
+                HEX.formatHex(root), size, tsa.getHost(), tsa.toString(), accepted.facts().genTime().toString(),
+                requestedAt.toString(), accepted.facts().serialNumber(), accepted.facts().policy(),
+                Rfc3161.HASH_ALGORITHM_NAME, accepted.facts().nonce(), b64.encodeToString(accepted.tokenDer()),
+                accepted.certificates().stream().map(b64::encodeToString).toList());
+        try {
+            store.append(record);
+        } catch (IOException e) {
+            throw new LedgerUnavailableException("storing the timestamp record failed: " + e.getMessage(), e);
+        }
+        return record;
+    }
+
+    public long count() {
+        return store.size();
+    }
+
+    public List<TimestampRecord> newestFirst(long offset, int limit) throws IOException {
+        return store.newestFirst(offset, limit);
+    }
+
+    public Optional<TimestampRecord> latest() throws IOException {
+        return store.latest();
+    }
+
+    /** Every record, oldest first. */
+    public List<TimestampRecord> all() throws IOException {
+        return store.all();
+    }
+
+    /** Verifies the latest timestamp against the current log; empty when nothing was ever timestamped. */
+    public Optional<LatestVerification> verifyLatest() throws IOException {
+        Optional<TimestampRecord> latest = store.latest();
+        return latest.isEmpty() ? Optional.empty() : Optional.of(verify(latest.get()));
+    }
+
+    /** Verifies the record with this id; empty when there is none. */
+    public Optional<LatestVerification> verify(String id) throws IOException {
+        for (TimestampRecord r : store.all()) {
+            if (r.id().equals(id)) {
+                return Optional.of(verify(r));
+            }
+        }
+        return Optional.empty();
+    }
+
+    /**
+     * The four checks of CONTRACT 6.3. {@code message_imprint} covers the whole path from the token to
+     * the events: the token's imprint is the recorded root, the stored tree still has that root at the
+     * stamped size, and the events themselves (every hash recomputed from its fields, O(n) reads) still
+     * give that root. {@code consistency} proves the current tree extends the stamped one.
+     */
+    public LatestVerification verify(TimestampRecord record) throws IOException {
+        long current = ledger.size();
+        byte[] currentRoot = ledger.root(current);
+        long stamped = record.treeSize();
+        byte[] stampedRoot = record.merkleRootBytes();
+        List<byte[]> proof = stamped <= current ? ledger.consistencyProof(stamped, current) : List.of();
+        TimestampVerification v = TimestampTokenVerifier.verifyRecord(record, anchors, current, currentRoot, proof);
+        if (stamped > current) {
+            v = v.withFailure(new TimestampFailure(TimestampCheck.MESSAGE_IMPRINT, "the log now holds " + current
+                    + " events, fewer than the " + stamped + " that were stamped: events were removed",
+                    String.valueOf(stamped), String.valueOf(current)));
+        } else {
+            byte[] treeRoot = ledger.root(stamped);
+            if (!MessageDigest.isEqual(treeRoot, stampedRoot)) {
+                v = v.withFailure(new TimestampFailure(TimestampCheck.MESSAGE_IMPRINT, "the stored tree's root at tree size "
+                        + stamped + " is " + HEX.formatHex(treeRoot) + ", not the stamped root", record.merkleRoot(),
+                        HEX.formatHex(treeRoot)));
+            }
+            RootRecomputation r = ledger.recomputeRoot(stamped);
+            if (r.altered()) {
+                v = v.withFailure(new TimestampFailure(TimestampCheck.MESSAGE_IMPRINT, "the event at log index "
+                        + r.firstAlteredIndex() + (r.firstAlteredId() == null ? "" : " (id " + r.firstAlteredId() + ")")
+                        + " was altered after it was stamped: " + r.problem(), record.merkleRoot(), HEX.formatHex(r.root())));
+            } else if (!MessageDigest.isEqual(r.root(), stampedRoot)) {
+                v = v.withFailure(new TimestampFailure(TimestampCheck.MESSAGE_IMPRINT, "the root recomputed from the events "
+                        + "at tree size " + stamped + " is " + HEX.formatHex(r.root()) + ", not the stamped root",
+                        record.merkleRoot(), HEX.formatHex(r.root())));
+            }
+        }
+        return new LatestVerification(record, v, current, currentRoot);
+    }
+}

@@ -1,0 +1,33 @@
+package io.trailproof.timestamp;
+
+import io.trailproof.core.timestamp.TimestampRecord;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where timestamp records live (CONTRACT 6.2, 8), oldest first.
+ *
+ * <p><b>Atomic:</b> one {@link #append} stores one whole record or, after a crash, nothing of it.
+ * <b>Durable on return:</b> {@link #append} returns only once the record is forced to disk, so a
+ * {@code 201} is never sent for a record a crash could lose. Reads may run concurrently with appends.
+ */
+public interface TimestampStore extends Closeable {
+
+    /** Stores the record; durable on return. */
+    void append(TimestampRecord record) throws IOException;
+
+    /** Number of records. */
+    long size();
+
+    /** The most recent record, if any. */
+    Optional<TimestampRecord> latest() throws IOException;
+
+    /** Up to {@code limit} records, newest first, skipping the {@code offset} newest. */
+    List<TimestampRecord> newestFirst(long offset, int limit) throws IOException;
+
+    /** Every record, oldest first (for picking the timestamps an evidence package embeds). */
+    List<TimestampRecord> all() throws IOException;
+}
