@@ -22,6 +22,7 @@ public final class HttpApi {
         router.add("GET", "/health", null, (ex, p) -> Responses.json(ex, 200, Responses.MAPPER.createObjectNode()
                 .put("status", "ok").put("tree_size", ledger.size()).put("writable", !ledger.failed())));
         new LedgerEndpoints(ledger, new RequestBodies(maxBodyBytes), maxBatchEvents).register(router);
+        new ExportEndpoints(ledger).register(router);
         graceful = Handlers.gracefulShutdown(new ApiHandler(router));
         undertow = Undertow.builder()
                 .addHttpListener(port, host)
