@@ -504,12 +504,16 @@ public final class EvidenceVerifier {
                         + "package's tree");
             } else {
                 ConsistencyCheck c = MerkleProofs.checkConsistency(stampedSize, treeSize, stampedRoot, root, path);
-                consistency = c.valid()
-                        ? new TokenCheck("consistency", Outcome.PASSED, null, null, "the package's tree of " + treeSize
-                        + " events extends the stamped tree of " + stampedSize + " events")
-                        : new TokenCheck("consistency", Outcome.FAILED, hex(root),
-                        c.computedRootN() == null ? c.reason() : hex(c.computedRootN()),
-                        "the stamped tree is not an earlier state of the package's tree: " + c.reason());
+                if (c.valid()) {
+                    consistency = new TokenCheck("consistency", Outcome.PASSED, null, null, "the package's tree of "
+                            + treeSize + " events extends the stamped tree of " + stampedSize + " events");
+                } else {
+                    boolean oldRootWrong = c.computedRootM() != null && !java.util.Arrays.equals(c.computedRootM(), stampedRoot);
+                    consistency = new TokenCheck("consistency", Outcome.FAILED,
+                            hex(oldRootWrong ? stampedRoot : root),
+                            c.computedRootN() == null ? c.reason() : hex(oldRootWrong ? c.computedRootM() : c.computedRootN()),
+                            "the stamped tree is not an earlier state of the package's tree: " + c.reason());
+                }
             }
             TokenVerdict token;
             try {
@@ -644,7 +648,7 @@ public final class EvidenceVerifier {
                 } else if (c == EvidenceCheck.ANCHOR && anchor.failed()) {
                     results.put(c, anchor.result(""));
                 } else if (failure.isPresent() && !(c == EvidenceCheck.ANCHOR && failedOrdinal > 0)) {
-                    results.put(c, CheckResult.skipped(c, "checked up to the event before sequence "
+                    results.put(c, CheckResult.skipped(c, "checked for the events before sequence "
                             + failure.get().sequence() + ", where " + failed.id() + " failed; the chain is not "
                             + "checked beyond its first failure"));
                 } else {
