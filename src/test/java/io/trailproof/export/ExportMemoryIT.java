@@ -56,7 +56,7 @@ class ExportMemoryIT {
 
             Cli.Run verify = Cli.run(SMALL_HEAP, "verify-export", file.toString());
             assertThat(verify.exit()).as(verify.toString()).isZero();
-            assertThat(verify.out()).contains("Evidence package: VALID", "200000 (sequences 1 to 200000)",
+            assertThat(verify.out()).contains("Evidence package: VALID", "200000 events (sequences 1 to 200000)",
                     "200000 inclusion proofs lead to the root");
             Files.delete(file);
             assertThat(server.stop()).isZero();

@@ -38,15 +38,17 @@ public final class EvidenceReportWriter {
                     + " events with root " + r.merkleRoot() + " (as the service states; an empty package proves no event).");
             return out;
         }
-        out.add("Events " + r.firstSequence() + " to " + r.lastSequence() + " of agent " + r.agentId() + " ("
-                + r.eventCount() + " events) are exactly as they were recorded, follow each other without gaps in the "
-                + "agent's chain" + (r.firstSequence() > 1 ? " (linked to the hash " + r.anchorHash()
-                + " of the event before them)" : "") + ", and are included in the log whose Merkle tree of "
+        out.add(capitalized(range(r.firstSequence(), r.lastSequence())) + " of agent " + r.agentId() + " ("
+                + count(r.eventCount()) + ") " + (r.eventCount() == 1 ? "is exactly as it was" : "are exactly as they were")
+                + " recorded, " + (r.eventCount() == 1 ? "" : "follow each other without gaps ")
+                + "in the agent's chain" + (r.firstSequence() > 1 ? " (linked to the hash " + r.anchorHash()
+                + " of the event before " + (r.eventCount() == 1 ? "it" : "them") + ")" : "") + ", and "
+                + (r.eventCount() == 1 ? "is" : "are") + " included in the log whose Merkle tree of "
                 + r.treeSize() + " events has the root " + r.merkleRoot() + ".");
         Long stampedThrough = null;
         for (TimestampResult t : r.timestamps()) {
             if (t.proven() && t.coveredThroughSequence() != null) {
-                out.add("Events " + r.firstSequence() + " to " + t.coveredThroughSequence() + " existed no later than "
+                out.add(capitalized(range(r.firstSequence(), t.coveredThroughSequence())) + " existed no later than "
                         + t.genTime() + " (TSA " + t.tsa() + ", timestamp " + t.id() + ").");
                 stampedThrough = stampedThrough == null ? t.coveredThroughSequence()
                         : Math.max(stampedThrough, t.coveredThroughSequence());
@@ -58,7 +60,8 @@ public final class EvidenceReportWriter {
                     : "no timestamp of this package could be verified. ")
                     + "The package proves what the log contains, not when it existed.");
         } else if (stampedThrough < r.lastSequence()) {
-            out.add("Events " + (stampedThrough + 1) + " to " + r.lastSequence() + " are not yet timestamped.");
+            out.add(capitalized(range(stampedThrough + 1, r.lastSequence()))
+                    + (stampedThrough + 1 == r.lastSequence() ? " is" : " are") + " not yet timestamped.");
         }
         out.add("Not proven: that agent " + r.agentId() + " has no events after sequence " + r.lastSequence()
                 + (r.firstSequence() > 1 ? " or before sequence " + r.firstSequence() : "")
@@ -77,10 +80,11 @@ public final class EvidenceReportWriter {
         b.append('\n').append(r.valid() ? "What was proven" : "What the package states (NOT proven)").append('\n');
         row(b, "Agent", r.agentId());
         row(b, "Events", r.eventCount() == 0 ? "none"
-                : r.eventCount() + " (sequences " + r.firstSequence() + " to " + r.lastSequence() + ")");
+                : count(r.eventCount()) + " (" + (r.eventCount() == 1 ? "sequence " + r.firstSequence()
+                : "sequences " + r.firstSequence() + " to " + r.lastSequence()) + ")");
         if (r.since() != null || r.until() != null) {
-            row(b, "Window", "timestamp " + (r.since() == null ? "" : "from " + r.since() + " (inclusive) ")
-                    + (r.until() == null ? "" : "until " + r.until() + " (exclusive)"));
+            row(b, "Window", ("timestamp " + (r.since() == null ? "" : "from " + r.since() + " (inclusive) ")
+                    + (r.until() == null ? "" : "until " + r.until() + " (exclusive)")).trim());
         }
         if (r.firstSequence() != null && r.firstSequence() > 1) {
             row(b, "Anchor", r.anchorHash() + " (hash of sequence " + (r.firstSequence() - 1) + ")");
@@ -187,6 +191,19 @@ public final class EvidenceReportWriter {
             }
         }
         return o;
+    }
+
+    /** "event 5" or "events 1 to 150". */
+    private static String range(long first, long last) {
+        return first == last ? "event " + first : "events " + first + " to " + last;
+    }
+
+    private static String count(long n) {
+        return n == 1 ? "1 event" : n + " events";
+    }
+
+    private static String capitalized(String s) {
+        return Character.toUpperCase(s.charAt(0)) + s.substring(1);
     }
 
     private static void row(StringBuilder b, String label, String value) {
