@@ -234,6 +234,29 @@ class EvidenceVerifierTest {
                 EvidenceCheck.INCLUSION_PROOFS, 1L);
     }
 
+    @Test
+    void eventsBeforeTheirChainSummaryAreHeldUntilItArrives() throws Exception {
+        ObjectNode pack = log.pack("a");
+        ObjectNode eventsFirst = JSON.createObjectNode();
+        eventsFirst.set("events", pack.get("events"));
+        toMap(pack).forEach((k, v) -> {
+            if (!k.equals("events")) {
+                eventsFirst.set(k, v);
+            }
+        });
+        EvidenceReport r = verify(eventsFirst);
+        assertThat(r.verdict()).as(EvidenceReportWriter.text(r)).isEqualTo(Verdict.VALID);
+        assertThat(r.eventCount()).isEqualTo(a.size());
+    }
+
+    @Test
+    void aPackageWithoutItsChainSummaryFailsTheFormatWithoutBreakingTheVerifier() throws Exception {
+        assertFails(verify(tampered(log.pack("a"), p -> p.remove("chain"))), EvidenceCheck.FORMAT, null);
+        assertFails(verify(tampered(log.pack("a"), p -> p.remove("events"))), EvidenceCheck.FORMAT, null);
+        assertFails(verify(tampered(log.pack("a"), p -> ((ArrayNode) p.get("events")).set(1, TextNode.valueOf("x")))),
+                EvidenceCheck.EVENT_HASHES, 2L);
+    }
+
     private static java.util.Map<String, JsonNode> toMap(ObjectNode o) {
         java.util.Map<String, JsonNode> m = new java.util.LinkedHashMap<>();
         for (Iterator<java.util.Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
