@@ -29,7 +29,7 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage(
                         "io.trailproof.store..", "io.trailproof.ledger..", "io.trailproof.http..",
                         "io.trailproof.server..", "io.trailproof.cli..", "io.trailproof.config..",
-                        "io.trailproof.index..", "io.trailproof.timestamp..")
+                        "io.trailproof.index..", "io.trailproof.timestamp..", "io.trailproof.export..")
                 .check(classes);
     }
 
@@ -90,6 +90,21 @@ class ArchitectureTest {
                 .check(classes);
         noClasses().that().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.store..")
                 .should().dependOnClassesThat().resideInAPackage("io.trailproof.timestamp..")
+                .check(classes);
+    }
+
+    @Test
+    void ledgerAndStoreKnowNothingOfExport() {
+        noClasses().that().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.store..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.export..")
+                .check(classes);
+    }
+
+    @Test
+    void exportKnowsNothingAboveIt() {
+        noClasses().that().resideInAPackage("io.trailproof.export..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..")
                 .check(classes);
     }
 

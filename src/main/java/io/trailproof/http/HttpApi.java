@@ -25,6 +25,7 @@ public final class HttpApi {
                 .put("status", "ok").put("tree_size", ledger.size()).put("writable", !ledger.failed())));
         new LedgerEndpoints(ledger, new RequestBodies(maxBodyBytes), maxBatchEvents).register(router);
         new TimestampEndpoints(timestamps, new RequestBodies(maxBodyBytes)).register(router);
+        new ExportEndpoints(ledger).register(router);
         graceful = Handlers.gracefulShutdown(new ApiHandler(router));
         undertow = Undertow.builder()
                 .addHttpListener(port, host)

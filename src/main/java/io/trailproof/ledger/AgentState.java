@@ -63,6 +63,23 @@ final class AgentState {
         return Arrays.copyOf(positions, n);
     }
 
+    /** Number of this agent's events below {@code logEnd}. */
+    synchronized int countBelow(long logEnd) {
+        int n = count;
+        while (n > 0 && positions[n - 1] >= logEnd) {
+            n--;
+        }
+        return n;
+    }
+
+    /** The log position of the agent's event at {@code ordinal} (0 for sequence 1), below {@link #countBelow}. */
+    synchronized long positionAt(int ordinal) {
+        if (ordinal < 0 || ordinal >= count) {
+            throw new IndexOutOfBoundsException("agent " + agentId + " has no event at ordinal " + ordinal);
+        }
+        return positions[ordinal];
+    }
+
     synchronized Summary summary(long logEnd) {
         int n = count;
         while (n > 0 && positions[n - 1] >= logEnd) {

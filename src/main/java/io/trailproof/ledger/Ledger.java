@@ -489,6 +489,78 @@ public final class Ledger implements Closeable {
         return lo;
     }
 
+    /**
+     * A snapshot of one agent's chain for an evidence package (CONTRACT 5): the current tree size and
+     * root, and the agent's events in that tree, limited to the run from its first to its last event
+     * whose {@code timestamp} is in {@code [since, until)} (either bound may be null). Finding that
+     * run reads each of the agent's events once. Empty when the agent has no event in the tree.
+     */
+    public Optional<ChainSlice> slice(String agentId, Instant since, Instant until) throws IOException {
+        AgentState state = agents.get(agentId);
+        if (state == null) {
+            return Optional.empty();
+        }
+        long treeSize = size();
+        int count = state.countBelow(treeSize);
+        if (count == 0) {
+            return Optional.empty();
+        }
+        Instant takenAt = clock.instant();
+        byte[] root = root(treeSize);
+        int from = 0;
+        int to = count;
+        if (since != null || until != null) {
+            from = -1;
+            to = -1;
+            for (int i = 0; i < count; i++) {
+                StoredEvent event = storedOrNull(state.positionAt(i));
+                if (event != null && inWindow(event.timestamp(), since, until)) {
+                    if (from < 0) {
+                        from = i;
+                    }
+                    to = i + 1;
+                }
+            }
+            if (from < 0) {
+                from = 0;
+                to = 0;
+            }
+        }
+        long firstSequence = from + 1;
+        long lastSequence = to;
+        String anchor = null;
+        if (to > from) {
+            StoredEvent first = storedOrNull(state.positionAt(from));
+            StoredEvent last = storedOrNull(state.positionAt(to - 1));
+            // An unreadable event keeps its place; verification of the package names it.
+            firstSequence = first != null ? first.sequence() : from + 1;
+            lastSequence = last != null ? last.sequence() : to;
+            anchor = first != null ? first.prevHash() : EventFields.GENESIS_PREV_HASH;
+        }
+        return Optional.of(new ChainSlice(agentId, state, log, tree, treeSize, root, takenAt, from, to, firstSequence,
+                lastSequence, anchor));
+    }
+
+    private static boolean inWindow(String timestamp, Instant since, Instant until) {
+        Instant t;
+        try {
+            t = EventTime.parseTimestamp(timestamp);
+        } catch (RuntimeException e) {
+            return false;
+        }
+        return (since == null || !t.isBefore(since)) && (until == null || t.isBefore(until));
+    }
+
+    private StoredEvent storedOrNull(long position) throws IOException {
+        try {
+            return StoredEvent.parse(log.read(position));
+        } catch (CorruptLogException e) {
+            throw e;
+        } catch (Exception e) {
+            return null;
+        }
+    }
+
     // ---------------------------------------------------------------- verification
 
     /**

@@ -8,6 +8,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -42,10 +43,17 @@ public final class ServerProcess implements AutoCloseable {
 
     /** Starts {@code trailproof serve --port 0 --data-dir DIR extra...} and waits until it listens. */
     public static ServerProcess start(Path dataDir, String... extra) throws IOException, InterruptedException {
+        return start(dataDir, Map.of(), extra);
+    }
+
+    /** As {@link #start(Path, String...)}, with extra environment variables (e.g. TRAILPROOF_JAVA_OPTS). */
+    public static ServerProcess start(Path dataDir, Map<String, String> env, String... extra)
+            throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(launcher().toString(), "serve", "--port", "0", "--data-dir",
                 dataDir.toString()));
         cmd.addAll(List.of(extra));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        pb.environment().putAll(env);
         pb.environment().putIfAbsent("TRAILPROOF_JAVA_OPTS", "-Xmx512m");
         Process p = pb.start();
         BlockingQueue<Integer> ports = new LinkedBlockingQueue<>();

@@ -54,9 +54,27 @@ public final class ChainVerifier {
         } catch (Exception e) {
             return fail(ChainFailure.Kind.HASH_MISMATCH, "a readable stored event", "unreadable: " + e.getMessage());
         }
+        return next(event, position, tree);
+    }
+
+    /**
+     * Checks the next stored event, already parsed (by a caller that keeps other facts of it, such as
+     * the offline verifier of an evidence package).
+     *
+     * @see #next(byte[], long, SubtreeHashes)
+     */
+    public Optional<ChainFailure> next(StoredEvent event, long position, SubtreeHashes tree) {
+        if (failure.isPresent()) {
+            return failure;
+        }
         String recomputed = HexFormat.of().formatHex(event.recomputeHash());
-        if (!recomputed.equals(event.hash()) || !agentId.equals(event.agentId())) {
+        if (!recomputed.equals(event.hash())) {
             return fail(ChainFailure.Kind.HASH_MISMATCH, event.hash(), recomputed);
+        }
+        if (!agentId.equals(event.agentId())) {
+            // Intact, but another agent's event: it cannot belong to this chain.
+            return fail(ChainFailure.Kind.HASH_MISMATCH, "an event of agent " + agentId,
+                    "an event of agent " + event.agentId());
         }
         if (event.sequence() != expectedSequence) {
             return fail(ChainFailure.Kind.SEQUENCE_GAP, Long.toString(expectedSequence), Long.toString(event.sequence()));

@@ -1,0 +1,78 @@
+package io.trailproof.cli;
+
+import io.trailproof.core.evidence.EvidenceReport;
+import io.trailproof.core.evidence.EvidenceReportWriter;
+import io.trailproof.core.evidence.EvidenceVerifier;
+import io.trailproof.core.evidence.TimestampTokenVerifier;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+import java.io.BufferedInputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.function.Function;
+
+/**
+ * {@code trailproof verify-export FILE}: verifies an evidence package offline, with nothing but the
+ * file (and trust anchors for timestamp tokens). Exit 0 valid, 1 invalid, 2 unreadable or bad usage.
+ */
+@Command(name = "verify-export", mixinStandardHelpOptions = true,
+        description = "Verify an evidence package offline and say what it proves. Exit 0 valid, 1 invalid, "
+                + "2 unreadable file or bad usage.")
+final class VerifyExportCommand implements Callable<Integer> {
+
+    /**
+     * Makes the RFC 3161 token checker from the trust anchors. Timestamps are issue #5: until its
+     * verifier is plugged in here, tokens are reported as not checked and no time is claimed.
+     */
+    private static final Function<List<Path>, TimestampTokenVerifier> TOKEN_VERIFIERS =
+            anchors -> TimestampTokenVerifier.UNAVAILABLE;
+
+    @Parameters(paramLabel = "FILE", description = "The evidence package (from trailproof export or GET /v1/export).")
+    Path file;
+
+    @Option(names = "--json", description = "Print the report as JSON.")
+    boolean json;
+
+    @Option(names = "--trust-anchors", paramLabel = "PEM", split = ",",
+            description = "PEM files with trust anchors for the timestamp authorities' certificates "
+                    + "(the JDK trust store always counts).")
+    List<Path> trustAnchors = List.of();
+
+    @Override
+    public Integer call() {
+        for (Path pem : trustAnchors) {
+            if (!Files.isReadable(pem)) {
+                System.err.println("trailproof: cannot read the trust anchors file " + pem);
+                return Main.BAD_USAGE;
+            }
+        }
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            System.err.println("trailproof: cannot read " + file + ": " + (Files.exists(file) ? "not a readable file"
+                    : "no such file"));
+            return Main.BAD_USAGE;
+        }
+        EvidenceReport report;
+        try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+            report = new EvidenceVerifier(TOKEN_VERIFIERS.apply(trustAnchors)).verify(in);
+        } catch (IOException e) {
+            System.err.println("trailproof: cannot read " + file + ": " + e.getMessage());
+            return Main.BAD_USAGE;
+        }
+        if (json) {
+            System.out.println(EvidenceReportWriter.json(report).toPrettyString());
+        } else {
+            System.out.print(EvidenceReportWriter.text(report));
+        }
+        return switch (report.verdict()) {
+            case VALID -> 0;
+            case INVALID -> 1;
+            case UNREADABLE -> Main.BAD_USAGE;
+        };
+    }
+}

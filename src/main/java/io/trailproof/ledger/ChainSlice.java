@@ -1,0 +1,114 @@
+package io.trailproof.ledger;
+
+import io.trailproof.core.merkle.MerkleTree;
+import io.trailproof.core.merkle.SubtreeHashes;
+import io.trailproof.store.EventLog;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * A consistent snapshot of a run of one agent's chain, for an evidence package: the tree size and
+ * root when it was taken, and the agent's consecutive events in that tree, read from the log one at a
+ * time when visited (never all held at once). Everything it answers is fixed at {@link #treeSize()}:
+ * appends after the snapshot do not change it.
+ *
+ * <p>A slice by time window (CONTRACT 5) runs from the agent's first event whose {@code timestamp} is
+ * in {@code [since, until)} to its last such event, including every event between them, so that it
+ * is one unbroken run of the chain that verifies from a single anchor.
+ */
+public final class ChainSlice {
+
+    /** Receives the slice's events in sequence order. */
+    @FunctionalInterface
+    public interface EventVisitor {
+        void accept(long logIndex, byte[] payload) throws IOException;
+    }
+
+    private final String agentId;
+    private final AgentState state;
+    private final EventLog log;
+    private final SubtreeHashes tree;
+    private final long treeSize;
+    private final byte[] root;
+    private final Instant takenAt;
+    private final int fromOrdinal;
+    private final int toOrdinal;
+    private final long firstSequence;
+    private final long lastSequence;
+    private final String anchorHash;
+
+    ChainSlice(String agentId, AgentState state, EventLog log, SubtreeHashes tree, long treeSize, byte[] root,
+               Instant takenAt, int fromOrdinal, int toOrdinal, long firstSequence, long lastSequence,
+               String anchorHash) {
+        this.agentId = agentId;
+        this.state = state;
+        this.log = log;
+        this.tree = tree;
+        this.treeSize = treeSize;
+        this.root = root;
+        this.takenAt = takenAt;
+        this.fromOrdinal = fromOrdinal;
+        this.toOrdinal = toOrdinal;
+        this.firstSequence = firstSequence;
+        this.lastSequence = lastSequence;
+        this.anchorHash = anchorHash;
+    }
+
+    public String agentId() {
+        return agentId;
+    }
+
+    /** The size of the log's tree at the snapshot; every proof is against it. */
+    public long treeSize() {
+        return treeSize;
+    }
+
+    /** The tree's root at {@link #treeSize()}. */
+    public byte[] root() {
+        return root.clone();
+    }
+
+    /** The ledger's clock when the snapshot was taken. */
+    public Instant takenAt() {
+        return takenAt;
+    }
+
+    /** Number of events in the slice; 0 when the window holds none. */
+    public long length() {
+        return toOrdinal - fromOrdinal;
+    }
+
+    /** The first event's sequence as stored; meaningless when {@link #length()} is 0. */
+    public long firstSequence() {
+        return firstSequence;
+    }
+
+    public long lastSequence() {
+        return lastSequence;
+    }
+
+    /** The first event's {@code prev_hash} as stored: what the slice links to; null when empty. */
+    public String anchorHash() {
+        return anchorHash;
+    }
+
+    /** Reads the slice's events from the log in sequence order, one at a time. */
+    public void forEach(EventVisitor visitor) throws IOException {
+        for (int i = fromOrdinal; i < toOrdinal; i++) {
+            long position = state.positionAt(i);
+            visitor.accept(position, log.read(position));
+        }
+    }
+
+    /** The RFC 9162 leaf hash stored in the tree for {@code logIndex}. */
+    public byte[] leafHash(long logIndex) {
+        return tree.get(0, logIndex);
+    }
+
+    /** The RFC 9162 inclusion proof (audit path) of {@code logIndex} in the tree of {@link #treeSize()}. */
+    public List<byte[]> inclusionProof(long logIndex) {
+        return MerkleTree.inclusionProof(tree, logIndex, treeSize);
+    }
+}

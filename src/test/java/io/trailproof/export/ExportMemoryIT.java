@@ -1,0 +1,65 @@
+package io.trailproof.export;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.trailproof.testing.Api;
+import io.trailproof.testing.Cli;
+import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+/**
+ * The export streams: 200,000 events of one agent (interleaved with another agent's) are exported
+ * by a server whose heap is limited to 128 MB, and the package verifies offline, also within 128 MB.
+ */
+class ExportMemoryIT {
+
+    private static final int EVENTS = 200_000;
+    private static final int BATCH = 5_000;
+    private static final Map<String, String> SMALL_HEAP = Map.of("TRAILPROOF_JAVA_OPTS", "-Xmx128m");
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void twoHundredThousandEventsExportAndVerifyWithin128Megabytes() throws Exception {
+        try (ServerProcess server = ServerProcess.start(dir.resolve("data"), SMALL_HEAP)) {
+            Api api = server.api();
+            for (int done = 0; done < EVENTS; done += BATCH) {
+                StringBuilder batch = new StringBuilder("[");
+                for (int i = 0; i < BATCH; i++) {
+                    if (i > 0) {
+                        batch.append(',');
+                    }
+                    int n = done + i;
+                    batch.append("{\"agent_id\":\"bulk\",\"action_type\":\"TOOL_CALL\",\"action_name\":\"step\",")
+                            .append("\"action_input\":{\"n\":").append(n).append("}}");
+                    if (n % 10 == 0) {
+                        batch.append(",{\"agent_id\":\"other\",\"action_name\":\"noise\"}");
+                    }
+                }
+                batch.append(']');
+                Api.Reply r = api.post("/v1/batch", batch.toString());
+                assertThat(r.status()).as(r.body().length() > 300 ? r.body().substring(0, 300) : r.body()).isEqualTo(201);
+            }
+
+            Path file = dir.resolve("bulk.json");
+            String url = "http://127.0.0.1:" + server.port();
+            Cli.Run export = Cli.run(SMALL_HEAP, "export", "--server", url, "--agent-id", "bulk", "-o", file.toString());
+            assertThat(export.exit()).as(export.toString()).isZero();
+            assertThat(export.out()).contains("wrote 200000 events of agent bulk (tree size 220000)");
+            assertThat(api.get("/health").status()).as("the server survived the export").isEqualTo(200);
+
+            Cli.Run verify = Cli.run(SMALL_HEAP, "verify-export", file.toString());
+            assertThat(verify.exit()).as(verify.toString()).isZero();
+            assertThat(verify.out()).contains("Evidence package: VALID", "200000 events (sequences 1 to 200000)",
+                    "200000 inclusion proofs lead to the root");
+            Files.delete(file);
+            assertThat(server.stop()).isZero();
+        }
+    }
+}
