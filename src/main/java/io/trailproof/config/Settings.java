@@ -20,7 +20,10 @@ public record Settings(
         int timestampTimeoutMs,
         Duration verifyInterval,
         long logSegmentBytes,
-        long checkpointIntervalEvents) {
+        long checkpointIntervalEvents,
+        int idleTimeoutMs,
+        int headerTimeoutMs,
+        int bodyTimeoutMs) {
 
     public Settings {
         apiKeys = List.copyOf(apiKeys);
@@ -31,6 +34,6 @@ public record Settings(
     public Settings withPort(int newPort) {
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
-                checkpointIntervalEvents);
+                checkpointIntervalEvents, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs);
     }
 }

@@ -42,14 +42,17 @@ public final class TrailproofServer implements AutoCloseable {
                     + "reach it could write and read the audit trail. Configure auth.api-keys (or --api-keys), "
                     + "bind 127.0.0.1, or pass --insecure-no-auth if this network is trusted.");
         }
+        if (settings.apiKeys().isEmpty() && !isLoopback(settings.host())) {
+            LOG.log(System.Logger.Level.WARNING, "listening on " + settings.host() + " without API keys "
+                    + "(--insecure-no-auth): anyone who can reach this port can write and read the audit trail");
+        }
         DataDirLock lock = DataDirLock.acquire(settings.dataDir());
         Ledger ledger = null;
         try {
             ledger = Ledger.open(settings.dataDir(),
                     new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents()),
                     clock, new SecureRandom());
-            HttpApi http = new HttpApi(settings.host(), settings.port(), ledger, settings.maxBodyBytes(),
-                    settings.maxBatchEvents());
+            HttpApi http = new HttpApi(settings, ledger);
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);
