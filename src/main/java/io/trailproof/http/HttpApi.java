@@ -32,7 +32,6 @@ public final class HttpApi {
         undertow = Undertow.builder()
                 .addHttpListener(settings.port(), settings.host())
                 .setWorkerThreads(Math.max(64, Runtime.getRuntime().availableProcessors() * 32))
-                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, settings.maxBodyBytes())
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
                 .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, settings.idleTimeoutMs())
                 .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, settings.headerTimeoutMs())

@@ -1,12 +1,12 @@
 package io.trailproof.http;
 
 import io.undertow.server.HttpServerExchange;
-import io.undertow.server.RequestTooBigException;
 import io.undertow.util.AttachmentKey;
 import io.undertow.util.Headers;
 import org.xnio.IoUtils;
 import org.xnio.XnioExecutor;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.Locale;
 import java.util.concurrent.TimeUnit;
@@ -19,13 +19,17 @@ import java.util.function.Consumer;
  * <p>{@link #receive} runs on the connection's I/O thread and reads without blocking, so a client
  * that sends its body slowly holds a connection, never a worker. A declared length over the limit
  * is refused before a byte of the body is read; a chunked body is counted as it arrives and refused
- * the moment it passes the limit (Undertow's entity-size check), so nothing beyond the limit is
- * ever held. A body that has not fully arrived within the body timeout loses its connection.
+ * the moment it passes the limit, so nothing beyond the limit is
+ * ever held (the size is counted here, not by Undertow's entity-size option, which would drop a
+ * chunked request's connection without an answer). A body that has not fully arrived within the body timeout loses its connection.
  */
 final class RequestBodies {
 
     private static final System.Logger LOG = System.getLogger(RequestBodies.class.getName());
     private static final AttachmentKey<byte[]> BODY = AttachmentKey.create(byte[].class);
+
+    /** How long the rest of a refused body is read and dropped before the connection closes. */
+    private static final long LINGER_MILLIS = 2000;
 
     private final long maxBodyBytes;
     private final long bodyTimeoutMillis;
@@ -41,28 +45,51 @@ final class RequestBodies {
      * ends with the connection closed and neither callback run.
      */
     void receive(HttpServerExchange ex, Runnable then, Consumer<ApiException> refuse) {
-        if (ex.getRequestContentLength() > maxBodyBytes) {
+        long declared = ex.getRequestContentLength();
+        if (declared > maxBodyBytes) {
             refuse.accept(tooLarge());
             return;
         }
-        ex.setMaxEntitySize(maxBodyBytes);
+        // Counted here, not by Undertow's MAX_ENTITY_SIZE: that check drops a chunked request's
+        // connection without an answer, where this one answers 413 first.
+        ByteArrayOutputStream body = new ByteArrayOutputStream((int) Math.max(0, Math.min(declared, 64 * 1024)));
         XnioExecutor.Key deadline = ex.getIoThread().executeAfter(() -> {
             LOG.log(System.Logger.Level.INFO, "closing a connection from " + ex.getSourceAddress()
                     + ": its request body did not arrive within " + bodyTimeoutMillis + " ms");
-            IoUtils.safeClose(ex.getConnection());
+            abandon(ex);
         }, bodyTimeoutMillis, TimeUnit.MILLISECONDS);
-        ex.getRequestReceiver().receiveFullBytes((e, body) -> {
-            deadline.remove();
-            e.putAttachment(BODY, body);
-            then.run();
+        boolean[] refused = {false};
+        ex.getRequestReceiver().receivePartialBytes((e, part, last) -> {
+            if (refused[0]) {
+                return; // the rest of a refused body is read and dropped until the connection closes
+            }
+            if (body.size() + (long) part.length > maxBodyBytes) {
+                refused[0] = true;
+                deadline.remove();
+                // Answer at once, go on reading (and dropping) for a moment so that the client can
+                // read the answer before the close, then close: a close with unread data would
+                // reset the connection and lose the answer.
+                e.getIoThread().executeAfter(() -> abandon(e), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+                e.setPersistent(false);
+                refuse.accept(tooLarge());
+                return;
+            }
+            body.write(part, 0, part.length);
+            if (last) {
+                deadline.remove();
+                e.putAttachment(BODY, body.toByteArray());
+                then.run();
+            }
         }, (e, failure) -> {
             deadline.remove();
-            if (failure instanceof RequestTooBigException) {
-                refuse.accept(tooLarge());
-            } else {
-                IoUtils.safeClose(e.getConnection());
-            }
+            abandon(e);
         });
+    }
+
+    /** The client went away or stalled: drop the connection and end the exchange so a stop need not wait for it. */
+    private static void abandon(HttpServerExchange ex) {
+        IoUtils.safeClose(ex.getConnection());
+        ex.endExchange();
     }
 
     /** The received body of a JSON request. */
