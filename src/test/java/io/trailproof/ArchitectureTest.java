@@ -114,4 +114,13 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.server..", "io.trailproof.cli..")
                 .check(classes);
     }
+
+    @Test
+    void onlyTheAuthenticatorReadsApiKeySecrets() {
+        noClasses().that().resideOutsideOfPackage("io.trailproof.config..")
+                .and().doNotHaveFullyQualifiedName("io.trailproof.http.Authenticator")
+                .should().callMethod(io.trailproof.config.ApiKey.class, "secret")
+                .because("a key's secret goes nowhere but the constant-time comparison: never a log or a message")
+                .check(classes);
+    }
 }

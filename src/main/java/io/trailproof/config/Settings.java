@@ -21,7 +21,10 @@ public record Settings(
         Duration verifyInterval,
         long logSegmentBytes,
         long checkpointIntervalEvents,
-        Duration timestampInterval) {
+        Duration timestampInterval,
+        int idleTimeoutMs,
+        int headerTimeoutMs,
+        int bodyTimeoutMs) {
 
     public Settings {
         apiKeys = List.copyOf(apiKeys);
@@ -32,6 +35,6 @@ public record Settings(
     public Settings withPort(int newPort) {
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
-                checkpointIntervalEvents, timestampInterval);
+                checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs);
     }
 }

@@ -100,8 +100,12 @@ public final class SettingsLoader {
         long segmentBytes = longIn(raw, ConfigKey.LOG_SEGMENT_BYTES, 4096, 1L << 40);
         long checkpointEvery = longIn(raw, ConfigKey.CHECKPOINT_INTERVAL_EVENTS, 1, Long.MAX_VALUE);
         Duration timestampInterval = duration(raw, ConfigKey.TIMESTAMP_INTERVAL);
+        int idleTimeout = (int) longIn(raw, ConfigKey.SERVER_IDLE_TIMEOUT_MS, 100, 3_600_000);
+        int headerTimeout = (int) longIn(raw, ConfigKey.SERVER_HEADER_TIMEOUT_MS, 100, 3_600_000);
+        int bodyTimeout = (int) longIn(raw, ConfigKey.SERVER_BODY_TIMEOUT_MS, 100, 3_600_000);
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
-                timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval);
+                timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
+                bodyTimeout);
     }
 
     private static String nonEmpty(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {

@@ -1,52 +1,108 @@
 package io.trailproof.http;
 
+import io.trailproof.config.ApiKey;
 import io.trailproof.ledger.LedgerUnavailableException;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
-import io.undertow.util.HttpString;
+import io.undertow.util.Headers;
 
+import java.io.IOException;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
 
 /**
- * The root handler: runs each request on a worker thread, routes it, and turns every outcome into
- * the CONTRACT 4.1 shape. A stack trace goes to the server log under a reference, never to the client.
+ * The root handler. On the I/O thread it routes the request, checks its key and role, and receives
+ * the body; only then does a worker thread run the endpoint. Every outcome takes the CONTRACT 4.1
+ * shape; a stack trace goes to the server log under a reference, never to the client.
+ *
+ * <p>Order of refusals: an open route (/health) needs nothing. Anything else, including an
+ * unknown path or a wrong method, first needs a valid key when keys are configured (401), so that a
+ * caller without one learns nothing about what exists; then 404 / 405; then the role (403); then
+ * the body limits (413).
  */
 final class ApiHandler implements HttpHandler {
 
     private static final System.Logger LOG = System.getLogger(ApiHandler.class.getName());
 
     private final Router router;
+    private final Authenticator authenticator;
+    private final RequestBodies bodies;
 
-    ApiHandler(Router router) {
+    ApiHandler(Router router, Authenticator authenticator, RequestBodies bodies) {
         this.router = router;
+        this.authenticator = authenticator;
+        this.bodies = bodies;
     }
 
     @Override
     public void handleRequest(HttpServerExchange ex) throws Exception {
-        if (ex.isInIoThread()) {
-            ex.dispatch(this);
+        Router.Match match;
+        try {
+            match = admit(ex);
+        } catch (ApiException e) {
+            Responses.problem(ex, e);
             return;
         }
-        ex.startBlocking();
+        bodies.receive(ex, () -> ex.dispatch(exchange -> run(exchange, match)), refusal -> {
+            try {
+                Responses.problem(ex, refusal);
+            } catch (IOException e) {
+                ex.endExchange();
+            }
+        });
+    }
+
+    /** The route this request may use, or the refusal (401, 404, 405, 403). */
+    private Router.Match admit(HttpServerExchange ex) throws ApiException {
+        Router.Match match = null;
+        ApiException unrouted = null;
         try {
-            Router.Match match = router.match(ex);
+            match = router.match(ex);
+        } catch (ApiException e) {
+            unrouted = e;
+        }
+        if (match != null && match.route().role() == null) {
+            return match;
+        }
+        Set<ApiKey.Role> granted = authenticator.authenticate(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
+        if (unrouted != null) {
+            throw unrouted;
+        }
+        Authenticator.authorize(granted, match.route().role(), ex.getRequestMethod().toString(), ex.getRequestPath());
+        return match;
+    }
+
+    /**
+     * On a worker thread: runs the endpoint with blocking I/O and turns its outcome into an answer
+     * (Undertow ends the exchange when this returns).
+     */
+    private void run(HttpServerExchange ex, Router.Match match) {
+        try {
+            ex.startBlocking();
             match.route().endpoint().handle(ex, match.parameter());
         } catch (ApiException e) {
-            for (Map.Entry<String, String> h : e.headers().entrySet()) {
-                ex.getResponseHeaders().put(new HttpString(h.getKey()), h.getValue());
-            }
-            Responses.error(ex, e.status(), e.getMessage());
+            answer(ex, e);
         } catch (LedgerUnavailableException e) {
-            ex.getResponseHeaders().put(new HttpString("Retry-After"), "30");
-            Responses.error(ex, 503, "the service cannot write now: " + e.getMessage());
+            answer(ex, new ApiException(503, "the service cannot write now: " + e.getMessage(),
+                    Map.of("Retry-After", "30")));
         } catch (Exception | Error e) {
             String reference = UUID.randomUUID().toString();
             LOG.log(System.Logger.Level.ERROR, "internal error " + reference + " on " + ex.getRequestMethod() + " "
                     + ex.getRequestPath(), e);
-            if (!ex.isResponseStarted()) {
-                Responses.error(ex, 500, "internal error (reference " + reference + "); the server log has the details");
-            }
+            answer(ex, new ApiException(500, "internal error (reference " + reference
+                    + "); the server log has the details"));
+        }
+    }
+
+    private static void answer(HttpServerExchange ex, ApiException e) {
+        if (ex.isResponseStarted()) {
+            return;
+        }
+        try {
+            Responses.problem(ex, e);
+        } catch (IOException | RuntimeException io) {
+            LOG.log(System.Logger.Level.DEBUG, "could not answer " + e.status() + ": " + io);
         }
     }
 }

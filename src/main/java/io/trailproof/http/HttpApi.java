@@ -1,38 +1,45 @@
 package io.trailproof.http;
 
+import io.trailproof.config.Settings;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.timestamp.TimestampService;
-import io.undertow.Handlers;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
-import io.undertow.server.handlers.GracefulShutdownHandler;
+import org.xnio.Options;
 
 import java.net.InetSocketAddress;
 
 /**
  * The HTTP API on Undertow. {@link #stop} stops accepting, lets requests in flight finish, then
  * stops the listener; the caller closes the ledger afterwards.
+ *
+ * <p>No client can hold a worker thread by being slow: request heads must arrive within the header
+ * timeout, bodies are received without a worker and within the body timeout, and a connection on
+ * which nothing moves for the idle timeout (no new request, or an answer the client does not read)
+ * is closed.
  */
 public final class HttpApi {
 
     private final Undertow undertow;
-    private final GracefulShutdownHandler graceful;
+    private final Draining draining;
 
-    public HttpApi(String host, int port, Ledger ledger, TimestampService timestamps, long maxBodyBytes,
-                   int maxBatchEvents) {
+    public HttpApi(Settings settings, Ledger ledger, TimestampService timestamps) {
         Router router = new Router();
         router.add("GET", "/health", null, (ex, p) -> Responses.json(ex, 200, Responses.MAPPER.createObjectNode()
                 .put("status", "ok").put("tree_size", ledger.size()).put("writable", !ledger.failed())));
-        new LedgerEndpoints(ledger, new RequestBodies(maxBodyBytes), maxBatchEvents).register(router);
-        new TimestampEndpoints(timestamps, new RequestBodies(maxBodyBytes)).register(router);
+        RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs());
+        new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents()).register(router);
+        new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger).register(router);
-        graceful = Handlers.gracefulShutdown(new ApiHandler(router));
+        draining = new Draining(new ApiHandler(router, new Authenticator(settings.apiKeys()), bodies));
         undertow = Undertow.builder()
-                .addHttpListener(port, host)
+                .addHttpListener(settings.port(), settings.host())
                 .setWorkerThreads(Math.max(64, Runtime.getRuntime().availableProcessors() * 32))
-                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, maxBodyBytes)
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
-                .setHandler(graceful)
+                .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, settings.idleTimeoutMs())
+                .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, settings.headerTimeoutMs())
+                .setSocketOption(Options.WRITE_TIMEOUT, settings.idleTimeoutMs())
+                .setHandler(draining)
                 .build();
     }
 
@@ -45,10 +52,10 @@ public final class HttpApi {
         return ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
     }
 
-    /** Stops accepting requests, waits up to {@code waitMillis} for those in flight, then stops. */
+    /** Refuses new requests (503), waits up to {@code waitMillis} for those in flight, then stops. */
     public void stop(long waitMillis) throws InterruptedException {
-        graceful.shutdown();
-        graceful.awaitShutdown(waitMillis);
+        draining.drain();
+        draining.awaitIdle(waitMillis);
         undertow.stop();
     }
 }

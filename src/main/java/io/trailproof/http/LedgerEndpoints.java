@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.config.ApiKey;
+import io.trailproof.core.event.EventLimits;
 import io.trailproof.core.event.EventRejection;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.core.json.JsonRejection;
@@ -29,7 +30,7 @@ import java.util.Optional;
 final class LedgerEndpoints {
 
     /** The event object is nesting level 1 (CONTRACT 2.1); a batch array adds one level above it. */
-    private static final int MAX_EVENT_DEPTH = 64;
+    private static final int MAX_EVENT_DEPTH = EventLimits.MAX_NESTING_DEPTH;
 
     private static final HexFormat HEX = HexFormat.of();
 
@@ -56,7 +57,7 @@ final class LedgerEndpoints {
     }
 
     private void postEvent(HttpServerExchange ex) throws Exception {
-        JsonNode node = parse(bodies.read(ex), MAX_EVENT_DEPTH, "");
+        JsonNode node = parse(bodies.read(ex), MAX_EVENT_DEPTH, Integer.MAX_VALUE, "");
         ObjectNode fields;
         try {
             fields = EventValidator.validate(node);
@@ -72,7 +73,8 @@ final class LedgerEndpoints {
     }
 
     private void postBatch(HttpServerExchange ex) throws Exception {
-        JsonNode node = parse(bodies.read(ex), MAX_EVENT_DEPTH + 1, "batch");
+        // The batch length is enforced while parsing: the parse stops at the first item too many.
+        JsonNode node = parse(bodies.read(ex), MAX_EVENT_DEPTH + 1, maxBatchEvents, "batch");
         if (!node.isArray()) {
             throw ApiException.badRequest("the batch body must be a JSON array of events");
         }
@@ -241,12 +243,13 @@ final class LedgerEndpoints {
         Responses.json(ex, 200, o);
     }
 
-    private static JsonNode parse(byte[] body, int maxDepth, String pathPrefix) throws ApiException {
+    private static JsonNode parse(byte[] body, int maxDepth, int maxTopLevelItems, String pathPrefix)
+            throws ApiException {
         if (body.length == 0) {
             throw ApiException.badRequest("the request body is empty; send a JSON " + (pathPrefix.isEmpty() ? "object" : "array"));
         }
         try {
-            return StrictJson.parse(body, maxDepth);
+            return StrictJson.parse(body, maxDepth, maxTopLevelItems);
         } catch (JsonRejection e) {
             throw ApiException.badRequest(e.getMessage());
         }

@@ -1,44 +1,108 @@
 package io.trailproof.http;
 
 import io.undertow.server.HttpServerExchange;
-import io.undertow.server.RequestTooBigException;
+import io.undertow.util.AttachmentKey;
 import io.undertow.util.Headers;
+import org.xnio.IoUtils;
+import org.xnio.XnioExecutor;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.InputStream;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * Reads request bodies: JSON only (415 otherwise), and never more than the configured limit (413);
- * a declared length over the limit is refused before anything is read.
+ * Request bodies: received in full before any worker thread is involved, bounded in size and time,
+ * then handed to the endpoint. JSON only (415 otherwise).
+ *
+ * <p>{@link #receive} runs on the connection's I/O thread and reads without blocking, so a client
+ * that sends its body slowly holds a connection, never a worker. A declared length over the limit
+ * is refused before a byte of the body is read; a chunked body is counted as it arrives and refused
+ * the moment it passes the limit, so nothing beyond the limit is
+ * ever held (the size is counted here, not by Undertow's entity-size option, which would drop a
+ * chunked request's connection without an answer). A body that has not fully arrived within the body timeout loses its connection.
  */
 final class RequestBodies {
 
-    private final long maxBodyBytes;
+    private static final System.Logger LOG = System.getLogger(RequestBodies.class.getName());
+    private static final AttachmentKey<byte[]> BODY = AttachmentKey.create(byte[].class);
 
-    RequestBodies(long maxBodyBytes) {
+    /** How long the rest of a refused body is read and dropped before the connection closes. */
+    private static final long LINGER_MILLIS = 2000;
+
+    private final long maxBodyBytes;
+    private final long bodyTimeoutMillis;
+
+    RequestBodies(long maxBodyBytes, long bodyTimeoutMillis) {
         this.maxBodyBytes = maxBodyBytes;
+        this.bodyTimeoutMillis = bodyTimeoutMillis;
     }
 
+    /**
+     * On the I/O thread: receives the whole body, then runs {@code then}. A body over the limit goes
+     * to {@code refuse} as a 413; a body that stalls past the timeout, or a client that goes away,
+     * ends with the connection closed and neither callback run.
+     */
+    void receive(HttpServerExchange ex, Runnable then, Consumer<ApiException> refuse) {
+        long declared = ex.getRequestContentLength();
+        if (declared > maxBodyBytes) {
+            refuse.accept(tooLarge());
+            return;
+        }
+        // Counted here, not by Undertow's MAX_ENTITY_SIZE: that check drops a chunked request's
+        // connection without an answer, where this one answers 413 first.
+        ByteArrayOutputStream body = new ByteArrayOutputStream((int) Math.max(0, Math.min(declared, 64 * 1024)));
+        XnioExecutor.Key deadline = ex.getIoThread().executeAfter(() -> {
+            LOG.log(System.Logger.Level.INFO, "closing a connection from " + ex.getSourceAddress()
+                    + ": its request body did not arrive within " + bodyTimeoutMillis + " ms");
+            abandon(ex);
+        }, bodyTimeoutMillis, TimeUnit.MILLISECONDS);
+        boolean[] refused = {false};
+        ex.getRequestReceiver().receivePartialBytes((e, part, last) -> {
+            if (refused[0]) {
+                return; // the rest of a refused body is read and dropped until the connection closes
+            }
+            if (body.size() + (long) part.length > maxBodyBytes) {
+                refused[0] = true;
+                deadline.remove();
+                // Answer at once, go on reading (and dropping) for a moment so that the client can
+                // read the answer before the close, then close: a close with unread data would
+                // reset the connection and lose the answer.
+                e.getIoThread().executeAfter(() -> abandon(e), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+                e.setPersistent(false);
+                refuse.accept(tooLarge());
+                return;
+            }
+            body.write(part, 0, part.length);
+            if (last) {
+                deadline.remove();
+                e.putAttachment(BODY, body.toByteArray());
+                then.run();
+            }
+        }, (e, failure) -> {
+            deadline.remove();
+            abandon(e);
+        });
+    }
+
+    /** The client went away or stalled: drop the connection and end the exchange so a stop need not wait for it. */
+    private static void abandon(HttpServerExchange ex) {
+        IoUtils.safeClose(ex.getConnection());
+        ex.endExchange();
+    }
+
+    /** The received body of a JSON request. */
     byte[] read(HttpServerExchange ex) throws ApiException, IOException {
         String type = ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE);
         if (type == null || !isJson(type)) {
             throw new ApiException(415, "the body must be JSON: send Content-Type: application/json");
         }
-        long declared = ex.getRequestContentLength();
-        if (declared > maxBodyBytes) {
-            throw tooLarge();
+        byte[] body = ex.getAttachment(BODY);
+        if (body == null) {
+            throw new IllegalStateException("the body is read by receive() before the endpoint runs");
         }
-        ex.setMaxEntitySize(maxBodyBytes);
-        try (InputStream in = ex.getInputStream()) {
-            byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBodyBytes + 1));
-            if (body.length > maxBodyBytes) {
-                throw tooLarge();
-            }
-            return body;
-        } catch (RequestTooBigException e) {
-            throw tooLarge();
-        }
+        return body;
     }
 
     private ApiException tooLarge() {

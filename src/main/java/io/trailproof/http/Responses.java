@@ -35,6 +35,20 @@ final class Responses {
         json(ex, status, MAPPER.createObjectNode().put("error", message));
     }
 
+    /**
+     * Answers with the refusal's status, headers and message. When part of the request body was
+     * left unread the connection is closed after the answer, rather than read to the end.
+     */
+    static void problem(HttpServerExchange ex, ApiException e) throws IOException {
+        for (java.util.Map.Entry<String, String> h : e.headers().entrySet()) {
+            ex.getResponseHeaders().put(new io.undertow.util.HttpString(h.getKey()), h.getValue());
+        }
+        if (!ex.isRequestComplete()) {
+            ex.setPersistent(false);
+        }
+        error(ex, e.status(), e.getMessage());
+    }
+
     /** Builds a JSON document with a streaming generator, for answers that embed stored events raw. */
     static byte[] write(GeneratorBody body) throws IOException {
         ByteArrayOutputStream out = new ByteArrayOutputStream(4096);

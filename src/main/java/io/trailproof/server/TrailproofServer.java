@@ -67,6 +67,10 @@ public final class TrailproofServer implements AutoCloseable {
         } catch (IOException | IllegalArgumentException e) {
             throw new StartException("timestamp configuration: " + e.getMessage());
         }
+        if (settings.apiKeys().isEmpty() && !isLoopback(settings.host())) {
+            LOG.log(System.Logger.Level.WARNING, "listening on " + settings.host() + " without API keys "
+                    + "(--insecure-no-auth): anyone who can reach this port can write and read the audit trail");
+        }
         DataDirLock lock = DataDirLock.acquire(settings.dataDir());
         Ledger ledger = null;
         TimestampStore timestampStore = null;
@@ -79,8 +83,7 @@ public final class TrailproofServer implements AutoCloseable {
             TimestampService timestamps = new TimestampService(ledger, timestampStore,
                     new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), tsaUrls, settings.defaultTsaUrl(),
                     anchors, clock, random);
-            HttpApi http = new HttpApi(settings.host(), settings.port(), ledger, timestamps, settings.maxBodyBytes(),
-                    settings.maxBatchEvents());
+            HttpApi http = new HttpApi(settings, ledger, timestamps);
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);

@@ -89,6 +89,11 @@ public final class ServerProcess implements AutoCloseable {
         return port;
     }
 
+    /** What the process printed up to and including its "listening" line. */
+    public String startupOutput() {
+        return output.toString();
+    }
+
     public Api api() {
         return new Api(port);
     }

@@ -62,6 +62,14 @@ public final class StrictJson {
      * @throws JsonRejection naming the path of the offending field where there is one
      */
     public static JsonNode parse(byte[] utf8, int maxDepth) throws JsonRejection {
+        return parse(utf8, maxDepth, Integer.MAX_VALUE);
+    }
+
+    /**
+     * As {@link #parse(byte[], int)}, and a top-level array may hold at most {@code maxTopLevelItems}
+     * items: the parse stops at the first item beyond, before reading it.
+     */
+    public static JsonNode parse(byte[] utf8, int maxDepth, int maxTopLevelItems) throws JsonRejection {
         int bad = Utf8.firstInvalidByte(utf8);
         if (bad >= 0) {
             throw invalidUtf8(utf8, bad, maxDepth);
@@ -74,7 +82,7 @@ public final class StrictJson {
                         + "; send UTF-8 JSON and escape control characters in strings");
             }
         }
-        return new TreeBuilder(utf8, maxDepth).build();
+        return new TreeBuilder(utf8, maxDepth, maxTopLevelItems).build();
     }
 
     private static JsonRejection invalidUtf8(byte[] utf8, int offset, int maxDepth) {
@@ -82,7 +90,7 @@ public final class StrictJson {
         String path = null;
         try {
             byte[] prefix = java.util.Arrays.copyOf(utf8, offset);
-            new TreeBuilder(prefix, maxDepth).build();
+            new TreeBuilder(prefix, maxDepth, Integer.MAX_VALUE).build();
         } catch (JsonRejection r) {
             path = r.path();
         }
@@ -107,12 +115,14 @@ public final class StrictJson {
     private static final class TreeBuilder {
         private final byte[] input;
         private final int maxDepth;
+        private final int maxTopLevelItems;
         private final List<Frame> stack = new ArrayList<>();
         private JsonParser parser;
 
-        TreeBuilder(byte[] input, int maxDepth) {
+        TreeBuilder(byte[] input, int maxDepth, int maxTopLevelItems) {
             this.input = input;
             this.maxDepth = maxDepth;
+            this.maxTopLevelItems = maxTopLevelItems;
         }
 
         JsonNode build() throws JsonRejection {
@@ -157,6 +167,10 @@ public final class StrictJson {
             JsonNode root = null;
             while (true) {
                 Frame top = stack.isEmpty() ? null : stack.get(stack.size() - 1);
+                if (stack.size() == 1 && !top.object && t != JsonToken.END_ARRAY && top.index >= maxTopLevelItems) {
+                    throw new JsonRejection(null, "the array holds more than " + maxTopLevelItems
+                            + " items; the limit is " + maxTopLevelItems + ", so send the rest in another request");
+                }
                 switch (t) {
                     case START_OBJECT, START_ARRAY -> {
                         if (stack.size() + 1 > maxDepth) {

@@ -241,4 +241,17 @@ class StrictJsonTest {
         }
         return out;
     }
+
+    @Test
+    void topLevelArrayLengthIsLimitedWhileParsing() throws Exception {
+        byte[] three = "[{\"a\":1},{\"a\":2},{\"a\":3}]".getBytes(StandardCharsets.UTF_8);
+        assertThat(StrictJson.parse(three, 64, 3).size()).isEqualTo(3);
+        assertThatThrownBy(() -> StrictJson.parse(three, 64, 2)).isInstanceOf(JsonRejection.class)
+                .hasMessageContaining("more than 2 items").hasMessageContaining("limit is 2");
+        // The parse stops at the first item too many: what follows it is never read.
+        byte[] broken = "[1,2,3,{\"x\":".getBytes(StandardCharsets.UTF_8);
+        assertThatThrownBy(() -> StrictJson.parse(broken, 64, 3)).hasMessageContaining("more than 3 items");
+        // Nested arrays and objects do not count against the limit.
+        assertThat(StrictJson.parse("[[1,2,3,4],{\"a\":[5,6,7]}]".getBytes(StandardCharsets.UTF_8), 64, 2).size()).isEqualTo(2);
+    }
 }

@@ -1,0 +1,103 @@
+package io.trailproof.http;
+
+import io.trailproof.config.ApiKey;
+
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Decides whether a request's {@code Authorization: Bearer <key>} may do what it asks (CONTRACT 4.1).
+ *
+ * <p>With no keys configured every request is allowed. Otherwise a missing, malformed or unknown key
+ * is a 401 with {@code WWW-Authenticate: Bearer}, and a known key without the role is a 403. {@code admin}
+ * implies every role. Keys are compared as SHA-256 digests with {@link MessageDigest#isEqual}, against
+ * every configured key without stopping at a match, so the time taken says nothing about which key
+ * or how much of it matched. No message, log line or exception ever contains a presented or
+ * configured key.
+ */
+final class Authenticator {
+
+    static final String CHALLENGE = "Bearer";
+    private static final String SCHEME = "bearer ";
+
+    private final List<byte[]> digests;
+    private final List<Set<ApiKey.Role>> roles;
+
+    Authenticator(List<ApiKey> keys) {
+        this.digests = keys.stream().map(k -> sha256(k.secret())).toList();
+        this.roles = keys.stream().map(k -> {
+            Set<ApiKey.Role> r = EnumSet.noneOf(ApiKey.Role.class);
+            r.addAll(k.roles());
+            return r;
+        }).toList();
+    }
+
+    /** True when keys are configured, so that every request but the open ones must present one. */
+    boolean enabled() {
+        return !digests.isEmpty();
+    }
+
+    /**
+     * The roles the request's key grants; every role when authentication is off.
+     *
+     * @throws ApiException 401 when the key is missing, malformed or unknown
+     */
+    Set<ApiKey.Role> authenticate(String authorization) throws ApiException {
+        if (!enabled()) {
+            return EnumSet.allOf(ApiKey.Role.class);
+        }
+        if (authorization == null || authorization.isBlank()) {
+            throw unauthorized("this request needs an API key: send the header Authorization: Bearer <key>");
+        }
+        String header = authorization.strip();
+        if (header.length() <= SCHEME.length() || !header.substring(0, SCHEME.length()).toLowerCase(Locale.ROOT)
+                .equals(SCHEME)) {
+            throw unauthorized("the Authorization header must have the form 'Bearer <key>'");
+        }
+        byte[] presented = sha256(header.substring(SCHEME.length()).strip());
+        EnumSet<ApiKey.Role> granted = EnumSet.noneOf(ApiKey.Role.class);
+        boolean known = false;
+        for (int i = 0; i < digests.size(); i++) {
+            // No early exit: every configured key is compared whatever the outcome.
+            boolean match = MessageDigest.isEqual(presented, digests.get(i));
+            known |= match;
+            if (match) {
+                granted.addAll(roles.get(i));
+            }
+        }
+        if (!known) {
+            throw unauthorized("the API key is not valid; check the key you were given (it is not shown here)");
+        }
+        return granted;
+    }
+
+    /**
+     * @throws ApiException 403 when {@code granted} lacks {@code needed} (admin grants everything)
+     */
+    static void authorize(Set<ApiKey.Role> granted, ApiKey.Role needed, String method, String path)
+            throws ApiException {
+        if (needed == null || granted.contains(ApiKey.Role.ADMIN) || granted.contains(needed)) {
+            return;
+        }
+        throw new ApiException(403, "this API key lacks the " + needed.name().toLowerCase(Locale.ROOT)
+                + " role needed for " + method + " " + Params.shorten(path) + "; use a key with that role");
+    }
+
+    private static ApiException unauthorized(String message) {
+        return new ApiException(401, message, Map.of("WWW-Authenticate", CHALLENGE));
+    }
+
+    private static byte[] sha256(String key) {
+        try {
+            return MessageDigest.getInstance("SHA-256").digest(key.getBytes(StandardCharsets.UTF_8));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+}
