@@ -1,5 +1,6 @@
 package io.trailproof.core.chain;
 
+import io.trailproof.core.event.IntactEvent;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.merkle.Rfc9162;
 import io.trailproof.core.merkle.SubtreeHashes;
@@ -48,6 +49,11 @@ public final class ChainVerifier {
         if (failure.isPresent()) {
             return failure;
         }
+        Optional<IntactEvent> intact = IntactEvent.check(payload);
+        if (intact.isPresent()) {
+            IntactEvent e = intact.get();
+            return linked(e.agentId(), e.sequence(), e.prevHash(), e.hash(), e.logIndex(), position, tree);
+        }
         StoredEvent event;
         try {
             event = StoredEvent.parse(payload);
@@ -71,21 +77,27 @@ public final class ChainVerifier {
         if (!recomputed.equals(event.hash())) {
             return fail(ChainFailure.Kind.HASH_MISMATCH, event.hash(), recomputed);
         }
-        if (!agentId.equals(event.agentId())) {
+        return linked(event.agentId(), event.sequence(), event.prevHash(), event.hash(), event.logIndex(), position,
+                tree);
+    }
+
+    /** The checks after the hash: agent, sequence, link, and the event's leaf in the tree. */
+    private Optional<ChainFailure> linked(String eventAgent, long sequence, String prevHash, String hash, long logIndex,
+                                          long position, SubtreeHashes tree) {
+        if (!agentId.equals(eventAgent)) {
             // Intact, but another agent's event: it cannot belong to this chain.
-            return fail(ChainFailure.Kind.HASH_MISMATCH, "an event of agent " + agentId,
-                    "an event of agent " + event.agentId());
+            return fail(ChainFailure.Kind.HASH_MISMATCH, "an event of agent " + agentId, "an event of agent " + eventAgent);
         }
-        if (event.sequence() != expectedSequence) {
-            return fail(ChainFailure.Kind.SEQUENCE_GAP, Long.toString(expectedSequence), Long.toString(event.sequence()));
+        if (sequence != expectedSequence) {
+            return fail(ChainFailure.Kind.SEQUENCE_GAP, Long.toString(expectedSequence), Long.toString(sequence));
         }
-        if (!event.prevHash().equals(expectedPrevHash)) {
-            return fail(ChainFailure.Kind.PREV_HASH_MISMATCH, expectedPrevHash, event.prevHash());
+        if (!prevHash.equals(expectedPrevHash)) {
+            return fail(ChainFailure.Kind.PREV_HASH_MISMATCH, expectedPrevHash, prevHash);
         }
         if (tree != null) {
-            byte[] leaf = Rfc9162.leafHash(event.hashBytes());
-            if (event.logIndex() != position) {
-                return fail(ChainFailure.Kind.MERKLE_LEAF_MISMATCH, "log_index " + position, "log_index " + event.logIndex());
+            byte[] leaf = Rfc9162.leafHash(HexFormat.of().parseHex(hash));
+            if (logIndex != position) {
+                return fail(ChainFailure.Kind.MERKLE_LEAF_MISMATCH, "log_index " + position, "log_index " + logIndex);
             }
             byte[] stored;
             try {
@@ -99,7 +111,7 @@ public final class ChainVerifier {
         }
         verified++;
         expectedSequence++;
-        expectedPrevHash = event.hash();
+        expectedPrevHash = hash;
         return Optional.empty();
     }
 

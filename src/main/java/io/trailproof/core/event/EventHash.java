@@ -30,8 +30,13 @@ public final class EventHash {
     }
 
     public static byte[] sha256(byte[] data) {
+        return newDigest().digest(data);
+    }
+
+    /** A fresh SHA-256 digest, for hashing a payload in pieces. */
+    public static MessageDigest newDigest() {
         try {
-            return MessageDigest.getInstance("SHA-256").digest(data);
+            return MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException("every Java platform must provide SHA-256", e);
         }
