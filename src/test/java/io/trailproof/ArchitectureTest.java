@@ -82,6 +82,30 @@ class ArchitectureTest {
     }
 
     @Test
+    void ledgerKnowsNothingOfTheIndex() {
+        noClasses().that().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.store..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.index..", "org.apache.lucene..")
+                .because("the index is derived from the log; the log never depends on it")
+                .check(classes);
+    }
+
+    @Test
+    void indexKnowsNothingAboveIt() {
+        noClasses().that().resideInAPackage("io.trailproof.index..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..")
+                .check(classes);
+    }
+
+    @Test
+    void onlyTheIndexUsesLucene() {
+        noClasses().that().resideOutsideOfPackage("io.trailproof.index..")
+                .should().dependOnClassesThat().resideInAPackage("org.apache.lucene..")
+                .because("the index is reached through the EventIndex interface, so a backend can be replaced")
+                .check(classes);
+    }
+
+    @Test
     void httpKnowsNothingAboveIt() {
         noClasses().that().resideInAPackage("io.trailproof.http..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.server..", "io.trailproof.cli..")

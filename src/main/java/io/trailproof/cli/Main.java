@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code trailproof} program: parses the command line and runs a subcommand (CONTRACT 7). */
 @Command(name = "trailproof", mixinStandardHelpOptions = true, version = "trailproof 0.1.0",
         description = "Tamper-evident audit trail for AI agents.",
-        subcommands = {ServeCommand.class})
+        subcommands = {ServeCommand.class, SearchCommand.class, IndexCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code for bad usage (CONTRACT 7): 0 success or valid, 1 invalid or failed, 2 bad usage. */

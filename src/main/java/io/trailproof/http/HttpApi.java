@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.undertow.Handlers;
 import io.undertow.Undertow;
@@ -17,11 +18,12 @@ public final class HttpApi {
     private final Undertow undertow;
     private final GracefulShutdownHandler graceful;
 
-    public HttpApi(String host, int port, Ledger ledger, long maxBodyBytes, int maxBatchEvents) {
+    public HttpApi(String host, int port, Ledger ledger, SearchIndex index, long maxBodyBytes, int maxBatchEvents) {
         Router router = new Router();
         router.add("GET", "/health", null, (ex, p) -> Responses.json(ex, 200, Responses.MAPPER.createObjectNode()
                 .put("status", "ok").put("tree_size", ledger.size()).put("writable", !ledger.failed())));
         new LedgerEndpoints(ledger, new RequestBodies(maxBodyBytes), maxBatchEvents).register(router);
+        new SearchEndpoints(index).register(router);
         graceful = Handlers.gracefulShutdown(new ApiHandler(router));
         undertow = Undertow.builder()
                 .addHttpListener(port, host)

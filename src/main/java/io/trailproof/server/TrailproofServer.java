@@ -2,6 +2,7 @@ package io.trailproof.server;
 
 import io.trailproof.config.Settings;
 import io.trailproof.http.HttpApi;
+import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.store.DataDirLock;
 
@@ -24,13 +25,16 @@ public final class TrailproofServer implements AutoCloseable {
 
     private final DataDirLock lock;
     private final Ledger ledger;
+    private final SearchIndex index;
     private final HttpApi http;
     private final ScheduledExecutorService scheduler;
     private boolean stopped;
 
-    private TrailproofServer(DataDirLock lock, Ledger ledger, HttpApi http, ScheduledExecutorService scheduler) {
+    private TrailproofServer(DataDirLock lock, Ledger ledger, SearchIndex index, HttpApi http,
+                             ScheduledExecutorService scheduler) {
         this.lock = lock;
         this.ledger = ledger;
+        this.index = index;
         this.http = http;
         this.scheduler = scheduler;
     }
@@ -44,22 +48,27 @@ public final class TrailproofServer implements AutoCloseable {
         }
         DataDirLock lock = DataDirLock.acquire(settings.dataDir());
         Ledger ledger = null;
+        SearchIndex index = null;
         try {
             ledger = Ledger.open(settings.dataDir(),
                     new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents()),
                     clock, new SecureRandom());
-            HttpApi http = new HttpApi(settings.host(), settings.port(), ledger, settings.maxBodyBytes(),
+            index = SearchIndex.open(settings.dataDir(), ledger, clock);
+            HttpApi http = new HttpApi(settings.host(), settings.port(), ledger, index, settings.maxBodyBytes(),
                     settings.maxBatchEvents());
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);
                 return t;
             });
-            TrailproofServer server = new TrailproofServer(lock, ledger, http, scheduler);
+            TrailproofServer server = new TrailproofServer(lock, ledger, index, http, scheduler);
             http.start();
             server.scheduleVerification(settings);
             return server;
         } catch (IOException | RuntimeException e) {
+            if (index != null) {
+                index.close();
+            }
             if (ledger != null) {
                 ledger.close();
             }
@@ -95,6 +104,10 @@ public final class TrailproofServer implements AutoCloseable {
         return ledger;
     }
 
+    public SearchIndex searchIndex() {
+        return index;
+    }
+
     /** Stops accepting, finishes requests in flight, forces and checkpoints the log, releases the directory. */
     @Override
     public synchronized void close() throws IOException {
@@ -108,6 +121,11 @@ public final class TrailproofServer implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         scheduler.shutdownNow();
+        try {
+            index.close();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "closing the search index failed (it is rebuilt from the log at the next start): " + e);
+        }
         try {
             ledger.close();
         } finally {
