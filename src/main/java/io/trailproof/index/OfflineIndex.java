@@ -75,21 +75,6 @@ public final class OfflineIndex {
             if (index.size() != logSize) {
                 note(diffs, count, "the index commit covers " + index.size() + " log entries; the log has " + logSize);
             }
-            BitSet seen = new BitSet();
-            List<Long> beyond = new ArrayList<>();
-            index.forEachLogIndex(i -> {
-                if (i < 0 || i >= logSize) {
-                    beyond.add(i);
-                } else if (seen.get((int) i)) {
-                    note(diffs, count, "log index " + i + " is in the index more than once");
-                } else {
-                    seen.set((int) i);
-                }
-            });
-            beyond.stream().sorted().forEach(i -> note(diffs, count, "log index " + i + " is in the index but not in the log"));
-            for (int i = seen.nextClearBit(0); i < logSize; i = seen.nextClearBit(i + 1)) {
-                note(diffs, count, "log index " + i + " is missing from the index");
-            }
             Map<String, Long> inIndex = index.countsPerAgent();
             Map<String, Long> inLog = new TreeMap<>();
             for (AgentSummary a : ledger.agents()) {
@@ -103,6 +88,24 @@ public final class OfflineIndex {
                 if (l != x) {
                     note(diffs, count, "agent " + agent + " has " + l + " events in the log and " + x + " in the index");
                 }
+            }
+            BitSet seen = new BitSet();
+            List<Long> beyond = new ArrayList<>();
+            index.forEachLogIndex(i -> {
+                if (i < 0 || i >= logSize) {
+                    beyond.add(i);
+                } else if (seen.get((int) i)) {
+                    note(diffs, count, "log index " + i + " is in the index more than once");
+                } else {
+                    seen.set((int) i);
+                }
+            });
+            beyond.stream().sorted().forEach(i -> note(diffs, count, "log index " + i + " is in the index but not in the log"));
+            for (int i = seen.nextClearBit(0); i < logSize; ) {
+                int end = (int) Math.min(logSize, seen.nextSetBit(i) < 0 ? logSize : seen.nextSetBit(i));
+                note(diffs, count, end - i == 1 ? "log index " + i + " is missing from the index"
+                        : "log indexes " + i + " to " + (end - 1) + " (" + (end - i) + ") are missing from the index");
+                i = seen.nextClearBit(end);
             }
             return new CheckReport(logSize, index.size(), count[0], diffs);
         }
