@@ -40,6 +40,8 @@ final class EventQueryParser extends QueryParser {
         setDeterminizeWorkLimit(DETERMINIZE_WORK_LIMIT);
         setAllowLeadingWildcard(true);
         setSplitOnWhitespace(true);
+        // "db-prod-01" means that sequence of words, not any of them.
+        setAutoGeneratePhraseQueries(true);
     }
 
     @Override
