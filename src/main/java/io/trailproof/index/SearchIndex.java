@@ -35,6 +35,8 @@ public final class SearchIndex implements Closeable {
     static final Duration CATCH_UP_WAIT = Duration.ofSeconds(30);
     /** The follower commits (makes the index durable) at most this often while events arrive. */
     static final Duration COMMIT_INTERVAL = Duration.ofSeconds(5);
+    /** During a large catch-up (a rebuild at start) commits are rarer: each one flushes and merges segments. */
+    static final Duration CATCH_UP_COMMIT_INTERVAL = Duration.ofSeconds(60);
     /** How often an idle follower looks at the ledger's size when nobody nudges it. */
     private static final long POLL_MILLIS = 20;
     private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
@@ -188,7 +190,8 @@ public final class SearchIndex implements Closeable {
                         LOG.log(System.Logger.Level.INFO, "search index: " + progressLine(index.size() - catchUpFrom,
                                 target - catchUpFrom, now - catchUpStart));
                     }
-                    if (now - lastCommitNanos >= COMMIT_INTERVAL.toNanos()) {
+                    Duration interval = catchUpStart != 0 ? CATCH_UP_COMMIT_INTERVAL : COMMIT_INTERVAL;
+                    if (now - lastCommitNanos >= interval.toNanos()) {
                         commit(index);
                     }
                 } else {
