@@ -41,6 +41,8 @@ public final class SearchIndex implements Closeable {
     private static final long POLL_MILLIS = 20;
     private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
     private static final long LARGE_CATCH_UP = 10_000;
+    /** At a clean stop, at most this many events are indexed before the final commit; the rest wait for the next start. */
+    static final long CLOSE_CATCH_UP_LIMIT = 100_000;
 
     /** A page of results: stored events as read from the log, with score and highlights for searches. */
     public record Result(byte[] payload, float score, Map<String, List<String>> highlights) {
@@ -443,6 +445,11 @@ public final class SearchIndex implements Closeable {
         }
         swapLock.writeLock().lock();
         try {
+            // A clean stop leaves the index level with the log unless that is a long job (a rebuild in progress).
+            long lag = ledger.size() - current.size();
+            if (lag > 0 && lag <= CLOSE_CATCH_UP_LIMIT) {
+                LogReader.copy(ledger, current, ledger.size(), n -> { }, () -> false);
+            }
             current.commit();
         } finally {
             try {
