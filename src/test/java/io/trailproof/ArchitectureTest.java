@@ -94,6 +94,14 @@ class ArchitectureTest {
     }
 
     @Test
+    void ledgerKnowsNothingOfTheIndex() {
+        noClasses().that().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.store..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.index..", "org.apache.lucene..")
+                .because("the index is derived from the log; the log never depends on it")
+                .check(classes);
+    }
+
+    @Test
     void ledgerAndStoreKnowNothingOfExport() {
         noClasses().that().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.store..")
                 .should().dependOnClassesThat().resideInAPackage("io.trailproof.export..")
@@ -105,6 +113,22 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage("io.trailproof.export..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
                         "io.trailproof.cli..", "io.trailproof.config..")
+                .check(classes);
+    }
+
+    @Test
+    void indexKnowsNothingAboveIt() {
+        noClasses().that().resideInAPackage("io.trailproof.index..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..")
+                .check(classes);
+    }
+
+    @Test
+    void onlyTheIndexUsesLucene() {
+        noClasses().that().resideOutsideOfPackage("io.trailproof.index..")
+                .should().dependOnClassesThat().resideInAPackage("org.apache.lucene..")
+                .because("the index is reached through the EventIndex interface, so a backend can be replaced")
                 .check(classes);
     }
 

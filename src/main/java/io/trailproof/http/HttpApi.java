@@ -1,6 +1,7 @@
 package io.trailproof.http;
 
 import io.trailproof.config.Settings;
+import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.timestamp.TimestampService;
 import io.undertow.Undertow;
@@ -23,12 +24,13 @@ public final class HttpApi {
     private final Undertow undertow;
     private final Draining draining;
 
-    public HttpApi(Settings settings, Ledger ledger, TimestampService timestamps) {
+    public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps) {
         Router router = new Router();
         router.add("GET", "/health", null, (ex, p) -> Responses.json(ex, 200, Responses.MAPPER.createObjectNode()
                 .put("status", "ok").put("tree_size", ledger.size()).put("writable", !ledger.failed())));
         RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs());
         new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents()).register(router);
+        new SearchEndpoints(index).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger).register(router);
         draining = new Draining(new ApiHandler(router, new Authenticator(settings.apiKeys()), bodies));

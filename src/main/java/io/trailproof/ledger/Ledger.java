@@ -352,6 +352,27 @@ public final class Ledger implements Closeable {
         return Optional.of(payload);
     }
 
+    /**
+     * The stored event's bytes at {@code logIndex}, read from storage; for readers that locate events
+     * by position (the search index). Only durable events are readable.
+     *
+     * @throws IllegalArgumentException when {@code logIndex} is not below {@link #size()}
+     */
+    public byte[] payloadAt(long logIndex) throws IOException {
+        if (logIndex < 0 || logIndex >= size()) {
+            throw new IllegalArgumentException("log index " + logIndex + " is not below the durable size " + size());
+        }
+        return log.read(logIndex);
+    }
+
+    /** Visits the durable events {@code [from, to)} in log order, reading sequentially from storage. */
+    public void scan(long from, long to, EventLog.PayloadVisitor visitor) throws IOException {
+        if (from < 0 || to > size() || from > to) {
+            throw new IllegalArgumentException("range [" + from + ", " + to + ") is not within the durable size " + size());
+        }
+        log.scan(from, to, visitor);
+    }
+
     public static boolean wellFormedId(String id) {
         return EventIds.wellFormed(id);
     }

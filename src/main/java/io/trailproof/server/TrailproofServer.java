@@ -2,6 +2,7 @@ package io.trailproof.server;
 
 import io.trailproof.config.Settings;
 import io.trailproof.http.HttpApi;
+import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.store.DataDirLock;
 import io.trailproof.timestamp.LogTimestampStore;
@@ -36,16 +37,19 @@ public final class TrailproofServer implements AutoCloseable {
 
     private final DataDirLock lock;
     private final Ledger ledger;
+    private final SearchIndex index;
     private final HttpApi http;
     private final ScheduledExecutorService scheduler;
     private final TimestampStore timestampStore;
     private final TimestampScheduler stamper;
     private boolean stopped;
 
-    private TrailproofServer(DataDirLock lock, Ledger ledger, HttpApi http, ScheduledExecutorService scheduler,
-                             TimestampStore timestampStore, TimestampScheduler stamper) {
+    private TrailproofServer(DataDirLock lock, Ledger ledger, SearchIndex index, HttpApi http,
+                             ScheduledExecutorService scheduler, TimestampStore timestampStore,
+                             TimestampScheduler stamper) {
         this.lock = lock;
         this.ledger = ledger;
+        this.index = index;
         this.http = http;
         this.scheduler = scheduler;
         this.timestampStore = timestampStore;
@@ -74,6 +78,7 @@ public final class TrailproofServer implements AutoCloseable {
         DataDirLock lock = DataDirLock.acquire(settings.dataDir());
         Ledger ledger = null;
         TimestampStore timestampStore = null;
+        SearchIndex index = null;
         try {
             SecureRandom random = new SecureRandom();
             ledger = Ledger.open(settings.dataDir(),
@@ -83,7 +88,8 @@ public final class TrailproofServer implements AutoCloseable {
             TimestampService timestamps = new TimestampService(ledger, timestampStore,
                     new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), tsaUrls, settings.defaultTsaUrl(),
                     anchors, clock, random);
-            HttpApi http = new HttpApi(settings, ledger, timestamps);
+            index = SearchIndex.open(settings.dataDir(), ledger, clock);
+            HttpApi http = new HttpApi(settings, ledger, index, timestamps);
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);
@@ -92,7 +98,8 @@ public final class TrailproofServer implements AutoCloseable {
             TimestampScheduler stamper = settings.timestampInterval().isZero() ? null
                     : new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),
                             TIMESTAMP_FIRST_RETRY, clock);
-            TrailproofServer server = new TrailproofServer(lock, ledger, http, scheduler, timestampStore, stamper);
+            TrailproofServer server = new TrailproofServer(lock, ledger, index, http, scheduler, timestampStore,
+                    stamper);
             http.start();
             server.scheduleVerification(settings);
             if (stamper != null) {
@@ -100,6 +107,9 @@ public final class TrailproofServer implements AutoCloseable {
             }
             return server;
         } catch (IOException | RuntimeException e) {
+            if (index != null) {
+                index.close();
+            }
             if (timestampStore != null) {
                 timestampStore.close();
             }
@@ -138,6 +148,10 @@ public final class TrailproofServer implements AutoCloseable {
         return ledger;
     }
 
+    public SearchIndex searchIndex() {
+        return index;
+    }
+
     /** Stops accepting, finishes requests in flight, forces and checkpoints the log, releases the directory. */
     @Override
     public synchronized void close() throws IOException {
@@ -153,6 +167,11 @@ public final class TrailproofServer implements AutoCloseable {
         scheduler.shutdownNow();
         if (stamper != null) {
             stamper.close();
+        }
+        try {
+            index.close();
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "closing the search index failed (it is rebuilt from the log at the next start): " + e);
         }
         try {
             timestampStore.close();

@@ -179,7 +179,8 @@ public final class EventValidator {
         }
     }
 
-    private static boolean isLabelKey(String key) {
+    /** Whether {@code key} has the shape of a label key (CONTRACT 2.1): 1..128 of A-Z a-z 0-9 _ . : - */
+    public static boolean isLabelKey(String key) {
         if (key.isEmpty() || key.length() > LABEL_KEY_MAX_LENGTH) {
             return false;
         }

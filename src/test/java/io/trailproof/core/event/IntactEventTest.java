@@ -64,7 +64,7 @@ class IntactEventTest {
                 }
                 // Accepted: the bytes that were hashed are untouched, so only log_index can have changed.
                 assertThat(fast.get().hash()).isEqualTo(e.hash());
-                assertThat(pos).as("position " + pos).isNotBetween(hashStart, hashStart + 75);
+                assertThat(pos < hashStart || pos > hashStart + 75).as("position " + pos).isTrue();
                 StoredEvent full = StoredEvent.parse(changed);
                 assertThat(HexFormat.of().formatHex(full.recomputeHash())).isEqualTo(full.hash());
             }

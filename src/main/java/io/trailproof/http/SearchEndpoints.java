@@ -1,0 +1,216 @@
+package io.trailproof.http;
+
+import io.trailproof.core.event.EventValidator;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.config.ApiKey;
+import io.trailproof.core.event.EventTime;
+import io.trailproof.index.BadQueryException;
+import io.trailproof.index.EventFilter;
+import io.trailproof.index.IndexRequest;
+import io.trailproof.index.IndexUnavailableException;
+import io.trailproof.index.SearchIndex;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.HttpString;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+
+/**
+ * {@code GET /v1/events} (filtered listing), {@code GET /v1/search} (CONTRACT 4.2) and the index
+ * administration endpoints. Parameters are checked here; the index answers with log positions and the
+ * events are read from the log.
+ */
+final class SearchEndpoints {
+
+    private static final String LABEL = "label.";
+    private static final Set<String> LIST_PARAMS = Set.of("agent_id", "action_type", "since", "until", "order", "limit",
+            "offset");
+    private static final Set<String> SEARCH_PARAMS = Set.of("q", "agent_id", "action_type", "since", "until", "sort",
+            "limit", "offset");
+
+    private final SearchIndex index;
+
+    SearchEndpoints(SearchIndex index) {
+        this.index = index;
+    }
+
+    void register(Router router) {
+        router.get("/v1/events", (ex, p) -> list(ex))
+                .get("/v1/search", (ex, p) -> search(ex))
+                .add("GET", "/v1/admin/index", ApiKey.Role.ADMIN, (ex, p) -> status(ex))
+                .add("POST", "/v1/admin/index/rebuild", ApiKey.Role.ADMIN, (ex, p) -> rebuild(ex));
+    }
+
+    private void list(HttpServerExchange ex) throws Exception {
+        Params params = new Params(ex);
+        refuseUnknown(ex, LIST_PARAMS);
+        EventFilter filter = filter(params, ex);
+        String order = params.optional("order");
+        IndexRequest.Order o;
+        if (order == null || order.equals("desc")) {
+            o = IndexRequest.Order.NEWEST_FIRST;
+        } else if (order.equals("asc")) {
+            o = IndexRequest.Order.OLDEST_FIRST;
+        } else {
+            throw ApiException.badRequest("parameter order must be asc or desc, got '" + Params.shorten(order) + "'");
+        }
+        int limit = params.limit();
+        long offset = params.offset();
+        SearchIndex.Results results = run(new IndexRequest(null, filter, o, offset, limit));
+        byte[] body = Responses.write(g -> {
+            g.writeStartArray();
+            for (SearchIndex.Result r : results.results()) {
+                g.writeRawValue(new String(r.payload(), StandardCharsets.UTF_8));
+            }
+            g.writeEndArray();
+        });
+        ex.getResponseHeaders().put(new HttpString("X-Total-Count"), Long.toString(results.total()));
+        Responses.bytes(ex, 200, body);
+    }
+
+    private void search(HttpServerExchange ex) throws Exception {
+        Params params = new Params(ex);
+        refuseUnknown(ex, SEARCH_PARAMS);
+        String q = params.required("q");
+        EventFilter filter = filter(params, ex);
+        String sort = params.optional("sort");
+        IndexRequest.Order o;
+        if (sort == null || sort.equals("relevance")) {
+            o = IndexRequest.Order.RELEVANCE;
+        } else if (sort.equals("timestamp")) {
+            o = IndexRequest.Order.OLDEST_FIRST;
+        } else if (sort.equals("-timestamp")) {
+            o = IndexRequest.Order.NEWEST_FIRST;
+        } else {
+            throw ApiException.badRequest("parameter sort must be relevance, timestamp (oldest first) or -timestamp "
+                    + "(newest first), got '" + Params.shorten(sort) + "'");
+        }
+        int limit = params.limit();
+        long offset = params.offset();
+        SearchIndex.Results results = run(new IndexRequest(q, filter, o, offset, limit));
+        byte[] body = Responses.write(g -> {
+            g.writeStartObject();
+            g.writeStringField("query", q);
+            g.writeNumberField("total", results.total());
+            g.writeNumberField("limit", limit);
+            g.writeNumberField("offset", offset);
+            g.writeArrayFieldStart("results");
+            for (SearchIndex.Result r : results.results()) {
+                ObjectNode extra = Responses.MAPPER.createObjectNode();
+                extra.put("score", Float.isNaN(r.score()) ? 0f : r.score());
+                ObjectNode hl = extra.putObject("highlights");
+                r.highlights().forEach((field, fragments) -> fragments.forEach(hl.putArray(field)::add));
+                String event = new String(r.payload(), StandardCharsets.UTF_8);
+                String extras = Responses.MAPPER.writeValueAsString(extra);
+                // The stored event exactly as in the log, with the two result fields appended.
+                g.writeRawValue(event.substring(0, event.lastIndexOf('}')) + "," + extras.substring(1));
+            }
+            g.writeEndArray();
+            g.writeEndObject();
+        });
+        Responses.bytes(ex, 200, body);
+    }
+
+    private SearchIndex.Results run(IndexRequest request) throws Exception {
+        try {
+            return index.find(request);
+        } catch (BadQueryException e) {
+            throw ApiException.badRequest(e.getMessage());
+        } catch (IndexUnavailableException e) {
+            throw new ApiException(503, e.getMessage(), Map.of("Retry-After", "10"));
+        }
+    }
+
+    private static EventFilter filter(Params params, HttpServerExchange ex) throws ApiException {
+        Map<String, String> labels = new TreeMap<>();
+        for (String name : ex.getQueryParameters().keySet()) {
+            if (name.startsWith(LABEL)) {
+                String key = name.substring(LABEL.length());
+                if (key.isEmpty()) {
+                    throw ApiException.badRequest("a label filter needs a key: label.{key}=value");
+                }
+                if (!EventValidator.isLabelKey(key)) {
+                    throw ApiException.badRequest("label key '" + Params.shorten(key) + "' cannot exist: a label key is "
+                            + "1..128 characters of A-Z a-z 0-9 _ . : -");
+                }
+                labels.put(key, params.optional(name));
+            }
+        }
+        return new EventFilter(nonEmpty(params, "agent_id"), nonEmpty(params, "action_type"),
+                instant(params, "since"), instant(params, "until"), labels);
+    }
+
+    private static String nonEmpty(Params params, String name) throws ApiException {
+        String v = params.optional(name);
+        if (v != null && v.isEmpty()) {
+            throw ApiException.badRequest("parameter " + name + " is empty; leave it out to match every value");
+        }
+        return v;
+    }
+
+    /** A date-time with an offset, a naive one (UTC), or a date (its start, UTC). */
+    private static Instant instant(Params params, String name) throws ApiException {
+        String v = params.optional(name);
+        if (v == null) {
+            return null;
+        }
+        try {
+            if (v.length() == 10) {
+                return LocalDate.parse(v).atStartOfDay(ZoneOffset.UTC).toInstant();
+            }
+            return EventTime.parseTimestamp(v);
+        } catch (DateTimeParseException e) {
+            throw ApiException.badRequest("parameter " + name + " must be an ISO 8601 date-time such as "
+                    + "2026-01-31T10:00:00Z (no offset means UTC) or a date such as 2026-01-31, got '"
+                    + Params.shorten(v) + "'");
+        }
+    }
+
+    private static void refuseUnknown(HttpServerExchange ex, Set<String> known) throws ApiException {
+        for (String name : ex.getQueryParameters().keySet()) {
+            if (!known.contains(name) && !name.startsWith(LABEL)) {
+                throw ApiException.badRequest("unknown parameter " + Params.shorten(name) + "; this endpoint takes "
+                        + String.join(", ", new java.util.TreeSet<>(known)) + " and label.{key}");
+            }
+        }
+    }
+
+    private void status(HttpServerExchange ex) throws Exception {
+        SearchIndex.Status s = index.status();
+        ObjectNode o = Responses.MAPPER.createObjectNode();
+        o.put("state", s.rebuild() != null && s.rebuild().state().equals("running") ? "rebuilding"
+                : s.upToDate() ? "ready" : "catching_up");
+        o.put("indexed_events", s.indexed());
+        o.put("log_size", s.logSize());
+        o.put("generation", s.generation());
+        if (s.rebuild() == null) {
+            o.putNull("rebuild");
+        } else {
+            o.set("rebuild", rebuildJson(s.rebuild()));
+        }
+        Responses.json(ex, 200, o);
+    }
+
+    private void rebuild(HttpServerExchange ex) throws Exception {
+        SearchIndex.Rebuild r = index.startRebuild();
+        Responses.json(ex, 202, rebuildJson(r));
+    }
+
+    private static ObjectNode rebuildJson(SearchIndex.Rebuild r) {
+        ObjectNode o = Responses.MAPPER.createObjectNode();
+        o.put("state", r.state());
+        o.put("started_at", r.startedAt().toString());
+        o.put("finished_at", r.finishedAt() == null ? null : r.finishedAt().toString());
+        o.put("done", r.done());
+        o.put("total", r.total());
+        o.put("error", r.error());
+        return o;
+    }
+}

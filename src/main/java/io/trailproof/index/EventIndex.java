@@ -1,0 +1,72 @@
+package io.trailproof.index;
+
+import io.trailproof.core.event.StoredEvent;
+
+import java.io.Closeable;
+import java.io.IOException;
+import java.util.List;
+import java.util.Map;
+import java.util.function.LongConsumer;
+
+/**
+ * A search index over the log (CONTRACT 4.3 and 8): derived, never the source of truth. It holds the
+ * events with log indexes {@code [0, size())}, each exactly once, and answers with log indexes; the
+ * caller reads the events themselves from the log.
+ *
+ * <p><b>Atomicity and durability:</b> {@link #add} makes events searchable after
+ * {@link #makeSearchable}, but durable only at {@link #commit}. A commit is atomic and records
+ * {@link #size()} and the hash of the last event held; after a crash the index holds exactly what
+ * its last commit held, and its owner indexes the log beyond it again.
+ *
+ * <p>One thread adds and commits; any number of threads search concurrently.
+ */
+public interface EventIndex extends Closeable {
+
+    /** Number of log entries held: the next log index to add. */
+    long size();
+
+    /** {@code hash} of the event at {@code size() - 1}, or null when empty; checked against the log on open. */
+    String lastHash();
+
+    /**
+     * Adds events that directly follow what the index holds (the first one's log index is {@link #size()}).
+     *
+     * @throws IllegalArgumentException when the events do not continue the index
+     */
+    void add(List<StoredEvent> events) throws IOException;
+
+    /**
+     * Adds a placeholder for a log entry that cannot be read as an event (a tampered log): the log index
+     * is held, so counts still match, but nothing else is searchable for it.
+     */
+    void addUnreadable(long logIndex) throws IOException;
+
+    /** Makes everything added durable, atomically with {@link #size()} and {@link #lastHash()}. */
+    void commit() throws IOException;
+
+    /** Returns once searches see at least the first {@code size} log entries (at most {@link #size()}). */
+    void makeSearchable(long size) throws IOException;
+
+    /** One page of matching log indexes, with the exact number of matches. */
+    Page find(IndexRequest request) throws BadQueryException, IOException;
+
+    /**
+     * The fragments of {@code event} that match {@code query}, by search field, matched terms marked
+     * {@code <em>..</em>} and the rest HTML-escaped. Empty when nothing matches or there is no query.
+     */
+    Map<String, List<String>> highlights(String query, StoredEvent event) throws BadQueryException;
+
+    /** Visits the log index of every event held, in no particular order (for checking against the log). */
+    void forEachLogIndex(LongConsumer visitor) throws IOException;
+
+    /** Number of events held per {@code agent_id}. */
+    Map<String, Long> countsPerAgent() throws IOException;
+
+    /** A matching event: its position in the log and its score (NaN when listing without a query). */
+    record Hit(long logIndex, float score) {
+    }
+
+    /** A page of hits and the total number of matches. */
+    record Page(long total, List<Hit> hits) {
+    }
+}

@@ -1,0 +1,367 @@
+package io.trailproof.index;
+
+import io.trailproof.core.event.StoredEvent;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.document.NumericDocValuesField;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.ExitableDirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.QueryTimeoutImpl;
+import org.apache.lucene.index.Term;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.queryparser.classic.ParseException;
+import org.apache.lucene.queryparser.classic.TokenMgrError;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.FieldDoc;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.TermQuery;
+import org.apache.lucene.search.TopFieldCollector;
+import org.apache.lucene.search.TopFieldCollectorManager;
+import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.store.Directory;
+import org.apache.lucene.store.FSDirectory;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.automaton.TooComplexToDeterminizeException;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongConsumer;
+
+/**
+ * {@link EventIndex} in a Lucene 10 directory. The commit user data holds {@code log_size},
+ * {@code last_hash} and the document {@code format}; an index of another format is refused on open
+ * (its owner rebuilds it). Searches run on near-real-time readers, under a time limit that also
+ * bounds term expansion ({@link ExitableDirectoryReader}).
+ */
+public final class LuceneEventIndex implements EventIndex {
+
+    /** Version of {@link EventDocument}'s layout; a change means existing indexes are rebuilt. */
+    static final String FORMAT = "1";
+    static final String COMMIT_FORMAT = "format";
+    static final String COMMIT_LOG_SIZE = "log_size";
+    static final String COMMIT_LAST_HASH = "last_hash";
+
+    /** The longest a search may run (term expansion included) before it is refused as too broad. */
+    static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
+
+    /** Longest query text accepted; longer ones are refused before parsing. */
+    static final int MAX_QUERY_CHARS = 10_000;
+
+    private final Directory directory;
+    private final IndexWriter writer;
+    private final SearcherManager searchers;
+    private final IndexAnalyzer analyzer;
+    private final Highlights highlights;
+    private volatile long size;
+    private volatile String lastHash;
+    private volatile long searchable;
+
+    private LuceneEventIndex(Directory directory, IndexWriter writer, IndexAnalyzer analyzer, long size, String lastHash)
+            throws IOException {
+        this.directory = directory;
+        this.writer = writer;
+        this.analyzer = analyzer;
+        this.size = size;
+        this.lastHash = lastHash;
+        this.searchers = new SearcherManager(writer, null);
+        this.searchable = size;
+        this.highlights = new Highlights(analyzer);
+    }
+
+    /**
+     * Opens the index in {@code path}, creating an empty one when there is none, and verifies the
+     * checksum of every file it holds.
+     *
+     * @throws IOException when the index is damaged (a CorruptIndexException, a missing file, an
+     *     unknown format...): the caller moves it aside and rebuilds
+     */
+    public static LuceneEventIndex open(Path path) throws IOException {
+        Directory directory = FSDirectory.open(path);
+        IndexAnalyzer analyzer = new IndexAnalyzer();
+        IndexWriter writer = null;
+        try {
+            IndexWriterConfig config = new IndexWriterConfig(analyzer)
+                    .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
+                    .setCommitOnClose(false)
+                    .setRAMBufferSizeMB(64);
+            writer = new IndexWriter(directory, config);
+            long size = 0;
+            String lastHash = null;
+            Map<String, String> data = new TreeMap<>();
+            Iterable<Map.Entry<String, String>> live = writer.getLiveCommitData();
+            if (live != null) {
+                live.forEach(e -> data.put(e.getKey(), e.getValue()));
+            }
+            if (!data.isEmpty() || writer.getDocStats().numDocs > 0) {
+                if (!FORMAT.equals(data.get(COMMIT_FORMAT))) {
+                    throw new IOException("index format " + data.get(COMMIT_FORMAT) + " is not the current format " + FORMAT);
+                }
+                size = Long.parseLong(data.get(COMMIT_LOG_SIZE));
+                lastHash = data.get(COMMIT_LAST_HASH);
+                if (writer.getDocStats().numDocs != size) {
+                    throw new IOException("index holds " + writer.getDocStats().numDocs + " documents but its commit says "
+                            + size + " log entries");
+                }
+            }
+            try (DirectoryReader reader = DirectoryReader.open(writer)) {
+                for (LeafReaderContext leaf : reader.leaves()) {
+                    leaf.reader().checkIntegrity();
+                }
+            }
+            return new LuceneEventIndex(directory, writer, analyzer, size, lastHash);
+        } catch (IOException | RuntimeException e) {
+            if (writer != null) {
+                try {
+                    writer.rollback();
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
+            directory.close();
+            throw e instanceof IOException io ? io : new IOException(e.toString(), e);
+        }
+    }
+
+    @Override
+    public long size() {
+        return size;
+    }
+
+    @Override
+    public String lastHash() {
+        return lastHash;
+    }
+
+    @Override
+    public void add(List<StoredEvent> events) throws IOException {
+        long next = size;
+        for (StoredEvent e : events) {
+            if (e.logIndex() != next) {
+                throw new IllegalArgumentException("event at log index " + e.logIndex() + " does not follow the index, which "
+                        + "holds " + next + " entries");
+            }
+            next++;
+        }
+        List<Document> docs = new ArrayList<>(events.size());
+        for (StoredEvent e : events) {
+            docs.add(EventDocument.of(e));
+        }
+        writer.addDocuments(docs);
+        if (!events.isEmpty()) {
+            lastHash = events.get(events.size() - 1).hash();
+            size = next;
+        }
+    }
+
+    @Override
+    public void addUnreadable(long logIndex) throws IOException {
+        if (logIndex != size) {
+            throw new IllegalArgumentException("log index " + logIndex + " does not follow the index (" + size + ")");
+        }
+        Document doc = new Document();
+        doc.add(new LongPoint(IndexFields.LOG_INDEX, logIndex));
+        doc.add(new NumericDocValuesField(IndexFields.LOG_INDEX, logIndex));
+        writer.addDocument(doc);
+        lastHash = null;
+        size = logIndex + 1;
+    }
+
+    @Override
+    public synchronized void commit() throws IOException {
+        Map<String, String> data = new TreeMap<>();
+        data.put(COMMIT_FORMAT, FORMAT);
+        data.put(COMMIT_LOG_SIZE, Long.toString(size));
+        if (lastHash != null) {
+            data.put(COMMIT_LAST_HASH, lastHash);
+        }
+        writer.setLiveCommitData(data.entrySet());
+        writer.commit();
+    }
+
+    @Override
+    public void makeSearchable(long target) throws IOException {
+        if (searchable >= target) {
+            return;
+        }
+        long covered = size;
+        searchers.maybeRefreshBlocking();
+        synchronized (this) {
+            searchable = Math.max(searchable, covered);
+        }
+    }
+
+    @Override
+    public Page find(IndexRequest request) throws BadQueryException, IOException {
+        Query query = request.query() == null ? new MatchAllDocsQuery() : parse(request.query());
+        Query filtered = withFilters(query, request.filter());
+        Sort sort = switch (request.order()) {
+            case RELEVANCE -> new Sort(SortField.FIELD_SCORE, new SortField(IndexFields.LOG_INDEX, SortField.Type.LONG, true));
+            case NEWEST_FIRST -> new Sort(new SortField(IndexFields.TIMESTAMP, SortField.Type.LONG, true),
+                    new SortField(IndexFields.LOG_INDEX, SortField.Type.LONG, true));
+            case OLDEST_FIRST -> new Sort(new SortField(IndexFields.TIMESTAMP, SortField.Type.LONG, false),
+                    new SortField(IndexFields.LOG_INDEX, SortField.Type.LONG, false));
+        };
+        IndexSearcher base = searchers.acquire();
+        try {
+            QueryTimeoutImpl timeout = new QueryTimeoutImpl(QUERY_TIMEOUT.toMillis());
+            IndexSearcher searcher = new IndexSearcher(ExitableDirectoryReader.wrap(
+                    (DirectoryReader) base.getIndexReader(), timeout));
+            searcher.setTimeout(timeout);
+            int maxDoc = Math.max(1, searcher.getIndexReader().maxDoc());
+            int wanted = (int) Math.min(maxDoc, request.offset() + request.limit());
+            TopFieldDocs top;
+            try {
+                top = searcher.search(filtered, new TopFieldCollectorManager(sort, Math.max(1, wanted), null,
+                        Integer.MAX_VALUE));
+                if (request.query() != null) {
+                    TopFieldCollector.populateScores(top.scoreDocs, searcher, filtered);
+                }
+            } catch (ExitableDirectoryReader.ExitingReaderException e) {
+                throw tooSlow();
+            } catch (IndexSearcher.TooManyClauses e) {
+                throw new BadQueryException("the query expands to more than " + IndexSearcher.getMaxClauseCount()
+                        + " clauses; use fewer terms or a more specific pattern");
+            }
+            if (searcher.timedOut()) {
+                throw tooSlow();
+            }
+            List<Hit> hits = new ArrayList<>();
+            for (long i = request.offset(); i < top.scoreDocs.length && hits.size() < request.limit(); i++) {
+                ScoreDoc d = top.scoreDocs[(int) i];
+                Object[] fields = ((FieldDoc) d).fields;
+                long logIndex = (Long) fields[fields.length - 1];
+                hits.add(new Hit(logIndex, request.query() == null ? Float.NaN : d.score));
+            }
+            return new Page(top.totalHits.value(), hits);
+        } finally {
+            searchers.release(base);
+        }
+    }
+
+    private static BadQueryException tooSlow() {
+        return new BadQueryException("the query took longer than " + QUERY_TIMEOUT.toSeconds()
+                + " s (a very broad wildcard, fuzzy or regular-expression term?); make it more specific");
+    }
+
+    /** The query in classic syntax; a syntax error names where it is. */
+    Query parse(String text) throws BadQueryException {
+        if (text.length() > MAX_QUERY_CHARS) {
+            throw new BadQueryException("the query is " + text.length() + " characters long; the limit is " + MAX_QUERY_CHARS);
+        }
+        if (text.isBlank()) {
+            throw new BadQueryException("the query is empty; give search terms in Lucene query syntax, e.g. q=error AND agent_id:agent-007");
+        }
+        try {
+            return new EventQueryParser(analyzer).parse(text);
+        } catch (ParseException e) {
+            throw new BadQueryException(QuerySyntax.explain(e));
+        } catch (TooComplexToDeterminizeException e) {
+            throw new BadQueryException("a wildcard or regular expression in the query is too complex to run; simplify it");
+        } catch (IndexSearcher.TooManyClauses e) {
+            throw new BadQueryException("the query has more than " + IndexSearcher.getMaxClauseCount() + " clauses");
+        } catch (IllegalArgumentException e) {
+            throw new BadQueryException("the query cannot be run: " + e.getMessage());
+        }
+    }
+
+    private static Query withFilters(Query query, EventFilter filter) {
+        BooleanQuery.Builder b = new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST);
+        if (filter.agentId() != null) {
+            b.add(new TermQuery(new Term(IndexFields.AGENT_ID, filter.agentId())), BooleanClause.Occur.FILTER);
+        }
+        if (filter.actionType() != null) {
+            b.add(new TermQuery(new Term(IndexFields.ACTION_TYPE, filter.actionType())), BooleanClause.Occur.FILTER);
+        }
+        for (Map.Entry<String, String> label : filter.labels().entrySet()) {
+            b.add(new TermQuery(new Term(IndexFields.LABEL_PREFIX + label.getKey(), label.getValue())),
+                    BooleanClause.Occur.FILTER);
+        }
+        if (filter.since() != null || filter.until() != null) {
+            long low = filter.since() == null ? Long.MIN_VALUE : ceilMicros(filter.since());
+            long high = filter.until() == null ? Long.MAX_VALUE : ceilMicros(filter.until()) - 1;
+            b.add(LongPoint.newRangeQuery(IndexFields.TIMESTAMP, low, high), BooleanClause.Occur.FILTER);
+        }
+        return b.build();
+    }
+
+    /** Event times are held in whole microseconds; a bound between two of them rounds up. */
+    private static long ceilMicros(java.time.Instant t) {
+        long floor = EventDocument.micros(t);
+        return t.getNano() % 1_000 == 0 ? floor : floor + 1;
+    }
+
+    @Override
+    public Map<String, List<String>> highlights(String query, StoredEvent event) throws BadQueryException {
+        if (query == null) {
+            return Map.of();
+        }
+        return highlights.of(parse(query), event);
+    }
+
+    @Override
+    public void forEachLogIndex(LongConsumer visitor) throws IOException {
+        try (DirectoryReader reader = DirectoryReader.open(writer)) {
+            for (LeafReaderContext leaf : reader.leaves()) {
+                NumericDocValues values = leaf.reader().getNumericDocValues(IndexFields.LOG_INDEX);
+                if (values == null) {
+                    continue;
+                }
+                var live = leaf.reader().getLiveDocs();
+                for (int doc = values.nextDoc(); doc != NumericDocValues.NO_MORE_DOCS; doc = values.nextDoc()) {
+                    if (live == null || live.get(doc)) {
+                        visitor.accept(values.longValue());
+                    }
+                }
+            }
+        }
+    }
+
+    @Override
+    public Map<String, Long> countsPerAgent() throws IOException {
+        Map<String, Long> counts = new TreeMap<>();
+        try (DirectoryReader reader = DirectoryReader.open(writer)) {
+            for (LeafReaderContext leaf : reader.leaves()) {
+                Terms terms = leaf.reader().terms(IndexFields.AGENT_ID);
+                if (terms == null) {
+                    continue;
+                }
+                TermsEnum it = terms.iterator();
+                for (BytesRef term = it.next(); term != null; term = it.next()) {
+                    counts.merge(term.utf8ToString(), (long) it.docFreq(), Long::sum);
+                }
+            }
+        }
+        return counts;
+    }
+
+    /** Closes without committing: what was added since the last {@link #commit} is indexed again from the log. */
+    @Override
+    public void close() throws IOException {
+        try {
+            searchers.close();
+        } finally {
+            try {
+                writer.rollback();
+            } finally {
+                directory.close();
+            }
+        }
+    }
+}
