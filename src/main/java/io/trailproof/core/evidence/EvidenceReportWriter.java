@@ -114,6 +114,8 @@ public final class EvidenceReportWriter {
         row(b, "Exported at", r.exportedAt() == null ? null : r.exportedAt() + " (as stated by the service)");
         for (TimestampResult t : r.timestamps()) {
             row(b, "Timestamp", t.genTime() + " by " + t.tsa() + " over tree size " + t.treeSize()
+                    + (r.firstSequence() == null ? "" : t.coveredThroughSequence() == null ? ", covering none of these events"
+                    : ", covering " + span(r.firstSequence(), t.coveredThroughSequence()))
                     + (t.proven() ? "" : " (not verified)"));
         }
         b.append('\n');
