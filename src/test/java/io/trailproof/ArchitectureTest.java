@@ -133,6 +133,14 @@ class ArchitectureTest {
     }
 
     @Test
+    void exportReachesTimestampsOnlyThroughItsSource() {
+        noClasses().that().resideInAPackage("io.trailproof.export..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.timestamp..")
+                .because("an export reads stored timestamps through export.TimestampSource, which the server wires")
+                .check(classes);
+    }
+
+    @Test
     void httpKnowsNothingAboveIt() {
         noClasses().that().resideInAPackage("io.trailproof.http..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.server..", "io.trailproof.cli..")

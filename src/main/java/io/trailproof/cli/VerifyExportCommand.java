@@ -3,7 +3,9 @@ package io.trailproof.cli;
 import io.trailproof.core.evidence.EvidenceReport;
 import io.trailproof.core.evidence.EvidenceReportWriter;
 import io.trailproof.core.evidence.EvidenceVerifier;
-import io.trailproof.core.evidence.TimestampTokenVerifier;
+import io.trailproof.core.evidence.Rfc3161TokenChecker;
+import io.trailproof.core.evidence.TokenChecker;
+import io.trailproof.timestamp.TrustAnchors;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -15,7 +17,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.function.Function;
+import java.util.stream.Collectors;
 
 /**
  * {@code trailproof verify-export FILE}: verifies an evidence package offline, with nothing but the
@@ -25,13 +27,6 @@ import java.util.function.Function;
         description = "Verify an evidence package offline and say what it proves. Exit 0 valid, 1 invalid, "
                 + "2 unreadable file or bad usage.")
 final class VerifyExportCommand implements Callable<Integer> {
-
-    /**
-     * Makes the RFC 3161 token checker from the trust anchors. Timestamps are issue #5: until its
-     * verifier is plugged in here, tokens are reported as not checked and no time is claimed.
-     */
-    private static final Function<List<Path>, TimestampTokenVerifier> TOKEN_VERIFIERS =
-            anchors -> TimestampTokenVerifier.UNAVAILABLE;
 
     @Parameters(paramLabel = "FILE", description = "The evidence package (from trailproof export or GET /v1/export).")
     Path file;
@@ -57,9 +52,16 @@ final class VerifyExportCommand implements Callable<Integer> {
                     : "no such file"));
             return Main.BAD_USAGE;
         }
+        TokenChecker tokens;
+        try {
+            tokens = tokenChecker(trustAnchors);
+        } catch (IOException e) {
+            System.err.println("trailproof: " + e.getMessage());
+            return Main.BAD_USAGE;
+        }
         EvidenceReport report;
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
-            report = new EvidenceVerifier(TOKEN_VERIFIERS.apply(trustAnchors)).verify(in);
+            report = new EvidenceVerifier(tokens).verify(in);
         } catch (IOException e) {
             System.err.println("trailproof: cannot read " + file + ": " + e.getMessage());
             return Main.BAD_USAGE;
@@ -74,5 +76,19 @@ final class VerifyExportCommand implements Callable<Integer> {
             case INVALID -> 1;
             case UNREADABLE -> Main.BAD_USAGE;
         };
+    }
+
+    /**
+     * The RFC 3161 checker with the JDK trust store plus the given PEM files as anchors (CONTRACT 5). A
+     * chain that reaches none of them fails, and the report says how to pass the TSA's root.
+     */
+    static TokenChecker tokenChecker(List<Path> pems) throws IOException {
+        String advice = pems.isEmpty()
+                ? "only the JDK trust store was used: if you trust this TSA, pass its root certificate with "
+                + "--trust-anchors FILE.pem"
+                : "the anchors were the JDK trust store and " + pems.stream().map(Path::toString)
+                .collect(Collectors.joining(", ")) + ": pass the TSA's root certificate with --trust-anchors "
+                + "if you trust it";
+        return new Rfc3161TokenChecker(TrustAnchors.jdkPlus(pems), advice);
     }
 }

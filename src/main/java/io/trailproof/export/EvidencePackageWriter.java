@@ -8,25 +8,32 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
+import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.ledger.ChainSlice;
 
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * Writes the evidence package of CONTRACT 5 for a {@link ChainSlice}, streamed: each event is read
  * from the log, written and dropped, so memory does not grow with the number of events. Stored
  * events are written as their stored bytes (already RFC 8785), never re-serialised. Every proof is
- * against the slice's tree size and root. Timestamps come with issue #5; until then the package
- * says so with an empty {@code timestamps} array.
+ * against the slice's tree size and root. The timestamps ({@link PackageTimestamps} picks them) are
+ * written as their stored records, each with the RFC 9162 consistency proof from its tree to the
+ * slice's tree.
  */
 public final class EvidencePackageWriter {
 
     private static final JsonFactory FACTORY = new JsonFactory();
+    private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final HexFormat HEX = HexFormat.of();
 
     private EvidencePackageWriter() {
@@ -36,10 +43,12 @@ public final class EvidencePackageWriter {
      * Writes the whole package to {@code out} (not closed). An {@link IOException} leaves an
      * incomplete document, which any JSON reader and the verifier refuse.
      *
-     * @param since the window's start as the caller gave it, or null
-     * @param until the window's end as the caller gave it, or null
+     * @param timestamps the records to embed (from {@link PackageTimestamps}); each tree_size at most the slice's
+     * @param since      the window's start as the caller gave it, or null
+     * @param until      the window's end as the caller gave it, or null
      */
-    public static void write(ChainSlice slice, String since, String until, OutputStream out) throws IOException {
+    public static void write(ChainSlice slice, List<TimestampRecord> timestamps, String since, String until,
+                             OutputStream out) throws IOException {
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
             g.setPrettyPrinter(new OneItemPerLine());
@@ -90,9 +99,25 @@ public final class EvidencePackageWriter {
             g.writeEndArray();
 
             g.writeArrayFieldStart(TIMESTAMPS);
+            for (TimestampRecord t : timestamps) {
+                g.writeRawValue(MAPPER.writeValueAsString(withConsistencyProof(t, slice)));
+            }
             g.writeEndArray();
             g.writeEndObject();
         }
+    }
+
+    /** The record of CONTRACT 6.2 plus {@code consistency_proof: {from, to, proof}} to the slice's tree. */
+    private static ObjectNode withConsistencyProof(TimestampRecord t, ChainSlice slice) {
+        ObjectNode entry = t.toJson();
+        ObjectNode cp = entry.putObject(CONSISTENCY_PROOF);
+        cp.put(FROM, t.treeSize());
+        cp.put(TO, slice.treeSize());
+        ArrayNode path = cp.putArray(PROOF);
+        for (byte[] h : slice.consistencyProof(t.treeSize())) {
+            path.add(HEX.formatHex(h));
+        }
+        return entry;
     }
 
     private static void writeChain(JsonGenerator g, ChainSlice slice) throws IOException {

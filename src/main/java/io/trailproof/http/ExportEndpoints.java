@@ -1,7 +1,10 @@
 package io.trailproof.http;
 
 import io.trailproof.core.event.EventTime;
+import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.export.EvidencePackageWriter;
+import io.trailproof.export.PackageTimestamps;
+import io.trailproof.export.TimestampSource;
 import io.trailproof.ledger.ChainSlice;
 import io.trailproof.ledger.Ledger;
 import io.undertow.server.HttpServerExchange;
@@ -15,6 +18,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.util.List;
 
 /** {@code GET /v1/export}: the evidence package of one agent's chain or of a time slice of it (CONTRACT 5). */
 final class ExportEndpoints {
@@ -25,9 +29,11 @@ final class ExportEndpoints {
     private static final int MAX_NAME_PART = 100;
 
     private final Ledger ledger;
+    private final TimestampSource timestamps;
 
-    ExportEndpoints(Ledger ledger) {
+    ExportEndpoints(Ledger ledger, TimestampSource timestamps) {
         this.ledger = ledger;
+        this.timestamps = timestamps;
     }
 
     void register(Router router) {
@@ -47,13 +53,14 @@ final class ExportEndpoints {
         }
         ChainSlice slice = ledger.slice(agentId, from, to)
                 .orElseThrow(() -> ApiException.notFound("no agent with id " + Params.shorten(agentId)));
+        List<TimestampRecord> stamps = PackageTimestamps.forSlice(slice, timestamps);
         ex.setStatusCode(200);
         ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
         ex.getResponseHeaders().put(Headers.CONTENT_DISPOSITION, "attachment; filename=\"" + fileName(agentId,
                 slice.takenAt()) + "\"");
         OutputStream out = new BufferedOutputStream(ex.getOutputStream(), 64 * 1024);
         try {
-            EvidencePackageWriter.write(slice, since, until, out);
+            EvidencePackageWriter.write(slice, stamps, since, until, out);
             out.flush();
         } catch (IOException | RuntimeException e) {
             // The answer has started: a status can no longer say so. Cutting the connection makes the

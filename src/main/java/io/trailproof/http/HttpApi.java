@@ -32,7 +32,7 @@ public final class HttpApi {
         new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents()).register(router);
         new SearchEndpoints(index).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
-        new ExportEndpoints(ledger).register(router);
+        new ExportEndpoints(ledger, timestamps::forEachOldestFirst).register(router);
         draining = new Draining(new ApiHandler(router, new Authenticator(settings.apiKeys()), bodies));
         undertow = Undertow.builder()
                 .addHttpListener(settings.port(), settings.host())

@@ -94,6 +94,11 @@ public final class ChainSlice {
         return anchorHash;
     }
 
+    /** The log index (leaf index) of the slice's last event; -1 when the slice is empty. */
+    public long lastLogIndex() {
+        return toOrdinal > fromOrdinal ? state.positionAt(toOrdinal - 1) : -1;
+    }
+
     /** Reads the slice's events from the log in sequence order, one at a time. */
     public void forEach(EventVisitor visitor) throws IOException {
         for (int i = fromOrdinal; i < toOrdinal; i++) {
@@ -110,5 +115,18 @@ public final class ChainSlice {
     /** The RFC 9162 inclusion proof (audit path) of {@code logIndex} in the tree of {@link #treeSize()}. */
     public List<byte[]> inclusionProof(long logIndex) {
         return MerkleTree.inclusionProof(tree, logIndex, treeSize);
+    }
+
+    /**
+     * The RFC 9162 consistency proof from the tree of {@code fromSize} to the tree of {@link #treeSize()}
+     * (empty when they are the same size).
+     *
+     * @throws IllegalArgumentException when {@code fromSize} is not between 1 and {@link #treeSize()}
+     */
+    public List<byte[]> consistencyProof(long fromSize) {
+        if (fromSize < 1 || fromSize > treeSize) {
+            throw new IllegalArgumentException("a consistency proof needs 1 <= from <= " + treeSize + ", was " + fromSize);
+        }
+        return MerkleTree.consistencyProof(tree, fromSize, treeSize);
     }
 }

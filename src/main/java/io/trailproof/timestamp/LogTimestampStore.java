@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * {@link TimestampStore} on the framed, checksummed, forced segment log (CONTRACT 8), in
@@ -58,10 +59,8 @@ public final class LogTimestampStore implements TimestampStore {
     }
 
     @Override
-    public List<TimestampRecord> all() throws IOException {
-        List<TimestampRecord> out = new ArrayList<>();
-        log.scan(0, size(), (index, payload) -> out.add(parse(index, payload)));
-        return out;
+    public void forEachOldestFirst(Consumer<TimestampRecord> visitor) throws IOException {
+        log.scan(0, size(), (index, payload) -> visitor.accept(parse(index, payload)));
     }
 
     private TimestampRecord read(long index) throws IOException {

@@ -23,6 +23,7 @@ import java.util.Base64;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 import java.util.random.RandomGenerator;
 
 /**
@@ -116,9 +117,9 @@ public final class TimestampService {
         return store.latest();
     }
 
-    /** Every record, oldest first. */
-    public List<TimestampRecord> all() throws IOException {
-        return store.all();
+    /** Visits every record, oldest first, one at a time. */
+    public void forEachOldestFirst(Consumer<TimestampRecord> visitor) throws IOException {
+        store.forEachOldestFirst(visitor);
     }
 
     /** Verifies the latest timestamp against the current log; empty when nothing was ever timestamped. */
@@ -129,12 +130,13 @@ public final class TimestampService {
 
     /** Verifies the record with this id; empty when there is none. */
     public Optional<LatestVerification> verify(String id) throws IOException {
-        for (TimestampRecord r : store.all()) {
+        TimestampRecord[] found = new TimestampRecord[1];
+        store.forEachOldestFirst(r -> {
             if (r.id().equals(id)) {
-                return Optional.of(verify(r));
+                found[0] = r;
             }
-        }
-        return Optional.empty();
+        });
+        return found[0] == null ? Optional.empty() : Optional.of(verify(found[0]));
     }
 
     /**

@@ -6,6 +6,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Where timestamp records live (CONTRACT 6.2, 8), oldest first.
@@ -28,6 +29,9 @@ public interface TimestampStore extends Closeable {
     /** Up to {@code limit} records, newest first, skipping the {@code offset} newest. */
     List<TimestampRecord> newestFirst(long offset, int limit) throws IOException;
 
-    /** Every record, oldest first (for picking the timestamps an evidence package embeds). */
-    List<TimestampRecord> all() throws IOException;
+    /**
+     * Visits every record, oldest first, one at a time (for finding one by id and for picking the
+     * timestamps an evidence package embeds, without holding them all).
+     */
+    void forEachOldestFirst(Consumer<TimestampRecord> visitor) throws IOException;
 }

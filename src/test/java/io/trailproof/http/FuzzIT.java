@@ -288,13 +288,60 @@ class FuzzIT {
         return c;
     }
 
+    /** A malformed request and the status the contract gives it. */
+    record Expected(Case c, int status) {
+    }
+
     /**
-     * Endpoints built in parallel (list, search, export, timestamps) do not exist in this worktree:
-     * for now any 4xx with an error body passes. The lead tightens these to the exact status after the merge.
+     * Export and timestamping (CONTRACT 4.2, 5, 6): each malformed request gets its exact status,
+     * 400 bad input, 404 unknown resource, 405 wrong method (the 409 of an empty log is
+     * {@link #timestampingAnEmptyLogIsAConflictThatChangesNothing}). No case reaches a TSA: every one
+     * is refused before the request would be sent.
+     */
+    static List<Expected> exportAndTimestampCases() {
+        List<Expected> c = new ArrayList<>();
+        for (String q : List.of("limit=0", "limit=-1", "limit=1.5", "limit=abc", "limit=", "offset=-1",
+                "offset=abc", "offset=1.5", "offset=99999999999999999999")) {
+            c.add(new Expected(Case.get("/v1/timestamps " + q, "/v1/timestamps?" + q), 400));
+        }
+        String ex = "/v1/export";
+        c.add(new Expected(Case.get(ex + " without agent_id", ex), 400));
+        c.add(new Expected(Case.get(ex + " with empty agent_id", ex + "?agent_id="), 400));
+        c.add(new Expected(Case.get(ex + " unknown agent", ex + "?agent_id=nobody-here"), 404));
+        c.add(new Expected(Case.get(ex + " bad since", ex + "?agent_id=fuzz-base&since=yesterday"), 400));
+        c.add(new Expected(Case.get(ex + " bad until", ex + "?agent_id=fuzz-base&until=13:00"), 400));
+        c.add(new Expected(Case.get(ex + " impossible date", ex + "?agent_id=fuzz-base&since=2026-02-30T00:00:00Z"), 400));
+        c.add(new Expected(Case.get(ex + " since after until", ex
+                + "?agent_id=fuzz-base&since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z"), 400));
+        c.add(new Expected(new Case(ex + " with POST", "POST", ex + "?agent_id=fuzz-base", "application/json",
+                "{}".getBytes(StandardCharsets.UTF_8)), 405));
+        String ts = "/v1/timestamp";
+        c.add(new Expected(Case.post(ts + " bad tsa_url", ts, "{\"tsa_url\":\"not a url\"}"), 400));
+        c.add(new Expected(Case.post(ts + " ftp tsa_url", ts, "{\"tsa_url\":\"ftp://tsa.example/\"}"), 400));
+        c.add(new Expected(Case.post(ts + " tsa_url with user info", ts, "{\"tsa_url\":\"http://u:p@tsa.example/\"}"), 400));
+        c.add(new Expected(Case.post(ts + " empty tsa_url", ts, "{\"tsa_url\":\"\"}"), 400));
+        c.add(new Expected(Case.post(ts + " tsa_url number", ts, "{\"tsa_url\":1}"), 400));
+        c.add(new Expected(Case.post(ts + " tsa_url twice", ts,
+                "{\"tsa_url\":\"ftp://a/\",\"tsa_url\":\"ftp://b/\"}"), 400));
+        c.add(new Expected(Case.post(ts + " unknown field", ts, "{\"x\":1}"), 400));
+        c.add(new Expected(Case.post(ts + " array", ts, "[]"), 400));
+        c.add(new Expected(Case.post(ts + " truncated", ts, "{\"tsa_url\":"), 400));
+        c.add(new Expected(Case.postBytes(ts + " invalid UTF-8", ts, withBytes("{\"tsa_url\":\"", new byte[] {(byte) 0xFE}, "\"}")), 400));
+        c.add(new Expected(Case.get(ts + " with GET", ts), 405));
+        c.add(new Expected(new Case("/v1/timestamps/verify with POST", "POST", "/v1/timestamps/verify", "application/json",
+                "{}".getBytes(StandardCharsets.UTF_8)), 405));
+        c.add(new Expected(Case.get("/v1/timestamps/verify before any timestamp", "/v1/timestamps/verify"), 404));
+        c.add(new Expected(Case.get("/v1/timestamps/verify unknown id", "/v1/timestamps/verify?id=nothing-like-it"), 404));
+        return c;
+    }
+
+    /**
+     * Endpoints built in parallel (list, search) do not exist in this worktree: for now any 4xx with
+     * an error body passes. The lead tightens these to the exact status after the merge.
      */
     static List<Case> parallelEndpointCases() {
         List<Case> c = new ArrayList<>();
-        for (String p : List.of("/v1/events", "/v1/search?q=x", "/v1/timestamps")) {
+        for (String p : List.of("/v1/events", "/v1/search?q=x")) {
             String sep = p.contains("?") ? "&" : "?";
             for (String q : List.of("limit=0", "limit=-1", "limit=1.5", "limit=abc", "limit=", "offset=-1",
                     "offset=abc", "offset=1.5")) {
@@ -310,18 +357,6 @@ class FuzzIT {
             c.add(Case.get("/v1/search " + q, "/v1/search?" + q));
         }
         c.add(Case.get("/v1/search without q", "/v1/search"));
-        c.add(Case.get("/v1/export without agent_id", "/v1/export"));
-        c.add(Case.get("/v1/export unknown agent", "/v1/export?agent_id=nobody-here"));
-        c.add(Case.get("/v1/export bad since", "/v1/export?agent_id=fuzz-base&since=yesterday"));
-        c.add(Case.get("/v1/export bad until", "/v1/export?agent_id=fuzz-base&until=13:00"));
-        c.add(Case.post("/v1/timestamp bad tsa_url", "/v1/timestamp", "{\"tsa_url\":\"not a url\"}"));
-        c.add(Case.post("/v1/timestamp ftp tsa_url", "/v1/timestamp", "{\"tsa_url\":\"ftp://tsa.example/\"}"));
-        c.add(Case.post("/v1/timestamp tsa_url number", "/v1/timestamp", "{\"tsa_url\":1}"));
-        c.add(Case.post("/v1/timestamp unknown field", "/v1/timestamp", "{\"x\":1}"));
-        c.add(Case.post("/v1/timestamp array", "/v1/timestamp", "[]"));
-        c.add(Case.post("/v1/timestamp truncated", "/v1/timestamp", "{\"tsa_url\":"));
-        c.add(new Case("/v1/timestamps/verify with POST", "POST", "/v1/timestamps/verify", "application/json",
-                "{}".getBytes(StandardCharsets.UTF_8)));
         return c;
     }
 
@@ -330,7 +365,7 @@ class FuzzIT {
         return r.get("tree_size").asLong() + "/" + r.get("root").asText();
     }
 
-    static void assertRefusedAndNothingChanged(Case c) throws Exception {
+    static HttpResponse<String> assertRefusedAndNothingChanged(Case c) throws Exception {
         String before = rootState();
         HttpResponse<String> r = send(c);
         assertThat(r.statusCode()).as(c.name() + ": " + r.body()).isBetween(400, 499);
@@ -338,6 +373,19 @@ class FuzzIT {
         assertThat(body.path("error").asText()).as(c.name()).isNotBlank();
         assertThat(r.body()).doesNotContain("Exception").doesNotContain("\tat ");
         assertThat(rootState()).as(c.name() + " changed the tree").isEqualTo(before);
+        return r;
+    }
+
+    /** {@link #assertRefusedAndNothingChanged}, with the exact status, and no timestamp stored either. */
+    static void assertRefusedWith(Expected e) throws Exception {
+        String before = timestampCount();
+        HttpResponse<String> r = assertRefusedAndNothingChanged(e.c());
+        assertThat(r.statusCode()).as(e.c().name() + ": " + r.body()).isEqualTo(e.status());
+        assertThat(timestampCount()).as(e.c().name() + " stored a timestamp").isEqualTo(before);
+    }
+
+    static String timestampCount() throws Exception {
+        return api.get("/v1/timestamps").header("X-Total-Count");
     }
 
     @Test
@@ -355,6 +403,31 @@ class FuzzIT {
     @TestFactory
     Stream<DynamicTest> malformedRequestsToExistingEndpoints() {
         return existingEndpointCases().stream().map(c -> DynamicTest.dynamicTest(c.name(), () -> assertRefusedAndNothingChanged(c)));
+    }
+
+    @TestFactory
+    Stream<DynamicTest> malformedRequestsToExportAndTimestampingGetTheirExactStatus() {
+        List<Expected> cases = exportAndTimestampCases();
+        assertThat(cases.stream().map(e -> e.c().name()).distinct().count()).isEqualTo(cases.size());
+        return cases.stream().map(e -> DynamicTest.dynamicTest(e.c().name() + " -> " + e.status(), () -> assertRefusedWith(e)));
+    }
+
+    @Test
+    void timestampingAnEmptyLogIsAConflictThatChangesNothing() throws Exception {
+        try (InProcessServer empty = InProcessServer.start(dir.resolve("empty"))) {
+            Api e = empty.api();
+            for (String body : List.of("{}", "")) {
+                Api.Reply r = e.post("/v1/timestamp", body);
+                assertThat(r.status()).as(r.body()).isEqualTo(409);
+                assertThat(r.json().path("error").asText()).contains("log is empty");
+            }
+            assertThat(e.get("/v1/timestamps").header("X-Total-Count")).isEqualTo("0");
+            assertThat(e.get("/v1/timestamps/verify").status()).isEqualTo(404);
+            Api.Reply export = e.get("/v1/export?agent_id=anyone");
+            assertThat(export.status()).isEqualTo(404);
+            assertThat(export.json().path("error").asText()).isNotBlank();
+            assertThat(e.get("/v1/merkle/root").json().get("tree_size").asLong()).isZero();
+        }
     }
 
     @TestFactory

@@ -56,7 +56,7 @@ public final class EvidenceFormat {
     public static final String SIBLINGS = "siblings";
 
     // Members of one "timestamps" item that this package defines (the rest is the timestamp record
-    // of CONTRACT 6.2, whose token the TimestampTokenVerifier checks).
+    // of CONTRACT 6.2, whose token the TokenChecker checks).
     public static final String CONSISTENCY_PROOF = "consistency_proof";
     public static final String FROM = "from";
     public static final String TO = "to";

@@ -69,8 +69,8 @@ public record EvidenceReport(Verdict verdict, String problem, String agentId, St
      * @param token                  the token's own checks
      */
     public record TimestampResult(String id, String tsa, String genTime, long treeSize, String merkleRoot,
-                                  Long coveredThroughSequence, TimestampTokenVerifier.TokenCheck consistency,
-                                  TimestampTokenVerifier.TokenVerdict token) {
+                                  Long coveredThroughSequence, TokenChecker.TokenCheck consistency,
+                                  TokenChecker.TokenVerdict token) {
 
         /** The token and the consistency proof all passed: the covered events existed by {@code genTime}. */
         public boolean proven() {

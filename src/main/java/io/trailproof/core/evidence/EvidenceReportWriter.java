@@ -5,9 +5,12 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.evidence.EvidenceReport.TimestampResult;
 import io.trailproof.core.evidence.EvidenceReport.Verdict;
-import io.trailproof.core.evidence.TimestampTokenVerifier.TokenCheck;
+import io.trailproof.core.evidence.TokenChecker.TokenCheck;
 
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 
 /**
@@ -46,22 +49,39 @@ public final class EvidenceReportWriter {
                 + (r.eventCount() == 1 ? "is" : "are") + " included in the log whose Merkle tree of "
                 + r.treeSize() + " events has the root " + r.merkleRoot() + ".");
         Long stampedThrough = null;
-        for (TimestampResult t : r.timestamps()) {
-            if (t.proven() && t.coveredThroughSequence() != null) {
-                out.add(capitalized(range(r.firstSequence(), t.coveredThroughSequence())) + " existed no later than "
-                        + t.genTime() + " (TSA " + t.tsa() + ", timestamp " + t.id() + ").");
-                stampedThrough = stampedThrough == null ? t.coveredThroughSequence()
-                        : Math.max(stampedThrough, t.coveredThroughSequence());
+        // The earliest proven time for each prefix of the events: a timestamp earns a sentence only
+        // when it covers more events than every timestamp with an earlier (or equal) time.
+        List<TimestampResult> proven = r.timestamps().stream().filter(TimestampResult::proven)
+                .sorted(Comparator.comparing((TimestampResult t) -> instant(t.genTime()))).toList();
+        for (TimestampResult t : proven) {
+            Long covered = t.coveredThroughSequence();
+            if (covered != null && (stampedThrough == null || covered > stampedThrough)) {
+                out.add(capitalized(span(r.firstSequence(), covered)) + " of agent " + r.agentId()
+                        + " existed no later than " + t.genTime() + " (TSA " + t.tsa() + "), proven by timestamp "
+                        + t.id() + " of the log's first " + t.treeSize() + " events.");
+                stampedThrough = covered;
             }
         }
         if (stampedThrough == null) {
-            out.add("Time is not proven: " + (r.timestamps().isEmpty()
-                    ? "these events are not yet timestamped. "
-                    : "no timestamp of this package could be verified. ")
-                    + "The package proves what the log contains, not when it existed.");
+            if (r.timestamps().isEmpty()) {
+                out.add("Time is not proven: these events are not yet timestamped. "
+                        + "The package proves what the log contains, not when it existed.");
+            } else if (proven.isEmpty()) {
+                out.add("Time is not proven: no timestamp of this package could be verified. "
+                        + "The package proves what the log contains, not when it existed.");
+            } else {
+                long widest = proven.stream().mapToLong(TimestampResult::treeSize).max().orElseThrow();
+                out.add("Time is not proven: " + span(r.firstSequence(), r.lastSequence()) + " of agent "
+                        + r.agentId() + (r.eventCount() == 1 ? " is" : " are") + " not yet timestamped (the latest "
+                        + "timestamp covers the log's first " + widest + " events, which do not include "
+                        + (r.eventCount() == 1 ? "it" : "them") + "). The package proves what the log contains, "
+                        + "not when it existed.");
+            }
         } else if (stampedThrough < r.lastSequence()) {
-            out.add(capitalized(range(stampedThrough + 1, r.lastSequence()))
-                    + (stampedThrough + 1 == r.lastSequence() ? " is" : " are") + " not yet timestamped.");
+            out.add(capitalized(span(stampedThrough + 1, r.lastSequence())) + " of agent " + r.agentId()
+                    + (stampedThrough + 1 == r.lastSequence() ? " is" : " are") + " not yet timestamped: no "
+                    + "timestamp in the package covers " + (stampedThrough + 1 == r.lastSequence() ? "it" : "them")
+                    + ", so no time is proven for " + (stampedThrough + 1 == r.lastSequence() ? "it." : "them."));
         }
         out.add("Not proven: that agent " + r.agentId() + " has no events after sequence " + r.lastSequence()
                 + (r.firstSequence() > 1 ? " or before sequence " + r.firstSequence() : "")
@@ -94,6 +114,8 @@ public final class EvidenceReportWriter {
         row(b, "Exported at", r.exportedAt() == null ? null : r.exportedAt() + " (as stated by the service)");
         for (TimestampResult t : r.timestamps()) {
             row(b, "Timestamp", t.genTime() + " by " + t.tsa() + " over tree size " + t.treeSize()
+                    + (r.firstSequence() == null ? "" : t.coveredThroughSequence() == null ? ", covering none of these events"
+                    : ", covering " + span(r.firstSequence(), t.coveredThroughSequence()))
                     + (t.proven() ? "" : " (not verified)"));
         }
         b.append('\n');
@@ -196,6 +218,20 @@ public final class EvidenceReportWriter {
     /** "event 5" or "events 1 to 150". */
     private static String range(long first, long last) {
         return first == last ? "event " + first : "events " + first + " to " + last;
+    }
+
+    /** "event 5" or "events 1..150", as CONTRACT 5 words what a timestamp proves. */
+    private static String span(long first, long last) {
+        return first == last ? "event " + first : "events " + first + ".." + last;
+    }
+
+    /** A time to order timestamps by; one that cannot be read sorts last. */
+    private static Instant instant(String rfc3339) {
+        try {
+            return rfc3339 == null ? Instant.MAX : Instant.parse(rfc3339);
+        } catch (DateTimeParseException e) {
+            return Instant.MAX;
+        }
     }
 
     private static String count(long n) {

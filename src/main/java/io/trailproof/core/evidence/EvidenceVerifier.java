@@ -22,8 +22,8 @@ import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.core.evidence.CheckResult.Outcome;
 import io.trailproof.core.evidence.EvidenceReport.TimestampResult;
 import io.trailproof.core.evidence.EvidenceReport.Verdict;
-import io.trailproof.core.evidence.TimestampTokenVerifier.TokenCheck;
-import io.trailproof.core.evidence.TimestampTokenVerifier.TokenVerdict;
+import io.trailproof.core.evidence.TokenChecker.TokenCheck;
+import io.trailproof.core.evidence.TokenChecker.TokenVerdict;
 import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.core.merkle.ConsistencyCheck;
@@ -48,7 +48,7 @@ import java.util.Set;
 
 /**
  * Verifies an evidence package offline (CONTRACT 5): needs nothing but the document and, for
- * timestamp tokens, a {@link TimestampTokenVerifier}. It recomputes every event hash, checks that
+ * timestamp tokens, a {@link TokenChecker}. It recomputes every event hash, checks that
  * sequences are consecutive and every {@code prev_hash} links (the first to {@code anchor_hash}),
  * checks every inclusion proof against {@code merkle_root}, and for each timestamp the consistency
  * of its tree with the package's and, through the token verifier, the token itself.
@@ -75,14 +75,14 @@ public final class EvidenceVerifier {
     /** Nesting allowed in the small members (filter, chain, one proof, one timestamp). */
     private static final int SMALL_MEMBER_DEPTH = 8;
 
-    private final TimestampTokenVerifier tokens;
+    private final TokenChecker tokens;
 
     /** A verifier without RFC 3161 support: timestamp tokens are reported as not checked. */
     public EvidenceVerifier() {
-        this(TimestampTokenVerifier.UNAVAILABLE);
+        this(TokenChecker.UNAVAILABLE);
     }
 
-    public EvidenceVerifier(TimestampTokenVerifier tokens) {
+    public EvidenceVerifier(TokenChecker tokens) {
         this.tokens = tokens;
     }
 
@@ -140,7 +140,7 @@ public final class EvidenceVerifier {
 
     /** One verification: everything read so far. */
     private static final class Run {
-        private final TimestampTokenVerifier tokens;
+        private final TokenChecker tokens;
         private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(4096);
         private final Set<String> seen = new HashSet<>();
         private final Map<String, JsonNode> header = new LinkedHashMap<>();
@@ -167,7 +167,7 @@ public final class EvidenceVerifier {
         private StoredEvent firstEvent;
         private StoredEvent lastEvent;
 
-        Run(TimestampTokenVerifier tokens) {
+        Run(TokenChecker tokens) {
             this.tokens = tokens;
         }
 
@@ -517,7 +517,7 @@ public final class EvidenceVerifier {
             }
             TokenVerdict token;
             try {
-                token = tokens.verify(entry);
+                token = tokens.check(entry);
             } catch (RuntimeException e) {
                 token = new TokenVerdict(List.of(new TokenCheck("token", Outcome.FAILED, "a readable RFC 3161 token",
                         e.getMessage(), "the timestamp token cannot be read")), null, null);

@@ -335,8 +335,8 @@ class EvidenceVerifierTest {
                 .forEach(h -> path.add(java.util.HexFormat.of().formatHex(h)));
         ((ArrayNode) pack.get("timestamps")).add(entry);
 
-        TimestampTokenVerifier trusting = e -> new TimestampTokenVerifier.TokenVerdict(List.of(
-                new TimestampTokenVerifier.TokenCheck("signature", Outcome.PASSED, null, null, "ok")),
+        TokenChecker trusting = e -> new TokenChecker.TokenVerdict(List.of(
+                new TokenChecker.TokenCheck("signature", Outcome.PASSED, null, null, "ok")),
                 e.get("timestamp").asText(), e.get("tsa").asText());
         EvidenceReport ok = new EvidenceVerifier(trusting).verify(new java.io.ByteArrayInputStream(JSON.writeValueAsBytes(pack)));
         assertThat(ok.verdict()).as(EvidenceReportWriter.text(ok)).isEqualTo(Verdict.VALID);

@@ -11,14 +11,19 @@ import java.util.List;
  * implementation when it is made, and it reads no clock (the token's own time is the time of
  * validation). The consistency of the stamped tree with the package's tree is checked by
  * {@link EvidenceVerifier} itself.
+ *
+ * <p>{@link Rfc3161TokenChecker} is the implementation; {@link #UNAVAILABLE} stands in where RFC 3161
+ * support is not wanted, and claims no time. (Not to be confused with
+ * {@code core.timestamp.TimestampTokenVerifier}, the RFC 3161 verification both the server and
+ * {@link Rfc3161TokenChecker} use.)
  */
-public interface TimestampTokenVerifier {
+public interface TokenChecker {
 
     /**
      * @param entry one item of the package's {@code timestamps}: the timestamp record of CONTRACT 6.2
      *              plus its {@code consistency_proof}
      */
-    TokenVerdict verify(JsonNode entry);
+    TokenVerdict check(JsonNode entry);
 
     /**
      * What a token proves.
@@ -39,7 +44,7 @@ public interface TimestampTokenVerifier {
     }
 
     /** Used when no RFC 3161 support is plugged in: every token check is skipped, never passed. */
-    TimestampTokenVerifier UNAVAILABLE = entry -> new TokenVerdict(List.of(new TokenCheck("token",
+    TokenChecker UNAVAILABLE = entry -> new TokenVerdict(List.of(new TokenCheck("token",
             CheckResult.Outcome.SKIPPED, null, null,
             "this verifier cannot check RFC 3161 tokens, so the time they claim is not proven")),
             entry.path("timestamp").isTextual() ? entry.get("timestamp").asText() : null,
