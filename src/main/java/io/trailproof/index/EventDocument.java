@@ -1,5 +1,8 @@
 package io.trailproof.index;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
@@ -11,6 +14,7 @@ import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.document.StringField;
 import org.apache.lucene.document.TextField;
 
+import java.io.IOException;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.Iterator;
@@ -25,63 +29,122 @@ final class EventDocument {
     private EventDocument() {
     }
 
+    private static final JsonFactory JSON = new JsonFactory();
+
+    /** Keyword fields: the event field and the index field it feeds. */
+    private static final Map<String, String> KEYWORDS = Map.of(
+            EventFields.AGENT_ID, IndexFields.AGENT_ID, EventFields.SESSION_ID, IndexFields.SESSION_ID,
+            EventFields.SOURCE, IndexFields.SOURCE, EventFields.CAPTURE_METHOD, IndexFields.CAPTURE_METHOD,
+            EventFields.ACTION_TYPE, IndexFields.ACTION_TYPE, EventFields.ACTION_STATUS, IndexFields.ACTION_STATUS);
+
+    /** Analysed text fields: the event field and the index field it feeds. */
+    private static final Map<String, String> TEXTS = Map.of(
+            EventFields.ACTION_NAME, IndexFields.ACTION_NAME, EventFields.ERROR_MESSAGE, IndexFields.ERROR_MESSAGE,
+            EventFields.ACTION_INPUT, IndexFields.INPUT, EventFields.ACTION_OUTPUT, IndexFields.OUTPUT,
+            EventFields.METADATA, IndexFields.METADATA);
+
+    /**
+     * The document of a stored event, read in one streaming pass over its stored bytes (no tree):
+     * this runs for every event the index takes in.
+     */
     static Document of(StoredEvent event) {
-        JsonNode json = event.json();
         Document doc = new Document();
         doc.add(new LongPoint(IndexFields.LOG_INDEX, event.logIndex()));
         doc.add(new NumericDocValuesField(IndexFields.LOG_INDEX, event.logIndex()));
         keyword(doc, IndexFields.ID, event.id());
         keyword(doc, IndexFields.HASH, event.hash());
-        StringBuilder all = new StringBuilder();
-        for (String[] f : new String[][] {
-                {EventFields.AGENT_ID, IndexFields.AGENT_ID}, {EventFields.SESSION_ID, IndexFields.SESSION_ID},
-                {EventFields.SOURCE, IndexFields.SOURCE}, {EventFields.CAPTURE_METHOD, IndexFields.CAPTURE_METHOD},
-                {EventFields.ACTION_TYPE, IndexFields.ACTION_TYPE},
-                {EventFields.ACTION_STATUS, IndexFields.ACTION_STATUS}}) {
-            JsonNode v = json.get(f[0]);
-            if (v != null && v.isTextual()) {
-                keyword(doc, f[1], v.textValue());
-                append(all, v.textValue());
-            }
-        }
-        JsonNode labels = json.get(EventFields.LABELS);
-        if (labels != null && labels.isObject()) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = labels.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> label = it.next();
-                if (label.getValue().isTextual()) {
-                    keyword(doc, IndexFields.LABEL_PREFIX + label.getKey(), label.getValue().textValue());
-                    append(all, label.getValue().textValue());
+        StringBuilder keywordText = new StringBuilder();
+        StringBuilder labelText = new StringBuilder();
+        StringBuilder freeText = new StringBuilder();
+        try (JsonParser p = JSON.createParser(event.payload())) {
+            p.nextToken();
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                JsonToken value = p.nextToken();
+                String keywordField = KEYWORDS.get(name);
+                String textField = TEXTS.get(name);
+                if (keywordField != null && value == JsonToken.VALUE_STRING) {
+                    keyword(doc, keywordField, p.getText());
+                    append(keywordText, p.getText());
+                } else if (textField != null) {
+                    StringBuilder text = new StringBuilder();
+                    collect(p, value, text);
+                    if (!text.isEmpty()) {
+                        doc.add(new TextField(textField, text.toString(), Field.Store.NO));
+                        append(freeText, text);
+                    }
+                } else if (name.equals(EventFields.LABELS) && value == JsonToken.START_OBJECT) {
+                    while (p.nextToken() == JsonToken.FIELD_NAME) {
+                        String key = p.currentName();
+                        if (p.nextToken() == JsonToken.VALUE_STRING) {
+                            keyword(doc, IndexFields.LABEL_PREFIX + key, p.getText());
+                            append(labelText, p.getText());
+                        } else {
+                            p.skipChildren();
+                        }
+                    }
+                } else if (name.equals(EventFields.DURATION_MS) && value == JsonToken.VALUE_NUMBER_INT) {
+                    point(doc, IndexFields.DURATION_MS, p.getLongValue());
+                } else {
+                    p.skipChildren();
                 }
             }
+        } catch (IOException e) {
+            // A stored event that does not stream (only a tampered one) keeps its ids and times below.
         }
-        for (String[] f : new String[][] {
-                {EventFields.ACTION_NAME, IndexFields.ACTION_NAME}, {EventFields.ERROR_MESSAGE, IndexFields.ERROR_MESSAGE},
-                {EventFields.ACTION_INPUT, IndexFields.INPUT}, {EventFields.ACTION_OUTPUT, IndexFields.OUTPUT},
-                {EventFields.METADATA, IndexFields.METADATA}}) {
-            String text = textOf(json.get(f[0]));
-            if (!text.isEmpty()) {
-                doc.add(new TextField(f[1], text, Field.Store.NO));
-                append(all, text);
-            }
-        }
+        // The default field holds every text value: keywords, then labels, then the free text.
+        StringBuilder all = keywordText;
+        append(all, labelText);
+        append(all, freeText);
         if (!all.isEmpty()) {
             doc.add(new TextField(IndexFields.TEXT, all.toString(), Field.Store.NO));
         }
-        long recorded = micros(Instant.parse(event.recordedAt()));
+        long recorded = micros(event.recordedAt());
         long timestamp;
         try {
-            timestamp = micros(EventTime.parseTimestamp(event.timestamp()));
+            timestamp = event.timestamp().equals(event.recordedAt()) ? recorded
+                    : micros(EventTime.parseTimestamp(event.timestamp()));
         } catch (DateTimeParseException e) {
             timestamp = recorded; // unreachable for accepted events; a tampered one still gets a place in time
         }
         point(doc, IndexFields.TIMESTAMP, timestamp);
         point(doc, IndexFields.RECORDED_AT, recorded);
         point(doc, IndexFields.SEQUENCE, event.sequence());
-        JsonNode duration = json.get(EventFields.DURATION_MS);
-        if (duration != null && duration.canConvertToLong()) {
-            point(doc, IndexFields.DURATION_MS, duration.longValue());
-        }
         return doc;
+    }
+
+    /** Appends every string, number and boolean inside the value the parser is on, in document order. */
+    private static void collect(JsonParser p, JsonToken value, StringBuilder out) throws IOException {
+        if (value == JsonToken.START_OBJECT || value == JsonToken.START_ARRAY) {
+            int depth = 1;
+            JsonToken t;
+            while (depth > 0 && (t = p.nextToken()) != null) {
+                switch (t) {
+                    case START_OBJECT, START_ARRAY -> depth++;
+                    case END_OBJECT, END_ARRAY -> depth--;
+                    case VALUE_STRING, VALUE_NUMBER_INT, VALUE_NUMBER_FLOAT, VALUE_TRUE, VALUE_FALSE -> append(out, p.getText());
+                    default -> { }
+                }
+            }
+        } else if (value != JsonToken.VALUE_NULL) {
+            append(out, p.getText());
+        }
+    }
+
+    /** {@code recorded_at} as epoch micros; its fixed form (CONTRACT 2.2) is read without a formatter. */
+    static long micros(String recordedAt) {
+        if (recordedAt.length() == 27 && recordedAt.charAt(26) == 'Z' && recordedAt.charAt(19) == '.') {
+            try {
+                long days = java.time.LocalDate.of(Integer.parseInt(recordedAt, 0, 4, 10),
+                        Integer.parseInt(recordedAt, 5, 7, 10), Integer.parseInt(recordedAt, 8, 10, 10)).toEpochDay();
+                long seconds = days * 86_400 + Integer.parseInt(recordedAt, 11, 13, 10) * 3600L
+                        + Integer.parseInt(recordedAt, 14, 16, 10) * 60L + Integer.parseInt(recordedAt, 17, 19, 10);
+                return seconds * 1_000_000L + Integer.parseInt(recordedAt, 20, 26, 10);
+            } catch (RuntimeException e) {
+                // not the fixed form after all: the general parser below decides
+            }
+        }
+        return micros(Instant.parse(recordedAt));
     }
 
     /** The searchable text of a field value: every string, number and boolean inside it, in document order. */
@@ -106,7 +169,10 @@ final class EventDocument {
         }
     }
 
-    private static void append(StringBuilder out, String text) {
+    private static void append(StringBuilder out, CharSequence text) {
+        if (text.isEmpty()) {
+            return;
+        }
         if (!out.isEmpty()) {
             out.append('\n');
         }

@@ -64,6 +64,16 @@ public final class LuceneEventIndex implements EventIndex {
     /** Longest query text accepted; longer ones are refused before parsing. */
     static final int MAX_QUERY_CHARS = 10_000;
 
+    /** Threads that build and invert documents: the follower itself plus these helpers. */
+    private static final int INDEXING_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
+    private static final int MIN_SLICE = 250;
+    private static final java.util.concurrent.ExecutorService INDEXERS = java.util.concurrent.Executors.newFixedThreadPool(
+            Math.max(1, INDEXING_THREADS - 1), r -> {
+                Thread t = new Thread(r, "trailproof-indexer");
+                t.setDaemon(true);
+                return t;
+            });
+
     private final Directory directory;
     private final IndexWriter writer;
     private final SearcherManager searchers;
@@ -100,7 +110,7 @@ public final class LuceneEventIndex implements EventIndex {
             IndexWriterConfig config = new IndexWriterConfig(analyzer)
                     .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                     .setCommitOnClose(false)
-                    .setRAMBufferSizeMB(64);
+                    .setRAMBufferSizeMB(128);
             writer = new IndexWriter(directory, config);
             long size = 0;
             String lastHash = null;
@@ -159,15 +169,52 @@ public final class LuceneEventIndex implements EventIndex {
             }
             next++;
         }
-        List<Document> docs = new ArrayList<>(events.size());
-        for (StoredEvent e : events) {
-            docs.add(EventDocument.of(e));
-        }
-        writer.addDocuments(docs);
+        addInParallel(events);
         if (!events.isEmpty()) {
             lastHash = events.get(events.size() - 1).hash();
             size = next;
         }
+    }
+
+    /**
+     * Builds and adds the documents in slices on several threads: IndexWriter inverts and flushes
+     * each thread's documents separately, so indexing uses every core. Document order inside the
+     * index does not matter (results are ordered by log_index), and {@link #size()} moves only once
+     * every slice is in.
+     */
+    private void addInParallel(List<StoredEvent> events) throws IOException {
+        int slices = events.size() < 2 * MIN_SLICE ? 1 : Math.min(INDEXING_THREADS, events.size() / MIN_SLICE);
+        int per = (events.size() + slices - 1) / slices;
+        List<java.util.concurrent.Future<?>> pending = new ArrayList<>();
+        for (int i = per; i < events.size(); i += per) {
+            List<StoredEvent> slice = events.subList(i, Math.min(events.size(), i + per));
+            pending.add(INDEXERS.submit(() -> {
+                addSlice(slice);
+                return null;
+            }));
+        }
+        addSlice(events.subList(0, Math.min(per, events.size())));
+        for (java.util.concurrent.Future<?> f : pending) {
+            try {
+                f.get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while indexing");
+            } catch (java.util.concurrent.ExecutionException e) {
+                if (e.getCause() instanceof IOException io) {
+                    throw io;
+                }
+                throw new IOException("indexing failed", e.getCause());
+            }
+        }
+    }
+
+    private void addSlice(List<StoredEvent> slice) throws IOException {
+        List<Document> docs = new ArrayList<>(slice.size());
+        for (StoredEvent e : slice) {
+            docs.add(EventDocument.of(e));
+        }
+        writer.addDocuments(docs);
     }
 
     @Override

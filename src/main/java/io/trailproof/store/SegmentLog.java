@@ -16,8 +16,11 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.zip.CRC32C;
 
 /**
@@ -113,6 +116,8 @@ public final class SegmentLog implements EventLog {
     // Group commit. Guarded by syncLock.
     private final Object syncLock = new Object();
     private boolean syncing;
+    private final List<Waiter> waiters = new ArrayList<>();
+    private Thread flusher;
     private long forceCount;
     private volatile long durable;
     private volatile IOException failure;
@@ -435,31 +440,89 @@ public final class SegmentLog implements EventLog {
         if (endExclusive > size) {
             throw new IllegalArgumentException("awaitDurable(" + endExclusive + ") beyond size " + size);
         }
+        if (durable >= endExclusive) {
+            return;
+        }
+        Waiter waiter = new Waiter(endExclusive, new CompletableFuture<>());
+        synchronized (syncLock) {
+            if (durable >= endExclusive) {
+                return;
+            }
+            checkUsable();
+            waiters.add(waiter);
+            if (flusher == null) {
+                flusher = Thread.ofPlatform().daemon().name("trailproof-sync-" + dir.getFileName()).start(this::flushLoop);
+            }
+            syncLock.notifyAll();
+        }
+        try {
+            waiter.done().get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for the log to sync");
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            throw cause instanceof IOException io ? new IOException(io.getMessage(), io.getCause()) : new IOException(cause);
+        }
+    }
+
+    /**
+     * The flusher: while anyone waits, syncs the current segment and releases every waiter the sync
+     * covered. Each waiter parks on its own future, so a sync wakes exactly the threads it made
+     * durable (no herd contending for one monitor), and everyone waiting during a sync shares the next.
+     */
+    private void flushLoop() {
         while (true) {
             synchronized (syncLock) {
-                if (durable >= endExclusive) {
-                    return;
+                while ((waiters.isEmpty() || syncing) && !closed && failure == null) {
+                    try {
+                        syncLock.wait();
+                    } catch (InterruptedException e) {
+                        // only close stops the flusher
+                    }
                 }
-                checkUsable();
-                if (syncing) {
-                    waitForSync();
-                    continue;
+                if (closed || failure != null) {
+                    releaseWaiters();
+                    return;
                 }
                 syncing = true;
             }
+            long s = size;            // captured BEFORE choosing the segment (see roll)
+            Segment seg = currentForSync();
             try {
-                long s = size;            // captured BEFORE choosing the segment (see roll)
-                Segment seg = currentForSync();
-                try {
-                    seg.writer.getFD().sync();
-                } catch (IOException | RuntimeException | Error e) {
-                    throw fail(e, "sync of " + seg.path + " failed");
-                }
+                seg.writer.getFD().sync();
                 countForce(s);
+            } catch (IOException | RuntimeException | Error e) {
+                fail(e, "sync of " + seg.path + " failed");
             } finally {
                 endSync();
             }
         }
+    }
+
+    /** Completes the waiters that are durable now; when the log failed or closed, fails the others. */
+    private void releaseWaiters() {
+        List<Waiter> ready = new ArrayList<>();
+        List<Waiter> refused = new ArrayList<>();
+        synchronized (syncLock) {
+            for (Iterator<Waiter> it = waiters.iterator(); it.hasNext(); ) {
+                Waiter w = it.next();
+                if (w.end() <= durable) {
+                    ready.add(w);
+                    it.remove();
+                } else if (failure != null || closed) {
+                    refused.add(w);
+                    it.remove();
+                }
+            }
+        }
+        ready.forEach(w -> w.done().complete(null));
+        IOException why = failure != null ? failure : new ClosedChannelException();
+        refused.forEach(w -> w.done().completeExceptionally(why));
+    }
+
+    /** A thread waiting for the log to be durable up to {@code end}. */
+    private record Waiter(long end, CompletableFuture<Void> done) {
     }
 
     /** The segment holding the newest written data; read without the append lock. */
@@ -482,6 +545,7 @@ public final class SegmentLog implements EventLog {
             syncing = false;
             syncLock.notifyAll();
         }
+        releaseWaiters();
     }
 
     private void waitForSync() throws InterruptedIOException {
