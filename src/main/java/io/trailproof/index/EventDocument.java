@@ -43,55 +43,103 @@ final class EventDocument {
             EventFields.ACTION_INPUT, IndexFields.INPUT, EventFields.ACTION_OUTPUT, IndexFields.OUTPUT,
             EventFields.METADATA, IndexFields.METADATA);
 
-    /**
-     * The document of a stored event, read in one streaming pass over its stored bytes (no tree):
-     * this runs for every event the index takes in.
-     */
+    /** A document and the stored {@code hash} of its event (null for the placeholder of an unreadable entry). */
+    record Built(Document document, String hash) {
+    }
+
+    /** The document of a stored event (tests and callers that hold one already). */
     static Document of(StoredEvent event) {
+        return of(event.logIndex(), event.payload()).document();
+    }
+
+    /**
+     * The document of the log entry at {@code logIndex}, read in one streaming pass over its stored
+     * bytes (no tree, no re-validation: the log is the source and the index only follows it). An
+     * entry that is not a readable stored event of that index (only a tampered log has one) gets a
+     * placeholder that holds its place and nothing else; verification reports it.
+     */
+    static Built of(long logIndex, byte[] payload) {
         Document doc = new Document();
-        doc.add(new LongPoint(IndexFields.LOG_INDEX, event.logIndex()));
-        doc.add(new NumericDocValuesField(IndexFields.LOG_INDEX, event.logIndex()));
-        keyword(doc, IndexFields.ID, event.id());
-        keyword(doc, IndexFields.HASH, event.hash());
+        doc.add(new LongPoint(IndexFields.LOG_INDEX, logIndex));
+        doc.add(new NumericDocValuesField(IndexFields.LOG_INDEX, logIndex));
+        Document fields = new Document();
+        String id = null;
+        String hash = null;
+        String recordedAt = null;
+        String timestampText = null;
+        long sequence = -1;
+        long storedIndex = -1;
         StringBuilder keywordText = new StringBuilder();
         StringBuilder labelText = new StringBuilder();
         StringBuilder freeText = new StringBuilder();
-        try (JsonParser p = JSON.createParser(event.payload())) {
-            p.nextToken();
+        try (JsonParser p = JSON.createParser(payload)) {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                return new Built(doc, null);
+            }
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 JsonToken value = p.nextToken();
                 String keywordField = KEYWORDS.get(name);
                 String textField = TEXTS.get(name);
                 if (keywordField != null && value == JsonToken.VALUE_STRING) {
-                    keyword(doc, keywordField, p.getText());
+                    keyword(fields, keywordField, p.getText());
                     append(keywordText, p.getText());
                 } else if (textField != null) {
                     StringBuilder text = new StringBuilder();
                     collect(p, value, text);
                     if (!text.isEmpty()) {
-                        doc.add(new TextField(textField, text.toString(), Field.Store.NO));
+                        fields.add(new TextField(textField, text.toString(), Field.Store.NO));
                         append(freeText, text);
                     }
                 } else if (name.equals(EventFields.LABELS) && value == JsonToken.START_OBJECT) {
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
                         String key = p.currentName();
                         if (p.nextToken() == JsonToken.VALUE_STRING) {
-                            keyword(doc, IndexFields.LABEL_PREFIX + key, p.getText());
+                            keyword(fields, IndexFields.LABEL_PREFIX + key, p.getText());
                             append(labelText, p.getText());
                         } else {
                             p.skipChildren();
                         }
                     }
                 } else if (name.equals(EventFields.DURATION_MS) && value == JsonToken.VALUE_NUMBER_INT) {
-                    point(doc, IndexFields.DURATION_MS, p.getLongValue());
+                    point(fields, IndexFields.DURATION_MS, p.getLongValue());
+                } else if (value == JsonToken.VALUE_STRING) {
+                    switch (name) {
+                        case EventFields.ID -> id = p.getText();
+                        case EventFields.HASH -> hash = p.getText();
+                        case EventFields.RECORDED_AT -> recordedAt = p.getText();
+                        case EventFields.TIMESTAMP -> timestampText = p.getText();
+                        default -> { }
+                    }
+                } else if (value == JsonToken.VALUE_NUMBER_INT && name.equals(EventFields.SEQUENCE)) {
+                    sequence = p.getLongValue();
+                } else if (value == JsonToken.VALUE_NUMBER_INT && name.equals(EventFields.LOG_INDEX)) {
+                    storedIndex = p.getLongValue();
                 } else {
                     p.skipChildren();
                 }
             }
-        } catch (IOException e) {
-            // A stored event that does not stream (only a tampered one) keeps its ids and times below.
+            if (p.currentToken() != JsonToken.END_OBJECT) {
+                return new Built(doc, null);
+            }
+        } catch (IOException | RuntimeException e) {
+            return new Built(doc, null);
         }
+        if (storedIndex != logIndex || id == null || hash == null || recordedAt == null || sequence < 1) {
+            return new Built(doc, null);
+        }
+        long recorded;
+        long timestamp;
+        try {
+            recorded = micros(recordedAt);
+            timestamp = timestampText == null || timestampText.equals(recordedAt) ? recorded
+                    : micros(EventTime.parseTimestamp(timestampText));
+        } catch (DateTimeParseException | ArithmeticException e) {
+            return new Built(doc, null);
+        }
+        keyword(doc, IndexFields.ID, id);
+        keyword(doc, IndexFields.HASH, hash);
+        fields.forEach(doc::add);
         // The default field holds every text value: keywords, then labels, then the free text.
         StringBuilder all = keywordText;
         append(all, labelText);
@@ -99,18 +147,10 @@ final class EventDocument {
         if (!all.isEmpty()) {
             doc.add(new TextField(IndexFields.TEXT, all.toString(), Field.Store.NO));
         }
-        long recorded = micros(event.recordedAt());
-        long timestamp;
-        try {
-            timestamp = event.timestamp().equals(event.recordedAt()) ? recorded
-                    : micros(EventTime.parseTimestamp(event.timestamp()));
-        } catch (DateTimeParseException e) {
-            timestamp = recorded; // unreachable for accepted events; a tampered one still gets a place in time
-        }
         point(doc, IndexFields.TIMESTAMP, timestamp);
         point(doc, IndexFields.RECORDED_AT, recorded);
-        point(doc, IndexFields.SEQUENCE, event.sequence());
-        return doc;
+        point(doc, IndexFields.SEQUENCE, sequence);
+        return new Built(doc, hash);
     }
 
     /** Appends every string, number and boolean inside the value the parser is on, in document order. */

@@ -36,10 +36,11 @@ public interface EventIndex extends Closeable {
     void add(List<StoredEvent> events) throws IOException;
 
     /**
-     * Adds a placeholder for a log entry that cannot be read as an event (a tampered log): the log index
-     * is held, so counts still match, but nothing else is searchable for it.
+     * Adds log entries exactly as the log holds them, the first at log index {@link #size()}. An
+     * entry that is not a readable stored event of its index gets a placeholder that holds its place
+     * (counts still match) and makes nothing searchable; verification reports such an entry.
      */
-    void addUnreadable(long logIndex) throws IOException;
+    void addPayloads(List<byte[]> payloads) throws IOException;
 
     /** Makes everything added durable, atomically with {@link #size()} and {@link #lastHash()}. */
     void commit() throws IOException;

@@ -1,6 +1,5 @@
 package io.trailproof.index;
 
-import io.trailproof.core.event.StoredEvent;
 import io.trailproof.ledger.Ledger;
 
 import java.io.IOException;
@@ -14,8 +13,6 @@ final class LogReader {
 
     /** Events read and added per step; the index's owner may commit or stop between steps. */
     static final int BATCH = 2_000;
-
-    private static final System.Logger LOG = System.getLogger(LogReader.class.getName());
 
     private LogReader() {
     }
@@ -32,25 +29,9 @@ final class LogReader {
             }
             long from = index.size();
             long end = Math.min(to, from + BATCH);
-            List<StoredEvent> batch = new ArrayList<>(BATCH);
-            ledger.scan(from, end, (logIndex, payload) -> {
-                StoredEvent event;
-                try {
-                    event = StoredEvent.parse(payload);
-                } catch (Exception e) {
-                    event = null;
-                }
-                if (event == null || event.logIndex() != logIndex) {
-                    index.add(batch);
-                    batch.clear();
-                    LOG.log(System.Logger.Level.WARNING, "log index " + logIndex + " is not a readable stored event; "
-                            + "the index holds its place but nothing about it is searchable (GET /v1/verify reports it)");
-                    index.addUnreadable(logIndex);
-                } else {
-                    batch.add(event);
-                }
-            });
-            index.add(batch);
+            List<byte[]> batch = new ArrayList<>((int) (end - from));
+            ledger.scan(from, end, (logIndex, payload) -> batch.add(payload));
+            index.addPayloads(batch);
             progress.accept(index.size());
         }
         return true;

@@ -64,6 +64,8 @@ public final class LuceneEventIndex implements EventIndex {
     /** Longest query text accepted; longer ones are refused before parsing. */
     static final int MAX_QUERY_CHARS = 10_000;
 
+    private static final System.Logger LOG = System.getLogger(LuceneEventIndex.class.getName());
+
     /** Threads that build and invert documents: the follower itself plus these helpers. */
     private static final int INDEXING_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
     private static final int MIN_SLICE = 250;
@@ -169,11 +171,7 @@ public final class LuceneEventIndex implements EventIndex {
             }
             next++;
         }
-        addInParallel(events);
-        if (!events.isEmpty()) {
-            lastHash = events.get(events.size() - 1).hash();
-            size = next;
-        }
+        addPayloads(events.stream().map(StoredEvent::payload).toList());
     }
 
     /**
@@ -182,18 +180,25 @@ public final class LuceneEventIndex implements EventIndex {
      * index does not matter (results are ordered by log_index), and {@link #size()} moves only once
      * every slice is in.
      */
-    private void addInParallel(List<StoredEvent> events) throws IOException {
-        int slices = events.size() < 2 * MIN_SLICE ? 1 : Math.min(INDEXING_THREADS, events.size() / MIN_SLICE);
-        int per = (events.size() + slices - 1) / slices;
+    @Override
+    public void addPayloads(List<byte[]> payloads) throws IOException {
+        if (payloads.isEmpty()) {
+            return;
+        }
+        long first = size;
+        int slices = payloads.size() < 2 * MIN_SLICE ? 1 : Math.min(INDEXING_THREADS, payloads.size() / MIN_SLICE);
+        int per = (payloads.size() + slices - 1) / slices;
+        String[] hashes = new String[slices];
         List<java.util.concurrent.Future<?>> pending = new ArrayList<>();
-        for (int i = per; i < events.size(); i += per) {
-            List<StoredEvent> slice = events.subList(i, Math.min(events.size(), i + per));
+        for (int i = per, k = 1; i < payloads.size(); i += per, k++) {
+            int from = i;
+            int slice = k;
             pending.add(INDEXERS.submit(() -> {
-                addSlice(slice);
+                hashes[slice] = addSlice(first + from, payloads.subList(from, Math.min(payloads.size(), from + per)));
                 return null;
             }));
         }
-        addSlice(events.subList(0, Math.min(per, events.size())));
+        hashes[0] = addSlice(first, payloads.subList(0, Math.min(per, payloads.size())));
         for (java.util.concurrent.Future<?> f : pending) {
             try {
                 f.get();
@@ -207,27 +212,25 @@ public final class LuceneEventIndex implements EventIndex {
                 throw new IOException("indexing failed", e.getCause());
             }
         }
+        lastHash = hashes[pending.size()];
+        size = first + payloads.size();
     }
 
-    private void addSlice(List<StoredEvent> slice) throws IOException {
+    /** Adds one slice; returns the stored hash of its last entry (null when that one is unreadable). */
+    private String addSlice(long firstLogIndex, List<byte[]> slice) throws IOException {
         List<Document> docs = new ArrayList<>(slice.size());
-        for (StoredEvent e : slice) {
-            docs.add(EventDocument.of(e));
+        String last = null;
+        for (int i = 0; i < slice.size(); i++) {
+            EventDocument.Built built = EventDocument.of(firstLogIndex + i, slice.get(i));
+            if (built.hash() == null) {
+                LOG.log(System.Logger.Level.WARNING, "log index " + (firstLogIndex + i) + " is not a readable stored "
+                        + "event; the index holds its place but nothing about it is searchable (GET /v1/verify reports it)");
+            }
+            docs.add(built.document());
+            last = built.hash();
         }
         writer.addDocuments(docs);
-    }
-
-    @Override
-    public void addUnreadable(long logIndex) throws IOException {
-        if (logIndex != size) {
-            throw new IllegalArgumentException("log index " + logIndex + " does not follow the index (" + size + ")");
-        }
-        Document doc = new Document();
-        doc.add(new LongPoint(IndexFields.LOG_INDEX, logIndex));
-        doc.add(new NumericDocValuesField(IndexFields.LOG_INDEX, logIndex));
-        writer.addDocument(doc);
-        lastHash = null;
-        size = logIndex + 1;
+        return last;
     }
 
     @Override

@@ -110,6 +110,7 @@ public final class LoadGenerator {
                 batchIngest(8, 1000, totalEvents - have, have);
             }
             long size = stats().get("total_events").asLong();
+            awaitSearchable(); // latencies are measured on a settled service, not while the index catches up
             System.err.println("filled to " + size + " events");
 
             double[] root = latency("/v1/merkle/root", 5000, i -> "/v1/merkle/root");
