@@ -595,6 +595,7 @@ public final class Ledger implements Closeable {
         }
         long end = size();
         ChainVerifier verifier = new ChainVerifier(agentId, 1, EventFields.GENESIS_PREV_HASH);
+        LeafWindow leaves = new LeafWindow(tree, end);
         for (long position : state.positionsBelow(end)) {
             byte[] payload;
             try {
@@ -603,7 +604,7 @@ public final class Ledger implements Closeable {
                 verifier.unreadable(e.getMessage());
                 break;
             }
-            if (verifier.next(payload, position, tree).isPresent()) {
+            if (verifier.next(payload, position, leaves).isPresent()) {
                 break;
             }
         }

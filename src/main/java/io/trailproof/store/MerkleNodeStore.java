@@ -176,6 +176,28 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
         return l.read(index);
     }
 
+    /**
+     * {@code count} consecutive nodes of a level, concatenated (32 bytes each), read in one go where
+     * they are in the file: for callers that walk many neighbouring nodes, such as verification.
+     */
+    public byte[] nodes(int level, long from, int count) {
+        long n = size;
+        if (level < 0 || level >= MAX_LEVELS || from < 0 || count < 0 || from + count > (n >>> level)) {
+            throw new IllegalArgumentException("no nodes at level " + level + ", " + from + " + " + count
+                    + " in a tree of " + n + " leaves");
+        }
+        ensureOpen();
+        Level l = levels[level];
+        if (from + count <= l.buffer.base) {
+            return l.read(from, count);
+        }
+        byte[] out = new byte[count * HASH];
+        for (int i = 0; i < count; i++) {
+            System.arraycopy(get(level, from + i), 0, out, i * HASH, HASH);
+        }
+        return out;
+    }
+
     /** MTH of the first {@code treeSize} leaves, for any size up to {@link #size()}. */
     public byte[] root(long treeSize) {
         requireSize(treeSize);
@@ -418,7 +440,12 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
         }
 
         byte[] read(long index) {
-            byte[] out = new byte[HASH];
+            return read(index, 1);
+        }
+
+        /** {@code count} consecutive nodes from the file, in one read. */
+        byte[] read(long index, int count) {
+            byte[] out = new byte[count * HASH];
             boolean interrupted = false;
             try {
                 for (int attempt = 1; ; attempt++) {
@@ -429,7 +456,7 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
                         while (dst.hasRemaining()) {
                             int r = ch.read(dst, pos);
                             if (r < 0) {
-                                throw new IOException("node " + index + " is missing from " + file);
+                                throw new IOException("node " + (pos / HASH) + " is missing from " + file);
                             }
                             pos += r;
                         }

@@ -89,6 +89,8 @@ public final class SegmentLog implements EventLog {
     public static final String SEGMENT_SUFFIX = ".seg";
 
     static final int HEADER_BYTES = 8;
+    /** Bytes read at once for a random read: the frame of a typical stored event fits. */
+    private static final int FIRST_READ_BYTES = 2048;
     static final int COMMIT_FLAG = 0x8000_0000;
     static final int COMMIT_PAYLOAD_BYTES = 9;
     static final int COMMIT_LENGTH_WORD = COMMIT_FLAG | COMMIT_PAYLOAD_BYTES;
@@ -628,18 +630,25 @@ public final class SegmentLog implements EventLog {
         Objects.checkIndex(index, s);
         long pos = positions[(int) index];
         Segment seg = segmentOf(index);
-        byte[] header = new byte[HEADER_BYTES];
-        if (seg.readFully(ByteBuffer.wrap(header), pos) < HEADER_BYTES) {
+        // One read for the frame of a typical event (header and payload together); a larger
+        // payload takes a second read for its rest.
+        byte[] first = new byte[FIRST_READ_BYTES];
+        int got = seg.readFully(ByteBuffer.wrap(first), pos);
+        if (got < HEADER_BYTES) {
             throw new CorruptLogException(seg.path, pos, "frame header missing (file shorter than expected)");
         }
-        int word = (int) INT.get(header, 0);
+        int word = (int) INT.get(first, 0);
         if (word <= 0 || word > MAX_PAYLOAD_BYTES) {
             throw new CorruptLogException(seg.path, pos, "bad record frame length word " + Integer.toHexString(word));
         }
         byte[] payload = new byte[word];
-        if (seg.readFully(ByteBuffer.wrap(payload), pos + HEADER_BYTES) < word) {
+        int have = Math.min(word, got - HEADER_BYTES);
+        System.arraycopy(first, HEADER_BYTES, payload, 0, have);
+        if (have < word && seg.readFully(ByteBuffer.wrap(payload, have, word - have), pos + HEADER_BYTES + have)
+                < word - have) {
             throw new CorruptLogException(seg.path, pos, "frame extends past end of file");
         }
+        byte[] header = first;
         CRC32C crc = new CRC32C();
         crc.update(payload, 0, word);
         if ((int) crc.getValue() != (int) INT.get(header, 4)) {

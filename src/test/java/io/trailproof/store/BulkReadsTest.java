@@ -1,0 +1,63 @@
+package io.trailproof.store;
+
+import io.trailproof.core.merkle.Rfc9162;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** The read paths that fetch more than one item per system call return exactly what single reads do. */
+class BulkReadsTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void framesOfEverySizeAroundTheFirstReadAreReadWhole() throws Exception {
+        Random random = new Random(5);
+        List<byte[]> payloads = new ArrayList<>();
+        for (int size : new int[] {1, 100, 2030, 2039, 2040, 2041, 2048, 2049, 4096, 70_000}) {
+            byte[] p = new byte[size];
+            random.nextBytes(p);
+            payloads.add(p);
+        }
+        try (SegmentLog log = SegmentLog.open(dir.resolve("log"))) {
+            log.append(payloads);
+            log.awaitDurable(log.size());
+            for (int i = 0; i < payloads.size(); i++) {
+                assertThat(log.read(i)).as("payload of %d bytes", payloads.get(i).length).isEqualTo(payloads.get(i));
+            }
+        }
+        try (SegmentLog log = SegmentLog.open(dir.resolve("log"))) {
+            assertThat(log.read(payloads.size() - 1)).isEqualTo(payloads.get(payloads.size() - 1));
+        }
+    }
+
+    @Test
+    void runsOfNodesEqualTheNodesOneByOne() throws Exception {
+        try (MerkleNodeStore store = MerkleNodeStore.open(dir.resolve("merkle"), 0)) {
+            for (int i = 0; i < 5000; i++) {
+                store.append(Rfc9162.leafHash(new byte[] {(byte) i, (byte) (i >> 8)}));
+            }
+            Random random = new Random(6);
+            for (int t = 0; t < 200; t++) {
+                int level = random.nextInt(4);
+                long count = store.size() >>> level;
+                long from = random.nextLong(count);
+                int n = (int) Math.min(count - from, 1 + random.nextInt(700));
+                byte[] run = store.nodes(level, from, n);
+                for (int i = 0; i < n; i++) {
+                    assertThat(Arrays.copyOfRange(run, i * 32, i * 32 + 32)).isEqualTo(store.get(level, from + i));
+                }
+            }
+            assertThatThrownBy(() -> store.nodes(0, 4990, 20)).isInstanceOf(IllegalArgumentException.class);
+        }
+    }
+}
