@@ -596,17 +596,16 @@ public final class Ledger implements Closeable {
         long end = size();
         ChainVerifier verifier = new ChainVerifier(agentId, 1, EventFields.GENESIS_PREV_HASH);
         LeafWindow leaves = new LeafWindow(tree, end);
-        for (long position : state.positionsBelow(end)) {
-            byte[] payload;
-            try {
-                payload = log.read(position);
-            } catch (CorruptLogException e) {
-                verifier.unreadable(e.getMessage());
-                break;
-            }
-            if (verifier.next(payload, position, leaves).isPresent()) {
-                break;
-            }
+        try {
+            log.readEach(state.positionsBelow(end), (position, payload) -> {
+                if (verifier.next(payload, position, leaves).isPresent()) {
+                    throw StopWalk.INSTANCE;
+                }
+            });
+        } catch (StopWalk stop) {
+            // the verifier holds the first failure
+        } catch (CorruptLogException e) {
+            verifier.unreadable(e.getMessage());
         }
         ChainReport report = new ChainReport(agentId, verifier.failure().isEmpty(), verifier.verified(),
                 verifier.headSequence(), verifier.headHash(), verifier.failure());
@@ -658,6 +657,16 @@ public final class Ledger implements Closeable {
             } finally {
                 log.close();
             }
+        }
+    }
+
+    /** Ends a walk over a chain at its first failure. */
+    private static final class StopWalk extends IOException {
+        static final StopWalk INSTANCE = new StopWalk();
+
+        private StopWalk() {
+            super("stop", null);
+            setStackTrace(new StackTraceElement[0]);
         }
     }
 }

@@ -55,6 +55,15 @@ public interface EventLog extends Closeable {
     /** Visits payloads {@code [from, to)} in order, reading sequentially from storage. */
     void scan(long from, long to, PayloadVisitor visitor) throws IOException;
 
+    /**
+     * Reads the payloads at the given indexes, in ascending order, from storage (CRC-checked),
+     * reading neighbouring frames together: for visiting a sparse subset of the log, such as one
+     * agent's chain. Stops at the first frame that fails its check.
+     *
+     * @throws CorruptLogException when a stored frame fails its check (earlier ones were visited)
+     */
+    void readEach(long[] ascendingIndexes, PayloadVisitor visitor) throws IOException;
+
     /** Receives payloads from {@link #scan}. */
     @FunctionalInterface
     interface PayloadVisitor {

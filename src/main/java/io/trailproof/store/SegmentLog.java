@@ -91,6 +91,8 @@ public final class SegmentLog implements EventLog {
     static final int HEADER_BYTES = 8;
     /** Bytes read at once for a random read: the frame of a typical stored event fits. */
     private static final int FIRST_READ_BYTES = 2048;
+    /** Bytes read at once by {@link #readEach}: many frames of a sparse walk share one read. */
+    private static final int READ_WINDOW_BYTES = 256 * 1024;
     static final int COMMIT_FLAG = 0x8000_0000;
     static final int COMMIT_PAYLOAD_BYTES = 9;
     static final int COMMIT_LENGTH_WORD = COMMIT_FLAG | COMMIT_PAYLOAD_BYTES;
@@ -655,6 +657,48 @@ public final class SegmentLog implements EventLog {
             throw new CorruptLogException(seg.path, pos, "CRC mismatch");
         }
         return payload;
+    }
+
+    @Override
+    public void readEach(long[] ascendingIndexes, PayloadVisitor visitor) throws IOException {
+        long s = size;
+        long[] table = positions;
+        Segment windowSegment = null;
+        long windowStart = 0;
+        byte[] window = new byte[READ_WINDOW_BYTES];
+        int windowLength = 0;
+        for (long index : ascendingIndexes) {
+            Objects.checkIndex(index, s);
+            Segment seg = segmentOf(index);
+            long pos = table[(int) index];
+            if (seg != windowSegment || pos < windowStart || pos + HEADER_BYTES > windowStart + windowLength) {
+                windowSegment = seg;
+                windowStart = pos;
+                windowLength = seg.readFully(ByteBuffer.wrap(window), pos);
+            }
+            int at = (int) (pos - windowStart);
+            if (windowLength - at < HEADER_BYTES) {
+                throw new CorruptLogException(seg.path, pos, "frame header missing (file shorter than expected)");
+            }
+            int word = (int) INT.get(window, at);
+            if (word <= 0 || word > MAX_PAYLOAD_BYTES) {
+                throw new CorruptLogException(seg.path, pos, "bad record frame length word " + Integer.toHexString(word));
+            }
+            byte[] payload;
+            if (at + HEADER_BYTES + word <= windowLength) {
+                payload = Arrays.copyOfRange(window, at + HEADER_BYTES, at + HEADER_BYTES + word);
+            } else {
+                payload = read(index); // a frame larger than what is left of the window
+                visitor.accept(index, payload);
+                continue;
+            }
+            CRC32C crc = new CRC32C();
+            crc.update(payload, 0, word);
+            if ((int) crc.getValue() != (int) INT.get(window, at + 4)) {
+                throw new CorruptLogException(seg.path, pos, "CRC mismatch");
+            }
+            visitor.accept(index, payload);
+        }
     }
 
     @Override

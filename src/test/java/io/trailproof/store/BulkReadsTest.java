@@ -60,4 +60,50 @@ class BulkReadsTest {
             assertThatThrownBy(() -> store.nodes(0, 4990, 20)).isInstanceOf(IllegalArgumentException.class);
         }
     }
+
+    @Test
+    void readEachVisitsExactlyTheAskedFramesAndStopsAtADamagedOne() throws Exception {
+        Random random = new Random(7);
+        List<byte[]> payloads = new ArrayList<>();
+        for (int i = 0; i < 3000; i++) {
+            byte[] p = new byte[1 + random.nextInt(i % 100 == 0 ? 300_000 : 1500)];
+            random.nextBytes(p);
+            payloads.add(p);
+        }
+        Path logDir = dir.resolve("log");
+        try (SegmentLog log = SegmentLog.open(logDir, 1 << 20)) {
+            for (int i = 0; i < payloads.size(); i += 100) {
+                log.append(payloads.subList(i, i + 100));
+            }
+            log.awaitDurable(log.size());
+            for (int stride : new int[] {1, 3, 5, 97, 1000}) {
+                long[] indexes = java.util.stream.LongStream.iterate(random.nextInt(stride), i -> i < payloads.size(),
+                        i -> i + stride).toArray();
+                List<Long> seen = new ArrayList<>();
+                log.readEach(indexes, (index, payload) -> {
+                    assertThat(payload).isEqualTo(payloads.get((int) index));
+                    seen.add(index);
+                });
+                assertThat(seen).containsExactlyElementsOf(java.util.Arrays.stream(indexes).boxed().toList());
+            }
+            // A byte changed on disk under the open log: the walk stops there with the file and offset.
+            Path first;
+            try (var files = java.nio.file.Files.list(logDir)) {
+                first = files.filter(f -> f.toString().endsWith(".seg")).sorted().findFirst().orElseThrow();
+            }
+            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(first,
+                    java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
+                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+                long at = ch.size() / 2;
+                ch.read(b, at);
+                b.put(0, (byte) (b.get(0) ^ 0x40)).rewind();
+                ch.write(b, at);
+            }
+            long[] all = java.util.stream.LongStream.range(0, payloads.size()).toArray();
+            List<Long> before = new ArrayList<>();
+            assertThatThrownBy(() -> log.readEach(all, (index, payload) -> before.add(index)))
+                    .isInstanceOf(CorruptLogException.class).hasMessageContaining(first.getFileName().toString());
+            assertThat(before).isNotEmpty().hasSizeLessThan(payloads.size());
+        }
+    }
 }
