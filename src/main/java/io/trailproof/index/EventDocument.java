@@ -6,7 +6,6 @@ import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
-import io.trailproof.core.event.StoredEvent;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.Field;
 import org.apache.lucene.document.LongPoint;
@@ -45,11 +44,6 @@ final class EventDocument {
 
     /** A document and the stored {@code hash} of its event (null for the placeholder of an unreadable entry). */
     record Built(Document document, String hash) {
-    }
-
-    /** The document of a stored event (tests and callers that hold one already). */
-    static Document of(StoredEvent event) {
-        return of(event.logIndex(), event.payload()).document();
     }
 
     /**
