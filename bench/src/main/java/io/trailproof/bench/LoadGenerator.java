@@ -71,6 +71,7 @@ public final class LoadGenerator {
         }
         System.out.println();
         System.out.println(g.table.render(machine()));
+        System.exit(0); // the HTTP client's pool threads would keep the JVM alive
     }
 
     static String machine() {
