@@ -4,7 +4,9 @@ import static io.trailproof.core.event.EventFields.*;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.NumericNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.Rfc8785;
 import io.trailproof.core.json.StrictJson;
@@ -96,11 +98,14 @@ public final class StoredEvent {
         if (!event.path(TIMESTAMP).isTextual()) {
             event.put(TIMESTAMP, recordedAt);
         }
-        byte[] covered = Rfc8785.canonicalize(event);
-        String hashHex = EventHash.toHex(EventHash.sha256(covered));
-        event.put(HASH, hashHex);
-        event.put(LOG_INDEX, logIndex);
-        byte[] payload = Rfc8785.canonicalize(event);
+        // The payload is the covered form with two more members: written once, then spliced.
+        Rfc8785.CanonicalObject covered = Rfc8785.canonicalObject(event);
+        String hashHex = EventHash.toHex(EventHash.sha256(covered.bytes()));
+        TextNode hashNode = nodes.textNode(hashHex);
+        NumericNode indexNode = nodes.numberNode(logIndex);
+        byte[] payload = covered.with(HASH, hashNode, LOG_INDEX, indexNode);
+        event.set(HASH, hashNode);
+        event.set(LOG_INDEX, indexNode);
         EventValidator.checkCanonicalSize(payload.length);
         return new StoredEvent(event, payload);
     }

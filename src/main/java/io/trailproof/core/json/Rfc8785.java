@@ -40,6 +40,94 @@ public final class Rfc8785 {
         return out.toByteArray();
     }
 
+    /**
+     * The canonical form of an object, kept member by member so that members can be added later
+     * without writing the others again (see {@link CanonicalObject#with}).
+     *
+     * @throws IllegalArgumentException when {@code node} is not an object
+     */
+    public static CanonicalObject canonicalObject(JsonNode node) {
+        if (!node.isObject()) {
+            throw new IllegalArgumentException("not a JSON object: " + node.getNodeType() + " node");
+        }
+        CanonicalWriter out = new CanonicalWriter(256);
+        List<Map.Entry<String, JsonNode>> members = out.object(node, true);
+        String[] keys = new String[members.size()];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = members.get(i).getKey();
+        }
+        return new CanonicalObject(out.toByteArray(), keys, out.memberStarts);
+    }
+
+    /**
+     * The RFC 8785 form of an object, and where each of its members starts. {@link #with} gives the
+     * canonical form of the same object with more members, byte for byte what canonicalising the
+     * larger object would give, because members are independent and only their order depends on the
+     * other keys.
+     */
+    public static final class CanonicalObject {
+        private final byte[] bytes;
+        private final String[] keys;
+        private final int[] starts;
+
+        private CanonicalObject(byte[] bytes, String[] keys, int[] starts) {
+            this.bytes = bytes;
+            this.keys = keys;
+            this.starts = starts;
+        }
+
+        /** The canonical form; the internal array, which must not be modified. */
+        public byte[] bytes() {
+            return bytes;
+        }
+
+        /**
+         * The canonical form of this object with the two given members added.
+         *
+         * @throws IllegalArgumentException when a key is already a member, or both keys are equal
+         */
+        public byte[] with(String key1, JsonNode value1, String key2, JsonNode value2) {
+            if (key1.equals(key2)) {
+                throw new IllegalArgumentException("member " + key1 + " added twice");
+            }
+            if (key1.compareTo(key2) > 0) {
+                return with(key2, value2, key1, value1);
+            }
+            int at1 = insertionPoint(key1);
+            int at2 = insertionPoint(key2);
+            CanonicalWriter out = new CanonicalWriter(bytes.length + 128);
+            out.put((byte) '{');
+            boolean first = true;
+            for (int i = 0; i <= keys.length; i++) {
+                if (i == at1) {
+                    first = out.member(first, key1, value1);
+                }
+                if (i == at2) {
+                    first = out.member(first, key2, value2);
+                }
+                if (i < keys.length) {
+                    int end = i + 1 < keys.length ? starts[i + 1] - 1 : bytes.length - 1;
+                    if (!first) {
+                        out.put((byte) ',');
+                    }
+                    out.put(bytes, starts[i], end - starts[i]);
+                    first = false;
+                }
+            }
+            out.put((byte) '}');
+            return out.toByteArray();
+        }
+
+        /** The index of the first member whose key sorts after {@code key}. */
+        private int insertionPoint(String key) {
+            int i = Arrays.binarySearch(keys, key);
+            if (i >= 0) {
+                throw new IllegalArgumentException("member " + key + " is already present");
+            }
+            return -i - 1;
+        }
+    }
+
     /** The canonical form as a string. */
     public static String canonicalString(JsonNode node) {
         return new String(canonicalize(node), StandardCharsets.UTF_8);
@@ -68,6 +156,8 @@ public final class Rfc8785 {
     private static final class CanonicalWriter {
         private byte[] buf;
         private int len;
+        /** Where each member of the outermost object starts, when {@link #object(JsonNode, boolean)} records it. */
+        private int[] memberStarts;
 
         CanonicalWriter(int initialCapacity) {
             buf = new byte[initialCapacity];
@@ -90,9 +180,24 @@ public final class Rfc8785 {
         }
 
         private void put(byte[] bytes) {
-            ensure(bytes.length);
-            System.arraycopy(bytes, 0, buf, len, bytes.length);
-            len += bytes.length;
+            put(bytes, 0, bytes.length);
+        }
+
+        private void put(byte[] bytes, int from, int count) {
+            ensure(count);
+            System.arraycopy(bytes, from, buf, len, count);
+            len += count;
+        }
+
+        /** Writes one member, preceded by a comma unless it is the first; returns false (no longer first). */
+        private boolean member(boolean first, String key, JsonNode value) {
+            if (!first) {
+                put((byte) ',');
+            }
+            string(key);
+            put((byte) ':');
+            value(value);
+            return false;
         }
 
         private void putAscii(String s) {
@@ -105,7 +210,7 @@ public final class Rfc8785 {
 
         void value(JsonNode node) {
             switch (node.getNodeType()) {
-                case OBJECT -> object(node);
+                case OBJECT -> object(node, false);
                 case ARRAY -> array(node);
                 case STRING -> string(node.textValue());
                 case NUMBER -> number(node);
@@ -116,16 +221,22 @@ public final class Rfc8785 {
             }
         }
 
-        private void object(JsonNode node) {
+        private List<Map.Entry<String, JsonNode>> object(JsonNode node, boolean recordStarts) {
             List<Map.Entry<String, JsonNode>> members = new ArrayList<>(node.properties());
             if (members.size() > 1) {
                 // UTF-16 code unit order (RFC 8785 section 3.2.3) is exactly String.compareTo.
                 members.sort(Map.Entry.comparingByKey());
             }
+            if (recordStarts) {
+                memberStarts = new int[members.size()];
+            }
             put((byte) '{');
             for (int i = 0; i < members.size(); i++) {
                 if (i > 0) {
                     put((byte) ',');
+                }
+                if (recordStarts) {
+                    memberStarts[i] = len;
                 }
                 Map.Entry<String, JsonNode> member = members.get(i);
                 string(member.getKey());
@@ -133,6 +244,7 @@ public final class Rfc8785 {
                 value(member.getValue());
             }
             put((byte) '}');
+            return members;
         }
 
         private void array(JsonNode node) {

@@ -172,4 +172,45 @@ class Rfc8785Test {
         }
         return node;
     }
+
+    @Test
+    void addingMembersToACanonicalObjectEqualsCanonicalisingTheLargerObject() {
+        Random r = new Random(8785);
+        String[] alphabet = {"", "a", "b", "hash", "id", "log_index", "z", "é", "😀", "\uFB33", "A", "_"};
+        for (int round = 0; round < 2_000; round++) {
+            ObjectNode o = F.objectNode();
+            int members = r.nextInt(6);
+            for (int i = 0; i < members; i++) {
+                String key = alphabet[r.nextInt(alphabet.length)] + alphabet[r.nextInt(alphabet.length)];
+                o.set(key, r.nextBoolean() ? F.numberNode(r.nextInt(1000))
+                        : F.objectNode().put(key, "v" + r.nextInt()).set("n", F.arrayNode().add(1.5)));
+            }
+            String k1;
+            String k2;
+            do {
+                k1 = alphabet[r.nextInt(alphabet.length)] + alphabet[r.nextInt(alphabet.length)];
+                k2 = alphabet[r.nextInt(alphabet.length)] + alphabet[r.nextInt(alphabet.length)];
+            } while (o.has(k1) || o.has(k2) || k1.equals(k2));
+            JsonNode v1 = F.textNode("x" + round);
+            JsonNode v2 = F.numberNode(round);
+            Rfc8785.CanonicalObject before = Rfc8785.canonicalObject(o);
+            assertThat(before.bytes()).isEqualTo(Rfc8785.canonicalize(o));
+            ObjectNode larger = o.deepCopy();
+            larger.set(k1, v1);
+            larger.set(k2, v2);
+            assertThat(new String(before.with(k1, v1, k2, v2), java.nio.charset.StandardCharsets.UTF_8))
+                    .isEqualTo(Rfc8785.canonicalString(larger));
+        }
+    }
+
+    @Test
+    void addingAMemberThatIsPresentIsRefused() {
+        Rfc8785.CanonicalObject o = Rfc8785.canonicalObject(F.objectNode().put("a", 1));
+        assertThatThrownBy(() -> o.with("a", F.numberNode(2), "b", F.numberNode(3)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> o.with("b", F.numberNode(2), "b", F.numberNode(3)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Rfc8785.canonicalObject(F.arrayNode()))
+                .isInstanceOf(IllegalArgumentException.class);
+    }
 }
