@@ -66,6 +66,27 @@ public final class EventTime {
 
     /** {@code recorded_at} for an instant: RFC 3339 UTC, truncated to exactly six fractional digits. */
     public static String formatRecordedAt(Instant instant) {
-        return RECORDED_AT.format(instant.truncatedTo(ChronoUnit.MICROS));
+        Instant t = instant.truncatedTo(ChronoUnit.MICROS);
+        LocalDateTime d = LocalDateTime.ofEpochSecond(t.getEpochSecond(), t.getNano(), ZoneOffset.UTC);
+        if (d.getYear() < 0 || d.getYear() > 9999) {
+            return RECORDED_AT.format(t);
+        }
+        // Written digit by digit: this runs once per stored event, and the formatter is the slow path.
+        char[] c = "0000-00-00T00:00:00.000000Z".toCharArray();
+        digits(c, 0, 4, d.getYear());
+        digits(c, 5, 2, d.getMonthValue());
+        digits(c, 8, 2, d.getDayOfMonth());
+        digits(c, 11, 2, d.getHour());
+        digits(c, 14, 2, d.getMinute());
+        digits(c, 17, 2, d.getSecond());
+        digits(c, 20, 6, d.getNano() / 1000);
+        return new String(c);
+    }
+
+    private static void digits(char[] c, int at, int width, int value) {
+        for (int i = at + width - 1; i >= at; i--) {
+            c[i] = (char) ('0' + value % 10);
+            value /= 10;
+        }
     }
 }

@@ -3,7 +3,6 @@ package io.trailproof.core.json;
 import com.fasterxml.jackson.databind.JsonNode;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -50,7 +49,7 @@ public final class Rfc8785 {
         if (!node.isObject()) {
             throw new IllegalArgumentException("not a JSON object: " + node.getNodeType() + " node");
         }
-        CanonicalWriter out = new CanonicalWriter(256);
+        CanonicalWriter out = new CanonicalWriter(1024); // a typical event fits without growing
         List<Map.Entry<String, JsonNode>> members = out.object(node, true);
         String[] keys = new String[members.size()];
         for (int i = 0; i < keys.length; i++) {
@@ -222,11 +221,7 @@ public final class Rfc8785 {
         }
 
         private List<Map.Entry<String, JsonNode>> object(JsonNode node, boolean recordStarts) {
-            List<Map.Entry<String, JsonNode>> members = new ArrayList<>(node.properties());
-            if (members.size() > 1) {
-                // UTF-16 code unit order (RFC 8785 section 3.2.3) is exactly String.compareTo.
-                members.sort(Map.Entry.comparingByKey());
-            }
+            List<Map.Entry<String, JsonNode>> members = sortedMembers(node);
             if (recordStarts) {
                 memberStarts = new int[members.size()];
             }
@@ -245,6 +240,35 @@ public final class Rfc8785 {
             }
             put((byte) '}');
             return members;
+        }
+
+        /**
+         * The members in UTF-16 code unit order (RFC 8785 section 3.2.3), which is exactly
+         * String.compareTo. Objects here have a few members, often already in order: an insertion
+         * sort over one array is cheaper for them than a list copy and a merge sort.
+         */
+        @SuppressWarnings("unchecked")
+        private static List<Map.Entry<String, JsonNode>> sortedMembers(JsonNode node) {
+            Map.Entry<String, JsonNode>[] a = new Map.Entry[node.size()];
+            int n = 0;
+            for (Map.Entry<String, JsonNode> e : node.properties()) {
+                a[n++] = e;
+            }
+            if (n > 32) {
+                Arrays.sort(a, 0, n, Map.Entry.comparingByKey());
+            } else {
+                for (int i = 1; i < n; i++) {
+                    Map.Entry<String, JsonNode> e = a[i];
+                    String key = e.getKey();
+                    int j = i - 1;
+                    while (j >= 0 && a[j].getKey().compareTo(key) > 0) {
+                        a[j + 1] = a[j];
+                        j--;
+                    }
+                    a[j + 1] = e;
+                }
+            }
+            return Arrays.asList(a);
         }
 
         private void array(JsonNode node) {

@@ -45,4 +45,18 @@ class EventTimeTest {
         Instant t = Instant.parse("2026-11-22T00:00:00.000100Z");
         assertThat(EventTime.parseTimestamp(EventTime.formatRecordedAt(t))).isEqualTo(t);
     }
+
+    @Test
+    void recordedAtIsWhatTheFormatterWouldWriteForSeededInstants() {
+        java.time.format.DateTimeFormatter reference = java.time.format.DateTimeFormatter
+                .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(java.time.ZoneOffset.UTC);
+        java.util.Random r = new java.util.Random(3339);
+        for (int i = 0; i < 20_000; i++) {
+            long seconds = r.nextLong(Instant.parse("0000-01-01T00:00:00Z").getEpochSecond(),
+                    Instant.parse("9999-12-31T23:59:59Z").getEpochSecond() + 1);
+            Instant t = Instant.ofEpochSecond(seconds, r.nextInt(1_000_000_000));
+            assertThat(EventTime.formatRecordedAt(t))
+                    .isEqualTo(reference.format(t.truncatedTo(java.time.temporal.ChronoUnit.MICROS)));
+        }
+    }
 }
