@@ -48,6 +48,15 @@ public final class LoadGenerator {
     private final List<String> sampleIds = new ArrayList<>();
     private int port;
 
+    /** Use the JDK's HttpClient instead of {@link PlainHttp}, to see what the client costs. */
+    boolean jdkClient;
+
+    /** Only the two ingest scenarios, on {@code --events} events at most: a quick A/B of an ingest change. */
+    boolean ingestOnly;
+
+    /** Only batch ingest (for profiling it alone). */
+    boolean batchOnly;
+
     LoadGenerator(Path dist, long totalEvents) {
         this.dist = dist;
         this.totalEvents = totalEvents;
@@ -57,14 +66,23 @@ public final class LoadGenerator {
         Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
         long events = 1_000_000;
         Path jmh = null;
+        boolean jdkClient = false;
+        boolean ingestOnly = false;
+        boolean batchOnly = false;
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "--events" -> events = Long.parseLong(args[++i]);
                 case "--jmh" -> jmh = Path.of(args[++i]);
+                case "--jdk-client" -> jdkClient = true;
+                case "--ingest-only" -> ingestOnly = true;
+                case "--batch-only" -> batchOnly = true;
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
         LoadGenerator g = new LoadGenerator(dist, events);
+        g.jdkClient = jdkClient;
+        g.ingestOnly = ingestOnly;
+        g.batchOnly = batchOnly;
         g.run();
         if (jmh != null && Files.exists(jmh)) {
             g.table.addJmh(JSON.readTree(jmh.toFile()));
@@ -81,7 +99,7 @@ public final class LoadGenerator {
 
     void run() throws Exception {
         Path data = Files.createTempDirectory("trailproof-bench-data");
-        String heap = "-Xmx1g";
+        String heap = ("-Xmx1g " + System.getProperty("bench.serverOpts", "")).trim();
         byte[] stored = storedSizedPayload();
         double fileBaseline = fileAppendBaseline(data.getParent(), stored, 200_000);
         double shaBaseline = sha256Baseline(stored, 1_000_000);
@@ -91,19 +109,36 @@ public final class LoadGenerator {
             // Batch ingest: 8 clients, batches of 1,000, until the last acknowledgement.
             long batchEvents = Math.min(totalEvents, 400_000);
             long t0 = System.nanoTime();
+            long[] cpu0 = cpuNanos(server.pid());
             double batchRate = batchIngest(8, 1000, batchEvents, 0);
             double searchableRate = batchEvents / ((awaitSearchable() - t0) / 1e9);
+            long[] cpu1 = cpuNanos(server.pid());
             table.add("batch ingest, durable (8 clients x 1,000/batch)", batchRate, "events/s", "", true,
                     fileBaseline, "file append + force/1000 frames");
             table.add("batch ingest, durable and searchable", searchableRate, "events/s", ">= 30,000",
                     searchableRate >= 30_000, fileBaseline, "file append + force/1000 frames");
+            // CPU time per event moves much less with a noisy neighbour than a rate does.
+            table.add("server CPU per event, batch (durable+searchable)", (cpu1[0] - cpu0[0]) / 1e3 / batchEvents, "us", "",
+                    true, 0, "");
+            table.add("client CPU per event, batch", (cpu1[1] - cpu0[1]) / 1e3 / batchEvents, "us", "", true, 0, "");
+
+            if (batchOnly) {
+                return;
+            }
 
             // Single-event ingest: 64 connections, one event at a time.
-            double[] single = singleIngest(64, Duration.ofSeconds(20));
+            long[] cpu2 = cpuNanos(server.pid());
+            double[] single = singleIngest(64, Duration.ofSeconds(ingestOnly ? 10 : 20));
+            long[] cpu3 = cpuNanos(server.pid());
             table.add("single-event ingest (64 connections)", single[0], "events/s", ">= 10,000", single[0] >= 10_000,
                     fileBaseline, "file append + force/1000 frames");
             table.add("single-event latency p50", single[1], "ms", "", true, 0, "");
             table.add("single-event latency p99", single[2], "ms", "< 50", single[2] < 50, 0, "");
+            table.add("server CPU per event, single", (cpu3[0] - cpu2[0]) / 1e3 / single[3], "us", "", true, 0, "");
+            table.add("client CPU per event, single", (cpu3[1] - cpu2[1]) / 1e3 / single[3], "us", "", true, 0, "");
+            if (ingestOnly) {
+                return;
+            }
 
             // Fill up to the total (one agent in five is big-agent, so it ends near 200,000 events).
             long have = stats().get("total_events").asLong();
@@ -112,6 +147,7 @@ public final class LoadGenerator {
             }
             long size = stats().get("total_events").asLong();
             awaitSearchable(); // latencies are measured on a settled service, not while the index catches up
+            awaitQuiet(server.pid()); // nor while it merges index segments in the background
             System.err.println("filled to " + size + " events");
 
             double[] root = latency("/v1/merkle/root", 5000, i -> "/v1/merkle/root");
@@ -151,12 +187,14 @@ public final class LoadGenerator {
             table.add("RSS @" + human(size), mem[1] / 1048576.0, "MB", "", true, 0, "");
 
             server.stop();
+            closeConnection();
             server = ServerUnderTest.start(dist, data, heap);
             port = server.port;
             double clean = server.startNanos / 1e9;
             table.add("start after clean stop @" + human(size), clean, "s", "<= 3", clean <= 3, 0, "");
             batchIngest(4, 1000, 20_000, size);
             server.kill();
+            closeConnection();
             server = ServerUnderTest.start(dist, data, heap);
             port = server.port;
             double crash = server.startNanos / 1e9;
@@ -184,9 +222,9 @@ public final class LoadGenerator {
                         long n = offset + b * batchSize + i;
                         body.append(i == 0 ? "" : ",").append(SampleEvents.event(n, agentFor(n)));
                     }
-                    HttpResponse<String> resp = post("/v1/batch", body.append(']').toString());
-                    if (resp.statusCode() != 201) {
-                        throw new IllegalStateException("batch answered " + resp.statusCode() + ": " + resp.body());
+                    PlainHttp.Response resp = post("/v1/batch", body.append(']').toString());
+                    if (resp.status() != 201) {
+                        throw new IllegalStateException("batch answered " + resp.status() + ": " + resp.text());
                     }
                     if (b % 20 == 0) {
                         JsonNode items = JSON.readTree(resp.body());
@@ -197,6 +235,7 @@ public final class LoadGenerator {
                         }
                     }
                 }
+                closeConnection();
                 return null;
             }));
         }
@@ -216,12 +255,12 @@ public final class LoadGenerator {
      */
     long awaitSearchable() throws Exception {
         while (true) {
-            HttpResponse<String> r = get("/v1/events?limit=1");
-            if (r.statusCode() == 200) {
+            PlainHttp.Response r = get("/v1/events?limit=1");
+            if (r.status() == 200) {
                 return System.nanoTime();
             }
-            if (r.statusCode() != 503) {
-                throw new IllegalStateException("listing answered " + r.statusCode() + ": " + r.body());
+            if (r.status() != 503) {
+                throw new IllegalStateException("listing answered " + r.status() + ": " + r.text());
             }
         }
     }
@@ -246,10 +285,10 @@ public final class LoadGenerator {
                 while (System.nanoTime() < end) {
                     String body = SampleEvents.event(i++, "single-" + client);
                     long s = System.nanoTime();
-                    HttpResponse<String> resp = post("/v1/events", body);
+                    PlainHttp.Response resp = post("/v1/events", body);
                     long d = System.nanoTime() - s;
-                    if (resp.statusCode() != 201) {
-                        throw new IllegalStateException("event answered " + resp.statusCode());
+                    if (resp.status() != 201) {
+                        throw new IllegalStateException("event answered " + resp.status());
                     }
                     if (n == lat.length) {
                         lat = Arrays.copyOf(lat, n * 2);
@@ -258,6 +297,7 @@ public final class LoadGenerator {
                     count.incrementAndGet();
                 }
                 all.add(Arrays.copyOf(lat, n));
+                closeConnection();
                 return null;
             }));
         }
@@ -267,7 +307,7 @@ public final class LoadGenerator {
         double seconds = (System.nanoTime() - t0) / 1e9;
         pool.shutdown();
         long[] merged = all.stream().flatMapToLong(Arrays::stream).sorted().toArray();
-        return new double[] {count.get() / seconds, pct(merged, 0.50), pct(merged, 0.99)};
+        return new double[] {count.get() / seconds, pct(merged, 0.50), pct(merged, 0.99), count.get()};
     }
 
     interface PathFor {
@@ -277,22 +317,22 @@ public final class LoadGenerator {
     /** Sequential requests from one client: p50 and p99 in ms, or null when the endpoint does not exist. */
     double[] latency(String name, int requests, PathFor path) throws Exception {
         for (int i = 0; i < Math.min(200, requests); i++) {
-            HttpResponse<String> warm = get(path.path(i));
-            if (warm.statusCode() == 404 && warm.body().contains("no such endpoint")) {
+            PlainHttp.Response warm = get(path.path(i));
+            if (warm.status() == 404 && warm.text().contains("no such endpoint")) {
                 return null;
             }
-            if (warm.statusCode() != 200) {
-                throw new IllegalStateException(name + " answered " + warm.statusCode() + ": " + warm.body());
+            if (warm.status() != 200) {
+                throw new IllegalStateException(name + " answered " + warm.status() + ": " + warm.text());
             }
         }
         long[] lat = new long[requests];
         for (int i = 0; i < requests; i++) {
             String p = path.path(i);
             long s = System.nanoTime();
-            HttpResponse<String> resp = get(p);
+            PlainHttp.Response resp = get(p);
             lat[i] = System.nanoTime() - s;
-            if (resp.statusCode() != 200) {
-                throw new IllegalStateException(name + " answered " + resp.statusCode());
+            if (resp.status() != 200) {
+                throw new IllegalStateException(name + " answered " + resp.status());
             }
         }
         Arrays.sort(lat);
@@ -300,20 +340,22 @@ public final class LoadGenerator {
     }
 
     double export(String agent, long events) throws Exception {
+        String path = "/v1/export?agent_id=" + agent;
         long t0 = System.nanoTime();
-        HttpResponse<InputStream> resp = http.send(HttpRequest.newBuilder(uri("/v1/export?agent_id=" + agent)).GET().build(),
-                HttpResponse.BodyHandlers.ofInputStream());
-        if (resp.statusCode() == 404) {
-            resp.body().close();
-            return 0;
-        }
-        long bytes = 0;
-        try (InputStream in = resp.body()) {
-            byte[] buf = new byte[1 << 16];
-            int n;
-            while ((n = in.read(buf)) > 0) {
-                bytes += n;
+        long bytes;
+        if (jdkClient) {
+            HttpResponse<InputStream> resp = http.send(HttpRequest.newBuilder(uri(path)).GET().build(),
+                    HttpResponse.BodyHandlers.ofInputStream());
+            bytes = 0;
+            try (InputStream in = resp.body()) {
+                byte[] buf = new byte[1 << 16];
+                int n;
+                while ((n = in.read(buf)) > 0) {
+                    bytes += n;
+                }
             }
+        } else {
+            bytes = connection().drain(path);
         }
         double seconds = (System.nanoTime() - t0) / 1e9;
         System.err.printf(Locale.ROOT, "export: %,d bytes in %.2f s%n", bytes, seconds);
@@ -323,16 +365,16 @@ public final class LoadGenerator {
     double verify(String agent, long events) throws Exception {
         get("/v1/verify?agent_id=" + agent);
         long t0 = System.nanoTime();
-        HttpResponse<String> resp = get("/v1/verify?agent_id=" + agent);
+        PlainHttp.Response resp = get("/v1/verify?agent_id=" + agent);
         double seconds = (System.nanoTime() - t0) / 1e9;
-        if (!resp.body().contains("\"valid\":true")) {
-            throw new IllegalStateException("verify: " + resp.body());
+        if (!resp.text().contains("\"valid\":true")) {
+            throw new IllegalStateException("verify: " + resp.text());
         }
         return events / seconds;
     }
 
     long agentCount(String agent) throws Exception {
-        for (JsonNode a : JSON.readTree(get("/v1/agents").body())) {
+        for (JsonNode a : JSON.readTree(get("/v1/agents").text())) {
             if (a.get("agent_id").asText().equals(agent)) {
                 return a.get("event_count").asLong();
             }
@@ -341,7 +383,36 @@ public final class LoadGenerator {
     }
 
     JsonNode stats() throws Exception {
-        return JSON.readTree(get("/v1/stats").body());
+        return JSON.readTree(get("/v1/stats").text());
+    }
+
+    /**
+     * Waits until the server is idle (under 5% of a core over a second, at most 5 minutes): after a
+     * large ingest Lucene goes on merging segments in the background for a while, and on 2 cores
+     * a merge would make every latency measured meanwhile a measure of the merge.
+     */
+    static void awaitQuiet(long serverPid) throws Exception {
+        long t0 = System.nanoTime();
+        long last = cpuNanos(serverPid)[0];
+        while (System.nanoTime() - t0 < 300_000_000_000L) {
+            Thread.sleep(1000);
+            long now = cpuNanos(serverPid)[0];
+            if (now - last < 50_000_000L) {
+                break;
+            }
+            last = now;
+        }
+        System.err.printf(Locale.ROOT, "server idle after %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** CPU time used so far by the server process (from /proc, clock ticks) and by this client JVM, in ns. */
+    static long[] cpuNanos(long serverPid) throws IOException {
+        String stat = Files.readString(Path.of("/proc/" + serverPid + "/stat"));
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
+        long client = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
+        return new long[] {ticks * 10_000_000L, client};
     }
 
     /** Heap used after a full GC (jcmd) and RSS (/proc), in bytes. */
@@ -415,13 +486,49 @@ public final class LoadGenerator {
 
     // ------------------------------------------------------------------ plumbing
 
-    HttpResponse<String> post(String path, String body) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofString());
+    /**
+     * Each client thread keeps one connection of the plain client ({@link PlainHttp}); with
+     * {@code --jdk-client} the JDK's HttpClient is used instead, to compare what the client costs.
+     */
+    private final ThreadLocal<PlainHttp> connection = new ThreadLocal<>();
+
+    PlainHttp.Response post(String path, String body) throws IOException, InterruptedException {
+        if (jdkClient) {
+            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
+            return new PlainHttp.Response(r.statusCode(), r.body());
+        }
+        return connection().post(path, body.getBytes(StandardCharsets.UTF_8));
     }
 
-    HttpResponse<String> get(String path) throws IOException, InterruptedException {
-        return http.send(HttpRequest.newBuilder(uri(path)).GET().build(), HttpResponse.BodyHandlers.ofString());
+    PlainHttp.Response get(String path) throws IOException, InterruptedException {
+        if (jdkClient) {
+            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(uri(path)).GET().build(),
+                    HttpResponse.BodyHandlers.ofByteArray());
+            return new PlainHttp.Response(r.statusCode(), r.body());
+        }
+        return connection().get(path);
+    }
+
+    /** Closes this thread's connection (client threads end with their scenario). */
+    void closeConnection() throws IOException {
+        PlainHttp c = connection.get();
+        if (c != null) {
+            c.close();
+            connection.remove();
+        }
+    }
+
+    private PlainHttp connection() throws IOException {
+        PlainHttp c = connection.get();
+        if (c == null || c.port() != port) {
+            if (c != null) {
+                c.close();
+            }
+            c = new PlainHttp(port);
+            connection.set(c);
+        }
+        return c;
     }
 
     URI uri(String path) {

@@ -86,6 +86,9 @@ final class ServerUnderTest implements AutoCloseable {
     @Override
     public void close() throws InterruptedException {
         if (process.isAlive()) {
+            stop(); // a clean stop, so that a recording asked for in bench.serverOpts is written
+        }
+        if (process.isAlive()) {
             kill();
         }
     }
