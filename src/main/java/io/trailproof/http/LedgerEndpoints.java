@@ -111,14 +111,18 @@ final class LedgerEndpoints {
                 }
             }
         }
-        byte[] body = Responses.write(g -> {
+        int size = 2;
+        for (AppendOutcome o : outcomes) {
+            size += 32 + (o != null && o.ok() ? o.event().payload().length : 256);
+        }
+        java.nio.ByteBuffer body = Responses.write(size, g -> {
             g.writeStartArray();
             for (int i = 0; i < outcomes.length; i++) {
                 g.writeStartObject();
                 g.writeNumberField("index", i);
                 if (errors[i] == null) {
                     g.writeFieldName("event");
-                    g.writeRawValue(new String(outcomes[i].event().payload(), java.nio.charset.StandardCharsets.UTF_8));
+                    g.writeRawValue(new RawJson(outcomes[i].event().payload()));
                 } else {
                     g.writeStringField("error", errors[i]);
                 }

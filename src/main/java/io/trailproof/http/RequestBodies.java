@@ -52,7 +52,9 @@ final class RequestBodies {
         }
         // Counted here, not by Undertow's MAX_ENTITY_SIZE: that check drops a chunked request's
         // connection without an answer, where this one answers 413 first.
-        ByteArrayOutputStream body = new ByteArrayOutputStream((int) Math.max(0, Math.min(declared, 64 * 1024)));
+        // A declared length (already within the limit) is received into an array of that size:
+        // no copies as it grows and none at the end. A chunked body grows as it arrives.
+        Body body = declared >= 0 ? new Body((int) declared) : new Body(64 * 1024);
         XnioExecutor.Key deadline = ex.getIoThread().executeAfter(() -> {
             LOG.log(System.Logger.Level.INFO, "closing a connection from " + ex.getSourceAddress()
                     + ": its request body did not arrive within " + bodyTimeoutMillis + " ms");
@@ -77,13 +79,24 @@ final class RequestBodies {
             body.write(part, 0, part.length);
             if (last) {
                 deadline.remove();
-                e.putAttachment(BODY, body.toByteArray());
+                e.putAttachment(BODY, body.bytes());
                 then.run();
             }
         }, (e, failure) -> {
             deadline.remove();
             abandon(e);
         });
+    }
+
+    /** A body as it arrives; {@link #bytes} hands over the array itself when it is exactly full. */
+    private static final class Body extends ByteArrayOutputStream {
+        Body(int size) {
+            super(size);
+        }
+
+        byte[] bytes() {
+            return count == buf.length ? buf : toByteArray();
+        }
     }
 
     /** The client went away or stalled: drop the connection and end the exchange so a stop need not wait for it. */

@@ -25,10 +25,14 @@ final class Responses {
     }
 
     static void bytes(HttpServerExchange ex, int status, byte[] body) {
+        bytes(ex, status, ByteBuffer.wrap(body));
+    }
+
+    static void bytes(HttpServerExchange ex, int status, ByteBuffer body) {
         ex.setStatusCode(status);
         ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
-        ex.setResponseContentLength(body.length);
-        ex.getResponseSender().send(ByteBuffer.wrap(body));
+        ex.setResponseContentLength(body.remaining());
+        ex.getResponseSender().send(body);
     }
 
     static void error(HttpServerExchange ex, int status, String message) throws IOException {
@@ -50,12 +54,28 @@ final class Responses {
     }
 
     /** Builds a JSON document with a streaming generator, for answers that embed stored events raw. */
-    static byte[] write(GeneratorBody body) throws IOException {
-        ByteArrayOutputStream out = new ByteArrayOutputStream(4096);
+    static ByteBuffer write(GeneratorBody body) throws IOException {
+        return write(4096, body);
+    }
+
+    /** As {@link #write(GeneratorBody)}, with the expected size, so that a large answer is not copied as it grows. */
+    static ByteBuffer write(int expectedBytes, GeneratorBody body) throws IOException {
+        Buffer out = new Buffer(expectedBytes);
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             body.write(g);
         }
-        return out.toByteArray();
+        return out.written();
+    }
+
+    /** The written bytes without the copy {@code toByteArray} makes. */
+    private static final class Buffer extends ByteArrayOutputStream {
+        Buffer(int size) {
+            super(size);
+        }
+
+        ByteBuffer written() {
+            return ByteBuffer.wrap(buf, 0, count);
+        }
     }
 
     @FunctionalInterface

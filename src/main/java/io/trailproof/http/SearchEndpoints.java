@@ -64,10 +64,10 @@ final class SearchEndpoints {
         int limit = params.limit();
         long offset = params.offset();
         SearchIndex.Results results = run(new IndexRequest(null, filter, o, offset, limit));
-        byte[] body = Responses.write(g -> {
+        java.nio.ByteBuffer body = Responses.write(g -> {
             g.writeStartArray();
             for (SearchIndex.Result r : results.results()) {
-                g.writeRawValue(new String(r.payload(), StandardCharsets.UTF_8));
+                g.writeRawValue(new RawJson(r.payload()));
             }
             g.writeEndArray();
         });
@@ -95,7 +95,7 @@ final class SearchEndpoints {
         int limit = params.limit();
         long offset = params.offset();
         SearchIndex.Results results = run(new IndexRequest(q, filter, o, offset, limit));
-        byte[] body = Responses.write(g -> {
+        java.nio.ByteBuffer body = Responses.write(g -> {
             g.writeStartObject();
             g.writeStringField("query", q);
             g.writeNumberField("total", results.total());
