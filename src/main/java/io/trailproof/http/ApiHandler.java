@@ -4,6 +4,7 @@ import io.trailproof.config.ApiKey;
 import io.trailproof.ledger.LedgerUnavailableException;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
+import io.undertow.util.SameThreadExecutor;
 import io.undertow.util.Headers;
 
 import java.io.IOException;
@@ -13,7 +14,8 @@ import java.util.UUID;
 
 /**
  * The root handler. On the I/O thread it routes the request, checks its key and role, and receives
- * the body; only then does a worker thread run the endpoint. Every outcome takes the CONTRACT 4.1
+ * the body; only then does a worker thread run the endpoint (or, for a non-blocking endpoint and
+ * a small body, the I/O thread starts it and answers when its stage completes). Every outcome takes the CONTRACT 4.1
  * shape; a stack trace goes to the server log under a reference, never to the client.
  *
  * <p>Order of refusals: an open route (/health) needs nothing. Anything else, including an
@@ -24,6 +26,9 @@ import java.util.UUID;
 final class ApiHandler implements HttpHandler {
 
     private static final System.Logger LOG = System.getLogger(ApiHandler.class.getName());
+
+    /** Bodies up to this size may be served on the I/O thread by a non-blocking endpoint; parsing them takes microseconds. */
+    static final int NON_BLOCKING_BODY_BYTES = 64 * 1024;
 
     private final Router router;
     private final Authenticator authenticator;
@@ -44,7 +49,14 @@ final class ApiHandler implements HttpHandler {
             Responses.problem(ex, e);
             return;
         }
-        bodies.receive(ex, () -> ex.dispatch(exchange -> run(exchange, match)), refusal -> {
+        bodies.receive(ex, () -> {
+            Router.NonBlockingEndpoint nonBlocking = match.route().nonBlocking();
+            if (nonBlocking != null && bodies.received(ex) <= NON_BLOCKING_BODY_BYTES) {
+                ex.dispatch(SameThreadExecutor.INSTANCE, () -> runNonBlocking(ex, nonBlocking));
+            } else {
+                ex.dispatch(exchange -> run(exchange, match));
+            }
+        }, refusal -> {
             try {
                 Responses.problem(ex, refusal);
             } catch (IOException e) {
@@ -81,15 +93,56 @@ final class ApiHandler implements HttpHandler {
         try {
             ex.startBlocking();
             match.route().endpoint().handle(ex, match.parameter());
-        } catch (ApiException e) {
+        } catch (Exception | Error e) {
+            fail(ex, e);
+        }
+    }
+
+    /**
+     * On the I/O thread: starts a non-blocking endpoint and answers when its stage completes,
+     * back on the connection's I/O thread (the exchange stays open until then).
+     */
+    private void runNonBlocking(HttpServerExchange ex, Router.NonBlockingEndpoint endpoint) {
+        java.util.concurrent.CompletionStage<Router.Answer> stage;
+        try {
+            stage = endpoint.start(ex);
+        } catch (Exception | Error e) {
+            fail(ex, e);
+            return;
+        }
+        stage.whenComplete((answer, error) -> onIoThread(ex, () -> {
+            if (error != null) {
+                fail(ex, error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                        ? error.getCause() : error);
+                return;
+            }
+            try {
+                answer.write(ex);
+            } catch (Exception | Error e) {
+                fail(ex, e);
+            }
+        }));
+    }
+
+    private static void onIoThread(HttpServerExchange ex, Runnable r) {
+        if (Thread.currentThread() == ex.getIoThread()) {
+            r.run();
+        } else {
+            ex.getIoThread().execute(r);
+        }
+    }
+
+    /** Turns an endpoint's failure into its answer (CONTRACT 4.1). */
+    private static void fail(HttpServerExchange ex, Throwable failure) {
+        if (failure instanceof ApiException e) {
             answer(ex, e);
-        } catch (LedgerUnavailableException e) {
+        } else if (failure instanceof LedgerUnavailableException e) {
             answer(ex, new ApiException(503, "the service cannot write now: " + e.getMessage(),
                     Map.of("Retry-After", "30")));
-        } catch (Exception | Error e) {
+        } else {
             String reference = UUID.randomUUID().toString();
             LOG.log(System.Logger.Level.ERROR, "internal error " + reference + " on " + ex.getRequestMethod() + " "
-                    + ex.getRequestPath(), e);
+                    + ex.getRequestPath(), failure);
             answer(ex, new ApiException(500, "internal error (reference " + reference
                     + "); the server log has the details"));
         }

@@ -21,6 +21,7 @@ import io.undertow.util.Headers;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletionStage;
 import java.util.Optional;
 
 /**
@@ -45,7 +46,7 @@ final class LedgerEndpoints {
     }
 
     void register(Router router) {
-        router.add("POST", "/v1/events", ApiKey.Role.INGEST, (ex, p) -> postEvent(ex))
+        router.add("POST", "/v1/events", ApiKey.Role.INGEST, (ex, p) -> postEvent(ex), this::postEventNonBlocking)
                 .add("POST", "/v1/batch", ApiKey.Role.INGEST, (ex, p) -> postBatch(ex))
                 .get("/v1/events/{id}", this::getEvent)
                 .get("/v1/agents", (ex, p) -> agents(ex))
@@ -57,14 +58,30 @@ final class LedgerEndpoints {
     }
 
     private void postEvent(HttpServerExchange ex) throws Exception {
+        ObjectNode fields = validEvent(ex);
+        answerStored(ex, ledger.append(List.of(fields)).get(0));
+    }
+
+    /**
+     * The same on the I/O thread: parsing and validating one small event is quick; sequencing and
+     * the force are handed to the ledger, which groups concurrent single events and completes the
+     * answer once the event is durable. No worker thread waits for the disk.
+     */
+    private CompletionStage<Router.Answer> postEventNonBlocking(HttpServerExchange ex) throws Exception {
+        ObjectNode fields = validEvent(ex);
+        return ledger.appendAsync(fields).thenApply(outcome -> e -> answerStored(e, outcome));
+    }
+
+    private ObjectNode validEvent(HttpServerExchange ex) throws Exception {
         JsonNode node = parse(bodies.read(ex), MAX_EVENT_DEPTH, Integer.MAX_VALUE, "");
-        ObjectNode fields;
         try {
-            fields = EventValidator.validate(node);
+            return EventValidator.validate(node);
         } catch (EventRejection e) {
             throw ApiException.badRequest(e.getMessage());
         }
-        AppendOutcome outcome = ledger.append(List.of(fields)).get(0);
+    }
+
+    private static void answerStored(HttpServerExchange ex, AppendOutcome outcome) throws ApiException {
         if (!outcome.ok()) {
             throw ApiException.badRequest(outcome.error());
         }

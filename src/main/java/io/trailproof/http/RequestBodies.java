@@ -105,6 +105,12 @@ final class RequestBodies {
         ex.endExchange();
     }
 
+    /** Size of the received body. */
+    int received(HttpServerExchange ex) {
+        byte[] body = ex.getAttachment(BODY);
+        return body == null ? 0 : body.length;
+    }
+
     /** The received body of a JSON request. */
     byte[] read(HttpServerExchange ex) throws ApiException, IOException {
         String type = ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE);

@@ -18,8 +18,27 @@ final class Router {
         void handle(HttpServerExchange ex, String pathParameter) throws Exception;
     }
 
-    /** An endpoint and the role a caller needs for it; {@code role} null means open to everyone (/health). */
-    record Route(ApiKey.Role role, Endpoint endpoint) {
+    /**
+     * An endpoint that runs on the connection's I/O thread and must not block there: it does its
+     * quick work, hands the slow part on, and returns a stage that yields how to answer. Failures
+     * of the stage are answered like exceptions of an {@link Endpoint}.
+     */
+    @FunctionalInterface
+    interface NonBlockingEndpoint {
+        java.util.concurrent.CompletionStage<Answer> start(HttpServerExchange ex) throws Exception;
+    }
+
+    /** Writes the answer; runs on the connection's I/O thread. */
+    @FunctionalInterface
+    interface Answer {
+        void write(HttpServerExchange ex) throws Exception;
+    }
+
+    /**
+     * An endpoint and the role a caller needs for it; {@code role} null means open to everyone
+     * (/health). {@code nonBlocking}, when present, serves the requests with small bodies.
+     */
+    record Route(ApiKey.Role role, Endpoint endpoint, NonBlockingEndpoint nonBlocking) {
     }
 
     /** Where a request goes: the route and the path parameter, if the path has one. */
@@ -31,7 +50,12 @@ final class Router {
 
     /** Registers an endpoint that needs {@code role} (null: no authentication, only for /health). */
     Router add(String method, String path, ApiKey.Role role, Endpoint endpoint) {
-        Route route = new Route(role, endpoint);
+        return add(method, path, role, endpoint, null);
+    }
+
+    /** Registers an endpoint with a non-blocking form for small bodies and the blocking one for the rest. */
+    Router add(String method, String path, ApiKey.Role role, Endpoint endpoint, NonBlockingEndpoint nonBlocking) {
+        Route route = new Route(role, endpoint, nonBlocking);
         if (path.endsWith("/{id}")) {
             prefixed.computeIfAbsent(path.substring(0, path.length() - 4), p -> new TreeMap<>()).put(method, route);
         } else {

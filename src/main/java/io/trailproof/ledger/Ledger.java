@@ -36,6 +36,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -202,6 +203,38 @@ public final class Ledger implements Closeable {
      * @throws LedgerUnavailableException when storage failed; none of the items is acknowledged
      */
     public List<AppendOutcome> append(List<ObjectNode> events) throws IOException {
+        Sequenced s = sequence(events);
+        try {
+            log.awaitDurable(s.end());
+        } catch (IOException e) {
+            failure = e;
+            throw new LedgerUnavailableException("storage failed while forcing the log: " + e.getMessage(), e);
+        }
+        maybeCheckpoint(s.end());
+        return Arrays.asList(s.outcomes());
+    }
+
+    /**
+     * Stores one validated event without blocking the caller; the future completes once the event
+     * is durable, with its outcome, or exceptionally with a {@link LedgerUnavailableException}.
+     * Single events that arrive while others are being sequenced are sequenced together as one
+     * group by one thread (one log write, one chain and tree update, one shared force), so
+     * concurrent agents do not take the sequencer one by one. Order among events of one agent
+     * sent concurrently is the order they reach the queue.
+     */
+    public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields) {
+        return singles.submit(fields);
+    }
+
+    /** Events sequenced and written, not yet durable: their outcomes and the log size after them. */
+    private record Sequenced(AppendOutcome[] outcomes, long end) {
+    }
+
+    /**
+     * Seals and writes a group of events in order and updates the chains and the tree; the caller
+     * waits for durability before acknowledging any of them.
+     */
+    private Sequenced sequence(List<ObjectNode> events) throws LedgerUnavailableException {
         AppendOutcome[] outcomes = new AppendOutcome[events.size()];
         long end;
         synchronized (sequencer) {
@@ -254,15 +287,110 @@ public final class Ledger implements Closeable {
             }
             end = index;
         }
-        try {
-            log.awaitDurable(end);
-        } catch (IOException e) {
-            failure = e;
-            throw new LedgerUnavailableException("storage failed while forcing the log: " + e.getMessage(), e);
-        }
-        maybeCheckpoint(end);
-        return Arrays.asList(outcomes);
+        return new Sequenced(outcomes, end);
     }
+
+    /**
+     * The queue of {@link #appendAsync} and the thread that drains it: whatever has arrived is
+     * sequenced as one group, and each caller's future completes when its group is durable (on the
+     * thread that forced the log).
+     */
+    private final class SingleAppends {
+        /** Most events one group takes, so that a flood of singles still gets acknowledged in steps. */
+        private static final int MAX_GROUP = 1024;
+
+        private record Pending(ObjectNode fields, CompletableFuture<AppendOutcome> done) {
+        }
+
+        private final java.util.concurrent.LinkedBlockingQueue<Pending> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+        private Thread thread;
+        private boolean stopped;
+
+        CompletableFuture<AppendOutcome> submit(ObjectNode fields) {
+            Pending p = new Pending(fields, new CompletableFuture<>());
+            synchronized (this) {
+                if (stopped) {
+                    return CompletableFuture.failedFuture(new LedgerUnavailableException("the service is shutting down", null));
+                }
+                if (thread == null) {
+                    thread = Thread.ofPlatform().daemon().name("trailproof-sequencer").start(this::run);
+                }
+                queue.add(p);
+            }
+            return p.done();
+        }
+
+        private void run() {
+            List<Pending> group = new ArrayList<>();
+            while (true) {
+                try {
+                    group.add(queue.take());
+                } catch (InterruptedException e) {
+                    synchronized (this) {
+                        if (stopped) {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                queue.drainTo(group, MAX_GROUP - 1);
+                store(group);
+                group = new ArrayList<>();
+            }
+            // Stopped: whatever is still queued was never sequenced.
+            List<Pending> left = new ArrayList<>();
+            queue.drainTo(left);
+            LedgerUnavailableException shuttingDown = new LedgerUnavailableException("the service is shutting down", null);
+            left.forEach(p -> p.done().completeExceptionally(shuttingDown));
+        }
+
+        private void store(List<Pending> group) {
+            List<ObjectNode> fields = new ArrayList<>(group.size());
+            for (Pending p : group) {
+                fields.add(p.fields());
+            }
+            Sequenced s;
+            try {
+                s = sequence(fields);
+            } catch (LedgerUnavailableException | RuntimeException e) {
+                group.forEach(p -> p.done().completeExceptionally(e));
+                return;
+            }
+            log.whenDurable(s.end()).whenComplete((v, error) -> {
+                if (error != null) {
+                    IOException io = error instanceof IOException e ? e : new IOException(error);
+                    failure = io;
+                    LedgerUnavailableException e = new LedgerUnavailableException(
+                            "storage failed while forcing the log: " + io.getMessage(), io);
+                    group.forEach(p -> p.done().completeExceptionally(e));
+                    return;
+                }
+                for (int i = 0; i < group.size(); i++) {
+                    group.get(i).done().complete(s.outcomes()[i]);
+                }
+                maybeCheckpoint(s.end());
+            });
+        }
+
+        /** Stops taking events; those queued are refused, those sequenced complete as usual. */
+        void stop() {
+            Thread t;
+            synchronized (this) {
+                stopped = true;
+                t = thread;
+            }
+            if (t != null) {
+                t.interrupt();
+                try {
+                    t.join(30_000);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+    }
+
+    private final SingleAppends singles = new SingleAppends();
 
     /** recorded_at: the clock in microseconds, never earlier than the previous event's (CONTRACT 2.2). */
     private Instant nextRecordedAt() {
@@ -655,6 +783,7 @@ public final class Ledger implements Closeable {
             }
             closed = true;
         }
+        singles.stop();
         checkpointer.shutdown();
         try {
             checkpointer.awaitTermination(30, TimeUnit.SECONDS);

@@ -39,6 +39,16 @@ public interface EventLog extends Closeable {
      */
     void awaitDurable(long endExclusive) throws IOException;
 
+    /**
+     * {@link #awaitDurable} without blocking: the future completes once every payload below
+     * {@code endExclusive} is forced to disk (at once if they already are), or completes
+     * exceptionally with the {@link IOException} {@link #awaitDurable} would throw. It may complete
+     * on the thread that forces the log: what depends on it must be quick or move elsewhere.
+     *
+     * @throws IllegalArgumentException if {@code endExclusive > size()}
+     */
+    java.util.concurrent.CompletableFuture<Void> whenDurable(long endExclusive);
+
     /** Number of payloads appended, durable or not. */
     long size();
 

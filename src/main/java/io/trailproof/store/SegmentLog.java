@@ -441,26 +441,12 @@ public final class SegmentLog implements EventLog {
      */
     @Override
     public void awaitDurable(long endExclusive) throws IOException {
-        if (endExclusive > size) {
-            throw new IllegalArgumentException("awaitDurable(" + endExclusive + ") beyond size " + size);
-        }
-        if (durable >= endExclusive) {
+        CompletableFuture<Void> done = whenDurable(endExclusive);
+        if (done.isDone() && !done.isCompletedExceptionally()) {
             return;
         }
-        Waiter waiter = new Waiter(endExclusive, new CompletableFuture<>());
-        synchronized (syncLock) {
-            if (durable >= endExclusive) {
-                return;
-            }
-            checkUsable();
-            waiters.add(waiter);
-            if (flusher == null) {
-                flusher = Thread.ofPlatform().daemon().name("trailproof-sync-" + dir.getFileName()).start(this::flushLoop);
-            }
-            syncLock.notifyAll();
-        }
         try {
-            waiter.done().get();
+            done.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while waiting for the log to sync");
@@ -468,6 +454,35 @@ public final class SegmentLog implements EventLog {
             Throwable cause = e.getCause();
             throw cause instanceof IOException io ? new IOException(io.getMessage(), io.getCause()) : new IOException(cause);
         }
+    }
+
+    private static final CompletableFuture<Void> DURABLE = CompletableFuture.completedFuture(null);
+
+    @Override
+    public CompletableFuture<Void> whenDurable(long endExclusive) {
+        if (endExclusive > size) {
+            throw new IllegalArgumentException("whenDurable(" + endExclusive + ") beyond size " + size);
+        }
+        if (durable >= endExclusive) {
+            return DURABLE;
+        }
+        Waiter waiter = new Waiter(endExclusive, new CompletableFuture<>());
+        synchronized (syncLock) {
+            if (durable >= endExclusive) {
+                return DURABLE;
+            }
+            try {
+                checkUsable();
+            } catch (IOException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+            waiters.add(waiter);
+            if (flusher == null) {
+                flusher = Thread.ofPlatform().daemon().name("trailproof-sync-" + dir.getFileName()).start(this::flushLoop);
+            }
+            syncLock.notifyAll();
+        }
+        return waiter.done();
     }
 
     /**

@@ -153,4 +153,72 @@ class LedgerTest {
             assertThat(stats.chainHealth()).isEqualTo(1.0);
         }
     }
+
+    @Test
+    void concurrentSingleEventsAreGroupedAndEachChainStaysConsecutive() throws Exception {
+        int threads = 16;
+        int perThread = 300;
+        try (Ledger ledger = open(Clock.systemUTC())) {
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+            List<java.util.concurrent.Future<List<AppendOutcome>>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                String agent = "agent-" + (t % 4);
+                results.add(pool.submit(() -> {
+                    List<java.util.concurrent.CompletableFuture<AppendOutcome>> mine = new ArrayList<>();
+                    for (int i = 0; i < perThread; i++) {
+                        mine.add(ledger.appendAsync(event(agent)));
+                    }
+                    List<AppendOutcome> out = new ArrayList<>();
+                    for (var f : mine) {
+                        out.add(f.get());
+                    }
+                    return out;
+                }));
+            }
+            java.util.Set<String> ids = new java.util.HashSet<>();
+            for (var r : results) {
+                for (AppendOutcome o : r.get()) {
+                    assertThat(o.ok()).isTrue();
+                    assertThat(ids.add(o.event().id())).isTrue();
+                    // acknowledged means durable and readable
+                    assertThat(ledger.eventPayload(o.event().id())).contains(o.event().payload());
+                }
+            }
+            pool.shutdown();
+            assertThat(ledger.size()).isEqualTo((long) threads * perThread);
+            for (int a = 0; a < 4; a++) {
+                var report = ledger.verify("agent-" + a).orElseThrow();
+                assertThat(report.valid()).isTrue();
+                assertThat(report.headSequence()).isEqualTo((long) perThread * threads / 4);
+            }
+        }
+        try (Ledger reopened = open(Clock.systemUTC())) {
+            assertThat(reopened.size()).isEqualTo((long) threads * perThread);
+        }
+    }
+
+    @Test
+    void aSingleEventAfterCloseIsRefusedAsUnavailable() throws Exception {
+        Ledger ledger = open(Clock.systemUTC());
+        assertThat(ledger.appendAsync(event("a")).get().ok()).isTrue();
+        ledger.close();
+        assertThat(ledger.appendAsync(event("a")))
+                .failsWithin(Duration.ofSeconds(10))
+                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withCauseInstanceOf(LedgerUnavailableException.class);
+    }
+
+    @Test
+    void anOversizedSingleEventIsRefusedAndTakesNoPlace() throws Exception {
+        try (Ledger ledger = open(Clock.systemUTC())) {
+            ObjectNode big = event("a").put("error_message", "x".repeat(1 << 20));
+            AppendOutcome refused = ledger.appendAsync(big).get();
+            assertThat(refused.ok()).isFalse();
+            assertThat(refused.error()).contains("too large");
+            AppendOutcome next = ledger.appendAsync(event("a")).get();
+            assertThat(next.ok()).isTrue();
+            assertThat(next.event().sequence()).isEqualTo(1);
+            assertThat(next.event().logIndex()).isEqualTo(0);
+        }
+    }
 }
