@@ -141,6 +141,9 @@ public final class EventValidator {
     }
 
     private static void checkDuration(JsonNode value) throws EventRejection {
+        if ((value.isInt() || value.isLong()) && value.longValue() >= 0 && value.longValue() <= DURATION_MS_MAX) {
+            return; // the usual case, without the decimal comparison below
+        }
         String rule = "duration_ms must be an integer between 0 and " + DURATION_MS_MAX;
         if (!value.isNumber()) {
             throw new EventRejection(DURATION_MS, rule + ", not " + typeOf(value));
