@@ -97,12 +97,20 @@ public final class LuceneEventIndex implements EventIndex {
         this.highlights = new Highlights(analyzer);
     }
 
+    /** An intact index written with another layout of {@link EventDocument} (another version of the service). */
+    public static final class OtherFormatException extends IOException {
+        OtherFormatException(String message) {
+            super(message);
+        }
+    }
+
     /**
      * Opens the index in {@code path}, creating an empty one when there is none, and verifies the
      * checksum of every file it holds.
      *
-     * @throws IOException when the index is damaged (a CorruptIndexException, a missing file, an
-     *     unknown format...): the caller moves it aside and rebuilds
+     * @throws OtherFormatException when the index has another layout: the caller builds a new one
+     * @throws IOException when the index is damaged (a CorruptIndexException, a missing file...): the
+     *     caller moves it aside and rebuilds
      */
     public static LuceneEventIndex open(Path path) throws IOException {
         Directory directory = FSDirectory.open(path);
@@ -123,7 +131,8 @@ public final class LuceneEventIndex implements EventIndex {
             }
             if (!data.isEmpty() || writer.getDocStats().numDocs > 0) {
                 if (!FORMAT.equals(data.get(COMMIT_FORMAT))) {
-                    throw new IOException("index format " + data.get(COMMIT_FORMAT) + " is not the current format " + FORMAT);
+                    throw new OtherFormatException("index format " + data.get(COMMIT_FORMAT) + " is not the current format "
+                            + FORMAT);
                 }
                 size = Long.parseLong(data.get(COMMIT_LOG_SIZE));
                 lastHash = data.get(COMMIT_LAST_HASH);

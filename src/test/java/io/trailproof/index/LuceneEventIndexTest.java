@@ -152,6 +152,30 @@ class LuceneEventIndexTest {
         }
     }
 
+    @Test
+    void anIndexOfAnotherFormatIsRefusedSoThatItsOwnerRebuildsIt() throws Exception {
+        Path path = dir.resolve("g1");
+        try (LuceneEventIndex index = LuceneEventIndex.open(path)) {
+            index.add(randomEvents(new Random(5), 10).stream().map(Model::event).toList());
+            index.commit();
+        }
+        markFormat(path, "0");
+        assertThatThrownBy(() -> LuceneEventIndex.open(path)).isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("index format 0 is not the current format " + LuceneEventIndex.FORMAT);
+    }
+
+    /** Rewrites the commit's format marker, as an index written by another version of EventDocument has it. */
+    static void markFormat(Path path, String format) throws Exception {
+        try (var directory = org.apache.lucene.store.FSDirectory.open(path);
+             var writer = new org.apache.lucene.index.IndexWriter(directory, new org.apache.lucene.index.IndexWriterConfig())) {
+            Map<String, String> data = new HashMap<>();
+            writer.getLiveCommitData().forEach(e -> data.put(e.getKey(), e.getValue()));
+            data.put(LuceneEventIndex.COMMIT_FORMAT, format);
+            writer.setLiveCommitData(data.entrySet());
+            writer.commit();
+        }
+    }
+
     private static long find(LuceneEventIndex index, String q) throws Exception {
         return index.find(new IndexRequest(q, null, IndexRequest.Order.RELEVANCE, 0, 1)).total();
     }
