@@ -52,8 +52,12 @@ import java.util.function.LongConsumer;
  */
 public final class LuceneEventIndex implements EventIndex {
 
-    /** Version of {@link EventDocument}'s layout; a change means existing indexes are rebuilt. */
-    static final String FORMAT = "1";
+    /**
+     * Version of {@link EventDocument}'s layout; a change means existing indexes are rebuilt. 2: the
+     * free text is no longer copied into {@code text} (an index of format 1 would answer the same
+     * queries, but bigger and slower to build; it is rebuilt so that every index has one layout).
+     */
+    static final String FORMAT = "2";
     static final String COMMIT_FORMAT = "format";
     static final String COMMIT_LOG_SIZE = "log_size";
     static final String COMMIT_LAST_HASH = "last_hash";
@@ -321,6 +325,10 @@ public final class LuceneEventIndex implements EventIndex {
 
     /** The query in classic syntax; a syntax error names where it is. */
     Query parse(String text) throws BadQueryException {
+        return parse(text, new EventQueryParser(analyzer));
+    }
+
+    private static Query parse(String text, EventQueryParser parser) throws BadQueryException {
         if (text.length() > MAX_QUERY_CHARS) {
             throw new BadQueryException("the query is " + text.length() + " characters long; the limit is " + MAX_QUERY_CHARS);
         }
@@ -328,7 +336,7 @@ public final class LuceneEventIndex implements EventIndex {
             throw new BadQueryException("the query is empty; give search terms in Lucene query syntax, e.g. q=error AND agent_id:agent-007");
         }
         try {
-            return new EventQueryParser(analyzer).parse(text);
+            return parser.parse(text);
         } catch (ParseException e) {
             throw new BadQueryException(QuerySyntax.explain(e));
         } catch (TooComplexToDeterminizeException e) {
@@ -371,7 +379,7 @@ public final class LuceneEventIndex implements EventIndex {
         if (query == null) {
             return Map.of();
         }
-        return highlights.of(parse(query), event);
+        return highlights.of(parse(query, EventQueryParser.forHighlights(analyzer)), event);
     }
 
     @Override
