@@ -20,8 +20,10 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * How one stored event becomes a Lucene document (CONTRACT 4.3). Nothing is stored for display: the
- * API reads events back from the log by {@code log_index}, which is kept as a doc value.
+ * How one stored event becomes a Lucene document (CONTRACT 4.3). Each text value is inverted once as
+ * text: the free text in its own field, the keyword and label values in {@code text} (and each as one
+ * exact term in its keyword field). Nothing is stored for display: the API reads events back from the
+ * log by {@code log_index}, which is kept as a doc value.
  */
 final class EventDocument {
 
@@ -65,7 +67,6 @@ final class EventDocument {
         long storedIndex = -1;
         StringBuilder keywordText = new StringBuilder();
         StringBuilder labelText = new StringBuilder();
-        StringBuilder freeText = new StringBuilder();
         try (JsonParser p = JSON.createParser(payload)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return new Built(doc, null);
@@ -83,7 +84,6 @@ final class EventDocument {
                     collect(p, value, text);
                     if (!text.isEmpty()) {
                         fields.add(new TextField(textField, text.toString(), Field.Store.NO));
-                        append(freeText, text);
                     }
                 } else if (name.equals(EventFields.LABELS) && value == JsonToken.START_OBJECT) {
                     while (p.nextToken() == JsonToken.FIELD_NAME) {
@@ -134,10 +134,10 @@ final class EventDocument {
         keyword(doc, IndexFields.ID, id);
         keyword(doc, IndexFields.HASH, hash);
         fields.forEach(doc::add);
-        // The default field holds every text value: keywords, then labels, then the free text.
+        // text holds what no text field has: the keyword values, then the label values, analysed. The
+        // free text is inverted once, in its own field; a query on text searches both (EventQueryParser).
         StringBuilder all = keywordText;
         append(all, labelText);
-        append(all, freeText);
         if (!all.isEmpty()) {
             doc.add(new TextField(IndexFields.TEXT, all.toString(), Field.Store.NO));
         }

@@ -2,15 +2,25 @@ package io.trailproof.index;
 
 import io.trailproof.core.event.EventTime;
 import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.Term;
 import org.apache.lucene.queryparser.classic.ParseException;
 import org.apache.lucene.queryparser.classic.QueryParser;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.CombinedFieldQuery;
+import org.apache.lucene.search.DisjunctionMaxQuery;
+import org.apache.lucene.search.MultiPhraseQuery;
 import org.apache.lucene.search.MultiTermQuery;
+import org.apache.lucene.search.PhraseQuery;
 import org.apache.lucene.search.Query;
+import org.apache.lucene.search.TermQuery;
 
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * Lucene's classic query syntax over the fields of CONTRACT 4.3, default field {@code text}, with
@@ -23,6 +33,16 @@ import java.time.format.DateTimeParseException;
  * January 31, an exclusive lower bound {@code {2026-01-01} starts on January 2. {@code timestamp:2026-01-05}
  * alone matches that day.
  *
+ * <p>The default field {@code text} (named or not) means every text value of the event, which the
+ * index keeps in {@link IndexFields#TEXT_FIELDS} (each value inverted once), so a clause on it becomes
+ * the same clause on each of those fields: a word is one {@link CombinedFieldQuery} (BM25F, which
+ * scores the fields as if they were one field, as {@code text} was scored when it held everything); a
+ * phrase matches within one field's text (no longer across the end of one field and the start of
+ * the next, which the contract never promised) and scores the sum over the fields, as occurrences
+ * in one field used to add up; a wildcard, prefix, fuzzy term, regular expression or range keeps the score of a
+ * single clause (the best field's). A parser for highlighting keeps {@code text} as one field: the
+ * highlighter marks a matched term wherever it occurs, whatever field the query names.
+ *
  * <p>Multi-term queries (wildcards, prefixes, fuzzy terms, regular expressions) are rewritten to
  * constant-score filters, and automata are limited in the work they may take, so no query can
  * expand to an unbounded number of scored clauses.
@@ -34,8 +54,17 @@ final class EventQueryParser extends QueryParser {
 
     private static final long MICROS_PER_DAY = 86_400_000_000L;
 
+    /** Whether a clause on {@code text} searches {@link IndexFields#TEXT_FIELDS} (false only for highlighting). */
+    private final boolean expandText;
+
+    /** The parser for searching. */
     EventQueryParser(IndexAnalyzer analyzer) {
+        this(analyzer, true);
+    }
+
+    private EventQueryParser(IndexAnalyzer analyzer, boolean expandText) {
         super(IndexFields.TEXT, analyzer);
+        this.expandText = expandText;
         setMultiTermRewriteMethod(MultiTermQuery.CONSTANT_SCORE_BLENDED_REWRITE);
         setDeterminizeWorkLimit(DETERMINIZE_WORK_LIMIT);
         setAllowLeadingWildcard(true);
@@ -44,9 +73,60 @@ final class EventQueryParser extends QueryParser {
         setAutoGeneratePhraseQueries(true);
     }
 
+    /** A parser whose queries serve only to mark matches in an event's text, never to search the index. */
+    static EventQueryParser forHighlights(IndexAnalyzer analyzer) {
+        return new EventQueryParser(analyzer, false);
+    }
+
+    private boolean expands(String field) {
+        return expandText && field.equals(IndexFields.TEXT);
+    }
+
+    /** The clause, built for one field, for every field of {@code text}. */
+    private interface PerField {
+        Query build(String field) throws ParseException;
+    }
+
+    private static List<Query> eachTextField(PerField clause) throws ParseException {
+        List<Query> out = new ArrayList<>(IndexFields.TEXT_FIELDS.size());
+        for (String f : IndexFields.TEXT_FIELDS) {
+            Query q = clause.build(f);
+            if (q != null) {
+                out.add(q);
+            }
+        }
+        return out;
+    }
+
+    /** Words and phrases on {@code text}: see the class comment for how they score. */
+    private static Query anyTextField(List<Query> perField) {
+        if (perField.isEmpty()) {
+            return null; // the analyzer left nothing (punctuation only): the classic parser drops the clause
+        }
+        if (perField.stream().allMatch(q -> q instanceof TermQuery)) {
+            var term = ((TermQuery) perField.get(0)).getTerm().bytes();
+            if (perField.stream().allMatch(q -> ((TermQuery) q).getTerm().bytes().equals(term))) {
+                CombinedFieldQuery.Builder b = new CombinedFieldQuery.Builder(term);
+                perField.forEach(q -> b.addField(((TermQuery) q).getTerm().field()));
+                return b.build();
+            }
+        }
+        BooleanQuery.Builder b = new BooleanQuery.Builder();
+        perField.forEach(q -> b.add(q, BooleanClause.Occur.SHOULD));
+        return b.build();
+    }
+
+    /** Patterns and ranges on {@code text}: a match anywhere scores like a match of the single clause. */
+    private static Query bestTextField(List<Query> perField) {
+        return perField.isEmpty() ? null : new DisjunctionMaxQuery(perField, 0f);
+    }
+
     @Override
     protected Query getRangeQuery(String field, String part1, String part2, boolean startInclusive,
                                   boolean endInclusive) throws ParseException {
+        if (expands(field)) {
+            return bestTextField(eachTextField(f -> super.getRangeQuery(f, part1, part2, startInclusive, endInclusive)));
+        }
         if (!IndexFields.isPoint(field)) {
             return super.getRangeQuery(field, part1, part2, startInclusive, endInclusive);
         }
@@ -69,30 +149,70 @@ final class EventQueryParser extends QueryParser {
             long[] span = span(field, queryText);
             return LongPoint.newRangeQuery(field, span[0], span[1]);
         }
+        if (expands(field)) {
+            return anyTextField(eachTextField(f -> super.getFieldQuery(f, queryText, quoted)));
+        }
         return super.getFieldQuery(field, queryText, quoted);
+    }
+
+    /** {@code "a b"~2}: the classic parser sets the slop on the phrase it gets, so each field's phrase gets it here. */
+    @Override
+    protected Query getFieldQuery(String field, String queryText, int slop) throws ParseException {
+        if (expands(field)) {
+            return anyTextField(eachTextField(f -> withSlop(super.getFieldQuery(f, queryText, true), slop)));
+        }
+        return super.getFieldQuery(field, queryText, slop);
+    }
+
+    private static Query withSlop(Query q, int slop) {
+        if (q instanceof PhraseQuery p) {
+            PhraseQuery.Builder b = new PhraseQuery.Builder().setSlop(slop);
+            Term[] terms = p.getTerms();
+            int[] positions = p.getPositions();
+            for (int i = 0; i < terms.length; i++) {
+                b.add(terms[i], positions[i]);
+            }
+            return b.build();
+        }
+        if (q instanceof MultiPhraseQuery m) {
+            return new MultiPhraseQuery.Builder(m).setSlop(slop).build();
+        }
+        return q;
     }
 
     @Override
     protected Query getWildcardQuery(String field, String termStr) throws ParseException {
         refusePointPattern(field, termStr);
+        if (expands(field)) {
+            return bestTextField(eachTextField(f -> super.getWildcardQuery(f, termStr)));
+        }
         return super.getWildcardQuery(field, termStr);
     }
 
     @Override
     protected Query getPrefixQuery(String field, String termStr) throws ParseException {
         refusePointPattern(field, termStr);
+        if (expands(field)) {
+            return bestTextField(eachTextField(f -> super.getPrefixQuery(f, termStr)));
+        }
         return super.getPrefixQuery(field, termStr);
     }
 
     @Override
     protected Query getFuzzyQuery(String field, String termStr, float minSimilarity) throws ParseException {
         refusePointPattern(field, termStr);
+        if (expands(field)) {
+            return bestTextField(eachTextField(f -> super.getFuzzyQuery(f, termStr, minSimilarity)));
+        }
         return super.getFuzzyQuery(field, termStr, minSimilarity);
     }
 
     @Override
     protected Query getRegexpQuery(String field, String termStr) throws ParseException {
         refusePointPattern(field, termStr);
+        if (expands(field)) {
+            return bestTextField(eachTextField(f -> super.getRegexpQuery(f, termStr)));
+        }
         return super.getRegexpQuery(field, termStr);
     }
 

@@ -13,7 +13,11 @@ public final class IndexFields {
     private IndexFields() {
     }
 
-    /** The default field: every text value of the event. */
+    /**
+     * The default field: every text value of the event (CONTRACT 4.3). Its own postings hold only the
+     * keyword and label values, analysed; the free text is inverted once, in its own field, and a
+     * query on {@code text} searches {@link #TEXT_FIELDS}.
+     */
     public static final String TEXT = "text";
 
     public static final String ID = "id";
@@ -49,6 +53,9 @@ public final class IndexFields {
 
     /** Text fields shown in highlights, in the order a reader scans an event. */
     static final List<String> HIGHLIGHTED_TEXT = List.of(ACTION_NAME, ERROR_MESSAGE, INPUT, OUTPUT, METADATA);
+
+    /** Where the text of {@link #TEXT} is indexed: between them they hold every text value of an event, each once. */
+    static final List<String> TEXT_FIELDS = List.of(TEXT, ACTION_NAME, ERROR_MESSAGE, INPUT, OUTPUT, METADATA);
 
     /** True for fields indexed as one exact term. */
     public static boolean isKeyword(String field) {

@@ -52,8 +52,12 @@ import java.util.function.LongConsumer;
  */
 public final class LuceneEventIndex implements EventIndex {
 
-    /** Version of {@link EventDocument}'s layout; a change means existing indexes are rebuilt. */
-    static final String FORMAT = "1";
+    /**
+     * Version of {@link EventDocument}'s layout; a change means existing indexes are rebuilt. 2: the
+     * free text is no longer copied into {@code text} (an index of format 1 would answer the same
+     * queries, but bigger and slower to build; it is rebuilt so that every index has one layout).
+     */
+    static final String FORMAT = "2";
     static final String COMMIT_FORMAT = "format";
     static final String COMMIT_LOG_SIZE = "log_size";
     static final String COMMIT_LAST_HASH = "last_hash";
@@ -97,12 +101,20 @@ public final class LuceneEventIndex implements EventIndex {
         this.highlights = new Highlights(analyzer);
     }
 
+    /** An intact index written with another layout of {@link EventDocument} (another version of the service). */
+    public static final class OtherFormatException extends IOException {
+        OtherFormatException(String message) {
+            super(message);
+        }
+    }
+
     /**
      * Opens the index in {@code path}, creating an empty one when there is none, and verifies the
      * checksum of every file it holds.
      *
-     * @throws IOException when the index is damaged (a CorruptIndexException, a missing file, an
-     *     unknown format...): the caller moves it aside and rebuilds
+     * @throws OtherFormatException when the index has another layout: the caller builds a new one
+     * @throws IOException when the index is damaged (a CorruptIndexException, a missing file...): the
+     *     caller moves it aside and rebuilds
      */
     public static LuceneEventIndex open(Path path) throws IOException {
         Directory directory = FSDirectory.open(path);
@@ -123,7 +135,8 @@ public final class LuceneEventIndex implements EventIndex {
             }
             if (!data.isEmpty() || writer.getDocStats().numDocs > 0) {
                 if (!FORMAT.equals(data.get(COMMIT_FORMAT))) {
-                    throw new IOException("index format " + data.get(COMMIT_FORMAT) + " is not the current format " + FORMAT);
+                    throw new OtherFormatException("index format " + data.get(COMMIT_FORMAT) + " is not the current format "
+                            + FORMAT);
                 }
                 size = Long.parseLong(data.get(COMMIT_LOG_SIZE));
                 lastHash = data.get(COMMIT_LAST_HASH);
@@ -312,6 +325,10 @@ public final class LuceneEventIndex implements EventIndex {
 
     /** The query in classic syntax; a syntax error names where it is. */
     Query parse(String text) throws BadQueryException {
+        return parse(text, new EventQueryParser(analyzer));
+    }
+
+    private static Query parse(String text, EventQueryParser parser) throws BadQueryException {
         if (text.length() > MAX_QUERY_CHARS) {
             throw new BadQueryException("the query is " + text.length() + " characters long; the limit is " + MAX_QUERY_CHARS);
         }
@@ -319,7 +336,7 @@ public final class LuceneEventIndex implements EventIndex {
             throw new BadQueryException("the query is empty; give search terms in Lucene query syntax, e.g. q=error AND agent_id:agent-007");
         }
         try {
-            return new EventQueryParser(analyzer).parse(text);
+            return parser.parse(text);
         } catch (ParseException e) {
             throw new BadQueryException(QuerySyntax.explain(e));
         } catch (TooComplexToDeterminizeException e) {
@@ -362,7 +379,7 @@ public final class LuceneEventIndex implements EventIndex {
         if (query == null) {
             return Map.of();
         }
-        return highlights.of(parse(query), event);
+        return highlights.of(parse(query, EventQueryParser.forHighlights(analyzer)), event);
     }
 
     @Override

@@ -67,6 +67,10 @@ public final class OfflineIndex {
         LuceneEventIndex opened;
         try {
             opened = LuceneEventIndex.open(live.get());
+        } catch (LuceneEventIndex.OtherFormatException e) {
+            note(diffs, count, "the index in " + live.get() + " was written by another version (" + e.getMessage()
+                    + "); the service rebuilds it at start, or run rebuild-index");
+            return new CheckReport(logSize, 0, count[0], diffs);
         } catch (IOException e) {
             note(diffs, count, "the index in " + live.get() + " is damaged: " + e.getMessage());
             return new CheckReport(logSize, 0, count[0], diffs);

@@ -110,6 +110,10 @@ public final class SearchIndex implements Closeable {
             EventIndex index = null;
             try {
                 index = LuceneEventIndex.open(live.get());
+            } catch (LuceneEventIndex.OtherFormatException e) {
+                // Not damage: an upgrade. The new generation replaces it (makeCurrent deletes the old one).
+                LOG.log(System.Logger.Level.WARNING, "the search index " + live.get() + " was written by another "
+                        + "version (" + e.getMessage() + "); building it anew from the log");
             } catch (IOException e) {
                 Path aside = dirs.moveAside(live.get());
                 LOG.log(System.Logger.Level.WARNING, "the search index " + live.get() + " is damaged (" + e

@@ -57,8 +57,35 @@ class EventQueryParserTest {
     void keywordFieldsStayOneTermAndTextIsAnalysed() throws Exception {
         assertThat(parse("agent_id:Agent-007")).isEqualTo("agent_id:Agent-007");
         assertThat(parse("label.env:Prod")).isEqualTo("label.env:Prod");
-        assertThat(parse("Revenue-Report")).isEqualTo("text:\"revenue report\"");
+        assertThat(parse("input:Revenue-Report")).isEqualTo("input:\"revenue report\"");
         assertThat(parse("action_name:Send")).isEqualTo("action_name:send");
+    }
+
+    @Test
+    void theDefaultFieldSearchesEveryTextFieldAndExplicitFieldsOnlyThemselves() throws Exception {
+        String fields = "(action_name error_message input metadata output text)";
+        assertThat(parse("Revenue")).isEqualTo("CombinedFieldQuery(" + fields + "(revenue))");
+        assertThat(parse("text:Revenue")).isEqualTo(parse("Revenue"));
+        assertThat(parse("Revenue-Report")).isEqualTo("text:\"revenue report\" action_name:\"revenue report\" "
+                + "error_message:\"revenue report\" input:\"revenue report\" output:\"revenue report\" "
+                + "metadata:\"revenue report\"");
+        assertThat(parse("\"quarterly revenue\"~2")).contains("text:\"quarterly revenue\"~2")
+                .contains("metadata:\"quarterly revenue\"~2");
+        assertThat(parse("quart*")).isEqualTo("(text:quart* | action_name:quart* | error_message:quart* | input:quart* "
+                + "| output:quart* | metadata:quart*)");
+        assertThat(parse("revenu~")).startsWith("(text:revenu~2 | action_name:revenu~2");
+        assertThat(parse("/reg.x/")).startsWith("(text:/reg.x/ | action_name:/reg.x/");
+        assertThat(parse("text:[a TO b]")).startsWith("(text:[a TO b] | action_name:[a TO b]");
+        assertThat(parse("input:revenue")).isEqualTo("input:revenue");
+        assertThat(parse("metadata:quart*")).isEqualTo("metadata:quart*");
+        assertThat(parse("*:*")).isEqualTo("*:*");
+    }
+
+    @Test
+    void highlightingKeepsTheDefaultFieldOneField() throws Exception {
+        // The highlighter marks a matched term wherever it occurs, so it needs no expansion.
+        assertThat(EventQueryParser.forHighlights(new IndexAnalyzer()).parse("revenue AND \"a b\" AND q*").toString())
+                .isEqualTo("+text:revenue +text:\"a b\" +text:q*");
     }
 
     @Test

@@ -67,6 +67,23 @@ class IndexRecoveryIT {
     }
 
     @Test
+    void anIndexOfAnOlderFormatIsRebuiltAtStart() throws Exception {
+        Path data = dir.resolve("data");
+        try (InProcessServer server = InProcessServer.start(data)) {
+            fill(server.api(), 500);
+            assertEverythingSearchable(server.api(), 500);
+        }
+        Path old = liveGeneration(data);
+        LuceneEventIndexTest.markFormat(old, "0");
+        try (InProcessServer server = InProcessServer.start(data)) {
+            assertEverythingSearchable(server.api(), 500);
+            assertThat(liveGeneration(data)).isNotEqualTo(old);
+            assertThat(old).doesNotExist();
+            assertThat(data.resolve("index/damaged")).doesNotExist(); // an upgrade, not damage
+        }
+    }
+
+    @Test
     void aTruncatedIndexFileIsMovedAsideAndTheIndexRebuilt() throws Exception {
         Path data = dir.resolve("data");
         try (InProcessServer server = InProcessServer.start(data)) {

@@ -79,6 +79,24 @@ class IndexToolsIT {
     }
 
     @Test
+    void checkNamesAnIndexOfAnOlderFormatAndRebuildReplacesIt() throws Exception {
+        Path data = dir.resolve("data");
+        try (ServerProcess server = ServerProcess.start(data)) {
+            fill(server.api(), 0, 200);
+            assertThat(server.stop()).isZero();
+        }
+        LuceneEventIndexTest.markFormat(data.resolve("index/g000001"), "0");
+        Run check = tool("check-index", data);
+        assertThat(check.exit()).as(check.output()).isEqualTo(1);
+        assertThat(check.output()).contains("written by another version").contains("index format 0");
+        Run rebuild = tool("rebuild-index", data);
+        assertThat(rebuild.exit()).as(rebuild.output()).isZero();
+        check = tool("check-index", data);
+        assertThat(check.exit()).as(check.output()).isZero();
+        assertThat(check.output()).contains("index and log agree: 200 events");
+    }
+
+    @Test
     void offlineToolsRefuseARunningServersDirectory() throws Exception {
         Path data = dir.resolve("data");
         try (ServerProcess server = ServerProcess.start(data)) {

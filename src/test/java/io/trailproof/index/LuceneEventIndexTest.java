@@ -152,6 +152,95 @@ class LuceneEventIndexTest {
         }
     }
 
+    private static StoredEvent event(long logIndex, String json) throws Exception {
+        ObjectNode fields = EventValidator.validate((ObjectNode) JSON.readTree(json));
+        return StoredEvent.seal(fields, UUID.randomUUID().toString(),
+                EventTime.formatRecordedAt(Instant.parse("2026-01-01T00:00:00Z").plusMillis(logIndex)), 1,
+                EventFields.GENESIS_PREV_HASH, logIndex);
+    }
+
+    /** Log indexes matching {@code q}, best first. */
+    private static List<Long> hits(LuceneEventIndex index, String q) throws Exception {
+        return index.find(new IndexRequest(q, null, IndexRequest.Order.RELEVANCE, 0, 100)).hits().stream()
+                .map(EventIndex.Hit::logIndex).toList();
+    }
+
+    @Test
+    void theDefaultFieldFindsEveryTextValueThoughEachIsIndexedOnce() throws Exception {
+        try (LuceneEventIndex index = LuceneEventIndex.open(dir.resolve("g1"))) {
+            index.add(List.of(
+                    event(0, """
+                            {"agent_id":"golf-1","session_id":"india-2","action_name":"alpha-send",
+                             "error_message":"bravo failure","action_input":{"q":"charlie delta"},
+                             "action_output":{"r":["echo",42]},"metadata":{"m":"foxtrot"},"labels":{"k":"hotel"}}"""),
+                    event(1, """
+                            {"agent_id":"kilo","action_input":{"q":"zulu zulu"},"action_output":{"r":"delta"}}"""),
+                    event(2, """
+                            {"agent_id":"lima","action_input":{"q":"zulu yankee"}}""")));
+            index.makeSearchable(3);
+            // one word from each text field, keyword value and label value, bare and as text:
+            for (String word : List.of("alpha", "send", "bravo", "charlie", "echo", "42", "foxtrot", "golf", "india",
+                    "hotel")) {
+                assertThat(hits(index, word)).as(word).containsExactly(0L);
+                assertThat(hits(index, "text:" + word)).as(word).containsExactly(0L);
+                assertThat(hits(index, word.toUpperCase())).as(word).containsExactly(0L);
+            }
+            assertThat(hits(index, "delta")).containsExactlyInAnyOrder(0L, 1L);
+            // phrases, patterns, fuzzy terms and ranges on the default field
+            assertThat(hits(index, "\"charlie delta\"")).containsExactly(0L);
+            assertThat(hits(index, "\"delta charlie\"")).isEmpty();
+            assertThat(hits(index, "\"charlie delta\"~1")).containsExactly(0L);
+            assertThat(hits(index, "\"alpha send\"")).containsExactly(0L);
+            assertThat(hits(index, "alpha-send")).containsExactly(0L);
+            assertThat(hits(index, "golf-1")).containsExactly(0L);
+            assertThat(hits(index, "foxt*")).containsExactly(0L);
+            assertThat(hits(index, "*oxtro*")).containsExactly(0L);
+            assertThat(hits(index, "ech?")).containsExactly(0L);
+            assertThat(hits(index, "charlei~")).containsExactly(0L);
+            assertThat(hits(index, "bravoo~1")).containsExactly(0L);
+            assertThat(hits(index, "/fail.*/")).containsExactly(0L);
+            assertThat(hits(index, "text:[hotel TO hotel]")).containsExactly(0L);
+            assertThat(hits(index, "hotel AND charlie AND NOT kilo")).containsExactly(0L);
+            // explicit fields search only themselves
+            assertThat(hits(index, "input:charlie")).containsExactly(0L);
+            assertThat(hits(index, "output:charlie")).isEmpty();
+            assertThat(hits(index, "output:delta")).containsExactly(1L);
+            assertThat(hits(index, "error_message:foxtrot")).isEmpty();
+            assertThat(hits(index, "metadata:foxtrot")).containsExactly(0L);
+            assertThat(hits(index, "action_name:alpha")).containsExactly(0L);
+            assertThat(hits(index, "agent_id:golf-1")).containsExactly(0L);
+            assertThat(hits(index, "agent_id:golf")).isEmpty();
+            assertThat(hits(index, "label.k:hotel")).containsExactly(0L);
+            assertThat(hits(index, "session_id:india")).isEmpty();
+            // relevance: more of an event's text matching ranks it higher, as when text held everything
+            assertThat(hits(index, "zulu")).containsExactly(1L, 2L);
+        }
+    }
+
+    @Test
+    void anIndexOfAnotherFormatIsRefusedSoThatItsOwnerRebuildsIt() throws Exception {
+        Path path = dir.resolve("g1");
+        try (LuceneEventIndex index = LuceneEventIndex.open(path)) {
+            index.add(randomEvents(new Random(5), 10).stream().map(Model::event).toList());
+            index.commit();
+        }
+        markFormat(path, "0");
+        assertThatThrownBy(() -> LuceneEventIndex.open(path)).isInstanceOf(java.io.IOException.class)
+                .hasMessageContaining("index format 0 is not the current format " + LuceneEventIndex.FORMAT);
+    }
+
+    /** Rewrites the commit's format marker, as an index written by another version of EventDocument has it. */
+    static void markFormat(Path path, String format) throws Exception {
+        try (var directory = org.apache.lucene.store.FSDirectory.open(path);
+             var writer = new org.apache.lucene.index.IndexWriter(directory, new org.apache.lucene.index.IndexWriterConfig())) {
+            Map<String, String> data = new HashMap<>();
+            writer.getLiveCommitData().forEach(e -> data.put(e.getKey(), e.getValue()));
+            data.put(LuceneEventIndex.COMMIT_FORMAT, format);
+            writer.setLiveCommitData(data.entrySet());
+            writer.commit();
+        }
+    }
+
     private static long find(LuceneEventIndex index, String q) throws Exception {
         return index.find(new IndexRequest(q, null, IndexRequest.Order.RELEVANCE, 0, 1)).total();
     }

@@ -83,6 +83,12 @@ public final class SearchBench {
                 measure(index, queries, "broad search      q=\"revenue OR refund*\" (~50% of events) limit=100", r ->
                         new IndexRequest(WORDS[r.nextInt(WORDS.length)] + " OR " + WORDS[r.nextInt(WORDS.length)] + "*",
                                 null, IndexRequest.Order.RELEVANCE, 0, 100));
+                measure(index, queries, "broad AND search  q=\"revenue AND report\" limit=100", r ->
+                        new IndexRequest(WORDS[r.nextInt(WORDS.length)] + " AND " + WORDS[r.nextInt(WORDS.length)],
+                                null, IndexRequest.Order.RELEVANCE, 0, 100));
+                measure(index, queries, "phrase search     q='\"quarterly revenue\"' limit=100", r ->
+                        new IndexRequest("\"" + WORDS[r.nextInt(WORDS.length)] + " " + WORDS[r.nextInt(WORDS.length)] + "\"",
+                                null, IndexRequest.Order.RELEVANCE, 0, 100));
                 measure(index, queries, "broad search sorted by -timestamp, label.env=prod, limit=100", r ->
                         new IndexRequest(WORDS[r.nextInt(WORDS.length)], new EventFilter(null, null, null, null,
                                 Map.of("env", "prod")), IndexRequest.Order.NEWEST_FIRST, 0, 100));
