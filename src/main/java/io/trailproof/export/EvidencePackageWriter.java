@@ -16,6 +16,7 @@ import io.trailproof.core.event.EventTime;
 import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.ledger.ChainSlice;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -68,35 +69,16 @@ public final class EvidencePackageWriter {
             g.writeNumberField(TREE_SIZE, slice.treeSize());
             writeChain(g, slice);
 
-            g.writeArrayFieldStart(EVENTS);
-            slice.forEach((logIndex, payload) -> {
-                if (idOf(payload) != null || isJson(payload)) {
-                    g.writeRawValue(new String(payload, StandardCharsets.UTF_8));
-                } else {
-                    // Not JSON at all (a damaged log): kept in its place as text, so the package stays
-                    // readable and verification names this event instead of refusing the whole file.
-                    g.writeString(new String(payload, StandardCharsets.UTF_8));
-                }
-            });
-            g.writeEndArray();
+            ArrayWriter items = new ArrayWriter(out);
+            startRawValue(g, EVENTS);
+            slice.forEach((logIndex, payload) -> items.event(payload));
+            items.end();
 
-            g.writeArrayFieldStart(MERKLE_PROOFS);
-            slice.forEach((logIndex, payload) -> {
-                g.writeStartObject();
-                g.writeStringField(EVENT_ID, idOf(payload));
-                g.writeObjectFieldStart(PROOF);
-                g.writeStringField(LEAF_HASH, HEX.formatHex(slice.leafHash(logIndex)));
-                g.writeNumberField(LEAF_INDEX, logIndex);
-                g.writeArrayFieldStart(SIBLINGS);
-                for (byte[] sibling : slice.inclusionProof(logIndex)) {
-                    g.writeString(HEX.formatHex(sibling));
-                }
-                g.writeEndArray();
-                g.writeNumberField(TREE_SIZE, slice.treeSize());
-                g.writeEndObject();
-                g.writeEndObject();
-            });
-            g.writeEndArray();
+            startRawValue(g, MERKLE_PROOFS);
+            ChainSlice.Proofs proofs = slice.proofs();
+            slice.forEach((logIndex, payload) -> items.proof(idOf(payload), logIndex, proofs.leafHash(logIndex),
+                    proofs.inclusionProof(logIndex), slice.treeSize()));
+            items.end();
 
             g.writeArrayFieldStart(TIMESTAMPS);
             for (TimestampRecord t : timestamps) {
@@ -105,6 +87,17 @@ public final class EvidencePackageWriter {
             g.writeEndArray();
             g.writeEndObject();
         }
+    }
+
+    /**
+     * Writes the member name with its separators through the generator and leaves the value to be
+     * written straight to the generator's target: the large arrays bypass the generator, which then
+     * carries on as if it had written the value.
+     */
+    private static void startRawValue(JsonGenerator g, String name) throws IOException {
+        g.writeFieldName(name);
+        g.writeRawValue("");
+        g.flush();
     }
 
     /** The record of CONTRACT 6.2 plus {@code consistency_proof: {from, to, proof}} to the slice's tree. */
@@ -167,6 +160,166 @@ public final class EvidencePackageWriter {
             return p.nextToken() == null;
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /**
+     * One top-level array of the package, written as bytes into a reused buffer: the same bytes the
+     * generator with {@link OneItemPerLine} writes (one item a line, items compact), without a String
+     * or a generator call per hash. Writes through to the target when full and at {@link #end()}.
+     */
+    private static final class ArrayWriter {
+        private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] FIRST = ascii("[\n    ");
+        private static final byte[] NEXT = ascii(",\n    ");
+        private static final byte[] END_EMPTY = ascii("[]");
+        private static final byte[] END = ascii("\n  ]");
+        private static final byte[] NULL = ascii("null");
+        private static final byte[] PROOF_START = ascii("{\"" + EVENT_ID + "\":");
+        private static final byte[] LEAF_HASH_NAME = ascii(",\"" + PROOF + "\":{\"" + LEAF_HASH + "\":");
+        private static final byte[] LEAF_INDEX_NAME = ascii(",\"" + LEAF_INDEX + "\":");
+        private static final byte[] SIBLINGS_NAME = ascii(",\"" + SIBLINGS + "\":[");
+        private static final byte[] TREE_SIZE_NAME = ascii("],\"" + TREE_SIZE + "\":");
+        private static final byte[] PROOF_END = ascii("}}");
+        private static final int BUFFER_BYTES = 256 * 1024;
+
+        private final OutputStream out;
+        private final byte[] buf = new byte[BUFFER_BYTES];
+        private int pos;
+        private long items;
+
+        ArrayWriter(OutputStream out) {
+            this.out = out;
+        }
+
+        /** A stored event as its stored text; anything that is not JSON (a damaged log) as a JSON string. */
+        void event(byte[] payload) throws IOException {
+            startItem();
+            if (isJson(payload)) {
+                bytes(asText(payload));
+            } else {
+                // Kept in its place as text, so the package stays readable and verification names this
+                // event instead of refusing the whole file.
+                bytes(jsonString(new String(payload, StandardCharsets.UTF_8)));
+            }
+        }
+
+        void proof(String eventId, long leafIndex, byte[] leafHash, List<byte[]> siblings, long treeSize)
+                throws IOException {
+            startItem();
+            bytes(PROOF_START);
+            if (eventId == null) {
+                bytes(NULL);
+            } else {
+                string(eventId);
+            }
+            bytes(LEAF_HASH_NAME);
+            hex(leafHash);
+            bytes(LEAF_INDEX_NAME);
+            number(leafIndex);
+            bytes(SIBLINGS_NAME);
+            for (int i = 0; i < siblings.size(); i++) {
+                if (i > 0) {
+                    room(1);
+                    buf[pos++] = ',';
+                }
+                hex(siblings.get(i));
+            }
+            bytes(TREE_SIZE_NAME);
+            number(treeSize);
+            bytes(PROOF_END);
+        }
+
+        /** Closes the array and writes everything buffered to the target; the writer can start the next array. */
+        void end() throws IOException {
+            bytes(items == 0 ? END_EMPTY : END);
+            items = 0;
+            drain();
+        }
+
+        private void startItem() throws IOException {
+            bytes(items++ == 0 ? FIRST : NEXT);
+        }
+
+        /** The text the generator writes for a raw value given as {@code new String(payload, UTF_8)}. */
+        private static byte[] asText(byte[] payload) {
+            for (byte b : payload) {
+                if (b < 0) {
+                    return new String(payload, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
+                }
+            }
+            return payload;
+        }
+
+        /** A JSON string as the generator escapes it. */
+        private void string(String s) throws IOException {
+            int n = s.length();
+            if (n + 2 > buf.length) {
+                bytes(jsonString(s));
+                return;
+            }
+            for (int i = 0; i < n; i++) {
+                char c = s.charAt(i);
+                if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+                    bytes(jsonString(s));
+                    return;
+                }
+            }
+            room(n + 2);
+            buf[pos++] = '"';
+            for (int i = 0; i < n; i++) {
+                buf[pos++] = (byte) s.charAt(i);
+            }
+            buf[pos++] = '"';
+        }
+
+        private void hex(byte[] hash) throws IOException {
+            room(hash.length * 2 + 2);
+            buf[pos++] = '"';
+            for (byte b : hash) {
+                buf[pos++] = HEX_DIGITS[(b >> 4) & 0xf];
+                buf[pos++] = HEX_DIGITS[b & 0xf];
+            }
+            buf[pos++] = '"';
+        }
+
+        private void number(long v) throws IOException {
+            bytes(ascii(Long.toString(v)));
+        }
+
+        private void bytes(byte[] b) throws IOException {
+            if (b.length > buf.length - pos) {
+                drain();
+                if (b.length > buf.length) {
+                    out.write(b);
+                    return;
+                }
+            }
+            System.arraycopy(b, 0, buf, pos, b.length);
+            pos += b.length;
+        }
+
+        private void room(int n) throws IOException {
+            if (n > buf.length - pos) {
+                drain();
+            }
+        }
+
+        private void drain() throws IOException {
+            out.write(buf, 0, pos);
+            pos = 0;
+        }
+
+        private static byte[] ascii(String s) {
+            return s.getBytes(StandardCharsets.US_ASCII);
+        }
+
+        private static byte[] jsonString(String s) throws IOException {
+            ByteArrayOutputStream text = new ByteArrayOutputStream(s.length() + 16);
+            try (JsonGenerator g = FACTORY.createGenerator(text)) {
+                g.writeString(s);
+            }
+            return text.toByteArray();
         }
     }
 
