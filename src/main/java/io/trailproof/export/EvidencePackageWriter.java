@@ -4,14 +4,11 @@ import static io.trailproof.core.evidence.EvidenceFormat.*;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
 import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.ledger.ChainSlice;
@@ -20,6 +17,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -76,7 +74,7 @@ public final class EvidencePackageWriter {
 
             startRawValue(g, MERKLE_PROOFS);
             ChainSlice.Proofs proofs = slice.proofs();
-            slice.forEach((logIndex, payload) -> items.proof(idOf(payload), logIndex, proofs.leafHash(logIndex),
+            slice.forEach((logIndex, payload) -> items.proof(PayloadFacts.idOf(payload), logIndex, proofs.leafHash(logIndex),
                     proofs.inclusionProof(logIndex), slice.treeSize()));
             items.end();
 
@@ -129,40 +127,6 @@ public final class EvidencePackageWriter {
         g.writeEndObject();
     }
 
-    /** The stored event's top-level {@code id}, or null when the payload has none or is not JSON. */
-    private static String idOf(byte[] payload) {
-        try (JsonParser p = FACTORY.createParser(payload)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return null;
-            }
-            String id = null;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken value = p.nextToken();
-                if (name.equals(EventFields.ID) && value == JsonToken.VALUE_STRING) {
-                    id = p.getText();
-                } else {
-                    p.skipChildren();
-                }
-            }
-            return p.nextToken() == null ? id : null;
-        } catch (IOException e) {
-            return null;
-        }
-    }
-
-    private static boolean isJson(byte[] payload) {
-        try (JsonParser p = FACTORY.createParser(payload)) {
-            if (p.nextToken() == null) {
-                return false;
-            }
-            p.skipChildren();
-            return p.nextToken() == null;
-        } catch (IOException e) {
-            return false;
-        }
-    }
-
     /**
      * One top-level array of the package, written as bytes into a reused buffer: the same bytes the
      * generator with {@link OneItemPerLine} writes (one item a line, items compact), without a String
@@ -187,6 +151,9 @@ public final class EvidencePackageWriter {
         private final byte[] buf = new byte[BUFFER_BYTES];
         private int pos;
         private long items;
+        // The previous proof's siblings by height from the root, and their quoted hex.
+        private byte[][] lastSibling = new byte[64][];
+        private byte[][] siblingText = new byte[64][];
 
         ArrayWriter(OutputStream out) {
             this.out = out;
@@ -195,7 +162,7 @@ public final class EvidencePackageWriter {
         /** A stored event as its stored text; anything that is not JSON (a damaged log) as a JSON string. */
         void event(byte[] payload) throws IOException {
             startItem();
-            if (isJson(payload)) {
+            if (PayloadFacts.isJson(payload)) {
                 bytes(asText(payload));
             } else {
                 // Kept in its place as text, so the package stays readable and verification names this
@@ -218,12 +185,13 @@ public final class EvidencePackageWriter {
             bytes(LEAF_INDEX_NAME);
             number(leafIndex);
             bytes(SIBLINGS_NAME);
-            for (int i = 0; i < siblings.size(); i++) {
+            int count = siblings.size();
+            for (int i = 0; i < count; i++) {
                 if (i > 0) {
                     room(1);
                     buf[pos++] = ',';
                 }
-                hex(siblings.get(i));
+                siblingHex(siblings.get(i), count - 1 - i);
             }
             bytes(TREE_SIZE_NAME);
             number(treeSize);
@@ -273,14 +241,38 @@ public final class EvidencePackageWriter {
             buf[pos++] = '"';
         }
 
-        private void hex(byte[] hash) throws IOException {
-            room(hash.length * 2 + 2);
-            buf[pos++] = '"';
-            for (byte b : hash) {
-                buf[pos++] = HEX_DIGITS[(b >> 4) & 0xf];
-                buf[pos++] = HEX_DIGITS[b & 0xf];
+        /**
+         * A sibling's hex, taken from the previous proof when the same hash (the same array: the proof
+         * cursor hands out the upper siblings it reuses) stood at the same height from the root.
+         */
+        private void siblingHex(byte[] hash, int fromRoot) throws IOException {
+            byte[] text = fromRoot < lastSibling.length && lastSibling[fromRoot] == hash ? siblingText[fromRoot] : null;
+            if (text == null) {
+                if (fromRoot >= lastSibling.length) {
+                    lastSibling = Arrays.copyOf(lastSibling, fromRoot + 8);
+                    siblingText = Arrays.copyOf(siblingText, fromRoot + 8);
+                }
+                text = quotedHex(hash);
+                lastSibling[fromRoot] = hash;
+                siblingText[fromRoot] = text;
             }
-            buf[pos++] = '"';
+            bytes(text);
+        }
+
+        private void hex(byte[] hash) throws IOException {
+            bytes(quotedHex(hash));
+        }
+
+        private static byte[] quotedHex(byte[] hash) {
+            byte[] text = new byte[hash.length * 2 + 2];
+            int p = 0;
+            text[p++] = '"';
+            for (byte b : hash) {
+                text[p++] = HEX_DIGITS[(b >> 4) & 0xf];
+                text[p++] = HEX_DIGITS[b & 0xf];
+            }
+            text[p] = '"';
+            return text;
         }
 
         private void number(long v) throws IOException {
