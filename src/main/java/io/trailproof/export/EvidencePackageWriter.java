@@ -74,8 +74,8 @@ public final class EvidencePackageWriter {
 
             startRawValue(g, MERKLE_PROOFS);
             ChainSlice.Proofs proofs = slice.proofs();
-            slice.forEach((logIndex, payload) -> items.proof(PayloadFacts.idOf(payload), logIndex, proofs.leafHash(logIndex),
-                    proofs.inclusionProof(logIndex), slice.treeSize()));
+            slice.forEach((logIndex, payload) -> items.proof(PayloadFacts.idOf(payload), logIndex,
+                    proofs.leafHash(logIndex), proofs.inclusionProof(logIndex), slice.treeSize()));
             items.end();
 
             g.writeArrayFieldStart(TIMESTAMPS);
@@ -162,7 +162,9 @@ public final class EvidencePackageWriter {
         /** A stored event as its stored text; anything that is not JSON (a damaged log) as a JSON string. */
         void event(byte[] payload) throws IOException {
             startItem();
-            if (PayloadFacts.isJson(payload)) {
+            if (PayloadFacts.isPlainJson(payload)) {
+                bytes(payload);
+            } else if (PayloadFacts.jacksonIsJson(payload)) {
                 bytes(asText(payload));
             } else {
                 // Kept in its place as text, so the package stays readable and verification names this

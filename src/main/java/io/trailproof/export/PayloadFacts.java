@@ -6,6 +6,9 @@ import com.fasterxml.jackson.core.JsonToken;
 import io.trailproof.core.event.EventFields;
 
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 
@@ -30,6 +33,9 @@ final class PayloadFacts {
     private static final int MAX_NUMBER_BYTES = 100;
     private static final int MAX_NAME_BYTES = 1000;
     private static final byte[] ID = EventFields.ID.getBytes(StandardCharsets.US_ASCII);
+    /** Set by {@link #string} in the end it returns when the string has an escape or a non-ASCII byte. */
+    private static final int ESCAPED = 1 << 30;
+    private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.LITTLE_ENDIAN);
     // Scan states: what may come next.
     private static final int FIRST_MEMBER = 0; // a name or '}' (just after '{')
     private static final int MEMBER = 1;       // a name (after ',' in an object)
@@ -40,9 +46,12 @@ final class PayloadFacts {
     private PayloadFacts() {
     }
 
-    /** True when the payload is exactly one JSON value (anything but whitespace after it is refused). */
-    static boolean isJson(byte[] payload) {
-        return scan(payload) != UNSURE || jacksonIsJson(payload);
+    /**
+     * True when this class vouches that the payload is one JSON object in well-formed UTF-8, so that
+     * its bytes are its text; false says nothing (ask {@link #jacksonIsJson}).
+     */
+    static boolean isPlainJson(byte[] payload) {
+        return scan(payload) != UNSURE;
     }
 
     /** The payload's top-level {@code id} when it is a string, or null when there is none or it is not JSON. */
@@ -54,6 +63,7 @@ final class PayloadFacts {
         return id == NO_ID ? null : id;
     }
 
+    /** True when the payload is exactly one JSON value (anything but whitespace after it is refused). */
     static boolean jacksonIsJson(byte[] payload) {
         try (JsonParser p = FACTORY.createParser(payload)) {
             if (p.nextToken() == null) {
@@ -66,6 +76,7 @@ final class PayloadFacts {
         }
     }
 
+    /** {@link #idOf} as Jackson answers it. */
     static String jacksonIdOf(byte[] payload) {
         try (JsonParser p = FACTORY.createParser(payload)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
@@ -124,12 +135,13 @@ final class PayloadFacts {
                         if (c != '"') {
                             return UNSURE;
                         }
-                        int end = string(b, i, MAX_NAME_BYTES);
-                        if (end < 0) {
+                        int r = string(b, i, MAX_NAME_BYTES);
+                        if (r < 0) {
                             return UNSURE;
                         }
+                        int end = r & ~ESCAPED;
                         if (depth == 1) {
-                            if (hasBackslash(b, i + 1, end - 1)) {
+                            if ((r & ESCAPED) != 0 && hasBackslash(b, i + 1, end - 1)) {
                                 return UNSURE; // an escaped name might read "id"
                             }
                             idValue = Arrays.equals(b, i + 1, end - 1, ID, 0, ID.length);
@@ -161,15 +173,14 @@ final class PayloadFacts {
                         i++;
                         idValue = false;
                     } else {
-                        int end = scalar(b, i);
-                        if (end < 0) {
+                        int r = scalar(b, i);
+                        if (r < 0) {
                             return UNSURE;
                         }
+                        int end = r & ~ESCAPED;
                         if (idValue && depth == 1 && c == '"') {
-                            for (int j = i + 1; j < end - 1; j++) {
-                                if (b[j] == '\\' || b[j] < 0) {
-                                    return UNSURE;
-                                }
+                            if ((r & ESCAPED) != 0) {
+                                return UNSURE;
                             }
                             id = new String(b, i + 1, end - i - 2, StandardCharsets.US_ASCII);
                         }
@@ -223,12 +234,20 @@ final class PayloadFacts {
         return false;
     }
 
-    /** The end (exclusive) of the string, number or literal at {@code i}, followed by a delimiter; -1 if not one. */
+    /**
+     * The end (exclusive) of the string, number or literal at {@code i}, followed by a delimiter,
+     * flagged as {@link #string} flags it; -1 if not one.
+     */
     private static int scalar(byte[] b, int i) {
         byte c = b[i];
         int end;
+        int flags = 0;
         if (c == '"') {
             end = string(b, i, Integer.MAX_VALUE);
+            if (end >= 0) {
+                flags = end & ESCAPED;
+                end &= ~ESCAPED;
+            }
         } else if (c == 't') {
             end = literal(b, i, "true");
         } else if (c == 'f') {
@@ -247,7 +266,7 @@ final class PayloadFacts {
                 return -1;
             }
         }
-        return end;
+        return end | flags;
     }
 
     private static int literal(byte[] b, int i, String word) {
@@ -308,20 +327,30 @@ final class PayloadFacts {
     }
 
     /**
-     * The end (exclusive, after the closing quote) of the string starting at {@code i}, or -1 unless
-     * it holds at most {@code maxBytes} bytes of well-formed UTF-8 with no control character and only
-     * the escapes of RFC 8259.
+     * The end (exclusive, after the closing quote) of the string starting at {@code i}, with
+     * {@link #ESCAPED} set when it holds an escape or a non-ASCII byte; or -1 unless it holds at most
+     * {@code maxBytes} bytes of well-formed UTF-8 with no control character and only the escapes of
+     * RFC 8259.
      */
     private static int string(byte[] b, int i, int maxBytes) {
         int n = b.length;
         int limit = (int) Math.min(n, (long) i + 1 + maxBytes + 1);
         int j = i + 1;
-        while (j < limit) {
+        int flags = 0;
+        while (true) {
+            // Eight bytes at a time while none of them needs a look.
+            while (j + 8 <= limit && special((long) LONG.get(b, j)) == 0) {
+                j += 8;
+            }
+            if (j >= limit) {
+                return -1;
+            }
             int c = b[j];
             if (c == '"') {
-                return j + 1;
+                return (j + 1) | flags;
             }
             if (c == '\\') {
+                flags = ESCAPED;
                 if (j + 1 >= n) {
                     return -1;
                 }
@@ -347,13 +376,30 @@ final class PayloadFacts {
             } else if (c >= 0) {
                 return -1; // a control character
             } else {
+                flags = ESCAPED;
                 j = utf8(b, j);
                 if (j < 0) {
                     return -1;
                 }
             }
         }
-        return -1;
+    }
+
+    /**
+     * Non-zero when one of the eight bytes is a quote, a backslash, a control character or not ASCII
+     * (it may then also flag an ordinary byte next to such a byte; never misses one).
+     */
+    private static long special(long v) {
+        long notAscii = v;
+        long control = v - 0x2020202020202020L;
+        long quote = v ^ 0x2222222222222222L;
+        long backslash = v ^ 0x5c5c5c5c5c5c5c5cL;
+        return (notAscii | control & ~v | zeroByte(quote) | zeroByte(backslash)) & 0x8080808080808080L;
+    }
+
+    /** High bit set in (at least) the lowest zero byte of {@code x}. */
+    private static long zeroByte(long x) {
+        return (x - 0x0101010101010101L) & ~x;
     }
 
     /** The index after the well-formed UTF-8 sequence of 2 to 4 bytes at {@code i}, or -1. */

@@ -16,8 +16,8 @@ import org.junit.jupiter.api.Test;
 /** The one-pass answers agree with Jackson's on events, on damaged events and on odd documents. */
 class PayloadFactsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final byte[] INTERESTING = bytes("{}[],:\"\\ \t\n/0123456789-+.eEtrufalsnidxu\u0000\u001f\u007f")
-            ;
+    private static final byte[] INTERESTING =
+            bytes("{}[],:\"\\ \t\n/0123456789-+.eEtrufalsnidxu\u0000\u001f\u007f");
     private static final byte[] HIGH = {(byte) 0x80, (byte) 0xbf, (byte) 0xc0, (byte) 0xc3, (byte) 0xe0, (byte) 0xed,
             (byte) 0xef, (byte) 0xf0, (byte) 0xf4, (byte) 0xf5, (byte) 0xff};
 
@@ -28,6 +28,7 @@ class PayloadFactsTest {
             String id = UUID.randomUUID().toString();
             byte[] event = event(r, id);
             assertThat(PayloadFacts.scan(event)).as(new String(event, StandardCharsets.UTF_8)).isEqualTo(id);
+            assertThat(PayloadFacts.isPlainJson(event)).isTrue();
             assertAgree(event);
         }
     }
@@ -65,17 +66,46 @@ class PayloadFactsTest {
         }
         assertAgree(new byte[] {'{', '"', 'a', '"', ':', '"', (byte) 0xed, (byte) 0xa0, (byte) 0x80, '"', '}'});
         assertAgree(new byte[] {'{', '"', 'a', '"', ':', '"', (byte) 0xc0, (byte) 0x80, '"', '}'});
-        assertAgree(new byte[] {'{', '"', 'a', '"', ':', '"', (byte) 0xf4, (byte) 0x90, (byte) 0x80, (byte) 0x80, '"', '}'});
+        assertAgree(new byte[] {'{', '"', 'a', '"', ':', '"', (byte) 0xf4, (byte) 0x90, (byte) 0x80, (byte) 0x80, '"',
+            '}'});
         assertAgree(new byte[] {'{', 0, '}', 0});
-        assertAgree(("{\"a\":" + "[".repeat(300) + "]".repeat(300) + ",\"id\":\"deep\"}").getBytes(StandardCharsets.UTF_8));
-        assertAgree(("{\"a\":" + "[".repeat(1200) + "]".repeat(1200) + ",\"id\":\"deeper\"}").getBytes(StandardCharsets.UTF_8));
+        assertAgree(bytes("{\"a\":" + "[".repeat(300) + "]".repeat(300) + ",\"id\":\"deep\"}"));
+        assertAgree(bytes("{\"a\":" + "[".repeat(1200) + "]".repeat(1200) + ",\"id\":\"deeper\"}"));
         assertAgree(("{\"a\":" + "1".repeat(2000) + ",\"id\":\"long\"}").getBytes(StandardCharsets.UTF_8));
         assertAgree(("{\"" + "n".repeat(60_000) + "\":1,\"id\":\"name\"}").getBytes(StandardCharsets.UTF_8));
     }
 
+    @Test
+    void everyOddByteIsSeenWhereverItStandsInAString() {
+        byte[][] odd = {{'"'}, {'\\'}, {'\\', 'n'}, {'\\', 'u', '0', '0', '4', '1'}, {1}, {0x1f}, {0x7f}, {(byte) 0x80},
+                {(byte) 0xc3, (byte) 0xa9}, {(byte) 0xc3}, {(byte) 0xe2, (byte) 0x82, (byte) 0xac}, {(byte) 0xff}};
+        for (int length = 0; length < 26; length++) {
+            for (int at = 0; at <= length; at++) {
+                for (byte[] o : odd) {
+                    byte[] text = new byte[length + o.length];
+                    Arrays.fill(text, (byte) 'x');
+                    System.arraycopy(o, 0, text, at, o.length);
+                    for (String name : List.of("a", "id")) {
+                        byte[] head = bytes("{\"" + name + "\":\"");
+                        byte[] tail = bytes("\",\"b\":1}");
+                        byte[] doc = new byte[head.length + text.length + tail.length];
+                        System.arraycopy(head, 0, doc, 0, head.length);
+                        System.arraycopy(text, 0, doc, head.length, text.length);
+                        System.arraycopy(tail, 0, doc, head.length + text.length, tail.length);
+                        assertAgree(doc);
+                    }
+                }
+            }
+        }
+    }
+
     private static void assertAgree(byte[] doc) {
         String text = new String(doc, StandardCharsets.ISO_8859_1);
-        assertThat(PayloadFacts.isJson(doc)).as("isJson %s", text).isEqualTo(PayloadFacts.jacksonIsJson(doc));
+        if (PayloadFacts.isPlainJson(doc)) {
+            assertThat(PayloadFacts.jacksonIsJson(doc)).as("isJson %s", text).isTrue();
+            assertThat(new String(doc, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8)).as("text %s", text)
+                    .isEqualTo(doc);
+        }
         assertThat(PayloadFacts.idOf(doc)).as("idOf %s", text).isEqualTo(PayloadFacts.jacksonIdOf(doc));
     }
 
