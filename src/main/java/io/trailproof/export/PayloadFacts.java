@@ -338,8 +338,13 @@ final class PayloadFacts {
         int j = i + 1;
         int flags = 0;
         while (true) {
-            // Eight bytes at a time while none of them needs a look.
-            while (j + 8 <= limit && special((long) LONG.get(b, j)) == 0) {
+            // Eight bytes at a time, straight to the first one that needs a look.
+            while (j + 8 <= limit) {
+                long flagged = special((long) LONG.get(b, j));
+                if (flagged != 0) {
+                    j += Long.numberOfTrailingZeros(flagged) >>> 3;
+                    break;
+                }
                 j += 8;
             }
             if (j >= limit) {
@@ -386,8 +391,9 @@ final class PayloadFacts {
     }
 
     /**
-     * Non-zero when one of the eight bytes is a quote, a backslash, a control character or not ASCII
-     * (it may then also flag an ordinary byte next to such a byte; never misses one).
+     * The high bit of each of the eight bytes (little-endian) that is a quote, a backslash, a control
+     * character or not ASCII. Bytes above a flagged one may be flagged too, but the lowest flagged
+     * byte is always such a byte, and none is missed below it.
      */
     private static long special(long v) {
         long notAscii = v;
@@ -397,7 +403,7 @@ final class PayloadFacts {
         return (notAscii | control & ~v | zeroByte(quote) | zeroByte(backslash)) & 0x8080808080808080L;
     }
 
-    /** High bit set in (at least) the lowest zero byte of {@code x}. */
+    /** The high bit of each zero byte of {@code x}; bytes above the lowest zero byte may be flagged too. */
     private static long zeroByte(long x) {
         return (x - 0x0101010101010101L) & ~x;
     }
