@@ -116,15 +116,15 @@ public final class ChainSlice {
     }
 
     /**
-     * The leaf hashes and inclusion proofs of the slice's events, for one pass in log order (cheapest
-     * when asked in ascending leaf order); single-threaded.
+     * The leaf hashes and inclusion proofs of the slice's events, for one walk over them; cheapest in
+     * the order {@link #forEach} visits them. Single-threaded.
      */
     public Proofs proofs() {
         LeafWindow nodes = new LeafWindow(tree, treeSize);
         return new Proofs(nodes, new InclusionProofCursor(nodes, treeSize));
     }
 
-    /** See {@link #proofs()}. Answers what {@link #leafHash} and {@link #inclusionProof} answer. */
+    /** See {@link #proofs()}. */
     public static final class Proofs {
         private final LeafWindow nodes;
         private final InclusionProofCursor cursor;
@@ -139,20 +139,13 @@ public final class ChainSlice {
             return nodes.get(0, logIndex);
         }
 
-        /** The audit path of {@code logIndex}; its hashes are shared with later answers, not to be modified. */
+        /**
+         * The RFC 9162 inclusion proof (audit path) of {@code logIndex} in the tree of
+         * {@link ChainSlice#treeSize()}; its hashes are shared with later answers, not to be modified.
+         */
         public List<byte[]> inclusionProof(long logIndex) {
             return cursor.proof(logIndex);
         }
-    }
-
-    /** The RFC 9162 leaf hash stored in the tree for {@code logIndex}. */
-    public byte[] leafHash(long logIndex) {
-        return tree.get(0, logIndex);
-    }
-
-    /** The RFC 9162 inclusion proof (audit path) of {@code logIndex} in the tree of {@link #treeSize()}. */
-    public List<byte[]> inclusionProof(long logIndex) {
-        return MerkleTree.inclusionProof(tree, logIndex, treeSize);
     }
 
     /**
