@@ -4,21 +4,20 @@ import static io.trailproof.core.evidence.EvidenceFormat.*;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonStreamContext;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
 import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.ledger.ChainSlice;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 
@@ -68,35 +67,16 @@ public final class EvidencePackageWriter {
             g.writeNumberField(TREE_SIZE, slice.treeSize());
             writeChain(g, slice);
 
-            g.writeArrayFieldStart(EVENTS);
-            slice.forEach((logIndex, payload) -> {
-                if (idOf(payload) != null || isJson(payload)) {
-                    g.writeRawValue(new String(payload, StandardCharsets.UTF_8));
-                } else {
-                    // Not JSON at all (a damaged log): kept in its place as text, so the package stays
-                    // readable and verification names this event instead of refusing the whole file.
-                    g.writeString(new String(payload, StandardCharsets.UTF_8));
-                }
-            });
-            g.writeEndArray();
+            ArrayWriter items = new ArrayWriter(out);
+            startRawValue(g, EVENTS);
+            slice.forEach((logIndex, payload) -> items.event(payload));
+            items.end();
 
-            g.writeArrayFieldStart(MERKLE_PROOFS);
-            slice.forEach((logIndex, payload) -> {
-                g.writeStartObject();
-                g.writeStringField(EVENT_ID, idOf(payload));
-                g.writeObjectFieldStart(PROOF);
-                g.writeStringField(LEAF_HASH, HEX.formatHex(slice.leafHash(logIndex)));
-                g.writeNumberField(LEAF_INDEX, logIndex);
-                g.writeArrayFieldStart(SIBLINGS);
-                for (byte[] sibling : slice.inclusionProof(logIndex)) {
-                    g.writeString(HEX.formatHex(sibling));
-                }
-                g.writeEndArray();
-                g.writeNumberField(TREE_SIZE, slice.treeSize());
-                g.writeEndObject();
-                g.writeEndObject();
-            });
-            g.writeEndArray();
+            startRawValue(g, MERKLE_PROOFS);
+            ChainSlice.Proofs proofs = slice.proofs();
+            slice.forEach((logIndex, payload) -> items.proof(PayloadFacts.idOf(payload), logIndex,
+                    proofs.leafHash(logIndex), proofs.inclusionProof(logIndex), slice.treeSize()));
+            items.end();
 
             g.writeArrayFieldStart(TIMESTAMPS);
             for (TimestampRecord t : timestamps) {
@@ -105,6 +85,17 @@ public final class EvidencePackageWriter {
             g.writeEndArray();
             g.writeEndObject();
         }
+    }
+
+    /**
+     * Writes the member name with its separators through the generator and leaves the value to be
+     * written straight to the generator's target: the large arrays bypass the generator, which then
+     * carries on as if it had written the value.
+     */
+    private static void startRawValue(JsonGenerator g, String name) throws IOException {
+        g.writeFieldName(name);
+        g.writeRawValue("");
+        g.flush();
     }
 
     /** The record of CONTRACT 6.2 plus {@code consistency_proof: {from, to, proof}} to the slice's tree. */
@@ -136,37 +127,193 @@ public final class EvidencePackageWriter {
         g.writeEndObject();
     }
 
-    /** The stored event's top-level {@code id}, or null when the payload has none or is not JSON. */
-    private static String idOf(byte[] payload) {
-        try (JsonParser p = FACTORY.createParser(payload)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return null;
+    /**
+     * One top-level array of the package, written as bytes into a reused buffer: the same bytes the
+     * generator with {@link OneItemPerLine} writes (one item a line, items compact), without a String
+     * or a generator call per hash. Writes through to the target when full and at {@link #end()}.
+     */
+    private static final class ArrayWriter {
+        private static final byte[] HEX_DIGITS = "0123456789abcdef".getBytes(StandardCharsets.US_ASCII);
+        private static final byte[] FIRST = ascii("[\n    ");
+        private static final byte[] NEXT = ascii(",\n    ");
+        private static final byte[] END_EMPTY = ascii("[]");
+        private static final byte[] END = ascii("\n  ]");
+        private static final byte[] NULL = ascii("null");
+        private static final byte[] PROOF_START = ascii("{\"" + EVENT_ID + "\":");
+        private static final byte[] LEAF_HASH_NAME = ascii(",\"" + PROOF + "\":{\"" + LEAF_HASH + "\":");
+        private static final byte[] LEAF_INDEX_NAME = ascii(",\"" + LEAF_INDEX + "\":");
+        private static final byte[] SIBLINGS_NAME = ascii(",\"" + SIBLINGS + "\":[");
+        private static final byte[] TREE_SIZE_NAME = ascii("],\"" + TREE_SIZE + "\":");
+        private static final byte[] PROOF_END = ascii("}}");
+        private static final int BUFFER_BYTES = 256 * 1024;
+
+        private final OutputStream out;
+        private final byte[] buf = new byte[BUFFER_BYTES];
+        private int pos;
+        private long items;
+        // The previous proof's siblings by height from the root, and their quoted hex.
+        private byte[][] lastSibling = new byte[64][];
+        private byte[][] siblingText = new byte[64][];
+
+        ArrayWriter(OutputStream out) {
+            this.out = out;
+        }
+
+        /** A stored event as its stored text; anything that is not JSON (a damaged log) as a JSON string. */
+        void event(byte[] payload) throws IOException {
+            startItem();
+            if (PayloadFacts.isPlainJson(payload)) {
+                bytes(payload);
+            } else if (PayloadFacts.jacksonIsJson(payload)) {
+                bytes(asText(payload));
+            } else {
+                // Kept in its place as text, so the package stays readable and verification names this
+                // event instead of refusing the whole file.
+                bytes(jsonString(new String(payload, StandardCharsets.UTF_8)));
             }
-            String id = null;
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken value = p.nextToken();
-                if (name.equals(EventFields.ID) && value == JsonToken.VALUE_STRING) {
-                    id = p.getText();
-                } else {
-                    p.skipChildren();
+        }
+
+        void proof(String eventId, long leafIndex, byte[] leafHash, List<byte[]> siblings, long treeSize)
+                throws IOException {
+            startItem();
+            bytes(PROOF_START);
+            if (eventId == null) {
+                bytes(NULL);
+            } else {
+                string(eventId);
+            }
+            bytes(LEAF_HASH_NAME);
+            hex(leafHash);
+            bytes(LEAF_INDEX_NAME);
+            number(leafIndex);
+            bytes(SIBLINGS_NAME);
+            int count = siblings.size();
+            for (int i = 0; i < count; i++) {
+                if (i > 0) {
+                    room(1);
+                    buf[pos++] = ',';
+                }
+                siblingHex(siblings.get(i), count - 1 - i);
+            }
+            bytes(TREE_SIZE_NAME);
+            number(treeSize);
+            bytes(PROOF_END);
+        }
+
+        /** Closes the array and writes everything buffered to the target; the writer can start the next array. */
+        void end() throws IOException {
+            bytes(items == 0 ? END_EMPTY : END);
+            items = 0;
+            drain();
+        }
+
+        private void startItem() throws IOException {
+            bytes(items++ == 0 ? FIRST : NEXT);
+        }
+
+        /** The text the generator writes for a raw value given as {@code new String(payload, UTF_8)}. */
+        private static byte[] asText(byte[] payload) {
+            for (byte b : payload) {
+                if (b < 0) {
+                    return new String(payload, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
                 }
             }
-            return p.nextToken() == null ? id : null;
-        } catch (IOException e) {
-            return null;
+            return payload;
         }
-    }
 
-    private static boolean isJson(byte[] payload) {
-        try (JsonParser p = FACTORY.createParser(payload)) {
-            if (p.nextToken() == null) {
-                return false;
+        /** A JSON string as the generator escapes it. */
+        private void string(String s) throws IOException {
+            int n = s.length();
+            if (n + 2 > buf.length) {
+                bytes(jsonString(s));
+                return;
             }
-            p.skipChildren();
-            return p.nextToken() == null;
-        } catch (IOException e) {
-            return false;
+            for (int i = 0; i < n; i++) {
+                char c = s.charAt(i);
+                if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
+                    bytes(jsonString(s));
+                    return;
+                }
+            }
+            room(n + 2);
+            buf[pos++] = '"';
+            for (int i = 0; i < n; i++) {
+                buf[pos++] = (byte) s.charAt(i);
+            }
+            buf[pos++] = '"';
+        }
+
+        /**
+         * A sibling's hex, taken from the previous proof when the same hash (the same array: the proof
+         * cursor hands out the upper siblings it reuses) stood at the same height from the root.
+         */
+        private void siblingHex(byte[] hash, int fromRoot) throws IOException {
+            byte[] text = fromRoot < lastSibling.length && lastSibling[fromRoot] == hash ? siblingText[fromRoot] : null;
+            if (text == null) {
+                if (fromRoot >= lastSibling.length) {
+                    lastSibling = Arrays.copyOf(lastSibling, fromRoot + 8);
+                    siblingText = Arrays.copyOf(siblingText, fromRoot + 8);
+                }
+                text = quotedHex(hash);
+                lastSibling[fromRoot] = hash;
+                siblingText[fromRoot] = text;
+            }
+            bytes(text);
+        }
+
+        private void hex(byte[] hash) throws IOException {
+            bytes(quotedHex(hash));
+        }
+
+        private static byte[] quotedHex(byte[] hash) {
+            byte[] text = new byte[hash.length * 2 + 2];
+            int p = 0;
+            text[p++] = '"';
+            for (byte b : hash) {
+                text[p++] = HEX_DIGITS[(b >> 4) & 0xf];
+                text[p++] = HEX_DIGITS[b & 0xf];
+            }
+            text[p] = '"';
+            return text;
+        }
+
+        private void number(long v) throws IOException {
+            bytes(ascii(Long.toString(v)));
+        }
+
+        private void bytes(byte[] b) throws IOException {
+            if (b.length > buf.length - pos) {
+                drain();
+                if (b.length > buf.length) {
+                    out.write(b);
+                    return;
+                }
+            }
+            System.arraycopy(b, 0, buf, pos, b.length);
+            pos += b.length;
+        }
+
+        private void room(int n) throws IOException {
+            if (n > buf.length - pos) {
+                drain();
+            }
+        }
+
+        private void drain() throws IOException {
+            out.write(buf, 0, pos);
+            pos = 0;
+        }
+
+        private static byte[] ascii(String s) {
+            return s.getBytes(StandardCharsets.US_ASCII);
+        }
+
+        private static byte[] jsonString(String s) throws IOException {
+            ByteArrayOutputStream text = new ByteArrayOutputStream(s.length() + 16);
+            try (JsonGenerator g = FACTORY.createGenerator(text)) {
+                g.writeString(s);
+            }
+            return text.toByteArray();
         }
     }
 

@@ -72,6 +72,14 @@ final class AgentState {
         return n;
     }
 
+    /** The log positions of the agent's events at ordinals {@code [from, to)}, below {@link #countBelow}. */
+    synchronized long[] positions(int from, int to) {
+        if (from < 0 || from > to || to > count) {
+            throw new IndexOutOfBoundsException("agent " + agentId + " has no events at ordinals " + from + ".." + to);
+        }
+        return Arrays.copyOfRange(positions, from, to);
+    }
+
     /** The log position of the agent's event at {@code ordinal} (0 for sequence 1), below {@link #countBelow}. */
     synchronized long positionAt(int ordinal) {
         if (ordinal < 0 || ordinal >= count) {

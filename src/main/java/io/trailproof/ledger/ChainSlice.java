@@ -1,8 +1,9 @@
 package io.trailproof.ledger;
 
+import io.trailproof.core.merkle.InclusionProofCursor;
 import io.trailproof.core.merkle.MerkleTree;
-import io.trailproof.core.merkle.SubtreeHashes;
 import io.trailproof.store.EventLog;
+import io.trailproof.store.MerkleNodeStore;
 
 import java.io.IOException;
 import java.time.Instant;
@@ -10,8 +11,8 @@ import java.util.List;
 
 /**
  * A consistent snapshot of a run of one agent's chain, for an evidence package: the tree size and
- * root when it was taken, and the agent's consecutive events in that tree, read from the log one at a
- * time when visited (never all held at once). Everything it answers is fixed at {@link #treeSize()}:
+ * root when it was taken, and the agent's consecutive events in that tree, read from the log when
+ * visited (never all held at once). Everything it answers is fixed at {@link #treeSize()}:
  * appends after the snapshot do not change it.
  *
  * <p>A slice by time window (CONTRACT 5) runs from the agent's first event whose {@code timestamp} is
@@ -26,10 +27,13 @@ public final class ChainSlice {
         void accept(long logIndex, byte[] payload) throws IOException;
     }
 
+    // Positions held at once while reading: bounded memory whatever the slice's length.
+    private static final int POSITIONS_PER_BATCH = 8192;
+
     private final String agentId;
     private final AgentState state;
     private final EventLog log;
-    private final SubtreeHashes tree;
+    private final MerkleNodeStore tree;
     private final long treeSize;
     private final byte[] root;
     private final Instant takenAt;
@@ -39,7 +43,7 @@ public final class ChainSlice {
     private final long lastSequence;
     private final String anchorHash;
 
-    ChainSlice(String agentId, AgentState state, EventLog log, SubtreeHashes tree, long treeSize, byte[] root,
+    ChainSlice(String agentId, AgentState state, EventLog log, MerkleNodeStore tree, long treeSize, byte[] root,
                Instant takenAt, int fromOrdinal, int toOrdinal, long firstSequence, long lastSequence,
                String anchorHash) {
         this.agentId = agentId;
@@ -99,22 +103,49 @@ public final class ChainSlice {
         return toOrdinal > fromOrdinal ? state.positionAt(toOrdinal - 1) : -1;
     }
 
-    /** Reads the slice's events from the log in sequence order, one at a time. */
+    /**
+     * Reads the slice's events from the log in sequence order, neighbouring frames together, holding
+     * at most a batch of positions and one read window at a time. Stops at the first frame that fails
+     * its check, with a {@link io.trailproof.store.CorruptLogException} after the events before it.
+     */
     public void forEach(EventVisitor visitor) throws IOException {
-        for (int i = fromOrdinal; i < toOrdinal; i++) {
-            long position = state.positionAt(i);
-            visitor.accept(position, log.read(position));
+        for (int from = fromOrdinal; from < toOrdinal; from += POSITIONS_PER_BATCH) {
+            int to = (int) Math.min(toOrdinal, (long) from + POSITIONS_PER_BATCH);
+            log.readEach(state.positions(from, to), visitor::accept);
         }
     }
 
-    /** The RFC 9162 leaf hash stored in the tree for {@code logIndex}. */
-    public byte[] leafHash(long logIndex) {
-        return tree.get(0, logIndex);
+    /**
+     * The leaf hashes and inclusion proofs of the slice's events, for one walk over them; cheapest in
+     * the order {@link #forEach} visits them. Single-threaded.
+     */
+    public Proofs proofs() {
+        LeafWindow nodes = new LeafWindow(tree, treeSize);
+        return new Proofs(nodes, new InclusionProofCursor(nodes, treeSize));
     }
 
-    /** The RFC 9162 inclusion proof (audit path) of {@code logIndex} in the tree of {@link #treeSize()}. */
-    public List<byte[]> inclusionProof(long logIndex) {
-        return MerkleTree.inclusionProof(tree, logIndex, treeSize);
+    /** See {@link #proofs()}. */
+    public static final class Proofs {
+        private final LeafWindow nodes;
+        private final InclusionProofCursor cursor;
+
+        private Proofs(LeafWindow nodes, InclusionProofCursor cursor) {
+            this.nodes = nodes;
+            this.cursor = cursor;
+        }
+
+        /** The RFC 9162 leaf hash stored in the tree for {@code logIndex}. */
+        public byte[] leafHash(long logIndex) {
+            return nodes.get(0, logIndex);
+        }
+
+        /**
+         * The RFC 9162 inclusion proof (audit path) of {@code logIndex} in the tree of
+         * {@link ChainSlice#treeSize()}; its hashes are shared with later answers, not to be modified.
+         */
+        public List<byte[]> inclusionProof(long logIndex) {
+            return cursor.proof(logIndex);
+        }
     }
 
     /**

@@ -6,9 +6,10 @@ import io.trailproof.store.MerkleNodeStore;
 import java.util.Arrays;
 
 /**
- * The tree's leaves for one pass over a chain in log order: reads them a window at a time (one read
- * for many neighbouring leaves) instead of one read per event. Single-threaded; other levels pass
- * straight through.
+ * The tree's nodes for one pass over a chain in log order: the levels that live only on disk (the
+ * leaves and the few above them) are read a window at a time, one read for many neighbouring nodes,
+ * instead of one read per node asked for. Single-threaded; the levels held in memory pass straight
+ * through.
  */
 final class LeafWindow implements SubtreeHashes {
 
@@ -17,24 +18,30 @@ final class LeafWindow implements SubtreeHashes {
 
     private final MerkleNodeStore tree;
     private final long leaves;
-    private long start = -1;
-    private byte[] window = new byte[0];
+    private final long[] start = new long[MerkleNodeStore.RESIDENT_FROM_LEVEL];
+    private final byte[][] window = new byte[MerkleNodeStore.RESIDENT_FROM_LEVEL][];
 
     LeafWindow(MerkleNodeStore tree, long leaves) {
         this.tree = tree;
         this.leaves = leaves;
+        Arrays.fill(start, -1);
+        Arrays.fill(window, new byte[0]);
     }
 
     @Override
     public byte[] get(int level, long index) {
-        if (level != 0 || index >= leaves) {
+        if (level >= start.length || index >= (leaves >>> level)) {
             return tree.get(level, index);
         }
-        if (start < 0 || index < start || index >= start + window.length / HASH) {
-            start = index;
-            window = tree.nodes(0, index, (int) Math.min(WINDOW, leaves - index));
+        byte[] w = window[level];
+        long s = start[level];
+        if (s < 0 || index < s || index >= s + w.length / HASH) {
+            s = index;
+            w = tree.nodes(level, index, (int) Math.min(WINDOW, (leaves >>> level) - index));
+            start[level] = s;
+            window[level] = w;
         }
-        int from = (int) (index - start) * HASH;
-        return Arrays.copyOfRange(window, from, from + HASH);
+        int from = (int) (index - s) * HASH;
+        return Arrays.copyOfRange(w, from, from + HASH);
     }
 }

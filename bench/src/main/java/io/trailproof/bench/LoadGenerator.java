@@ -46,7 +46,7 @@ public final class LoadGenerator {
             .connectTimeout(Duration.ofSeconds(10)).executor(Executors.newFixedThreadPool(8)).build();
     private final Table table = new Table();
     private final List<String> sampleIds = new ArrayList<>();
-    private int port;
+    int port;
 
     /** Use the JDK's HttpClient instead of {@link PlainHttp}, to see what the client costs. */
     boolean jdkClient;

@@ -109,7 +109,7 @@ public final class MerkleTree {
      * stored node, and any other length is its binary decomposition into perfect nodes folded from
      * the right, as the recursive split would combine them.
      */
-    private static byte[] subtree(SubtreeHashes nodes, long start, long len) {
+    static byte[] subtree(SubtreeHashes nodes, long start, long len) {
         if (Long.bitCount(len) == 1) {
             int level = Long.numberOfTrailingZeros(len);
             return nodes.get(level, start >>> level);

@@ -1,0 +1,66 @@
+package io.trailproof.core.merkle;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import java.util.Random;
+import org.junit.jupiter.api.Test;
+
+/** The cursor answers exactly what {@link MerkleTree#inclusionProof} answers, in any order of leaves. */
+class InclusionProofCursorTest {
+    private static final int LEAVES = 5000;
+
+    private final InMemorySubtreeHashes tree =
+            InMemorySubtreeHashes.ofLeafHashes(Reference.leafHashes(Reference.randomLeaves(new Random(17), LEAVES)));
+
+    @Test
+    void everyLeafInOrderOfEverySmallSize() {
+        for (int n = 1; n <= 130; n++) {
+            InclusionProofCursor cursor = new InclusionProofCursor(tree, n);
+            for (int i = 0; i < n; i++) {
+                assertSame(cursor.proof(i), i, n);
+            }
+        }
+    }
+
+    @Test
+    void ascendingWalksWithGapsOverRandomSizes() {
+        Random r = new Random(42);
+        for (int round = 0; round < 300; round++) {
+            int n = 1 + r.nextInt(LEAVES);
+            int maxStep = 1 + r.nextInt(round % 3 == 0 ? 2 : 40);
+            InclusionProofCursor cursor = new InclusionProofCursor(tree, n);
+            for (long i = r.nextInt(Math.min(n, 10)); i < n; i += 1 + r.nextInt(maxStep)) {
+                assertSame(cursor.proof(i), i, n);
+            }
+        }
+    }
+
+    @Test
+    void anyOrderAndRepeatsAreAnsweredToo() {
+        Random r = new Random(7);
+        for (int round = 0; round < 50; round++) {
+            int n = 1 + r.nextInt(LEAVES);
+            InclusionProofCursor cursor = new InclusionProofCursor(tree, n);
+            for (int q = 0; q < 200; q++) {
+                long i = r.nextInt(4) == 0 ? n - 1 : r.nextInt(n);
+                assertSame(cursor.proof(i), i, n);
+                assertSame(cursor.proof(i), i, n);
+            }
+        }
+    }
+
+    @Test
+    void leavesOutsideTheTreeAreRefused() {
+        InclusionProofCursor cursor = new InclusionProofCursor(tree, 10);
+        assertThatThrownBy(() -> cursor.proof(10)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> cursor.proof(-1)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> new InclusionProofCursor(tree, 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    private void assertSame(List<byte[]> proof, long leaf, long size) {
+        assertThat(proof).as("leaf %d of %d", leaf, size)
+                .containsExactlyElementsOf(MerkleTree.inclusionProof(tree, leaf, size));
+    }
+}
