@@ -151,10 +151,13 @@ public final class LoadGenerator {
                 return;
             }
 
-            // Fill up to the total (one agent in five is big-agent, so it ends near 200,000 events).
+            // Fill up to the total, with big-agent reaching a fifth of it (200,000 at 1,000,000 events):
+            // the single-event scenario added events of other agents only.
             long have = stats().get("total_events").asLong();
             if (have < totalEvents) {
-                batchIngest(8, 1000, totalEvents - have, have);
+                long bigMissing = Math.max(0, Math.min(totalEvents - have, totalEvents / 5 - agentCount("big-agent")));
+                batchIngest(8, 1000, bigMissing, have, n -> "big-agent");
+                batchIngest(8, 1000, totalEvents - have - bigMissing, have + bigMissing, n -> "agent-" + (n % 50));
             }
             long size = stats().get("total_events").asLong();
             awaitSearchable(); // latencies are measured on a settled service, not while the index catches up
@@ -220,6 +223,14 @@ public final class LoadGenerator {
     // ------------------------------------------------------------------ scenarios
 
     double batchIngest(int clients, int batchSize, long events, long offset) throws Exception {
+        return batchIngest(clients, batchSize, events, offset, LoadGenerator::agentFor);
+    }
+
+    double batchIngest(int clients, int batchSize, long events, long offset,
+                       java.util.function.LongFunction<String> agentOf) throws Exception {
+        if (events <= 0) {
+            return 0;
+        }
         long batches = (events + batchSize - 1) / batchSize;
         AtomicLong next = new AtomicLong();
         ExecutorService pool = Executors.newFixedThreadPool(clients);
@@ -232,7 +243,7 @@ public final class LoadGenerator {
                     StringBuilder body = new StringBuilder(batchSize * 520).append('[');
                     for (int i = 0; i < batchSize; i++) {
                         long n = offset + b * batchSize + i;
-                        body.append(i == 0 ? "" : ",").append(SampleEvents.event(n, agentFor(n)));
+                        body.append(i == 0 ? "" : ",").append(SampleEvents.event(n, agentOf.apply(n)));
                     }
                     PlainHttp.Response resp = post("/v1/batch", body.append(']').toString());
                     if (resp.status() != 201) {
