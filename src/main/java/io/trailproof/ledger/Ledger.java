@@ -302,6 +302,9 @@ public final class Ledger implements Closeable {
         private record Pending(ObjectNode fields, CompletableFuture<AppendOutcome> done) {
         }
 
+        /** Queued by {@link #stop}: the sequencer thread ends when it reaches it. */
+        private static final Pending STOP = new Pending(null, null);
+
         private final java.util.concurrent.LinkedBlockingQueue<Pending> queue = new java.util.concurrent.LinkedBlockingQueue<>();
         private Thread thread;
         private boolean stopped;
@@ -321,27 +324,30 @@ public final class Ledger implements Closeable {
         }
 
         private void run() {
-            List<Pending> group = new ArrayList<>();
             while (true) {
+                Pending first;
                 try {
-                    group.add(queue.take());
+                    first = queue.take();
                 } catch (InterruptedException e) {
-                    synchronized (this) {
-                        if (stopped) {
-                            break;
-                        }
-                    }
-                    continue;
+                    continue; // only STOP ends this thread: an interrupt inside a write would break the tree store
                 }
+                List<Pending> group = new ArrayList<>();
+                group.add(first);
                 queue.drainTo(group, MAX_GROUP - 1);
+                int stop = -1;
+                for (int i = 0; i < group.size() && stop < 0; i++) {
+                    if (group.get(i) == STOP) {
+                        stop = i;
+                    }
+                }
+                if (stop >= 0) {
+                    if (stop > 0) {
+                        store(group.subList(0, stop));
+                    }
+                    return; // nothing is queued after STOP (submit refuses once stopped)
+                }
                 store(group);
-                group = new ArrayList<>();
             }
-            // Stopped: whatever is still queued was never sequenced.
-            List<Pending> left = new ArrayList<>();
-            queue.drainTo(left);
-            LedgerUnavailableException shuttingDown = new LedgerUnavailableException("the service is shutting down", null);
-            left.forEach(p -> p.done().completeExceptionally(shuttingDown));
         }
 
         private void store(List<Pending> group) {
@@ -372,15 +378,24 @@ public final class Ledger implements Closeable {
             });
         }
 
-        /** Stops taking events; those queued are refused, those sequenced complete as usual. */
+        /**
+         * Stops taking events: those queued before are still handed to the sequencer (which refuses
+         * them once the ledger is closed), those sequenced complete as usual. The thread is never
+         * interrupted; it ends at {@link #STOP}.
+         */
         void stop() {
             Thread t;
             synchronized (this) {
+                if (stopped) {
+                    return;
+                }
                 stopped = true;
                 t = thread;
+                if (t != null) {
+                    queue.add(STOP);
+                }
             }
             if (t != null) {
-                t.interrupt();
                 try {
                     t.join(30_000);
                 } catch (InterruptedException e) {

@@ -221,4 +221,41 @@ class LedgerTest {
             assertThat(next.event().logIndex()).isEqualTo(0);
         }
     }
+
+    @Test
+    void closingWhileSingleEventsAreInFlightAnswersEachAndKeepsEveryAcknowledgedOne() throws Exception {
+        Ledger ledger = open(Clock.systemUTC());
+        List<java.util.concurrent.CompletableFuture<AppendOutcome>> futures = new ArrayList<>();
+        for (int i = 0; i < 5_000; i++) {
+            futures.add(ledger.appendAsync(event("agent-" + (i % 3))));
+            if (i == 2_500) {
+                new Thread(() -> {
+                    try {
+                        ledger.close();
+                    } catch (Exception e) {
+                        throw new RuntimeException(e);
+                    }
+                }).start();
+            }
+        }
+        List<String> acknowledged = new ArrayList<>();
+        for (var f : futures) {
+            try {
+                AppendOutcome o = f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(o.ok()).isTrue();
+                acknowledged.add(o.event().id());
+            } catch (java.util.concurrent.ExecutionException e) {
+                assertThat(e.getCause()).isInstanceOf(LedgerUnavailableException.class);
+            }
+        }
+        ledger.close();
+        try (Ledger reopened = open(Clock.systemUTC())) {
+            for (String id : acknowledged) {
+                assertThat(reopened.eventPayload(id)).as(id).isPresent();
+            }
+            for (int a = 0; a < 3; a++) {
+                reopened.verify("agent-" + a).ifPresent(r -> assertThat(r.valid()).isTrue());
+            }
+        }
+    }
 }
