@@ -11,6 +11,8 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 
 /**
  * The root handler. On the I/O thread it routes the request, checks its key and role, and receives
@@ -103,7 +105,7 @@ final class ApiHandler implements HttpHandler {
      * back on the connection's I/O thread (the exchange stays open until then).
      */
     private void runNonBlocking(HttpServerExchange ex, Router.NonBlockingEndpoint endpoint) {
-        java.util.concurrent.CompletionStage<Router.Answer> stage;
+        CompletionStage<Router.Answer> stage;
         try {
             stage = endpoint.start(ex);
         } catch (Exception | Error e) {
@@ -112,7 +114,7 @@ final class ApiHandler implements HttpHandler {
         }
         stage.whenComplete((answer, error) -> onIoThread(ex, () -> {
             if (error != null) {
-                fail(ex, error instanceof java.util.concurrent.CompletionException && error.getCause() != null
+                fail(ex, error instanceof CompletionException && error.getCause() != null
                         ? error.getCause() : error);
                 return;
             }

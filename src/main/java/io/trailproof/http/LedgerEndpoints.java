@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.Optional;
+import java.nio.ByteBuffer;
 
 /**
  * The ingestion, lookup, chain and Merkle endpoints (CONTRACT 4.2). Each one parses its input,
@@ -135,7 +136,7 @@ final class LedgerEndpoints {
         for (AppendOutcome o : outcomes) {
             size += 32 + (o != null && o.ok() ? o.event().payload().length : 256);
         }
-        java.nio.ByteBuffer body = Responses.write(size, g -> {
+        ByteBuffer body = Responses.write(size, g -> {
             g.writeStartArray();
             for (int i = 0; i < outcomes.length; i++) {
                 g.writeStartObject();

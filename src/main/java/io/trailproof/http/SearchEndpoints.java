@@ -21,6 +21,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.nio.ByteBuffer;
 
 /**
  * {@code GET /v1/events} (filtered listing), {@code GET /v1/search} (CONTRACT 4.2) and the index
@@ -64,7 +65,7 @@ final class SearchEndpoints {
         int limit = params.limit();
         long offset = params.offset();
         SearchIndex.Results results = run(new IndexRequest(null, filter, o, offset, limit));
-        java.nio.ByteBuffer body = Responses.write(g -> {
+        ByteBuffer body = Responses.write(g -> {
             g.writeStartArray();
             for (SearchIndex.Result r : results.results()) {
                 g.writeRawValue(new RawJson(r.payload()));
@@ -95,7 +96,7 @@ final class SearchEndpoints {
         int limit = params.limit();
         long offset = params.offset();
         SearchIndex.Results results = run(new IndexRequest(q, filter, o, offset, limit));
-        java.nio.ByteBuffer body = Responses.write(g -> {
+        ByteBuffer body = Responses.write(g -> {
             g.writeStartObject();
             g.writeStringField("query", q);
             g.writeNumberField("total", results.total());

@@ -43,6 +43,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.random.RandomGenerator;
+import java.util.concurrent.LinkedBlockingQueue;
 
 /**
  * The ledger: sequences events into per-agent chains and the one log, keeps the Merkle tree over the
@@ -305,7 +306,7 @@ public final class Ledger implements Closeable {
         /** Queued by {@link #stop}: the sequencer thread ends when it reaches it. */
         private static final Pending STOP = new Pending(null, null);
 
-        private final java.util.concurrent.LinkedBlockingQueue<Pending> queue = new java.util.concurrent.LinkedBlockingQueue<>();
+        private final LinkedBlockingQueue<Pending> queue = new LinkedBlockingQueue<>();
         private Thread thread;
         private boolean stopped;
 

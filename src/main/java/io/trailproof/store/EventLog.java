@@ -3,6 +3,7 @@ package io.trailproof.store;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * An append-only log of opaque payloads, addressed by a 0-based index (CONTRACT 8).
@@ -47,7 +48,7 @@ public interface EventLog extends Closeable {
      *
      * @throws IllegalArgumentException if {@code endExclusive > size()}
      */
-    java.util.concurrent.CompletableFuture<Void> whenDurable(long endExclusive);
+    CompletableFuture<Void> whenDurable(long endExclusive);
 
     /** Number of payloads appended, durable or not. */
     long size();
