@@ -37,6 +37,10 @@ final class ServeCommand implements Callable<Integer> {
     @Option(names = "--insecure-no-auth", description = "Allow a non-loopback address without API keys.")
     boolean insecureNoAuth;
 
+    @Option(names = "--accept-truncation", description = "Start even when acknowledged events are missing from the log "
+            + "(storage.accept-truncation); the loss is reported on /health. Only after reading the refusal.")
+    boolean acceptTruncation;
+
     @Override
     public Integer call() throws Exception {
         Map<String, String> flags = new LinkedHashMap<>();
@@ -44,6 +48,9 @@ final class ServeCommand implements Callable<Integer> {
         put(flags, ConfigKey.SERVER_PORT, port);
         put(flags, ConfigKey.DATA_DIR, dataDir);
         put(flags, ConfigKey.AUTH_API_KEYS, apiKeys);
+        if (acceptTruncation) {
+            flags.put(ConfigKey.STORAGE_ACCEPT_TRUNCATION.key(), "true");
+        }
         Settings settings;
         try {
             settings = SettingsLoader.load(flags, System.getenv(), config, insecureNoAuth);

@@ -25,7 +25,12 @@ public enum ConfigKey {
     TIMESTAMP_INTERVAL("timestamp.interval", "off"),
     VERIFY_INTERVAL("verify.interval", "PT1H"),
     LOG_SEGMENT_BYTES("log.segment-bytes", "67108864"),
-    CHECKPOINT_INTERVAL_EVENTS("checkpoint.interval-events", "100000");
+    CHECKPOINT_INTERVAL_EVENTS("checkpoint.interval-events", "100000"),
+    STORAGE_ACCEPT_TRUNCATION("storage.accept-truncation", "false"),
+    SERVER_MAX_CONNECTIONS("server.max-connections", "1024"),
+    INGEST_MAX_QUEUED_EVENTS("ingest.max-queued-events", "65536"),
+    INDEX_RAM_BUFFER_MB("index.ram-buffer-mb", "auto"),
+    LIMITS_MAX_IN_FLIGHT_BYTES("limits.max-in-flight-bytes", "auto");
 
     private final String key;
     private final String defaultValue;

@@ -24,7 +24,25 @@ public record Settings(
         Duration timestampInterval,
         int idleTimeoutMs,
         int headerTimeoutMs,
-        int bodyTimeoutMs) {
+        int bodyTimeoutMs,
+        Hardening hardening) {
+
+    /**
+     * Limits and recovery choices that keep the ledger's promises under load and after damage.
+     *
+     * @param acceptTruncation start even when acknowledged events are missing from the log (an operator's
+     *     explicit choice after reading the refusal; the loss is then reported on /health)
+     * @param maxConnections connections served at once; more are refused
+     * @param maxQueuedEvents single events waiting for the sequencer; more are answered 503
+     * @param indexRamBufferMb Lucene's RAM buffer in MiB, 0 = sized from the heap
+     * @param maxInFlightBytes request bytes being parsed and sealed at once, 0 = sized from the heap
+     */
+    public record Hardening(boolean acceptTruncation, int maxConnections, int maxQueuedEvents, int indexRamBufferMb,
+                            long maxInFlightBytes) {
+        public static Hardening defaults() {
+            return new Hardening(false, 1024, 65536, 0, 0);
+        }
+    }
 
     public Settings {
         apiKeys = List.copyOf(apiKeys);
@@ -35,6 +53,6 @@ public record Settings(
     public Settings withPort(int newPort) {
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
-                checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs);
+                checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening);
     }
 }

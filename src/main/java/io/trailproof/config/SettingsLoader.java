@@ -103,9 +103,15 @@ public final class SettingsLoader {
         int idleTimeout = (int) longIn(raw, ConfigKey.SERVER_IDLE_TIMEOUT_MS, 100, 3_600_000);
         int headerTimeout = (int) longIn(raw, ConfigKey.SERVER_HEADER_TIMEOUT_MS, 100, 3_600_000);
         int bodyTimeout = (int) longIn(raw, ConfigKey.SERVER_BODY_TIMEOUT_MS, 100, 3_600_000);
+        Settings.Hardening hardening = new Settings.Hardening(
+                bool(raw, ConfigKey.STORAGE_ACCEPT_TRUNCATION),
+                (int) longIn(raw, ConfigKey.SERVER_MAX_CONNECTIONS, 1, 1_000_000),
+                (int) longIn(raw, ConfigKey.INGEST_MAX_QUEUED_EVENTS, 1, 10_000_000),
+                (int) autoOrLong(raw, ConfigKey.INDEX_RAM_BUFFER_MB, 1, 65_536),
+                autoOrLong(raw, ConfigKey.LIMITS_MAX_IN_FLIGHT_BYTES, 1 << 20, 1L << 40));
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
-                bodyTimeout);
+                bodyTimeout, hardening);
     }
 
     private static String nonEmpty(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
@@ -128,6 +134,27 @@ public final class SettingsLoader {
             throw bad(key, raw, "must be between " + min + " and " + max);
         }
         return n;
+    }
+
+    private static boolean bool(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
+        String v = raw.get(key).value.toLowerCase(Locale.ROOT);
+        return switch (v) {
+            case "true" -> true;
+            case "false" -> false;
+            default -> throw bad(key, raw, "must be true or false");
+        };
+    }
+
+    /** {@code auto} (0: the service sizes it from the heap) or a whole number in range. */
+    private static long autoOrLong(Map<ConfigKey, Sourced> raw, ConfigKey key, long min, long max) throws ConfigException {
+        if (raw.get(key).value.equalsIgnoreCase("auto")) {
+            return 0;
+        }
+        try {
+            return longIn(raw, key, min, max);
+        } catch (ConfigException e) {
+            throw bad(key, raw, "must be 'auto' or a whole number between " + min + " and " + max);
+        }
     }
 
     private static Duration duration(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {

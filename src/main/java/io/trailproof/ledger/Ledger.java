@@ -64,8 +64,19 @@ public final class Ledger implements Closeable {
 
     private static final System.Logger LOG = System.getLogger(Ledger.class.getName());
 
-    /** Tunables of the storage layout. */
-    public record Options(long segmentBytes, long checkpointIntervalEvents) {
+    /**
+     * Tunables of the storage layout and the ledger's limits.
+     *
+     * @param acceptTruncation open even when acknowledged events are missing from the log (the loss is
+     *     then reported by {@code GET /health}); false refuses to open
+     * @param maxQueuedEvents single events waiting for the sequencer before {@link #appendAsync} refuses more
+     */
+    public record Options(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation,
+                          int maxQueuedEvents) {
+        public Options(long segmentBytes, long checkpointIntervalEvents) {
+            this(segmentBytes, checkpointIntervalEvents, false, 65536);
+        }
+
         public static Options defaults() {
             return new Options(64L << 20, 100_000);
         }

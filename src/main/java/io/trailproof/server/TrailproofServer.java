@@ -82,7 +82,8 @@ public final class TrailproofServer implements AutoCloseable {
         try {
             SecureRandom random = new SecureRandom();
             ledger = Ledger.open(settings.dataDir(),
-                    new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents()),
+                    new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
+                            settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents()),
                     clock, random);
             timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
             TimestampService timestamps = new TimestampService(ledger, timestampStore,

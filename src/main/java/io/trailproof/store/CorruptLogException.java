@@ -4,7 +4,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 
 /** Stored bytes fail their integrity check; names the file and byte offset so a person can look. */
-public final class CorruptLogException extends IOException {
+public class CorruptLogException extends IOException {
     private final Path file;
     private final long offset;
 
