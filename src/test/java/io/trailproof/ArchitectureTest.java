@@ -4,9 +4,14 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import java.nio.channels.FileChannel;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import static com.tngtech.archunit.core.domain.JavaCall.Predicates.target;
+import static com.tngtech.archunit.core.domain.JavaClass.Predicates.assignableTo;
+import static com.tngtech.archunit.core.domain.properties.HasName.Predicates.nameMatching;
+import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.With.owner;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
@@ -153,6 +158,16 @@ class ArchitectureTest {
                 .and().doNotHaveFullyQualifiedName("io.trailproof.http.Authenticator")
                 .should().callMethod(io.trailproof.config.ApiKey.class, "secret")
                 .because("a key's secret goes nowhere but the constant-time comparison: never a log or a message")
+                .check(classes);
+    }
+
+    @Test
+    void treeFilesAreNotWrittenThroughInterruptibleChannels() {
+        noClasses().that().haveNameMatching("io\\.trailproof\\.store\\.(Merkle.*|UpperLevelCheck)")
+                .should().callMethodWhere(target(nameMatching("write|truncate|transferFrom|map"))
+                        .and(target(owner(assignableTo(FileChannel.class)))))
+                .because("an interrupt of the appending thread closes a FileChannel and would break the tree for "
+                        + "every thread (#11 property 10): level files are written through RandomAccessFile")
                 .check(classes);
     }
 }

@@ -4,13 +4,12 @@ import io.trailproof.core.merkle.MerkleAppender;
 import io.trailproof.core.merkle.MerkleNode;
 import io.trailproof.core.merkle.MerkleTree;
 import io.trailproof.core.merkle.Rfc9162;
+import io.trailproof.core.merkle.StreamingRoot;
 import io.trailproof.core.merkle.SubtreeHashes;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
 import java.nio.channels.ClosedByInterruptException;
-import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,25 +20,33 @@ import java.util.List;
 /**
  * The Merkle tree's perfect-subtree hashes on disk (CONTRACT 3 and 8): one append-only file per
  * level, {@code level-KK.hash}, holding 32 bytes per node in index order. The tree is derived from
- * the log, so any node the store cannot vouch for is dropped on open and re-appended by the caller.
+ * the log, so any node the store cannot vouch for is dropped or recomputed on open.
  *
  * <p><b>Trust and recovery.</b> Only the leaves covered by the caller's last checkpoint are trusted;
  * the caller calls {@link #force()} before recording that checkpoint. {@link #open} cuts every level
  * back to what {@code trustedLeaves} implies and, if some level file is shorter (a lost write),
  * opens at the largest leaf count every level supports; the caller re-appends from {@link #size()}.
+ * Every level above 0 is then recomputed from level 0 and compared; wrong nodes (a flipped byte, a
+ * stale page) are rewritten from level 0 and each repaired level is described in {@link #repairs()}.
+ * {@link #checkUpperLevels()} does the same on a running store. Level 0 itself is only as good as the
+ * leaf hashes appended: comparing it with the log is the caller's job, with {@link #get},
+ * {@link #recomputedRoot} and {@link #rewriteLeaves}.
  *
  * <p><b>Thread-safety.</b> Mutators ({@link #append}, {@link #truncate}, {@link #force},
- * {@link #close}) are serialised by this object's monitor; the service still has one appender. Readers
- * ({@link #get}, {@link #root}, the proofs, {@link #size}) take no lock and may run concurrently with
- * an append. An append is atomic for readers: {@link #size()} grows only after the leaf and all its
- * parents are readable, so a reader that asks about sizes up to a {@link #size()} it has seen gets
- * consistent nodes. {@link #truncate} is the exception: readers must not use sizes above the new
- * size while or after it runs.
+ * {@link #rewriteLeaves}, {@link #close}, and the repair step of {@link #checkUpperLevels()}) are
+ * serialised by this object's monitor; the service still has one appender. Readers ({@link #get},
+ * {@link #root}, the proofs, {@link #size}) take no lock and may run concurrently with an append. An
+ * append is atomic for readers: {@link #size()} grows only after the leaf and all its parents are
+ * readable, so a reader that asks about sizes up to a {@link #size()} it has seen gets consistent
+ * nodes. A repair replaces only wrong bytes, in memory and in the files, so a reader racing with it
+ * gets the wrong node or the right one. {@link #truncate} is the exception: readers (and
+ * {@link #checkUpperLevels()}) must not use sizes above the new size while or after it runs.
  *
  * <p><b>Durability.</b> Appended nodes are buffered in memory per level and written in chunks;
- * nothing is durable until {@link #force()} returns. Do not interrupt a thread inside a mutator: an
- * interrupt closes the channel, and the store must then be reopened, as after any
- * {@link IOException} from a mutator. Interrupts of reader threads are tolerated.
+ * nothing is durable until {@link #force()} returns. Interrupts are harmless: mutators write and sync
+ * through handles an interrupt cannot close, finish their work and leave the thread's interrupt
+ * status set; readers retry on a fresh channel. After an {@link IOException} from a mutator the store
+ * must be reopened.
  *
  * <p>Levels from {@value #RESIDENT_FROM_LEVEL} up are also held wholly in memory (8 bytes per leaf:
  * 8 MB at a million events), so a root or a proof reads at most {@value #RESIDENT_FROM_LEVEL}
@@ -54,16 +61,20 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     private static final int HASH = Rfc9162.HASH_LENGTH;
     // A tree of at most Long.MAX_VALUE leaves has levels 0..62.
     private static final int MAX_LEVELS = 63;
-    private static final int READ_ATTEMPTS = 8;
+    // Bounds the retries of a directory sync whose channel an interrupt keeps closing.
+    private static final int SYNC_ATTEMPTS = 100;
 
     private final Path dir;
     private final int chunkNodes;
     private final int residentFromLevel;
     // Slots are filled by the appender before the size covering them is published (volatile).
-    private final Level[] levels = new Level[MAX_LEVELS];
+    private final MerkleLevel[] levels = new MerkleLevel[MAX_LEVELS];
     private volatile long size;
+    // Leaves whose nodes are all in the level files (written, maybe not yet synced).
+    private volatile long flushedSize;
     private volatile boolean closed;
     private boolean directoryDirty;
+    private List<String> repairs = List.of();
 
     private MerkleNodeStore(Path dir, int chunkNodes, int residentFromLevel) {
         this.dir = dir;
@@ -73,8 +84,10 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
 
     /**
      * Opens or creates the store in {@code dir} (the service passes {@code DIR/merkle}), trusting at
-     * most the first {@code trustedLeaves} leaves. Nodes beyond are removed from the files. The
-     * resulting {@link #size()} may be smaller than {@code trustedLeaves} when files were short.
+     * most the first {@code trustedLeaves} leaves. Nodes beyond are removed from the files, and the
+     * levels above 0 are checked against level 0 and repaired (see {@link #repairs()}). The resulting
+     * {@link #size()} may be smaller than {@code trustedLeaves} when files were short. Takes one
+     * SHA-256 per stored leaf.
      */
     public static MerkleNodeStore open(Path dir, long trustedLeaves) throws IOException {
         return open(dir, trustedLeaves, CHUNK_NODES, RESIDENT_FROM_LEVEL);
@@ -117,12 +130,96 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
                 }
             }
             store.size = leaves;
+            store.flushedSize = leaves;
+            // Memory was just loaded from the files, so the file copies need no second look.
+            store.repairs = List.copyOf(UpperLevelCheck.run(store.levels, leaves, 0, true));
             store.force();
         } catch (IOException | RuntimeException e) {
-            store.closeChannels();
+            store.closeFiles();
             throw e;
         }
         return store;
+    }
+
+    /**
+     * What {@link #open} found wrong in the levels above 0 and rewrote from level 0: one sentence per
+     * level file, naming it and the first wrong node index. Empty when every node matched.
+     */
+    public List<String> repairs() {
+        return repairs;
+    }
+
+    /**
+     * Recomputes every level above 0 from level 0 for the current size and compares it with the nodes
+     * readers are served and with the files of the resident levels; rewrites any wrong node from
+     * level 0 and makes the repair durable. The comparison takes no lock (appends go on); only when
+     * something is wrong is it repeated, with the repair, under the mutator lock. For the periodic
+     * verification: one SHA-256 per leaf.
+     *
+     * @return one sentence per repaired level file, naming it and the first wrong node index; empty
+     *     when every node matched
+     */
+    public List<String> checkUpperLevels() throws IOException {
+        ensureOpen();
+        long flushed = flushedSize;
+        long n = size;
+        if (UpperLevelCheck.run(levels, n, flushed, false).isEmpty()) {
+            return List.of();
+        }
+        synchronized (this) {
+            ensureOpen();
+            flushLevels();
+            List<String> repaired = UpperLevelCheck.run(levels, size, size, true);
+            force();
+            return repaired;
+        }
+    }
+
+    /**
+     * MTH of the first {@code treeSize} leaves computed from level 0 alone, ignoring the stored upper
+     * levels: for comparing with a root recorded elsewhere (a checkpoint, a timestamp). Reads level 0
+     * in 1 MiB reads; one SHA-256 per leaf.
+     */
+    public byte[] recomputedRoot(long treeSize) {
+        requireSize(treeSize);
+        ensureOpen();
+        StreamingRoot root = new StreamingRoot();
+        for (long start = 0; start < treeSize; start += UpperLevelCheck.CHUNK_LEAVES) {
+            int n = (int) Math.min(UpperLevelCheck.CHUNK_LEAVES, treeSize - start);
+            byte[] chunk = levels[0].nodes(start, n);
+            for (int i = 0; i < n; i++) {
+                root.add(Arrays.copyOfRange(chunk, i * HASH, (i + 1) * HASH));
+            }
+        }
+        return root.root();
+    }
+
+    /**
+     * Replaces the leaf hashes at {@code [from, from + leafHashes.size())}, all below {@link #size()},
+     * with those given (the caller recomputed them from the log), rewrites every upper node from
+     * level 0 and forces. For repairing level 0 after the caller found it differing from the log.
+     * O(size) work under the mutator lock.
+     *
+     * @return the upper-level repairs, as {@link #checkUpperLevels()} describes them
+     */
+    public synchronized List<String> rewriteLeaves(long from, List<byte[]> leafHashes) throws IOException {
+        ensureOpen();
+        if (from < 0 || from + leafHashes.size() > size) {
+            throw new IllegalArgumentException("leaves " + from + " + " + leafHashes.size() + " are not in a tree of "
+                    + size + " leaves");
+        }
+        byte[] hashes = new byte[leafHashes.size() * HASH];
+        for (int i = 0; i < leafHashes.size(); i++) {
+            if (!Rfc9162.isHash(leafHashes.get(i))) {
+                throw new IllegalArgumentException("leaf hash " + (from + i) + " must be " + HASH + " bytes");
+            }
+            System.arraycopy(leafHashes.get(i), 0, hashes, i * HASH, HASH);
+        }
+        flushLevels();
+        levels[0].rewrite(from, hashes, leafHashes.size());
+        List<String> repaired = UpperLevelCheck.run(levels, size, size, true);
+        force();
+        return repaired;
     }
 
     /** Number of leaves in the tree. */
@@ -139,13 +236,13 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
         long n = size;
         List<MerkleNode> created = MerkleAppender.newNodes(this, n, leafHash);
         for (MerkleNode node : created) {
-            Level level = levels[node.level()];
+            MerkleLevel level = levels[node.level()];
             if (level == null) {
                 level = openLevel(node.level(), 0);
                 levels[node.level()] = level;
             }
-            if (level.count != node.index()) {
-                throw new IllegalStateException("level " + node.level() + " holds " + level.count
+            if (level.count() != node.index()) {
+                throw new IllegalStateException("level " + node.level() + " holds " + level.count()
                         + " nodes, expected " + node.index());
             }
             level.add(node.hash());
@@ -167,13 +264,7 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
                     "no node at level " + level + ", index " + index + " in a tree of " + n + " leaves");
         }
         ensureOpen();
-        Level l = levels[level];
-        Buffer b = l.buffer;
-        if (index >= b.base) {
-            int from = Math.toIntExact((index - b.base) * HASH);
-            return Arrays.copyOfRange(b.data, from, from + HASH);
-        }
-        return l.read(index);
+        return levels[level].get(index);
     }
 
     /**
@@ -187,15 +278,7 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
                     + " in a tree of " + n + " leaves");
         }
         ensureOpen();
-        Level l = levels[level];
-        if (from + count <= l.buffer.base) {
-            return l.read(from, count);
-        }
-        byte[] out = new byte[count * HASH];
-        for (int i = 0; i < count; i++) {
-            System.arraycopy(get(level, from + i), 0, out, i * HASH, HASH);
-        }
-        return out;
+        return levels[level].nodes(from, count);
     }
 
     /** MTH of the first {@code treeSize} leaves, for any size up to {@link #size()}. */
@@ -222,15 +305,10 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
      */
     public synchronized void force() throws IOException {
         ensureOpen();
-        for (Level level : levels) {
+        flushLevels();
+        for (MerkleLevel level : levels) {
             if (level != null) {
-                level.flush();
-            }
-        }
-        for (Level level : levels) {
-            if (level != null && level.unforced) {
-                level.channel.force(true);
-                level.unforced = false;
+                level.force();
             }
         }
         if (directoryDirty) {
@@ -249,6 +327,7 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
             throw new IllegalArgumentException("cannot truncate a tree of " + size + " leaves to " + leaves);
         }
         size = leaves;
+        flushedSize = Math.min(flushedSize, leaves);
         for (int k = 0; k < MAX_LEVELS; k++) {
             if (levels[k] != null) {
                 levels[k].truncate(leaves >>> k);
@@ -266,23 +345,31 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
             force();
         } finally {
             closed = true;
-            closeChannels();
+            closeFiles();
         }
     }
 
-    private void closeChannels() throws IOException {
+    /** Writes every level's buffered nodes to its file; under the monitor. */
+    private void flushLevels() throws IOException {
+        for (MerkleLevel level : levels) {
+            if (level != null) {
+                level.flush();
+            }
+        }
+        flushedSize = size;
+    }
+
+    private void closeFiles() throws IOException {
         IOException first = null;
-        for (Level level : levels) {
+        for (MerkleLevel level : levels) {
             if (level == null) {
                 continue;
             }
-            for (FileChannel ch : new FileChannel[] {level.channel, level.reader}) {
-                try {
-                    ch.close();
-                } catch (IOException e) {
-                    if (first == null) {
-                        first = e;
-                    }
+            try {
+                level.close();
+            } catch (IOException e) {
+                if (first == null) {
+                    first = e;
                 }
             }
         }
@@ -291,28 +378,15 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
         }
     }
 
-    private Level openLevel(int k, long count) throws IOException {
+    private MerkleLevel openLevel(int k, long count) throws IOException {
         Path file = dir.resolve(fileName(k));
         boolean created = !Files.exists(file);
-        FileChannel channel = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE);
-        try {
-            Level level = new Level(file, channel, FileChannel.open(file, StandardOpenOption.READ),
-                    k >= residentFromLevel);
-            if (channel.size() != count * HASH) {
-                channel.truncate(count * HASH);
-                level.unforced = true;
-            }
-            level.load(count);
-            if (created) {
-                directoryDirty = true;
-                level.unforced = true;
-            }
-            return level;
-        } catch (IOException | RuntimeException e) {
-            channel.close();
-            throw e;
+        MerkleLevel level = MerkleLevel.open(file, count, k >= residentFromLevel, chunkNodes, () -> closed);
+        if (created) {
+            directoryDirty = true;
+            level.markUnforced();
         }
+        return level;
     }
 
     private void requireSize(long treeSize) {
@@ -332,172 +406,28 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
         return String.format("level-%02d.hash", level);
     }
 
-    private static void forceDirectory(Path dir) throws IOException {
-        try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-            ch.force(true);
-        }
-    }
-
     /**
-     * Nodes {@code [base, base + data.length / 32)} of a level, as far as they exist. Never
-     * modified below the published count once published, so readers may hold on to a stale one.
+     * Syncs a directory. Only a channel can do that, and an interrupt closes it, so an interrupted
+     * sync is retried on a new channel with the interrupt status cleared, then restored.
      */
-    private record Buffer(long base, byte[] data) {}
-
-    /** One level: its file, and the nodes not yet written there (or, if resident, all nodes). */
-    private final class Level {
-        final Path file;
-        final FileChannel channel;
-        final boolean resident;
-        // Readers use their own channel: an interrupted reader closes it, and it is reopened.
-        volatile FileChannel reader;
-        volatile Buffer buffer;
-        long count;
-        long written;
-        boolean unforced;
-
-        Level(Path file, FileChannel channel, FileChannel reader, boolean resident) {
-            this.file = file;
-            this.channel = channel;
-            this.reader = reader;
-            this.resident = resident;
-        }
-
-        void load(long nodes) throws IOException {
-            count = nodes;
-            written = nodes;
-            if (resident) {
-                byte[] data = new byte[capacity(nodes)];
-                ByteBuffer dst = ByteBuffer.wrap(data, 0, Math.toIntExact(nodes * HASH));
-                long pos = 0;
-                while (dst.hasRemaining()) {
-                    int r = channel.read(dst, pos);
-                    if (r < 0) {
-                        throw new IOException("unexpected end of " + file);
-                    }
-                    pos += r;
-                }
-                buffer = new Buffer(0, data);
-            } else {
-                buffer = new Buffer(nodes, new byte[chunkNodes * HASH]);
-            }
-        }
-
-        void add(byte[] hash) throws IOException {
-            Buffer b = buffer;
-            if (resident) {
-                long end = (count + 1) * HASH;
-                if (end > b.data.length) {
-                    byte[] grown = Arrays.copyOf(b.data, capacity(count + 1));
-                    b = new Buffer(0, grown);
-                    buffer = b;
-                }
-                System.arraycopy(hash, 0, b.data, Math.toIntExact(count * HASH), HASH);
-                count++;
-                if (count - written >= chunkNodes) {
-                    flush();
-                }
-            } else {
-                if (count - b.base == chunkNodes) {
-                    flush();
-                    b = new Buffer(count, new byte[chunkNodes * HASH]);
-                    buffer = b;
-                }
-                System.arraycopy(hash, 0, b.data, Math.toIntExact((count - b.base) * HASH), HASH);
-                count++;
-            }
-        }
-
-        /** Writes nodes {@code [written, count)} from the buffer to the file. */
-        void flush() throws IOException {
-            if (count == written) {
-                return;
-            }
-            Buffer b = buffer;
-            ByteBuffer src = ByteBuffer.wrap(b.data, Math.toIntExact((written - b.base) * HASH),
-                    Math.toIntExact((count - written) * HASH));
-            long pos = written * HASH;
-            while (src.hasRemaining()) {
-                pos += channel.write(src, pos);
-            }
-            written = count;
-            unforced = true;
-        }
-
-        void truncate(long nodes) throws IOException {
-            if (nodes >= count) {
-                return;
-            }
-            if (nodes < written) {
-                channel.truncate(nodes * HASH);
-                written = nodes;
-                unforced = true;
-            }
-            if (!resident && nodes < buffer.base) {
-                buffer = new Buffer(nodes, new byte[chunkNodes * HASH]);
-            }
-            count = nodes;
-        }
-
-        byte[] read(long index) {
-            return read(index, 1);
-        }
-
-        /** {@code count} consecutive nodes from the file, in one read. */
-        byte[] read(long index, int count) {
-            byte[] out = new byte[count * HASH];
-            boolean interrupted = false;
-            try {
-                for (int attempt = 1; ; attempt++) {
-                    FileChannel ch = reader;
-                    try {
-                        ByteBuffer dst = ByteBuffer.wrap(out);
-                        long pos = index * HASH;
-                        while (dst.hasRemaining()) {
-                            int r = ch.read(dst, pos);
-                            if (r < 0) {
-                                throw new IOException("node " + (pos / HASH) + " is missing from " + file);
-                            }
-                            pos += r;
-                        }
-                        return out;
-                    } catch (ClosedChannelException e) {
-                        if (e instanceof ClosedByInterruptException) {
-                            // Clear the flag so the retry can run; it is restored below.
-                            interrupted |= Thread.interrupted();
-                        }
-                        if (closed) {
-                            throw new IllegalStateException("Merkle node store " + dir + " is closed", e);
-                        }
-                        if (attempt >= READ_ATTEMPTS) {
-                            throw new UncheckedIOException(e);
-                        }
-                        reopenReader(ch);
-                    } catch (IOException e) {
-                        throw new UncheckedIOException(e);
+    private static void forceDirectory(Path dir) throws IOException {
+        boolean interrupted = false;
+        try {
+            for (int attempt = 1; ; attempt++) {
+                try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+                    ch.force(true);
+                    return;
+                } catch (ClosedByInterruptException e) {
+                    interrupted |= Thread.interrupted();
+                    if (attempt >= SYNC_ATTEMPTS) {
+                        throw e;
                     }
                 }
-            } finally {
-                if (interrupted) {
-                    Thread.currentThread().interrupt();
-                }
             }
-        }
-
-        private synchronized void reopenReader(FileChannel broken) {
-            if (reader != broken || closed) {
-                return;
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
-            try {
-                reader = FileChannel.open(file, StandardOpenOption.READ);
-            } catch (IOException e) {
-                throw new UncheckedIOException(e);
-            }
-        }
-
-        private int capacity(long nodes) {
-            long want = Math.max((long) chunkNodes, nodes + nodes / 2) * HASH;
-            return Math.toIntExact(Math.min(want, Integer.MAX_VALUE - 8));
         }
     }
 }

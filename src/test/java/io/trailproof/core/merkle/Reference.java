@@ -11,10 +11,10 @@ import java.util.Random;
  * independently of the production code (its own hashing, no shared constants) so that the two can
  * check each other. O(n) per call; test use only.
  */
-final class Reference {
+public final class Reference {
     private Reference() {}
 
-    static byte[] mth(List<byte[]> d) {
+    public static byte[] mth(List<byte[]> d) {
         int n = d.size();
         if (n == 0) {
             return sha256(new byte[0]);
@@ -100,7 +100,7 @@ final class Reference {
         return m <= k ? subShape(m, k, b) + "R" : subShape(m - k, n - k, false) + "L";
     }
 
-    static List<byte[]> randomLeaves(Random random, int count) {
+    public static List<byte[]> randomLeaves(Random random, int count) {
         List<byte[]> leaves = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             byte[] leaf = new byte[32];
@@ -110,7 +110,7 @@ final class Reference {
         return leaves;
     }
 
-    static List<byte[]> leafHashes(List<byte[]> leaves) {
+    public static List<byte[]> leafHashes(List<byte[]> leaves) {
         List<byte[]> out = new ArrayList<>(leaves.size());
         for (byte[] leaf : leaves) {
             out.add(mth(List.of(leaf)));

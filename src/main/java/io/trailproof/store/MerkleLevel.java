@@ -1,0 +1,295 @@
+package io.trailproof.store;
+
+import io.trailproof.core.merkle.Rfc9162;
+import java.io.Closeable;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
+import java.util.function.BooleanSupplier;
+
+/**
+ * One level of {@link MerkleNodeStore}: its file {@code level-KK.hash} (32 bytes per node, in index
+ * order) and the nodes held in memory, either the ones not yet written to the file or, for a
+ * resident level, all of them.
+ *
+ * <p>Mutators ({@link #add}, {@link #flush}, {@link #force}, {@link #truncate}, {@link #rewrite}) are
+ * called under the store's monitor. They write through a {@link RandomAccessFile}, whose reads, writes
+ * and {@code sync} cannot be aborted by an interrupt, so an interrupted appender neither fails nor
+ * breaks the level for others, and its interrupt status is left for it to handle. Readers use their
+ * own {@link FileChannel}, reopened when an interrupt of a reader thread closes it.
+ */
+final class MerkleLevel implements Closeable {
+    static final int HASH = Rfc9162.HASH_LENGTH;
+    private static final int READ_ATTEMPTS = 8;
+
+    /**
+     * Nodes {@code [base, base + data.length / 32)} of a level, as far as they exist. Never modified
+     * below the published count once published, except by a repair, which only replaces bytes that
+     * were wrong; so readers may hold on to a stale one.
+     */
+    record Buffer(long base, byte[] data) {}
+
+    final Path file;
+    final boolean resident;
+    private final int chunkNodes;
+    private final BooleanSupplier storeClosed;
+    private final RandomAccessFile writer;
+    private volatile FileChannel reader;
+    private volatile Buffer buffer;
+    // Guarded by the store's monitor.
+    private long count;
+    private long written;
+    private boolean unforced;
+
+    private MerkleLevel(Path file, boolean resident, int chunkNodes, BooleanSupplier storeClosed,
+            RandomAccessFile writer, FileChannel reader) {
+        this.file = file;
+        this.resident = resident;
+        this.chunkNodes = chunkNodes;
+        this.storeClosed = storeClosed;
+        this.writer = writer;
+        this.reader = reader;
+    }
+
+    /**
+     * Opens (creating if needed) the level file and cuts or extends it to exactly {@code nodes} nodes;
+     * not durable until {@link #force()}.
+     */
+    static MerkleLevel open(Path file, long nodes, boolean resident, int chunkNodes, BooleanSupplier storeClosed)
+            throws IOException {
+        RandomAccessFile writer = new RandomAccessFile(file.toFile(), "rw");
+        try {
+            MerkleLevel level = new MerkleLevel(file, resident, chunkNodes, storeClosed, writer,
+                    FileChannel.open(file, StandardOpenOption.READ));
+            try {
+                if (writer.length() != nodes * HASH) {
+                    writer.setLength(nodes * HASH);
+                    level.unforced = true;
+                }
+                level.load(nodes);
+                return level;
+            } catch (IOException | RuntimeException e) {
+                level.reader.close();
+                throw e;
+            }
+        } catch (IOException | RuntimeException e) {
+            writer.close();
+            throw e;
+        }
+    }
+
+    private void load(long nodes) throws IOException {
+        count = nodes;
+        written = nodes;
+        if (resident) {
+            byte[] data = new byte[capacity(nodes)];
+            writer.seek(0);
+            writer.readFully(data, 0, Math.toIntExact(nodes * HASH));
+            buffer = new Buffer(0, data);
+        } else {
+            buffer = new Buffer(nodes, new byte[chunkNodes * HASH]);
+        }
+    }
+
+    /** Nodes in the level, including those not yet written to the file. Under the store's monitor. */
+    long count() {
+        return count;
+    }
+
+    /** Marks the level as needing a force, e.g. because its file was just created. */
+    void markUnforced() {
+        unforced = true;
+    }
+
+    /** Appends one node (32 bytes); written to the file in chunks. */
+    void add(byte[] hash) throws IOException {
+        Buffer b = buffer;
+        if (resident) {
+            long end = (count + 1) * HASH;
+            if (end > b.data.length) {
+                byte[] grown = Arrays.copyOf(b.data, capacity(count + 1));
+                b = new Buffer(0, grown);
+                buffer = b;
+            }
+            System.arraycopy(hash, 0, b.data, Math.toIntExact(count * HASH), HASH);
+            count++;
+            if (count - written >= chunkNodes) {
+                flush();
+            }
+        } else {
+            if (count - b.base == chunkNodes) {
+                flush();
+                b = new Buffer(count, new byte[chunkNodes * HASH]);
+                buffer = b;
+            }
+            System.arraycopy(hash, 0, b.data, Math.toIntExact((count - b.base) * HASH), HASH);
+            count++;
+        }
+    }
+
+    /** Writes nodes {@code [written, count)} from memory to the file (not forced). */
+    void flush() throws IOException {
+        if (count == written) {
+            return;
+        }
+        Buffer b = buffer;
+        writer.seek(written * HASH);
+        writer.write(b.data, Math.toIntExact((written - b.base) * HASH), Math.toIntExact((count - written) * HASH));
+        written = count;
+        unforced = true;
+    }
+
+    /** Makes everything written to the file durable. Call {@link #flush()} first. */
+    void force() throws IOException {
+        if (unforced) {
+            writer.getFD().sync();
+            unforced = false;
+        }
+    }
+
+    /** Drops the nodes from {@code nodes} on; not durable until {@link #force()}. */
+    void truncate(long nodes) throws IOException {
+        if (nodes >= count) {
+            return;
+        }
+        if (nodes < written) {
+            writer.setLength(nodes * HASH);
+            written = nodes;
+            unforced = true;
+        }
+        if (!resident && nodes < buffer.base) {
+            buffer = new Buffer(nodes, new byte[chunkNodes * HASH]);
+        }
+        count = nodes;
+    }
+
+    /**
+     * Replaces nodes {@code [from, from + n)} (all below {@link #count()}) with {@code hashes} in the
+     * file and in memory, for a repair; not durable until {@link #force()}. A reader racing with it
+     * may see the old bytes of a node, never bytes other than the old or the new ones.
+     */
+    void rewrite(long from, byte[] hashes, int n) throws IOException {
+        if (from < 0 || n < 0 || from + n > count) {
+            throw new IllegalArgumentException("cannot rewrite nodes " + from + " + " + n + " of " + count + " in " + file);
+        }
+        long inFile = Math.min(from + n, written);
+        if (inFile > from) {
+            writer.seek(from * HASH);
+            writer.write(hashes, 0, Math.toIntExact((inFile - from) * HASH));
+            unforced = true;
+        }
+        Buffer b = buffer;
+        long lo = Math.max(from, b.base);
+        long hi = Math.min(from + n, resident ? count : b.base + chunkNodes);
+        if (hi > lo) {
+            System.arraycopy(hashes, Math.toIntExact((lo - from) * HASH), b.data, Math.toIntExact((lo - b.base) * HASH),
+                    Math.toIntExact((hi - lo) * HASH));
+        }
+    }
+
+    /**
+     * Node {@code index}, which the caller knows to be below a count it saw published (the store's
+     * volatile size is read before this level's buffer); a fresh array.
+     */
+    byte[] get(long index) {
+        Buffer b = buffer;
+        if (index >= b.base) {
+            int from = Math.toIntExact((index - b.base) * HASH);
+            return Arrays.copyOfRange(b.data, from, from + HASH);
+        }
+        return readFile(index, 1);
+    }
+
+    /**
+     * Nodes {@code [from, from + n)}, concatenated, as readers see them: from memory where they are
+     * held, from the file otherwise. Same precondition as {@link #get}.
+     */
+    byte[] nodes(long from, int n) {
+        Buffer b = buffer;
+        if (from + n <= b.base) {
+            return readFile(from, n);
+        }
+        byte[] out = new byte[n * HASH];
+        long split = Math.max(from, b.base);
+        if (split > from) {
+            System.arraycopy(readFile(from, Math.toIntExact(split - from)), 0, out, 0, Math.toIntExact((split - from) * HASH));
+        }
+        System.arraycopy(b.data, Math.toIntExact((split - b.base) * HASH), out, Math.toIntExact((split - from) * HASH),
+                Math.toIntExact((from + n - split) * HASH));
+        return out;
+    }
+
+    /** Nodes {@code [from, from + n)} as the file holds them, in one read; all must have been written. */
+    byte[] readFile(long from, int n) {
+        byte[] out = new byte[n * HASH];
+        boolean interrupted = false;
+        try {
+            for (int attempt = 1; ; attempt++) {
+                FileChannel ch = reader;
+                try {
+                    ByteBuffer dst = ByteBuffer.wrap(out);
+                    long pos = from * HASH;
+                    while (dst.hasRemaining()) {
+                        int r = ch.read(dst, pos);
+                        if (r < 0) {
+                            throw new IOException("node " + (pos / HASH) + " is missing from " + file);
+                        }
+                        pos += r;
+                    }
+                    return out;
+                } catch (ClosedChannelException e) {
+                    if (e instanceof ClosedByInterruptException) {
+                        // Clear the flag so the retry can run; it is restored below.
+                        interrupted |= Thread.interrupted();
+                    }
+                    if (storeClosed.getAsBoolean()) {
+                        throw new IllegalStateException("Merkle node store is closed (" + file + ")", e);
+                    }
+                    if (attempt >= READ_ATTEMPTS) {
+                        throw new UncheckedIOException(e);
+                    }
+                    reopenReader(ch);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private synchronized void reopenReader(FileChannel broken) {
+        if (reader != broken || storeClosed.getAsBoolean()) {
+            return;
+        }
+        try {
+            reader = FileChannel.open(file, StandardOpenOption.READ);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Closes the file handles (without flushing). */
+    @Override
+    public void close() throws IOException {
+        try {
+            writer.close();
+        } finally {
+            reader.close();
+        }
+    }
+
+    private int capacity(long nodes) {
+        long want = Math.max((long) chunkNodes, nodes + nodes / 2) * HASH;
+        return Math.toIntExact(Math.min(want, Integer.MAX_VALUE - 8));
+    }
+}
