@@ -129,6 +129,7 @@ public final class Ledger implements Closeable {
             Checkpoint checkpoint = usableCheckpoint(dataDir, log);
             long covered = checkpoint == null ? 0 : checkpoint.logSize();
             MerkleNodeStore tree = MerkleNodeStore.open(dataDir.resolve("merkle"), covered);
+            tree.repairs().forEach(r -> LOG.log(System.Logger.Level.WARNING, "Merkle tree repaired at start: " + r));
             Ledger ledger = new Ledger(dataDir, log, tree, clock, random, options);
             ledger.catchUp(checkpoint);
             return ledger;
