@@ -4,6 +4,7 @@ import io.trailproof.core.merkle.Rfc9162;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.List;
 
 /**
@@ -17,6 +18,7 @@ final class UpperLevelCheck {
     static final int CHUNK_SHIFT = 15;
     static final int CHUNK_LEAVES = 1 << CHUNK_SHIFT;
     private static final int HASH = MerkleLevel.HASH;
+    private static final HexFormat HEX = HexFormat.of();
 
     private final MerkleLevel[] levels;
     private final long leaves;
@@ -24,6 +26,11 @@ final class UpperLevelCheck {
     private final boolean repair;
     private final long[] firstBad;
     private final long[] badNodes;
+    // For the first wrong node of each level: its stored and recomputed hash, and whether every
+    // ancestor checked so far is wrong too (what a changed leaf looks like, unlike a damaged node).
+    private final String[] firstEvidence;
+    private final boolean[] ancestorsBad;
+    private final int[] ancestorsChecked;
 
     private UpperLevelCheck(MerkleLevel[] levels, long leaves, long filesCover, boolean repair) {
         this.levels = levels;
@@ -32,6 +39,9 @@ final class UpperLevelCheck {
         this.repair = repair;
         this.firstBad = new long[levels.length];
         this.badNodes = new long[levels.length];
+        this.firstEvidence = new String[levels.length];
+        this.ancestorsBad = new boolean[levels.length];
+        this.ancestorsChecked = new int[levels.length];
         Arrays.fill(firstBad, -1);
     }
 
@@ -65,6 +75,11 @@ final class UpperLevelCheck {
             if (firstBad[k] >= 0) {
                 out.add(levels[k].file.getFileName() + ": " + badNodes[k] + " of " + (leaves >>> k)
                         + " nodes did not match their recomputation from level 0, the first at node index " + firstBad[k]
+                        + " (" + firstEvidence[k] + ")"
+                        + (ancestorsBad[k] && ancestorsChecked[k] > 0
+                                ? ", and so does every node above it: the leaves under it in level-00.hash changed after"
+                                        + " these nodes were written (compare level 0 with the log)"
+                                : "")
                         + (repair ? "; rewrote them from level 0" : ""));
             }
         }
@@ -98,10 +113,24 @@ final class UpperLevelCheck {
 
     private void compare(int level, long first, byte[] computed, int count) throws IOException {
         MerkleLevel stored = levels[level];
-        long bad = countBad(level, first, computed, stored.nodes(first, count), count);
+        byte[] seen = stored.nodes(first, count);
+        long bad = countBad(level, first, computed, seen, count);
         long onDisk = Math.min(count, (filesCover >>> level) - first);
+        byte[] file = null;
         if (stored.resident && onDisk > 0) {
-            bad = Math.max(bad, countBad(level, first, computed, stored.readFile(first, (int) onDisk), (int) onDisk));
+            file = stored.readFile(first, (int) onDisk);
+            bad = Math.max(bad, countBad(level, first, computed, file, (int) onDisk));
+        }
+        for (int below = 1; below < level; below++) {
+            long ancestor = firstBad[below] < 0 ? -1 : firstBad[below] >>> (level - below);
+            if (ancestor >= first && ancestor < first + count) {
+                int i = (int) (ancestor - first);
+                boolean wrong = !Arrays.equals(computed, i * HASH, (i + 1) * HASH, seen, i * HASH, (i + 1) * HASH)
+                        || (file != null && i < onDisk
+                                && !Arrays.equals(computed, i * HASH, (i + 1) * HASH, file, i * HASH, (i + 1) * HASH));
+                ancestorsBad[below] = (ancestorsChecked[below] == 0 || ancestorsBad[below]) && wrong;
+                ancestorsChecked[below]++;
+            }
         }
         badNodes[level] += bad;
         if (bad > 0 && repair) {
@@ -123,7 +152,10 @@ final class UpperLevelCheck {
         }
         long index = first + at / HASH;
         if (firstBad[level] < 0 || index < firstBad[level]) {
+            int from = (at / HASH) * HASH;
             firstBad[level] = index;
+            firstEvidence[level] = "stored " + HEX.formatHex(seen, from, from + HASH) + ", recomputed "
+                    + HEX.formatHex(computed, from, from + HASH);
         }
         return bad;
     }

@@ -11,6 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
@@ -98,7 +99,9 @@ class MerkleNodeStoreRepairTest {
         flipByte(dir, level, node, 13);
         try (MerkleNodeStore store = MerkleNodeStore.open(dir, N, 7, residentFrom)) {
             assertThat(store.repairs()).singleElement().asString()
-                    .contains(MerkleNodeStore.fileName(level), "1 of " + (N >> level), "node index " + node);
+                    .contains(MerkleNodeStore.fileName(level), "1 of " + (N >> level), "node index " + node,
+                            "recomputed " + HexFormat.of().formatHex(proofs.get(level, node)))
+                    .doesNotContain("every node above it");
             assertEveryRootMatchesTheLeaves(store, N);
         }
         // The repair reached the file: the next open finds nothing, and the default tunables agree.
@@ -232,6 +235,8 @@ class MerkleNodeStoreRepairTest {
         flipByte(dir, 0, 123, 0);
         try (MerkleNodeStore store = MerkleNodeStore.open(dir, N, 7, 3)) {
             assertThat(store.repairs()).hasSize(9); // every ancestor of leaf 123, levels 1..9
+            assertThat(store.repairs().get(0)).contains("level-01.hash: 1 of 350", "node index 61",
+                    "every node above it", "compare level 0 with the log");
             assertThat(store.get(0, 123)).isNotEqualTo(leafHashes.get(123));
             assertThat(store.recomputedRoot(N)).isNotEqualTo(roots.get(N));
             assertThat(store.rewriteLeaves(123, List.of(leafHashes.get(123)))).hasSize(9);
