@@ -48,6 +48,10 @@ final class ForcedSizeFile implements Closeable {
     private final SegmentIo.WritableFile file;
     private final byte[] slot = new byte[SLOT_BYTES];
     private long generation;
+    /** The count the file says on disk for certain (last forced write), or -1. */
+    private long durable = -1;
+    /** The count of the last write, or -1. */
+    private long lastWritten = -1;
 
     private ForcedSizeFile(Path path, SegmentIo.WritableFile file, long generation) {
         this.path = path;
@@ -94,8 +98,9 @@ final class ForcedSizeFile implements Closeable {
     }
 
     /**
-     * Opens (creating if needed) the file in {@code dir}, records {@code forced} in both slots and
-     * forces it (and the directory when the file is new): after return it is durable.
+     * Opens (creating if needed) the file in {@code dir} and makes it say durably that
+     * {@code forced} payloads are on disk and the log is usable; a file that already says exactly
+     * that is left as it is (no force).
      */
     static ForcedSizeFile open(Path dir, SegmentIo io, long forced) throws IOException {
         Path p = dir.resolve(NAME);
@@ -104,14 +109,21 @@ final class ForcedSizeFile implements Closeable {
             Files.newByteChannel(p, StandardOpenOption.CREATE, StandardOpenOption.WRITE).close();
             created = true;
         }
-        long generation = read(dir).map(State::generation).orElse(0L);
+        Optional<State> now = read(dir);
         SegmentIo.WritableFile f = io.open(p);
-        ForcedSizeFile file = new ForcedSizeFile(p, f, generation);
+        ForcedSizeFile file = new ForcedSizeFile(p, f, now.map(State::generation).orElse(0L));
         try {
+            if (now.isPresent() && !now.get().failed() && now.get().forced() == forced && Files.size(p) == FILE_BYTES) {
+                file.durable = forced;
+                file.lastWritten = forced;
+                return file;
+            }
             file.write(forced, false);
             file.write(forced, false);
             f.truncate(FILE_BYTES);
             f.force();
+            file.durable = forced;
+            file.lastWritten = forced;
             if (created) {
                 AtomicFile.forceDirectory(dir);
             }
@@ -124,7 +136,10 @@ final class ForcedSizeFile implements Closeable {
 
     /** Records a completed force covering {@code forced} payloads; not forced (see the class comment). */
     void recordForced(long forced) throws IOException {
-        write(forced, false);
+        if (forced != lastWritten) {
+            write(forced, false);
+            lastWritten = forced;
+        }
     }
 
     /**
@@ -132,15 +147,21 @@ final class ForcedSizeFile implements Closeable {
      * forces that as far as the disk allows.
      */
     void recordFailure(long forced) throws IOException {
+        durable = -1;
+        lastWritten = -1;
         write(forced, true);
         file.force();
     }
 
-    /** Records {@code forced} (the whole log, at clean close), forces it and closes the file. */
+    /** Makes the file say {@code forced} (the whole log, at clean close) durably, and closes it. */
     void closeClean(long forced) throws IOException {
         try {
-            write(forced, false);
-            file.force();
+            if (durable != forced) {
+                write(forced, false);
+                file.force();
+                durable = forced;
+                lastWritten = forced;
+            }
         } finally {
             file.close();
         }

@@ -198,8 +198,8 @@ final class GroupCommit {
 
     /** Enters the failed state (the first failure wins) and returns the failure to throw. */
     IOException fail(Throwable cause, String what) {
-        IOException f = new IOException("log " + dir + " failed: " + what + "; it accepts no more writes until reopened",
-                cause);
+        String why = cause.getMessage() == null || what.contains(cause.getMessage()) ? what : what + " (" + cause.getMessage() + ")";
+        IOException f = new IOException("log " + dir + " failed: " + why + "; it accepts no more writes until reopened", cause);
         synchronized (lock) {
             if (failure == null) {
                 failure = f;

@@ -77,6 +77,14 @@ class SegmentLogTest {
         }
     }
 
+    static List<Path> segments(Path dir) throws IOException {
+        return segmentFiles(dir);
+    }
+
+    static int segmentCount(Path dir) throws IOException {
+        return segmentFiles(dir).size();
+    }
+
     private static Path lastSegment(Path dir) throws IOException {
         List<Path> files = segmentFiles(dir);
         return files.get(files.size() - 1);
