@@ -79,6 +79,16 @@ class ArchitectureTest {
     }
 
     @Test
+    void segmentLogWritesPassThroughItsFaultInjectionSeam() {
+        noClasses().that().resideInAPackage("io.trailproof.store..")
+                .and().haveNameNotMatching("io\\.trailproof\\.store\\.SegmentIo(\\$.*)?")
+                .should().dependOnClassesThat().areAssignableTo(java.io.RandomAccessFile.class)
+                .because("every write, force and truncate of the segment log goes through store.SegmentIo, "
+                        + "where tests inject full disks and failing fsyncs")
+                .check(classes);
+    }
+
+    @Test
     void ledgerKnowsNothingAboveIt() {
         noClasses().that().resideInAPackage("io.trailproof.ledger..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",

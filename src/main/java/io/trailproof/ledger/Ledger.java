@@ -120,10 +120,10 @@ public final class Ledger implements Closeable {
      * @throws CorruptLogException when stored frames fail their check (nothing is silently dropped)
      */
     public static Ledger open(Path dataDir, Options options, Clock clock, RandomGenerator random) throws IOException {
-        SegmentLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes());
+        SegmentLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes(), options.acceptTruncation());
         if (log.recoveredTailBytes() > 0) {
-            LOG.log(System.Logger.Level.WARNING, "cut " + log.recoveredTailBytes() + " bytes of torn or uncommitted tail "
-                    + "off the log (a crash during a write; none of it was acknowledged)");
+            LOG.log(System.Logger.Level.WARNING, "cut " + log.recoveredTailBytes() + " bytes of torn, uncommitted or refused "
+                    + "tail off the log (a crash or a failed write; none of it was acknowledged)");
         }
         try {
             Checkpoint checkpoint = usableCheckpoint(dataDir, log);

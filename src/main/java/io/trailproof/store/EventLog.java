@@ -14,7 +14,15 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p><b>Durability:</b> {@link #append} returns once the group is written to the operating system,
  * <em>not</em> once it is on disk. A group is durable once {@link #awaitDurable} covering it has
- * returned; concurrent callers of {@link #awaitDurable} share one {@code force} (group commit).
+ * returned (or {@link #whenDurable} completed normally); concurrent callers share one
+ * {@code force} (group commit). A durable group survives any crash; if it is later found damaged
+ * or missing, opening the log fails ({@link AcknowledgedDataLostException}) instead of cutting it,
+ * unless the operator accepted the loss.
+ *
+ * <p><b>Failure:</b> if a write or force fails, the log refuses every later append, and a group
+ * whose {@link #awaitDurable} failed is absent after the log is reopened; never reported failed
+ * and then present (a client's retry would store it twice). Payloads at or after
+ * {@link #durableSize()} at the failure may then be unreadable.
  *
  * <p>Callers that need a global order (the ledger's sequencer) serialise their calls to
  * {@link #append}; reads may run concurrently with appends.
@@ -36,7 +44,7 @@ public interface EventLog extends Closeable {
      *
      * @throws IllegalArgumentException if {@code endExclusive > size()}
      * @throws IOException if the force fails or the log has failed or is closed before the payloads
-     *     became durable; the caller must not acknowledge them
+     *     became durable; the caller must not acknowledge them, and they are absent after a reopen
      */
     void awaitDurable(long endExclusive) throws IOException;
 

@@ -77,6 +77,14 @@ class SegmentLogTest {
         }
     }
 
+    static List<Path> segments(Path dir) throws IOException {
+        return segmentFiles(dir);
+    }
+
+    static int segmentCount(Path dir) throws IOException {
+        return segmentFiles(dir).size();
+    }
+
     private static Path lastSegment(Path dir) throws IOException {
         List<Path> files = segmentFiles(dir);
         return files.get(files.size() - 1);
@@ -100,6 +108,20 @@ class SegmentLogTest {
         for (byte[] c : chunks) {
             Files.write(file, c, java.nio.file.StandardOpenOption.APPEND);
         }
+    }
+
+    /**
+     * What a {@code kill -9} of the process leaves: the files as the OS has them now (written, not
+     * necessarily forced; the forced-size file as of the last force), copied while the log is open.
+     */
+    static Path crashCopy(Path dir, Path to) throws IOException {
+        Files.createDirectories(to);
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) {
+                Files.copy(f, to.resolve(f.getFileName()));
+            }
+        }
+        return to;
     }
 
     private static void flipByte(Path file, long offset) throws IOException {
@@ -184,22 +206,23 @@ class SegmentLogTest {
     @Test
     void tornTailAtEveryCutPointOfTheLastGroup() throws IOException {
         Random rnd = new Random(2);
-        Path dir = tmp.resolve("log");
+        Path dir = tmp.resolve("crashed");
         List<byte[]> before;
         List<byte[]> lastGroup = List.of(payload(rnd), "{\"last\":true}".getBytes(StandardCharsets.UTF_8), payload(rnd));
         long lenBefore;
-        try (SegmentLog log = SegmentLog.open(dir, SMALL)) {
+        try (SegmentLog log = SegmentLog.open(tmp.resolve("log"), SMALL)) {
             before = fill(log, rnd, 40);
             log.awaitDurable(log.size());
-            lenBefore = Files.size(lastSegment(dir));
-            log.append(lastGroup);
+            lenBefore = Files.size(lastSegment(tmp.resolve("log")));
+            log.append(lastGroup);   // never forced: the process dies before its waiter is answered
+            crashCopy(tmp.resolve("log"), dir);
         }
         Path last = lastSegment(dir);
         byte[] full = Files.readAllBytes(last);
         // the last group went into this segment (it did not roll in between)
         assertThat(lenBefore).isLessThan(full.length);
         int groupBytes = full.length - (int) lenBefore;
-        assertThat(groupBytes).isEqualTo(lastGroup.stream().mapToInt(p -> 8 + p.length).sum() + 17);
+        assertThat(groupBytes).isEqualTo(lastGroup.stream().mapToInt(p -> 8 + p.length).sum() + 25);
         for (long cut = lenBefore; cut < full.length; cut++) {
             Files.write(last, Arrays.copyOf(full, (int) cut));
             try (SegmentLog log = SegmentLog.open(dir, SMALL)) {
@@ -226,9 +249,10 @@ class SegmentLogTest {
 
     @Test
     void tornFirstGroupOfAFreshSegmentLeavesItEmpty() throws IOException {
-        Path dir = tmp.resolve("log");
-        try (SegmentLog log = SegmentLog.open(dir)) {
+        Path dir = tmp.resolve("crashed");
+        try (SegmentLog log = SegmentLog.open(tmp.resolve("log"))) {
             log.append(List.of("{\"a\":1}".getBytes(StandardCharsets.UTF_8)));
+            crashCopy(tmp.resolve("log"), dir);
         }
         Path f = lastSegment(dir);
         byte[] full = Files.readAllBytes(f);
@@ -319,7 +343,7 @@ class SegmentLogTest {
             fill(log, new Random(5), 5);
         }
         Path f = lastSegment(dir);
-        long frame1 = 8 + p0.length + 17;
+        long frame1 = 8 + p0.length + 25;
         flipByte(f, frame1 + 8 + 3);
         long sizeBefore = Files.size(f);
         assertThatThrownBy(() -> SegmentLog.open(dir))
@@ -447,7 +471,7 @@ class SegmentLogTest {
         }
         Path f = lastSegment(dir);
         byte[] b = Files.readAllBytes(f);
-        int frameOffset = 8 + 7 + 17;
+        int frameOffset = 8 + 7 + 25;
         System.arraycopy(frame(forged), 0, b, frameOffset, 8 + forged.length);
         Files.write(f, b);
         try (SegmentLog log = SegmentLog.open(dir)) {
@@ -461,11 +485,12 @@ class SegmentLogTest {
     @Test
     void writeFailureStopsTheLog() throws IOException {
         Path dir = tmp.resolve("log");
-        try (SegmentLog log = SegmentLog.open(dir)) {
+        FaultInjectingIo io = new FaultInjectingIo();
+        try (SegmentLog log = SegmentLog.open(dir, SMALL, false, io, 8)) {
             log.append(List.of(new byte[] {'{'}));
             log.awaitDurable(1);
             log.append(List.of(new byte[] {'{'}));
-            log.currentWriterForTest().close();   // the next write and sync fail like a dying disk
+            io.failForces(true);   // the next sync fails like a dying disk
             assertThatThrownBy(() -> log.awaitDurable(2)).isInstanceOf(IOException.class);
             assertThat(log.failure()).isNotNull();
             assertThatThrownBy(() -> log.append(List.of(new byte[] {'{'})))
@@ -474,9 +499,11 @@ class SegmentLogTest {
             assertThat(log.durableSize()).isEqualTo(1);
             log.awaitDurable(1);   // already durable: still true, so no error
             assertThatThrownBy(() -> log.awaitDurable(2)).isInstanceOf(IOException.class);
+            assertThatThrownBy(() -> log.read(1)).isInstanceOf(IOException.class).hasMessageContaining("refused");
+            assertThat(log.read(0)).containsExactly('{');
         }
         try (SegmentLog log = SegmentLog.open(dir)) {
-            assertThat(log.size()).isBetween(1L, 2L);
+            assertThat(log.size()).as("the group reported failed is gone").isEqualTo(1);
         }
     }
 

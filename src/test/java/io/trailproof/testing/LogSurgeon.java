@@ -64,6 +64,10 @@ public final class LogSurgeon {
             frame(out, COMMIT_FLAG | 9, commit);
         }
         Files.write(segment, out.toByteArray());
+        // The attacker also removes the log's record of how many events were on disk (the
+        // forced-size file), which would otherwise stop the start as lost acknowledged data before
+        // verification could name the edit.
+        Files.deleteIfExists(segment.resolveSibling("forced-size"));
     }
 
     private static void frame(ByteArrayOutputStream out, int word, byte[] payload) {

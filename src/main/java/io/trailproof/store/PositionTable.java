@@ -1,0 +1,56 @@
+package io.trailproof.store;
+
+import java.util.Arrays;
+
+/**
+ * Payload index to file offset of its frame, in pages of {@value #PAGE_ENTRIES} entries: growing
+ * allocates one page and copies only the page directory, and there is no fixed ceiling below
+ * 2^45 entries (the heap is the limit: 8 bytes per payload).
+ *
+ * <p>One writer, many readers. The writer calls {@link #reserve} <em>before</em> it writes a group
+ * to disk (so running out of memory refuses the group instead of failing after it is on disk),
+ * then {@link #set}, then publishes the new size through a volatile write elsewhere; readers read
+ * that size first and then only entries below it.
+ */
+final class PositionTable {
+    static final int PAGE_BITS = 14;
+    static final int PAGE_ENTRIES = 1 << PAGE_BITS;
+    private static final int PAGE_MASK = PAGE_ENTRIES - 1;
+    private static final long MAX_ENTRIES = (long) (Integer.MAX_VALUE - 8) << PAGE_BITS;
+
+    private volatile long[][] pages = new long[4][];
+    private long capacity;
+
+    /**
+     * Makes room for the entries below {@code end}.
+     *
+     * @throws IllegalStateException if {@code end} is beyond what any table can index (2^45)
+     * @throws OutOfMemoryError if the heap cannot hold another page; nothing is changed then
+     */
+    void reserve(long end) {
+        if (end <= capacity) {
+            return;
+        }
+        if (end > MAX_ENTRIES) {
+            throw new IllegalStateException("the log's position table cannot index " + end + " payloads");
+        }
+        long[][] dir = pages;
+        int needPages = (int) ((end + PAGE_MASK) >>> PAGE_BITS);
+        if (needPages > dir.length) {
+            dir = Arrays.copyOf(dir, (int) Math.min(Integer.MAX_VALUE - 8, Math.max(needPages, dir.length * 2L)));
+        }
+        for (int p = (int) (capacity >>> PAGE_BITS); p < needPages; p++) {
+            dir[p] = new long[PAGE_ENTRIES];
+        }
+        pages = dir;
+        capacity = (long) needPages << PAGE_BITS;
+    }
+
+    void set(long index, long position) {
+        pages[(int) (index >>> PAGE_BITS)][(int) (index & PAGE_MASK)] = position;
+    }
+
+    long get(long index) {
+        return pages[(int) (index >>> PAGE_BITS)][(int) (index & PAGE_MASK)];
+    }
+}

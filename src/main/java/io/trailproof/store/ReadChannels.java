@@ -1,0 +1,131 @@
+package io.trailproof.store;
+
+import java.io.IOException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The read channels of a log's segments, at most {@code max} of them open at once (CONTRACT 8 on
+ * long logs: file descriptors stay bounded however many segments there are). The least recently
+ * used channel is closed when another is needed; a segment's channel is reopened on demand.
+ *
+ * <p>A channel in use is never closed under its reader: eviction retires it and the last reader
+ * closes it, so at most {@code max} plus the number of concurrent readers are open. A reader whose
+ * thread is interrupted closes its channel (a {@link FileChannel} property); that channel is
+ * discarded and the next reader of the segment opens a fresh one, so an interrupt never breaks
+ * reads for other threads.
+ */
+final class ReadChannels {
+
+    /** One open channel and how many readers hold it. Guarded by the owning {@link ReadChannels}. */
+    static final class Lease {
+        final FileChannel channel;
+        private int users;
+        private boolean retired;
+
+        private Lease(FileChannel channel) {
+            this.channel = channel;
+        }
+    }
+
+    private final int max;
+    private final Map<Path, Lease> open = new LinkedHashMap<>(16, 0.75f, true);
+    private int openChannels;
+    private boolean closed;
+
+    ReadChannels(int max) {
+        if (max < 1) {
+            throw new IllegalArgumentException("at least one read channel is needed: " + max);
+        }
+        this.max = max;
+    }
+
+    /** A channel for {@code file}, held until {@link #release}. */
+    synchronized Lease acquire(Path file) throws IOException {
+        if (closed) {
+            throw new ClosedChannelException();
+        }
+        Lease lease = open.get(file);
+        if (lease == null || !lease.channel.isOpen()) {
+            if (lease != null) {
+                retire(file, lease);
+            }
+            lease = new Lease(FileChannel.open(file, StandardOpenOption.READ));
+            openChannels++;
+            open.put(file, lease);
+            evictBeyondMax();
+        }
+        lease.users++;
+        return lease;
+    }
+
+    synchronized void release(Lease lease) {
+        lease.users--;
+        if (lease.retired && lease.users == 0) {
+            closeQuietly(lease);
+        }
+    }
+
+    /** Drops a channel that was closed under its reader (an interrupt), so the next reader opens a new one. */
+    synchronized void discard(Path file, Lease broken) {
+        if (open.get(file) == broken) {
+            retire(file, broken);
+        }
+    }
+
+    /** Channels open now (for tests and metrics). */
+    synchronized int openChannels() {
+        return openChannels;
+    }
+
+    /** Closes every channel not in use; the rest close when released. Later acquires fail. */
+    synchronized void close() {
+        closed = true;
+        for (Iterator<Map.Entry<Path, Lease>> it = open.entrySet().iterator(); it.hasNext(); ) {
+            Lease lease = it.next().getValue();
+            it.remove();
+            lease.retired = true;
+            if (lease.users == 0) {
+                closeQuietly(lease);
+            }
+        }
+    }
+
+    private void evictBeyondMax() {
+        Iterator<Map.Entry<Path, Lease>> it = open.entrySet().iterator();
+        while (open.size() > max && it.hasNext()) {
+            Lease eldest = it.next().getValue();
+            it.remove();
+            eldest.retired = true;
+            if (eldest.users == 0) {
+                closeQuietly(eldest);
+            }
+        }
+    }
+
+    private void retire(Path file, Lease lease) {
+        open.remove(file);
+        lease.retired = true;
+        if (lease.users == 0) {
+            closeQuietly(lease);
+        }
+    }
+
+    private void closeQuietly(Lease lease) {
+        if (lease.users < 0) {
+            return;
+        }
+        lease.users = -1;   // closed once
+        openChannels--;
+        try {
+            lease.channel.close();
+        } catch (IOException ignored) {
+            // read-only channel: nothing to lose
+        }
+    }
+}

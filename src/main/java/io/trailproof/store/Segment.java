@@ -1,0 +1,85 @@
+package io.trailproof.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.ClosedByInterruptException;
+import java.nio.channels.ClosedChannelException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * One segment file {@code NNNNNNNNNNNNNNNNNNNN.seg} (20-digit index of its first payload), read
+ * through the log's bounded {@link ReadChannels}. Immutable; safe for concurrent readers.
+ */
+final class Segment {
+    static final String SUFFIX = ".seg";
+
+    final long start;
+    final Path path;
+    private final ReadChannels channels;
+
+    Segment(long start, Path path, ReadChannels channels) {
+        this.start = start;
+        this.path = path;
+        this.channels = channels;
+    }
+
+    static String fileName(long start) {
+        return String.format("%020d", start) + SUFFIX;
+    }
+
+    /** The first payload index a segment file's name announces. */
+    static long parseStart(Path f) throws CorruptLogException {
+        String name = f.getFileName().toString();
+        String digits = name.substring(0, name.length() - SUFFIX.length());
+        if (digits.length() != 20 || !digits.chars().allMatch(c -> c >= '0' && c <= '9')) {
+            throw new CorruptLogException(f, 0, "unexpected segment file name");
+        }
+        try {
+            return Long.parseLong(digits);
+        } catch (NumberFormatException e) {
+            throw new CorruptLogException(f, 0, "unexpected segment file name");
+        }
+    }
+
+    /** Positional read of up to {@code dst.remaining()} bytes; returns how many were read (fewer at end of file). */
+    int read(ByteBuffer dst, long pos) throws IOException {
+        int total = 0;
+        boolean retried = false;
+        while (dst.hasRemaining()) {
+            ReadChannels.Lease lease = channels.acquire(path);
+            try {
+                while (dst.hasRemaining()) {
+                    int n = lease.channel.read(dst, pos + total);
+                    if (n < 0) {
+                        return total;
+                    }
+                    total += n;
+                }
+            } catch (ClosedByInterruptException e) {
+                channels.discard(path, lease);   // this thread was interrupted: repair for others, give up
+                throw e;
+            } catch (ClosedChannelException e) {
+                // another reader's interrupt closed the shared channel: once more with a fresh one
+                channels.discard(path, lease);
+                if (retried) {
+                    throw e;
+                }
+                retried = true;
+            } finally {
+                channels.release(lease);
+            }
+        }
+        return total;
+    }
+
+    /** The file's current length. */
+    long size() throws IOException {
+        return Files.size(path);
+    }
+
+    @Override
+    public String toString() {
+        return path.toString();
+    }
+}

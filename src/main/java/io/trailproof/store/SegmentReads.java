@@ -1,0 +1,137 @@
+package io.trailproof.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+/**
+ * The read paths of the segment log: one payload, a sparse ascending walk, a sequential range.
+ * Each checks every frame it returns through {@link FrameCodec}. Callers check the indexes against
+ * the published size first; the positions below it are then complete (see {@link PositionTable}).
+ * Thread-safe: every call has its own buffers.
+ */
+final class SegmentReads {
+    /** Bytes read at once for a random read: the frame of a typical stored event fits. */
+    private static final int FIRST_READ_BYTES = 2048;
+    /** Bytes read at once by {@link #readEach}: many frames of a sparse walk share one read. */
+    private static final int READ_WINDOW_BYTES = 256 * 1024;
+    private static final int READ_BUFFER_BYTES = 1 << 20;
+
+    private final PositionTable table;
+
+    SegmentReads(PositionTable table) {
+        this.table = table;
+    }
+
+    /** The payload at {@code index}, read from its segment in {@code segs} and checked. */
+    byte[] read(Segment[] segs, long index) throws IOException {
+        long pos = table.get(index);
+        Segment seg = segs[segmentIndexOf(segs, index)];
+        // One read for the frame of a typical event (header and payload together); a larger
+        // payload takes a second read for its rest, straight into the returned array.
+        byte[] first = new byte[FIRST_READ_BYTES];
+        int got = seg.read(ByteBuffer.wrap(first), pos);
+        if (got < FrameCodec.HEADER_BYTES) {
+            throw new CorruptLogException(seg.path, pos, "frame header missing (file shorter than expected)");
+        }
+        FrameCodec.Frame f = new FrameCodec.Frame();
+        checkRecord(FrameCodec.header(first, 0, f), f, seg, pos, index);
+        int len = f.length;
+        byte[] payload = new byte[len];
+        int have = Math.min(len, got - FrameCodec.HEADER_BYTES);
+        System.arraycopy(first, FrameCodec.HEADER_BYTES, payload, 0, have);
+        if (have < len && seg.read(ByteBuffer.wrap(payload, have, len - have), pos + FrameCodec.HEADER_BYTES + have)
+                < len - have) {
+            throw new CorruptLogException(seg.path, pos, "frame extends past end of file");
+        }
+        if (FrameCodec.body(payload, 0, FrameCodec.storedCrc(first, 0), f) != FrameCodec.RECORD) {
+            throw new CorruptLogException(seg.path, pos, f.problem);
+        }
+        return payload;
+    }
+
+    /** Visits the payloads at ascending {@code indexes}, neighbouring frames sharing one read. */
+    void readEach(Segment[] segs, long[] indexes, EventLog.PayloadVisitor visitor) throws IOException {
+        FrameCodec.Frame f = new FrameCodec.Frame();
+        Segment windowSegment = null;
+        long windowStart = 0;
+        byte[] window = new byte[READ_WINDOW_BYTES];
+        int windowLength = 0;
+        for (long index : indexes) {
+            Segment seg = segs[segmentIndexOf(segs, index)];
+            long pos = table.get(index);
+            if (seg != windowSegment || pos < windowStart || pos + FrameCodec.HEADER_BYTES > windowStart + windowLength) {
+                windowSegment = seg;
+                windowStart = pos;
+                windowLength = seg.read(ByteBuffer.wrap(window), pos);
+            }
+            int at = (int) (pos - windowStart);
+            int kind = FrameCodec.check(window, at, windowLength - at, f);
+            if (kind == FrameCodec.SHORT) {
+                if (windowLength - at < FrameCodec.HEADER_BYTES) {
+                    throw new CorruptLogException(seg.path, pos, "frame header missing (file shorter than expected)");
+                }
+                visitor.accept(index, read(segs, index));   // a frame larger than what is left of the window
+                continue;
+            }
+            checkRecord(kind, f, seg, pos, index);
+            int p = at + FrameCodec.HEADER_BYTES;
+            visitor.accept(index, Arrays.copyOfRange(window, p, p + f.length));
+        }
+    }
+
+    /** Visits payloads {@code [from, to)} in order, reading each segment sequentially. */
+    void scan(Segment[] segs, long from, long to, EventLog.PayloadVisitor visitor) throws IOException {
+        long index = from;
+        while (index < to) {
+            int si = segmentIndexOf(segs, index);
+            Segment seg = segs[si];
+            long segEnd = si + 1 < segs.length ? Math.min(to, segs[si + 1].start) : to;
+            long pos = table.get(index);
+            // Buffer sized to the span to read (small scans stay cheap), at most READ_BUFFER_BYTES.
+            long span = table.get(segEnd - 1) - pos + 4096;
+            FrameScanner r = new FrameScanner(seg, seg.size(), (int) Math.min(READ_BUFFER_BYTES, span));
+            while (index < segEnd) {
+                int kind = r.next(pos);
+                if (kind == FrameCodec.BAD) {
+                    throw new CorruptLogException(seg.path, pos, r.frame().problem);
+                }
+                if (kind == FrameCodec.COMMIT) {
+                    pos += r.frame().frameBytes;
+                    continue;
+                }
+                if (pos != table.get(index)) {
+                    throw new CorruptLogException(seg.path, pos, "frame of payload " + index
+                            + " expected at offset " + table.get(index));
+                }
+                visitor.accept(index, r.payloadCopy());
+                pos += r.frame().frameBytes;
+                index++;
+            }
+        }
+    }
+
+    private static void checkRecord(int kind, FrameCodec.Frame f, Segment seg, long pos, long index)
+            throws CorruptLogException {
+        if (kind == FrameCodec.BAD) {
+            throw new CorruptLogException(seg.path, pos, f.problem);
+        }
+        if (kind != FrameCodec.RECORD) {
+            throw new CorruptLogException(seg.path, pos, "a commit frame where payload " + index + " was expected");
+        }
+    }
+
+    private static int segmentIndexOf(Segment[] segs, long index) {
+        int lo = 0;
+        int hi = segs.length - 1;
+        while (lo < hi) {
+            int mid = (lo + hi + 1) >>> 1;
+            if (segs[mid].start <= index) {
+                lo = mid;
+            } else {
+                hi = mid - 1;
+            }
+        }
+        return lo;
+    }
+}

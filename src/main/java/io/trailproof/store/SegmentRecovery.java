@@ -1,0 +1,245 @@
+package io.trailproof.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Opens a log directory: checks every frame of every segment, rebuilds the position table, and
+ * decides what an imperfect end of the log means (the rules are stated on {@link SegmentLog}).
+ * The only change it makes to the files is cutting the end of the last segment, and only after
+ * everything was checked.
+ */
+final class SegmentRecovery {
+    private static final System.Logger LOG = System.getLogger(SegmentRecovery.class.getName());
+    private static final int READ_BUFFER_BYTES = 1 << 20;
+
+    /**
+     * The recovered log: its segments (possibly none), payload count, the valid length of the last
+     * segment, bytes cut off its end, and the loss of acknowledged payloads the operator accepted.
+     */
+    record Result(List<Segment> segments, long size, long lastSegmentEnd, long cutBytes, Optional<String> acceptedLoss) {
+    }
+
+    private final Path dir;
+    private final SegmentIo io;
+    private final ReadChannels channels;
+    private final PositionTable table;
+    private final boolean acceptTruncation;
+    private long size;
+
+    private SegmentRecovery(Path dir, SegmentIo io, ReadChannels channels, PositionTable table, boolean acceptTruncation) {
+        this.dir = dir;
+        this.io = io;
+        this.channels = channels;
+        this.table = table;
+        this.acceptTruncation = acceptTruncation;
+    }
+
+    static Result run(Path dir, SegmentIo io, ReadChannels channels, PositionTable table, boolean acceptTruncation)
+            throws IOException {
+        return new SegmentRecovery(dir, io, channels, table, acceptTruncation).run();
+    }
+
+    /** Where the last segment stopped being a sequence of committed groups, and why. */
+    private record Damage(long offset, String problem, boolean badFrame) {
+    }
+
+    private Result run() throws IOException {
+        List<Path> files = new ArrayList<>();
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(dir, "*" + Segment.SUFFIX)) {
+            for (Path p : ds) {
+                files.add(p);
+            }
+        }
+        files.sort(null);
+        Optional<ForcedSizeFile.State> side = ForcedSizeFile.read(dir);
+        if (side.isEmpty() && ForcedSizeFile.exists(dir)) {
+            LOG.log(System.Logger.Level.WARNING, "ignoring " + dir.resolve(ForcedSizeFile.NAME)
+                    + ": neither copy is valid; acknowledged events are then checked against the commit frames only");
+        }
+        long forced = side.map(ForcedSizeFile.State::forced).orElse(0L);
+        if (files.isEmpty()) {
+            Optional<String> loss = forced > 0 ? Optional.of(lost(dir, 0, forced, "the log has no segment files")) : Optional.empty();
+            return new Result(List.of(), 0, 0, 0, loss);
+        }
+        List<Segment> segments = new ArrayList<>();
+        for (int i = 0; i < files.size() - 1; i++) {
+            Segment s = segment(files.get(i));
+            segments.add(s);
+            scanEarlier(s);
+        }
+        Segment last = segment(files.get(files.size() - 1));
+        segments.add(last);
+        long refusedFrom = side.filter(ForcedSizeFile.State::failed).map(ForcedSizeFile.State::forced).orElse(-1L);
+        if (refusedFrom >= 0 && refusedFrom < last.start) {
+            throw new CorruptLogException(dir.resolve(ForcedSizeFile.NAME), 0, "records a failure at " + refusedFrom
+                    + " payloads, before the last segment " + last.path.getFileName() + " begins");
+        }
+        return scanLast(segments, last, forced, refusedFrom);
+    }
+
+    private Segment segment(Path f) throws CorruptLogException {
+        long start = Segment.parseStart(f);
+        if (start != size) {
+            throw new CorruptLogException(f, 0, "segment named for index " + start
+                    + " but the segments before it hold " + size + " payloads");
+        }
+        return new Segment(start, f, channels);
+    }
+
+    /** A segment before the last was forced before the next one began: any fault in it is corruption. */
+    private void scanEarlier(Segment s) throws IOException {
+        long fileSize = s.size();
+        FrameScanner r = new FrameScanner(s, fileSize, READ_BUFFER_BYTES);
+        Pending pending = new Pending();
+        long pos = 0;
+        while (pos < fileSize) {
+            int kind = r.next(pos);
+            if (kind == FrameCodec.BAD) {
+                throw new CorruptLogException(s.path, pos, r.frame().problem + " in a segment that is not the last");
+            }
+            pos = accept(s, r, pos, kind, pending);
+        }
+        if (pending.count > 0) {
+            throw new CorruptLogException(s.path, pending.firstOffset(),
+                    "uncommitted frames at the end of a segment that is not the last");
+        }
+    }
+
+    private Result scanLast(List<Segment> segments, Segment s, long forced, long refusedFrom) throws IOException {
+        long fileSize = s.size();
+        FrameScanner r = new FrameScanner(s, fileSize, READ_BUFFER_BYTES);
+        Pending pending = new Pending();
+        long pos = 0;
+        long lastCommitEnd = 0;
+        Damage damage = null;
+        while (pos < fileSize) {
+            if (size == refusedFrom && pending.count == 0) {
+                break;   // the log failed here and refused everything after (ForcedSizeFile)
+            }
+            int kind = r.next(pos);
+            if (kind == FrameCodec.BAD) {
+                damage = new Damage(pos, r.frame().problem, true);
+                break;
+            }
+            pos = accept(s, r, pos, kind, pending);
+            if (kind == FrameCodec.COMMIT) {
+                lastCommitEnd = pos;
+            }
+        }
+        if (damage == null && pending.count > 0) {
+            damage = new Damage(lastCommitEnd, "uncommitted frames at the end of the log", false);
+        }
+        long acknowledged = forced;
+        if (damage != null && damage.badFrame()) {
+            acknowledged = Math.max(acknowledged, forcedAfter(s, damage, fileSize));
+        }
+        Optional<String> loss = Optional.empty();
+        if (acknowledged > size) {
+            long offset = damage != null ? damage.offset() : fileSize;
+            String what = damage != null
+                    ? damage.problem() + " in a group that was forced to disk (acknowledged)"
+                    : "the log ends after " + size + " payloads but " + acknowledged + " were forced to disk (acknowledged)";
+            loss = Optional.of(lost(s.path, offset, acknowledged - size, what));
+        }
+        long cut = 0;
+        if (lastCommitEnd < fileSize) {
+            try (SegmentIo.WritableFile w = io.open(s.path)) {
+                w.truncate(lastCommitEnd);
+                w.force();
+            }
+            cut = fileSize - lastCommitEnd;
+        }
+        return new Result(segments, size, lastCommitEnd, cut, loss);
+    }
+
+    /** Refuses to open, or (accepted by the operator) describes the loss in one sentence. */
+    private String lost(Path file, long offset, long missing, String what) throws AcknowledgedDataLostException {
+        AcknowledgedDataLostException e = new AcknowledgedDataLostException(file, offset, missing, what);
+        if (!acceptTruncation) {
+            throw e;
+        }
+        String sentence = missing + " acknowledged event" + (missing == 1 ? " is" : "s are") + " missing from the log: "
+                + what + " in " + file + " at offset " + offset + "; the log was opened without them because "
+                + "truncation was accepted (--accept-truncation)";
+        LOG.log(System.Logger.Level.ERROR, sentence);
+        return sentence;
+    }
+
+    /**
+     * The largest forced size recorded by a valid commit frame after the damage (found by a
+     * byte-by-byte search, since frame boundaries after damage are unknown), or 0. A valid commit
+     * frame of an earlier version there (no forced size) leaves no way to tell a torn tail from
+     * damaged acknowledged data: corruption, as before.
+     */
+    private long forcedAfter(Segment s, Damage damage, long fileSize) throws IOException {
+        byte[] buf = new byte[READ_BUFFER_BYTES];
+        FrameCodec.Frame f = new FrameCodec.Frame();
+        long most = 0;
+        long base = damage.offset() + 1;
+        while (base + FrameCodec.HEADER_BYTES < fileSize) {
+            int n = s.read(ByteBuffer.wrap(buf, 0, (int) Math.min(buf.length, fileSize - base)), base);
+            for (int i = 0; i + FrameCodec.HEADER_BYTES <= n; i++) {
+                if (FrameCodec.isCommitWord(buf, i) && FrameCodec.check(buf, i, n - i, f) == FrameCodec.COMMIT
+                        && f.commitCount > size) {
+                    if (f.forcedSize == FrameCodec.FORCED_UNKNOWN) {
+                        throw new CorruptLogException(s.path, damage.offset(), damage.problem()
+                                + ", followed by a valid commit frame at offset " + (base + i)
+                                + " (committed data is damaged; not a torn tail)");
+                    }
+                    most = Math.max(most, f.forcedSize);
+                }
+            }
+            if (base + n >= fileSize || n < FrameCodec.COMMIT_FRAME_BYTES) {
+                break;
+            }
+            base += n - (FrameCodec.COMMIT_FRAME_BYTES - 1);
+        }
+        return most;
+    }
+
+    /** Takes a checked frame: a record waits for its commit; a commit publishes its group. Returns the next offset. */
+    private long accept(Segment s, FrameScanner r, long pos, int kind, Pending pending) throws CorruptLogException {
+        FrameCodec.Frame f = r.frame();
+        if (kind == FrameCodec.RECORD) {
+            pending.add(pos);
+        } else {
+            long expected = size + pending.count;
+            if (f.commitCount != expected) {
+                throw new CorruptLogException(s.path, pos, "commit frame records log size " + f.commitCount
+                        + " but " + expected + " payloads precede it");
+            }
+            table.reserve(expected);
+            for (int i = 0; i < pending.count; i++) {
+                table.set(size + i, pending.offsets[i]);
+            }
+            size = expected;
+            pending.count = 0;
+        }
+        return pos + f.frameBytes;
+    }
+
+    /** Record frames of the group being read, not yet committed. */
+    private static final class Pending {
+        long[] offsets = new long[64];
+        int count;
+
+        void add(long offset) {
+            if (count == offsets.length) {
+                offsets = Arrays.copyOf(offsets, count * 2);
+            }
+            offsets[count++] = offset;
+        }
+
+        long firstOffset() {
+            return offsets[0];
+        }
+    }
+}
