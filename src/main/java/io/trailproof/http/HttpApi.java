@@ -18,17 +18,23 @@ import java.net.InetSocketAddress;
  * timeout, bodies are received without a worker and within the body timeout, and a connection on
  * which nothing moves for the idle timeout (no new request, or an answer the client does not read)
  * is closed.
+ *
+ * <p>Memory and connections are bounded whatever clients send: request bodies count against the
+ * {@link InFlightBudget} as they arrive and until their answer is sent (beyond it: a short wait, then
+ * 503 with {@code Retry-After}), and at most {@code server.max-connections} connections are open.
  */
 public final class HttpApi {
 
     private final Undertow undertow;
     private final Draining draining;
+    private final InFlightBudget budget;
 
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps) {
         Router router = new Router();
         router.add("GET", "/health", null, (ex, p) -> Responses.json(ex, 200, Responses.MAPPER.createObjectNode()
                 .put("status", "ok").put("tree_size", ledger.size()).put("writable", !ledger.failed())));
-        RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs());
+        budget = InFlightBudget.of(settings.hardening().maxInFlightBytes());
+        RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs(), budget);
         new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents()).register(router);
         new SearchEndpoints(index).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
@@ -38,9 +44,18 @@ public final class HttpApi {
                 .addHttpListener(settings.port(), settings.host())
                 .setWorkerThreads(Math.max(64, Runtime.getRuntime().availableProcessors() * 32))
                 .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
+                // Bodies are counted by RequestBodies, which answers 413 or 503; Undertow's own
+                // limit (2 MiB by default) would drop the connection of any larger body, well
+                // within limits.max-body-bytes, without an answer.
+                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, Long.MAX_VALUE)
                 .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, settings.idleTimeoutMs())
                 .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, settings.headerTimeoutMs())
                 .setSocketOption(Options.WRITE_TIMEOUT, settings.idleTimeoutMs())
+                // server.max-connections: at the limit the listener stops accepting, so a further
+                // client waits in the kernel's accept queue (or is refused once that is full)
+                // until a connection closes; each I/O thread takes its share of the limit.
+                .setSocketOption(Options.CONNECTION_HIGH_WATER, settings.hardening().maxConnections())
+                .setSocketOption(Options.CONNECTION_LOW_WATER, settings.hardening().maxConnections())
                 .setHandler(draining)
                 .build();
     }
@@ -52,6 +67,11 @@ public final class HttpApi {
     /** The port actually bound (useful with port 0). */
     public int port() {
         return ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
+    }
+
+    /** Request bytes that may be in flight at once (limits.max-in-flight-bytes, or the size chosen from the heap). */
+    public long maxInFlightBytes() {
+        return budget.capacity();
     }
 
     /** Refuses new requests (503), waits up to {@code waitMillis} for those in flight, then stops. */

@@ -2,13 +2,19 @@ package io.trailproof.http;
 
 import io.undertow.server.HttpServerExchange;
 
+import java.math.BigInteger;
 import java.util.Deque;
+import java.util.regex.Pattern;
 
 /** Query parameters, checked the same way on every endpoint (CONTRACT 4.1). */
 final class Params {
 
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
+
+    /** A whole number written without a minus sign, however many digits. */
+    private static final Pattern POSITIVE_DIGITS = Pattern.compile("\\+?[0-9]+");
+    private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
 
     private final HttpServerExchange ex;
 
@@ -54,9 +60,20 @@ final class Params {
         return n;
     }
 
-    /** {@code limit}: default 100, larger than 1000 treated as 1000, below 1 or not a whole number is 400. */
+    /**
+     * {@code limit}: default 100, larger than 1000 treated as 1000 (also a value past the range of a
+     * long: it is larger all the same), below 1 or not a whole number is 400.
+     */
     int limit() throws ApiException {
-        return (int) Math.min(MAX_LIMIT, wholeNumber("limit", 1, DEFAULT_LIMIT));
+        try {
+            return (int) Math.min(MAX_LIMIT, wholeNumber("limit", 1, DEFAULT_LIMIT));
+        } catch (ApiException e) {
+            String v = optional("limit");
+            if (v != null && POSITIVE_DIGITS.matcher(v).matches() && new BigInteger(v).compareTo(LONG_MAX) > 0) {
+                return MAX_LIMIT;
+            }
+            throw e;
+        }
     }
 
     long offset() throws ApiException {

@@ -3,18 +3,22 @@ package io.trailproof.http;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.AttachmentKey;
 import io.undertow.util.Headers;
+import io.undertow.util.SameThreadExecutor;
 import org.xnio.IoUtils;
 import org.xnio.XnioExecutor;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.util.ArrayDeque;
+import java.util.Arrays;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
 
 /**
- * Request bodies: received in full before any worker thread is involved, bounded in size and time,
- * then handed to the endpoint. JSON only (415 otherwise).
+ * Request bodies: received in full before any worker thread is involved, bounded in size, time and
+ * memory, then handed to the endpoint. JSON only (415 otherwise).
  *
  * <p>{@link #receive} runs on the connection's I/O thread and reads without blocking, so a client
  * that sends its body slowly holds a connection, never a worker. A declared length over the limit
@@ -22,27 +26,52 @@ import java.util.function.Consumer;
  * the moment it passes the limit, so nothing beyond the limit is
  * ever held (the size is counted here, not by Undertow's entity-size option, which would drop a
  * chunked request's connection without an answer). A body that has not fully arrived within the body timeout loses its connection.
+ *
+ * <p>Memory: a body's array grows as its bytes arrive (a declared length is a promise, not memory
+ * to set aside). A body counts against the {@link InFlightBudget} from its first byte until the
+ * answer has been sent: a declared length whole from its first byte, a chunked body byte by byte
+ * as it arrives. When the budget is taken, reading the body pauses (the client waits, TCP holds
+ * the rest) for up to {@link #BUDGET_WAIT_MILLIS}; then the answer is 503 with {@code Retry-After}.
+ * A body that could never fit the budget is a 413.
  */
 final class RequestBodies {
 
     private static final System.Logger LOG = System.getLogger(RequestBodies.class.getName());
     private static final AttachmentKey<byte[]> BODY = AttachmentKey.create(byte[].class);
+    private static final AttachmentKey<Held> HELD = AttachmentKey.create(Held.class);
 
     /** How long the rest of a refused body is read and dropped before the connection closes. */
     private static final long LINGER_MILLIS = 2000;
 
+    /** How long a request waits for room in the budget before it is answered 503. */
+    static final long BUDGET_WAIT_MILLIS = 2000;
+
+    /** How often a paused body checks whether the budget has room again. */
+    private static final long BUDGET_POLL_MILLIS = 5;
+
+    /** Seconds a client refused for lack of memory is told to wait. */
+    static final String BUSY_RETRY_AFTER_SECONDS = "1";
+
+    private static final Runnable NOTHING = () -> { };
+
+    /** First array for a body; it doubles from there, up to the declared length when there is one. */
+    private static final int INITIAL_BODY_BYTES = 16 * 1024;
+
     private final long maxBodyBytes;
     private final long bodyTimeoutMillis;
+    private final InFlightBudget budget;
 
-    RequestBodies(long maxBodyBytes, long bodyTimeoutMillis) {
+    RequestBodies(long maxBodyBytes, long bodyTimeoutMillis, InFlightBudget budget) {
         this.maxBodyBytes = maxBodyBytes;
         this.bodyTimeoutMillis = bodyTimeoutMillis;
+        this.budget = budget;
     }
 
     /**
      * On the I/O thread: receives the whole body, then runs {@code then}. A body over the limit goes
-     * to {@code refuse} as a 413; a body that stalls past the timeout, or a client that goes away,
-     * ends with the connection closed and neither callback run.
+     * to {@code refuse} as a 413, one that finds no room in the memory budget in time as a 503; a
+     * body that stalls past the timeout, or a client that goes away, ends with the connection
+     * closed and neither callback run.
      */
     void receive(HttpServerExchange ex, Runnable then, Consumer<ApiException> refuse) {
         long declared = ex.getRequestContentLength();
@@ -50,52 +79,253 @@ final class RequestBodies {
             refuse.accept(tooLarge());
             return;
         }
+        if (declared > 0 && !budget.fits(declared)) {
+            refuse.accept(tooLargeForMemory(declared));
+            return;
+        }
         // Counted here, not by Undertow's MAX_ENTITY_SIZE: that check drops a chunked request's
         // connection without an answer, where this one answers 413 first.
-        // A declared length (already within the limit) is received into an array of that size:
-        // no copies as it grows and none at the end. A chunked body grows as it arrives.
-        Body body = declared >= 0 ? new Body((int) declared) : new Body(64 * 1024);
-        XnioExecutor.Key deadline = ex.getIoThread().executeAfter(() -> {
+        Intake intake = new Intake(ex, new Body(declared), hold(ex), then, refuse);
+        intake.deadline = ex.getIoThread().executeAfter(() -> {
             LOG.log(System.Logger.Level.INFO, "closing a connection from " + ex.getSourceAddress()
                     + ": its request body did not arrive within " + bodyTimeoutMillis + " ms");
+            intake.held.giveAll();
             abandon(ex);
         }, bodyTimeoutMillis, TimeUnit.MILLISECONDS);
-        boolean[] refused = {false};
         ex.getRequestReceiver().receivePartialBytes((e, part, last) -> {
-            if (refused[0]) {
-                return; // the rest of a refused body is read and dropped until the connection closes
-            }
-            if (body.size() + (long) part.length > maxBodyBytes) {
-                refused[0] = true;
-                deadline.remove();
-                // Answer at once, go on reading (and dropping) for a moment so that the client can
-                // read the answer before the close, then close: a close with unread data would
-                // reset the connection and lose the answer.
-                e.getIoThread().executeAfter(() -> abandon(e), LINGER_MILLIS, TimeUnit.MILLISECONDS);
-                e.setPersistent(false);
-                refuse.accept(tooLarge());
+            if (intake.refused) {
+                // The rest of a refused body is read and dropped: until the connection closes, or,
+                // for a body refused for lack of room, to its end, where the refusal is answered.
+                if (intake.deferred != null) {
+                    intake.dropped += part.length;
+                    if (last) {
+                        intake.deadline.remove();
+                        intake.refuse.accept(intake.deferred);
+                    } else if (intake.body.size() + intake.dropped > maxBodyBytes) {
+                        intake.deadline.remove();
+                        abandon(e);
+                    }
+                }
                 return;
             }
-            body.write(part, 0, part.length);
-            if (last) {
-                deadline.remove();
-                e.putAttachment(BODY, body.bytes());
-                then.run();
+            if (part.length > 0) {
+                intake.pending.add(part);
+            }
+            intake.last |= last;
+            if (!intake.paused) {
+                intake.admit();
+            }
+            // While paused, the retry already scheduled takes the parts in order. The exchange is
+            // marked dispatched so that Undertow, seeing reads suspended when this callback
+            // returns, does not end it (with an empty 200).
+            if (intake.paused) {
+                e.dispatch(SameThreadExecutor.INSTANCE, NOTHING);
             }
         }, (e, failure) -> {
-            deadline.remove();
+            intake.deadline.remove();
+            intake.held.giveAll();
             abandon(e);
         });
     }
 
-    /** A body as it arrives; {@link #bytes} hands over the array itself when it is exactly full. */
-    private static final class Body extends ByteArrayOutputStream {
-        Body(int size) {
-            super(size);
+    /** One body being received: the parts not yet admitted to the budget, and where it stands. */
+    private final class Intake {
+        final HttpServerExchange ex;
+        final Body body;
+        final Held held;
+        final Runnable then;
+        final Consumer<ApiException> refuse;
+        final ArrayDeque<byte[]> pending = new ArrayDeque<>();
+        XnioExecutor.Key deadline;
+        boolean last;
+        boolean refused;
+        ApiException deferred;
+        long dropped;
+        boolean paused;
+        long waitingSince;
+
+        Intake(HttpServerExchange ex, Body body, Held held, Runnable then, Consumer<ApiException> refuse) {
+            this.ex = ex;
+            this.body = body;
+            this.held = held;
+            this.then = then;
+            this.refuse = refuse;
+        }
+
+        /** On the I/O thread: takes the pending parts into the body as far as the budget allows. */
+        void admit() {
+            while (!pending.isEmpty()) {
+                byte[] part = pending.peek();
+                if (body.size() + (long) part.length > maxBodyBytes) {
+                    refuseWith(tooLarge());
+                    return;
+                }
+                // A declared length is taken whole with its first bytes, so that requests waiting
+                // for room never hold part of it each and block one another until all time out;
+                // a chunked body, whose size is unknown, is taken as it arrives.
+                long weight = body.declared >= 0 ? (body.size() == 0 ? body.declared : 0) : part.length;
+                if (!budget.fits(held.weight() + weight)) {
+                    refuseWith(tooLargeForMemory(body.size() + (long) part.length));
+                    return;
+                }
+                if (weight > 0 && !held.tryTake(weight)) {
+                    long now = System.nanoTime();
+                    if (!paused) {
+                        paused = true;
+                        waitingSince = now;
+                        ex.getRequestReceiver().pause();
+                    } else if (now - waitingSince > TimeUnit.MILLISECONDS.toNanos(BUDGET_WAIT_MILLIS)) {
+                        refuseWith(busy());
+                        return;
+                    }
+                    ex.getIoThread().executeAfter(this::admit, BUDGET_POLL_MILLIS, TimeUnit.MILLISECONDS);
+                    return;
+                }
+                pending.poll();
+                body.append(part);
+            }
+            if (paused) {
+                paused = false;
+                ex.getRequestReceiver().resume();
+            }
+            if (last) {
+                deadline.remove();
+                ex.putAttachment(BODY, body.bytes());
+                then.run();
+            }
+        }
+
+        /**
+         * Refuses the request. A body refused for lack of room (a 503, which the client is meant to
+         * retry) is first read to its end and dropped, within the size limit and the body timeout,
+         * and then answered: a client that sends its whole body before it reads (the JDK's does)
+         * would otherwise find the connection reset under its writes and lose the answer. Any other
+         * refusal (a body too large, which may be endless) is answered at once; the rest is read and
+         * dropped for a moment so the client can read the answer, then the connection closes.
+         */
+        private void refuseWith(ApiException answer) {
+            refused = true;
+            pending.clear();
+            held.giveAll();
+            if (paused) {
+                paused = false;
+                ex.getRequestReceiver().resume();
+            }
+            if (answer.status() == 503 && !last) {
+                deferred = answer;
+                return;
+            }
+            deadline.remove();
+            if (!last) {
+                ex.getIoThread().executeAfter(() -> abandon(ex), LINGER_MILLIS, TimeUnit.MILLISECONDS);
+                ex.setPersistent(false);
+            }
+            refuse.accept(answer);
+        }
+    }
+
+    /**
+     * On a worker thread, once a batch is parsed: raises the request's weight to at least
+     * {@link InFlightBudget#WEIGHT_PER_EVENT} per event before the events are sealed, waiting for
+     * room as a body does. 413 when that could never fit, 503 when no room came in time.
+     */
+    void holdEvents(HttpServerExchange ex, int events) throws ApiException, InterruptedException {
+        Held held = hold(ex);
+        long wanted = (long) events * InFlightBudget.WEIGHT_PER_EVENT;
+        long extra = wanted - held.weight();
+        if (extra <= 0) {
+            return;
+        }
+        if (!budget.fits(wanted)) {
+            throw new ApiException(413, "the batch of " + events + " events needs more memory than this server sets "
+                    + "aside for requests (" + budget.capacity() + " request bytes, limits.max-in-flight-bytes); "
+                    + "send fewer events at once or give the server a larger heap");
+        }
+        if (!held.take(extra, BUDGET_WAIT_MILLIS)) {
+            throw busy();
+        }
+    }
+
+    /** What the exchange holds of the budget; given back when the exchange completes. */
+    private Held hold(HttpServerExchange ex) {
+        Held held = ex.getAttachment(HELD);
+        if (held == null) {
+            Held created = new Held();
+            ex.putAttachment(HELD, created);
+            ex.addExchangeCompleteListener((e, next) -> {
+                created.giveAll();
+                next.proceed();
+            });
+            held = created;
+        }
+        return held;
+    }
+
+    /** One request's share of the budget. */
+    private final class Held {
+        private final AtomicLong weight = new AtomicLong();
+
+        long weight() {
+            return weight.get();
+        }
+
+        boolean tryTake(long n) {
+            if (!budget.tryTake(n)) {
+                return false;
+            }
+            weight.addAndGet(n);
+            return true;
+        }
+
+        boolean take(long n, long millis) throws InterruptedException {
+            if (!budget.take(n, millis)) {
+                return false;
+            }
+            weight.addAndGet(n);
+            return true;
+        }
+
+        void giveAll() {
+            long w = weight.getAndSet(0);
+            if (w > 0) {
+                budget.give(w);
+            }
+        }
+    }
+
+    /**
+     * A body as it arrives. The array grows with the bytes received (doubling, capped at the
+     * declared length), so a length declared but not sent costs nothing; {@link #bytes} hands over
+     * the array itself when it is exactly full, which it is at the end of a body of declared length.
+     */
+    private static final class Body {
+        private final long declared;
+        private byte[] buf = new byte[0];
+        private int count;
+
+        Body(long declared) {
+            this.declared = declared;
+        }
+
+        void append(byte[] part) {
+            int need = count + part.length;
+            if (need > buf.length) {
+                long grown = Math.max(need, Math.max(INITIAL_BODY_BYTES, 2L * buf.length));
+                if (declared >= need) {
+                    grown = Math.min(grown, declared);
+                }
+                buf = Arrays.copyOf(buf, (int) Math.min(grown, Integer.MAX_VALUE - 8));
+            }
+            System.arraycopy(part, 0, buf, count, part.length);
+            count = need;
+        }
+
+        int size() {
+            return count;
         }
 
         byte[] bytes() {
-            return count == buf.length ? buf : toByteArray();
+            return count == buf.length ? buf : Arrays.copyOf(buf, count);
         }
     }
 
@@ -126,6 +356,17 @@ final class RequestBodies {
 
     private ApiException tooLarge() {
         return new ApiException(413, "the request body is larger than the limit of " + maxBodyBytes + " bytes");
+    }
+
+    private ApiException tooLargeForMemory(long bytes) {
+        return new ApiException(413, "a request body of " + bytes + " bytes needs more memory than this server sets "
+                + "aside for requests (" + budget.capacity() + " request bytes, limits.max-in-flight-bytes, sized from "
+                + "the heap unless set); send it in smaller batches or give the server a larger heap");
+    }
+
+    private ApiException busy() {
+        return new ApiException(503, "the server is short of memory for requests now (other requests' data is being "
+                + "processed); retry in a moment", Map.of("Retry-After", BUSY_RETRY_AFTER_SECONDS));
     }
 
     private static boolean isJson(String contentType) {

@@ -427,6 +427,22 @@ class FuzzIT {
         }
     }
 
+    /** CONTRACT 4.1: a {@code limit} above 1000 is 1000, also one larger than any number a long can hold. */
+    @Test
+    void aLimitBeyondAnyNumberIsTheMaximum() throws Exception {
+        for (String huge : List.of("1001", "9223372036854775808", "99999999999999999999",
+                "123456789012345678901234567890")) {
+            for (String path : List.of("/v1/events?limit=", "/v1/search?q=*:*&limit=", "/v1/timestamps?limit=")) {
+                Api.Reply r = api.get(path + huge);
+                assertThat(r.status()).as(path + huge + ": " + r.body()).isEqualTo(200);
+            }
+            Api.Reply search = api.get("/v1/search?q=*:*&limit=" + huge);
+            assertThat(search.json().get("limit").asInt()).as(huge).isEqualTo(1000);
+        }
+        Api.Reply negative = api.get("/v1/events?limit=-99999999999999999999");
+        assertThat(negative.status()).as(negative.body()).isEqualTo(400);
+    }
+
     @TestFactory
     Stream<DynamicTest> malformedListAndSearchRequestsAreA400() {
         List<Case> cases = listAndSearchCases();

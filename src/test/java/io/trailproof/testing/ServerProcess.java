@@ -26,6 +26,8 @@ public final class ServerProcess implements AutoCloseable {
     private final Process process;
     private final int port;
     private final StringBuffer output = new StringBuffer();
+    private StringBuffer everything;
+    private Thread reader;
 
     private ServerProcess(Process process, int port) {
         this.process = process;
@@ -82,6 +84,8 @@ public final class ServerProcess implements AutoCloseable {
         }
         ServerProcess sp = new ServerProcess(p, port);
         sp.output.append(out);
+        sp.everything = out;
+        sp.reader = reader;
         return sp;
     }
 
@@ -92,6 +96,21 @@ public final class ServerProcess implements AutoCloseable {
     /** What the process printed up to and including its "listening" line. */
     public String startupOutput() {
         return output.toString();
+    }
+
+    /**
+     * SIGTERM, then everything the process printed (standard output and error) until its output
+     * ended. Unlike {@link #stop}, the output stays readable while it stops ({@code Process.destroy}
+     * closes the streams).
+     */
+    public String stopAndCollectOutput() throws InterruptedException {
+        process.toHandle().destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new IllegalStateException("server did not stop on SIGTERM");
+        }
+        reader.join(TimeUnit.SECONDS.toMillis(30));
+        return everything.toString();
     }
 
     public Api api() {
