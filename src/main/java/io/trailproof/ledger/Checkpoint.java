@@ -29,7 +29,11 @@ import java.util.zip.CRC32C;
 record Checkpoint(long logSize, String lastHash, String lastRecordedAt, long journalBytes, List<Head> heads) {
 
     static final String FILE = "checkpoint";
-    private static final int MAGIC = 0x54504b32; // "TPK2"; a "TPK1" file (positions inside) is read as none
+    private static final int MAGIC = 0x54504b32; // "TPK2"
+    /** The format before the journal (positions inside): its head still says what was acknowledged. */
+    private static final int MAGIC_V1 = 0x54504b31;
+    /** {@link #journalBytes()} of a checkpoint read from the old format: no journal, rebuild from the log. */
+    static final long NO_JOURNAL = -1;
 
     /** One agent's head and how many events it has up to {@link #logSize()}. */
     record Head(String agentId, long headSequence, String headHash, String lastRecordedAt, int eventCount) {
@@ -59,7 +63,11 @@ record Checkpoint(long logSize, String lastHash, String lastRecordedAt, long jou
         AtomicFile.write(file, bytes.toByteArray());
     }
 
-    /** The checkpoint in {@code file}, or null when there is none, it is damaged or of an older format. */
+    /**
+     * The checkpoint in {@code file}, or null when there is none or it is damaged. One of the format
+     * before the journal gives its log size and last hash (for the check of acknowledged events) and
+     * {@link #NO_JOURNAL}.
+     */
     static Checkpoint read(Path file) throws IOException {
         byte[] all;
         try {
@@ -78,7 +86,11 @@ record Checkpoint(long logSize, String lastHash, String lastRecordedAt, long jou
             return null;
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(all, 0, all.length - 4))) {
-            if (in.readInt() != MAGIC) {
+            int magic = in.readInt();
+            if (magic == MAGIC_V1) {
+                return new Checkpoint(in.readLong(), in.readUTF(), in.readUTF(), NO_JOURNAL, List.of());
+            }
+            if (magic != MAGIC) {
                 return null;
             }
             long logSize = in.readLong();

@@ -109,6 +109,9 @@ final class PositionJournal {
      *     or they do not end at {@code logSize}
      */
     static void replay(Path file, long length, long logSize, Replay visitor) throws IOException {
+        if (length < 0) {
+            throw new JournalException("the checkpoint predates the position journal");
+        }
         if (!Files.exists(file) || Files.size(file) < length) {
             throw new JournalException(file + " is shorter than the " + length + " bytes its checkpoint covers");
         }

@@ -111,4 +111,58 @@ class AcknowledgedLossTest {
                 .isInstanceOf(AcknowledgedDataLostException.class).hasMessageContaining("log index 2")
                 .hasMessageContaining("was replaced");
     }
+
+    @Test
+    void aCheckpointOfTheFormatBeforeTheJournalStillGuardsAcknowledgedEvents() throws Exception {
+        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+            ledger.append(events(3));
+        }
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        out.writeInt(0x54504b31); // "TPK1": heads and every agent's positions in one file
+        out.writeLong(10);
+        out.writeUTF("00".repeat(32));
+        out.writeUTF("2026-11-22T10:00:00.000000Z");
+        out.writeInt(0);
+        out.flush();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(bytes.toByteArray());
+        out.writeInt((int) crc.getValue());
+        Files.write(dir.resolve("checkpoint"), bytes.toByteArray());
+        assertThatThrownBy(() -> Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
+                .isInstanceOfSatisfying(AcknowledgedDataLostException.class,
+                        e -> assertThat(e.missingEvents()).isEqualTo(7));
+    }
+
+    @Test
+    void aMatchingCheckpointOfTheFormatBeforeTheJournalIsRebuiltFromTheLog() throws Exception {
+        String root;
+        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+            ledger.append(events(3));
+            root = HexFormat.of().formatHex(ledger.root(3));
+        }
+        byte[] current = Files.readAllBytes(dir.resolve("checkpoint"));
+        java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(current));
+        in.readInt();
+        long size = in.readLong();
+        String hash = in.readUTF();
+        String recordedAt = in.readUTF();
+        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        out.writeInt(0x54504b31);
+        out.writeLong(size);
+        out.writeUTF(hash);
+        out.writeUTF(recordedAt);
+        out.writeInt(0);
+        out.flush();
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(bytes.toByteArray());
+        out.writeInt((int) crc.getValue());
+        Files.write(dir.resolve("checkpoint"), bytes.toByteArray());
+        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+            assertThat(HexFormat.of().formatHex(ledger.root(ledger.size()))).isEqualTo(root);
+            assertThat(ledger.agents()).extracting(LedgerViews.AgentSummary::eventCount).containsExactly(2L, 1L);
+            assertThat(ledger.health().problems()).isEmpty();
+        }
+    }
 }

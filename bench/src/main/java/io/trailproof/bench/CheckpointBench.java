@@ -6,6 +6,8 @@ import io.trailproof.core.event.EventValidator;
 import io.trailproof.ledger.Ledger;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
@@ -56,33 +58,48 @@ public final class CheckpointBench {
             }
             System.out.printf("filled %,d events and wrote the first checkpoint in %.1f s%n", events,
                     (System.nanoTime() - t0) / 1e9);
+            ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
             double[] open = new double[3];
+            double[] openCpu = new double[3];
             double[] close = new double[3];
+            double[] closeCpu = new double[3];
             for (int round = 0; round < 3; round++) {
                 long a = System.nanoTime();
+                long ac = cpu.getCurrentThreadCpuTime();
                 Ledger ledger = Ledger.open(data, options, Clock.systemUTC(), new SecureRandom());
                 long b = System.nanoTime();
+                long bc = cpu.getCurrentThreadCpuTime();
                 ledger.append(batch(next, BATCH));
                 next += BATCH;
                 long c = System.nanoTime();
+                long cc = cpu.getCurrentThreadCpuTime();
                 ledger.close();
                 long d = System.nanoTime();
+                long dc = cpu.getCurrentThreadCpuTime();
                 open[round] = (b - a) / 1e6;
+                openCpu[round] = (bc - ac) / 1e6;
                 close[round] = (d - c) / 1e6;
-                System.out.printf("round %d at %,d events: open %.0f ms, checkpoint of %,d new events (close) %.1f ms%n",
-                        round + 1, next, open[round], BATCH, close[round]);
+                closeCpu[round] = (dc - cc) / 1e6;
+                System.out.printf("round %d at %,d events: open %.0f ms (cpu %.0f ms), checkpoint of %,d new events "
+                        + "(close) %.1f ms (cpu %.1f ms), checkpoint file %s bytes%n", round + 1, next, open[round],
+                        openCpu[round], BATCH, close[round], closeCpu[round], checkpointBytes(data));
             }
             Arrays.sort(open);
+            Arrays.sort(openCpu);
             Arrays.sort(close);
-            System.out.printf("median: open %.0f ms, checkpoint %.1f ms, checkpoint file %,d bytes%n", open[1], close[1],
-                    sizeOf(data.resolve("checkpoint")));
+            Arrays.sort(closeCpu);
+            System.out.printf("median: open %.0f ms (cpu %.0f ms), checkpoint %.1f ms (cpu %.1f ms)%n", open[1],
+                    openCpu[1], close[1], closeCpu[1]);
         } finally {
             deleteTree(data);
         }
     }
 
-    private static long sizeOf(Path p) throws IOException {
-        return Files.exists(p) ? Files.size(p) : -1;
+    /** The checkpoint file's size, and the position journal's where the build has one. */
+    private static String checkpointBytes(Path data) throws IOException {
+        Path journal = data.resolve("positions");
+        return String.format("%,d", Files.size(data.resolve("checkpoint")))
+                + (Files.exists(journal) ? String.format(" + journal %,d", Files.size(journal)) : "");
     }
 
     private static List<ObjectNode> batch(long first, int n) throws Exception {
