@@ -53,20 +53,29 @@ final class AgentTable {
         tail[tailCount++] = state.ordinal();
     }
 
-    /** Recovery: an agent of the journal, in ordinal order. */
-    synchronized void restoreAgent(int ordinal, String agentId) {
-        if (ordinal != byOrdinal.size()) {
-            throw new IllegalStateException("agent " + ordinal + " restored after " + byOrdinal.size());
+    /** Recovery: an agent of the journal, in ordinal order; false when it is not the next one or known already. */
+    synchronized boolean restoreAgent(int ordinal, String agentId) {
+        if (ordinal != byOrdinal.size() || byId.containsKey(agentId)) {
+            return false;
         }
         AgentState state = new AgentState(agentId, ordinal);
         byOrdinal.add(state);
         byId.put(agentId, state);
         journaledAgents = byOrdinal.size();
+        return true;
     }
 
-    /** Recovery: an event of the journal, in log order. */
-    synchronized void restoreEvent(long logIndex, int ordinal) {
-        byOrdinal.get(ordinal).addPosition(logIndex);
+    /** Agents numbered so far. */
+    synchronized int ordinals() {
+        return byOrdinal.size();
+    }
+
+    /** Recovery: the events {@code [from, from + ordinals.length)} of the journal, in log order. */
+    synchronized void restoreEvents(long from, int[] ordinals) {
+        AgentState[] states = byOrdinal.toArray(new AgentState[0]);
+        for (int i = 0; i < ordinals.length; i++) {
+            states[ordinals[i]].addPosition(from + i);
+        }
     }
 
     /** Recovery: everything below {@code logIndex} is in the journal; later events start the tail. */

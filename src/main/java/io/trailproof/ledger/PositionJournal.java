@@ -36,7 +36,11 @@ final class PositionJournal {
     interface Replay {
         void newAgent(int ordinal, String agentId) throws IOException;
 
-        void event(long logIndex, int agentOrdinal) throws IOException;
+        /** The agents of the events {@code [from, from + ordinals.length)}, all introduced before. */
+        void events(long from, int[] ordinals) throws IOException;
+
+        /** Agents introduced so far. */
+        int agentCount();
     }
 
     /** The journal does not match what its checkpoint says (damaged or from another log). */
@@ -135,34 +139,65 @@ final class PositionJournal {
                 if ((int) check.getValue() != crc) {
                     throw new JournalException("record at byte " + pos + " of " + file + " fails its CRC");
                 }
-                try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(body.array()))) {
-                    long from = in.readLong();
-                    long to = in.readLong();
-                    int firstNew = in.readInt();
-                    int newCount = in.readInt();
-                    if (from != end || to < from || firstNew != agents || newCount < 0) {
-                        throw new JournalException("record at byte " + pos + " of " + file + " covers [" + from + ", "
-                                + to + ") with agents from " + firstNew + "; expected it to start at " + end
-                                + " with agent " + agents);
-                    }
-                    for (int i = 0; i < newCount; i++) {
-                        visitor.newAgent(agents++, in.readUTF());
-                    }
-                    for (long index = from; index < to; index++) {
-                        int ordinal = readVarInt(in);
-                        if (ordinal >= agents) {
-                            throw new JournalException("record at byte " + pos + " of " + file + " names agent "
-                                    + ordinal + " before introducing it");
-                        }
-                        visitor.event(index, ordinal);
-                    }
-                    end = to;
-                }
+                end = replayRecord(body.array(), pos, file, end, agents, visitor);
+                agents = visitor.agentCount();
                 pos += 8 + size;
             }
         }
         if (end != logSize) {
             throw new JournalException(file + " covers " + end + " events, its checkpoint " + logSize);
+        }
+    }
+
+    /** One record's body; returns the log index it ends at. */
+    private static long replayRecord(byte[] body, long pos, Path file, long end, int agents, Replay visitor)
+            throws IOException {
+        ByteBuffer in = ByteBuffer.wrap(body);
+        try {
+            long from = in.getLong();
+            long to = in.getLong();
+            int firstNew = in.getInt();
+            int newCount = in.getInt();
+            if (from != end || to < from || to - from > body.length || firstNew != agents || newCount < 0) {
+                throw new JournalException("record at byte " + pos + " of " + file + " covers [" + from + ", "
+                        + to + ") with agents from " + firstNew + "; expected it to start at " + end
+                        + " with agent " + agents);
+            }
+            for (int i = 0; i < newCount; i++) {
+                int length = 2 + (in.getShort(in.position()) & 0xffff);
+                try (DataInputStream utf = new DataInputStream(new ByteArrayInputStream(body, in.position(), length))) {
+                    visitor.newAgent(agents++, utf.readUTF());
+                }
+                in.position(in.position() + length);
+            }
+            int[] ordinals = new int[(int) (to - from)];
+            int at = in.position();
+            for (int k = 0; k < ordinals.length; k++) {
+                int v = 0;
+                for (int shift = 0; ; shift += 7) {
+                    if (shift > 28) {
+                        throw new JournalException("bad varint in record at byte " + pos + " of " + file);
+                    }
+                    int b = body[at++];
+                    v |= (b & 0x7f) << shift;
+                    if ((b & 0x80) == 0) {
+                        break;
+                    }
+                }
+                if (v < 0 || v >= agents) {
+                    throw new JournalException("record at byte " + pos + " of " + file + " names agent " + v
+                            + " before introducing it");
+                }
+                ordinals[k] = v;
+            }
+            if (at != body.length) {
+                throw new JournalException("record at byte " + pos + " of " + file + " has " + (body.length - at)
+                        + " bytes after its last position");
+            }
+            visitor.events(from, ordinals);
+            return to;
+        } catch (java.nio.BufferUnderflowException | IndexOutOfBoundsException | java.io.UTFDataFormatException e) {
+            throw new JournalException("record at byte " + pos + " of " + file + " ends early or is malformed: " + e);
         }
     }
 
@@ -184,17 +219,5 @@ final class PositionJournal {
             v >>>= 7;
         }
         out.writeByte(v);
-    }
-
-    private static int readVarInt(DataInputStream in) throws IOException {
-        int v = 0;
-        for (int shift = 0; shift < 35; shift += 7) {
-            int b = in.readUnsignedByte();
-            v |= (b & 0x7f) << shift;
-            if ((b & 0x80) == 0) {
-                return v;
-            }
-        }
-        throw new JournalException("bad varint in the position journal");
     }
 }

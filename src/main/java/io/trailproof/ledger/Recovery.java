@@ -146,13 +146,20 @@ final class Recovery {
     private static void restore(Checkpoint checkpoint, Path journal, AgentTable agents) throws IOException {
         PositionJournal.replay(journal, checkpoint.journalBytes(), checkpoint.logSize(), new PositionJournal.Replay() {
             @Override
-            public void newAgent(int ordinal, String agentId) {
-                agents.restoreAgent(ordinal, agentId);
+            public void newAgent(int ordinal, String agentId) throws PositionJournal.JournalException {
+                if (!agents.restoreAgent(ordinal, agentId)) {
+                    throw new PositionJournal.JournalException("agent " + agentId + " is introduced twice");
+                }
             }
 
             @Override
-            public void event(long logIndex, int agentOrdinal) {
-                agents.restoreEvent(logIndex, agentOrdinal);
+            public void events(long from, int[] ordinals) {
+                agents.restoreEvents(from, ordinals);
+            }
+
+            @Override
+            public int agentCount() {
+                return agents.ordinals();
             }
         });
         Map<String, Checkpoint.Head> heads = new HashMap<>();
