@@ -84,13 +84,15 @@ final class Recovery {
     /** True when the log holds every event the checkpoint covers; false when a loss was accepted. */
     private static boolean acknowledgedEventsPresent(Checkpoint checkpoint, Path logDir, EventLog log,
                                                      Ledger.Options options, LedgerHealth health) throws IOException {
-        AcknowledgedDataLostException lost = null;
         long size = log.size();
+        Segment segment;
+        long missing;
+        String what;
         if (checkpoint.logSize() > size) {
-            Segment last = segmentHolding(logDir, Math.max(0, size - 1));
-            lost = new AcknowledgedDataLostException(last.file, last.bytes, checkpoint.logSize() - size,
-                    "the log ends after " + size + " events but a checkpoint written after " + checkpoint.logSize()
-                            + " events were durable covers them");
+            segment = segmentHolding(logDir, Math.max(0, size - 1));
+            missing = checkpoint.logSize() - size;
+            what = "the log ends after " + size + " events but a checkpoint written after " + checkpoint.logSize()
+                    + " events were durable covers them";
         } else {
             long index = checkpoint.logSize() - 1;
             String hashInLog;
@@ -99,22 +101,21 @@ final class Recovery {
             } catch (Exception e) {
                 hashInLog = "unreadable (" + e.getMessage() + ")";
             }
-            if (!hashInLog.equals(checkpoint.lastHash())) {
-                Segment s = segmentHolding(logDir, index);
-                lost = new AcknowledgedDataLostException(s.file, s.bytes, 1, "the event at log index " + index
-                        + " (in the segment starting at index " + s.firstIndex + ") has hash " + hashInLog
-                        + " but the checkpoint written after it was durable recorded " + checkpoint.lastHash()
-                        + ": the acknowledged event there was replaced");
+            if (hashInLog.equals(checkpoint.lastHash())) {
+                return true;
             }
-        }
-        if (lost == null) {
-            return true;
+            segment = segmentHolding(logDir, index);
+            missing = 1;
+            what = "the event at log index " + index + " (in the segment starting at index " + segment.firstIndex
+                    + ") has hash " + hashInLog + " but the checkpoint written after it was durable recorded "
+                    + checkpoint.lastHash() + ": the acknowledged event there was replaced";
         }
         if (!options.acceptTruncation()) {
-            throw lost;
+            throw new AcknowledgedDataLostException(segment.file, segment.bytes, missing, what);
         }
-        health.report("acknowledged events are missing and the loss was accepted at start (--accept-truncation): "
-                + lost.getMessage());
+        health.report("acknowledged events are missing; the loss was accepted at start (--accept-truncation) and "
+                + "everything derived rebuilt from the log as it is: " + what + " (" + missing + " acknowledged event"
+                + (missing == 1 ? "" : "s") + " missing) in " + segment.file + " at offset " + segment.bytes);
         return false;
     }
 
