@@ -180,4 +180,18 @@ class ArchitectureTest {
                         + "every thread (#11 property 10): level files are written through RandomAccessFile")
                 .check(classes);
     }
+
+    @Test
+    void onlyTheSequencerAndRecoveryGrowTheLogAndTheTree() {
+        // (the timestamp store keeps its own log of records; the rule is about the ledger's)
+        noClasses().that().resideOutsideOfPackages("io.trailproof.store..", "io.trailproof.timestamp..")
+                .and().doNotHaveFullyQualifiedName("io.trailproof.ledger.Sequencer")
+                .and().doNotHaveFullyQualifiedName("io.trailproof.ledger.Recovery")
+                .should().callMethod(io.trailproof.store.EventLog.class, "append", java.util.List.class)
+                .orShould().callMethod(io.trailproof.store.SegmentLog.class, "append", java.util.List.class)
+                .orShould().callMethod(io.trailproof.store.MerkleNodeStore.class, "append", byte[].class)
+                .because("the readable size (issue #11, property 1) is published by the sequencer after the log, the "
+                        + "tree and the agents are all updated; a write elsewhere would not be counted")
+                .check(classes);
+    }
 }

@@ -1,5 +1,7 @@
 package io.trailproof.http;
 
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.config.Settings;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
@@ -9,6 +11,7 @@ import io.undertow.UndertowOptions;
 import org.xnio.Options;
 
 import java.net.InetSocketAddress;
+import java.util.List;
 
 /**
  * The HTTP API on Undertow. {@link #stop} stops accepting, lets requests in flight finish, then
@@ -31,8 +34,7 @@ public final class HttpApi {
 
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps) {
         Router router = new Router();
-        router.add("GET", "/health", null, (ex, p) -> Responses.json(ex, 200, Responses.MAPPER.createObjectNode()
-                .put("status", "ok").put("tree_size", ledger.size()).put("writable", !ledger.failed())));
+        router.add("GET", "/health", null, (ex, p) -> Responses.json(ex, 200, health(ledger)));
         budget = InFlightBudget.of(settings.hardening().maxInFlightBytes());
         RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs(), budget);
         new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents()).register(router);
@@ -58,6 +60,22 @@ public final class HttpApi {
                 .setSocketOption(Options.CONNECTION_LOW_WATER, settings.hardening().maxConnections())
                 .setHandler(draining)
                 .build();
+    }
+
+    /**
+     * {@code status} is "ok" while the ledger has no problem and "degraded" while it has one (an
+     * accepted loss of acknowledged events, derived files found wrong, writes stopped); each is a
+     * sentence in {@code problems}.
+     */
+    private static ObjectNode health(Ledger ledger) {
+        List<String> problems = ledger.health().problems();
+        ObjectNode o = Responses.MAPPER.createObjectNode()
+                .put("status", problems.isEmpty() ? "ok" : "degraded")
+                .put("tree_size", ledger.size())
+                .put("writable", !ledger.failed());
+        ArrayNode list = o.putArray("problems");
+        problems.forEach(list::add);
+        return o;
     }
 
     public void start() {

@@ -175,11 +175,7 @@ final class LedgerEndpoints {
             o.put("agent_id", a.agentId());
             o.put("event_count", a.eventCount());
             o.put("last_activity", a.lastActivity());
-            if (a.chainValid() == null) {
-                o.putNull("chain_valid");
-            } else {
-                o.put("chain_valid", a.chainValid());
-            }
+            o.put("chain_valid", a.chainValid()); // always a verdict: the ledger verifies an unverified chain first
             o.put("head_sequence", a.headSequence());
             o.put("head_hash", a.headHash());
             o.put("verified_at", a.verifiedAt() == null ? null : a.verifiedAt().toString());

@@ -7,10 +7,14 @@ import java.util.Arrays;
  * What the ledger knows about one agent's chain: its head, where its events are in the log, and the
  * outcome of the latest re-verification. Derived from the log (checkpointed, caught up on start).
  * Thread-safe: the sequencer appends while readers and the verifier take snapshots.
+ *
+ * <p>{@link #ordinal()} numbers agents in the order the ledger first met them; the checkpoint's
+ * position journal names agents by it.
  */
 final class AgentState {
 
     private final String agentId;
+    private final int ordinal;
     private long headSequence;
     private String headHash;
     private String lastRecordedAt;
@@ -20,34 +24,42 @@ final class AgentState {
     private Instant verifiedAt;
     private String verifyError;
 
-    AgentState(String agentId) {
+    AgentState(String agentId, int ordinal) {
         this.agentId = agentId;
+        this.ordinal = ordinal;
     }
 
     String agentId() {
         return agentId;
     }
 
+    int ordinal() {
+        return ordinal;
+    }
+
     synchronized void add(long position, long sequence, String hash, String recordedAt) {
+        addPosition(position);
+        headSequence = sequence;
+        headHash = hash;
+        lastRecordedAt = recordedAt;
+    }
+
+    /** Restoring from the checkpoint: positions first, in log order, then {@link #restoreHead}. */
+    synchronized void addPosition(long position) {
         if (count == positions.length) {
             positions = Arrays.copyOf(positions, count * 2);
         }
         positions[count++] = position;
+    }
+
+    synchronized void restoreHead(long sequence, String hash, String recordedAt) {
         headSequence = sequence;
         headHash = hash;
         lastRecordedAt = recordedAt;
     }
 
-    synchronized void restore(long[] restoredPositions, long sequence, String hash, String recordedAt) {
-        positions = restoredPositions.length == 0 ? new long[4] : restoredPositions.clone();
-        count = restoredPositions.length;
-        headSequence = sequence;
-        headHash = hash;
-        lastRecordedAt = recordedAt;
-    }
-
-    synchronized Checkpoint.Agent checkpoint() {
-        return new Checkpoint.Agent(agentId, headSequence, headHash, lastRecordedAt, Arrays.copyOf(positions, count));
+    synchronized Checkpoint.Head checkpointHead() {
+        return new Checkpoint.Head(agentId, headSequence, headHash, lastRecordedAt, count);
     }
 
     synchronized Head head() {
@@ -56,15 +68,15 @@ final class AgentState {
 
     /** Positions in the log of this agent's events below {@code logEnd}, in log order. */
     synchronized long[] positionsBelow(long logEnd) {
-        int n = count;
-        while (n > 0 && positions[n - 1] >= logEnd) {
-            n--;
-        }
-        return Arrays.copyOf(positions, n);
+        return Arrays.copyOf(positions, countBelowLocked(logEnd));
     }
 
     /** Number of this agent's events below {@code logEnd}. */
     synchronized int countBelow(long logEnd) {
+        return countBelowLocked(logEnd);
+    }
+
+    private int countBelowLocked(long logEnd) {
         int n = count;
         while (n > 0 && positions[n - 1] >= logEnd) {
             n--;
@@ -88,12 +100,15 @@ final class AgentState {
         return positions[ordinal];
     }
 
+    /**
+     * A consistent copy limited to the events below {@code logEnd}. When the agent has later events
+     * (sequenced, not yet readable), the head fields are those of the newest sequenced event and
+     * {@link Summary#headIsNewest()} is false: the caller reads the head at {@link Summary#lastPosition()}.
+     */
     synchronized Summary summary(long logEnd) {
-        int n = count;
-        while (n > 0 && positions[n - 1] >= logEnd) {
-            n--;
-        }
-        return new Summary(agentId, n, lastRecordedAt, chainValid, headSequence, headHash, verifiedAt, verifyError);
+        int n = countBelowLocked(logEnd);
+        return new Summary(agentId, n, n == 0 ? -1 : positions[n - 1], n == count, lastRecordedAt, chainValid,
+                headSequence, headHash, verifiedAt, verifyError);
     }
 
     synchronized void recordVerification(boolean valid, String error, Instant at) {
@@ -110,8 +125,8 @@ final class AgentState {
     record Head(long sequence, String hash) {
     }
 
-    /** A consistent copy for {@code GET /v1/agents}. */
-    record Summary(String agentId, long eventCount, String lastActivity, Boolean chainValid, long headSequence,
-                   String headHash, Instant verifiedAt, String verifyError) {
+    /** See {@link #summary}. */
+    record Summary(String agentId, long eventCount, long lastPosition, boolean headIsNewest, String lastActivity,
+                   Boolean chainValid, long headSequence, String headHash, Instant verifiedAt, String verifyError) {
     }
 }

@@ -15,38 +15,45 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * The chain-head checkpoint: how far into the log it reaches, the hash of the last event it covers
- * (so a checkpoint that no longer matches the log is noticed and ignored), and each agent's head and
- * event positions. Derived state: deleting it loses nothing, the next start re-reads the log.
- * Written with {@link AtomicFile}, so it is either the old or the new one, never a mix; a CRC32C
- * trailer catches any other damage.
+ * The checkpoint of heads: how far into the log it reaches, the hash of the last event it covers,
+ * how many bytes of the {@link PositionJournal} hold the positions of those events, and each agent's
+ * head. Its size grows with the number of agents, not of events: the positions live in the journal,
+ * which only grows by what changed (issue #11, property 7).
+ *
+ * <p>Written only after every event it covers is durable, so {@link #logSize()} and
+ * {@link #lastHash()} are also the record of what was acknowledged: a log that no longer reaches or
+ * matches them lost acknowledged events. The rest is derived state: deleting the file loses nothing
+ * but start time. Written with {@link AtomicFile} (old or new, never a mix); a CRC32C trailer catches
+ * any other damage.
  */
-record Checkpoint(long logSize, String lastHash, String lastRecordedAt, List<Agent> agents) {
+record Checkpoint(long logSize, String lastHash, String lastRecordedAt, long journalBytes, List<Head> heads) {
 
-    private static final int MAGIC = 0x54504b31; // "TPK1"
+    static final String FILE = "checkpoint";
+    private static final int MAGIC = 0x54504b32; // "TPK2"
+    /** The format before the journal (positions inside): its head still says what was acknowledged. */
+    private static final int MAGIC_V1 = 0x54504b31;
+    /** {@link #journalBytes()} of a checkpoint read from the old format: no journal, rebuild from the log. */
+    static final long NO_JOURNAL = -1;
 
-    record Agent(String agentId, long headSequence, String headHash, String lastRecordedAt, long[] positions) {
+    /** One agent's head and how many events it has up to {@link #logSize()}. */
+    record Head(String agentId, long headSequence, String headHash, String lastRecordedAt, int eventCount) {
     }
 
     void write(Path file) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(1 << 16);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + heads.size() * 128);
         DataOutputStream out = new DataOutputStream(bytes);
         out.writeInt(MAGIC);
         out.writeLong(logSize);
         out.writeUTF(lastHash);
         out.writeUTF(lastRecordedAt);
-        out.writeInt(agents.size());
-        for (Agent a : agents) {
-            out.writeUTF(a.agentId());
-            out.writeLong(a.headSequence());
-            out.writeUTF(a.headHash());
-            out.writeUTF(a.lastRecordedAt());
-            out.writeInt(a.positions().length);
-            long previous = -1;
-            for (long p : a.positions()) {
-                writeVarLong(out, p - previous);
-                previous = p;
-            }
+        out.writeLong(journalBytes);
+        out.writeInt(heads.size());
+        for (Head h : heads) {
+            out.writeUTF(h.agentId());
+            out.writeLong(h.headSequence());
+            out.writeUTF(h.headHash());
+            out.writeUTF(h.lastRecordedAt());
+            out.writeInt(h.eventCount());
         }
         out.flush();
         CRC32C crc = new CRC32C();
@@ -56,7 +63,11 @@ record Checkpoint(long logSize, String lastHash, String lastRecordedAt, List<Age
         AtomicFile.write(file, bytes.toByteArray());
     }
 
-    /** The checkpoint in {@code file}, or null when there is none or it is damaged. */
+    /**
+     * The checkpoint in {@code file}, or null when there is none or it is damaged. One of the format
+     * before the journal gives its log size and last hash (for the check of acknowledged events) and
+     * {@link #NO_JOURNAL}.
+     */
     static Checkpoint read(Path file) throws IOException {
         byte[] all;
         try {
@@ -75,56 +86,28 @@ record Checkpoint(long logSize, String lastHash, String lastRecordedAt, List<Age
             return null;
         }
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(all, 0, all.length - 4))) {
-            if (in.readInt() != MAGIC) {
+            int magic = in.readInt();
+            if (magic == MAGIC_V1) {
+                return new Checkpoint(in.readLong(), in.readUTF(), in.readUTF(), NO_JOURNAL, List.of());
+            }
+            if (magic != MAGIC) {
                 return null;
             }
             long logSize = in.readLong();
             String lastHash = in.readUTF();
             String lastRecordedAt = in.readUTF();
+            long journalBytes = in.readLong();
             int agentCount = in.readInt();
-            List<Agent> agents = new ArrayList<>(agentCount);
+            List<Head> heads = new ArrayList<>(agentCount);
             for (int i = 0; i < agentCount; i++) {
-                String id = in.readUTF();
-                long headSequence = in.readLong();
-                String headHash = in.readUTF();
-                String recordedAt = in.readUTF();
-                int n = in.readInt();
-                long[] positions = new long[n];
-                long previous = -1;
-                for (int j = 0; j < n; j++) {
-                    previous += readVarLong(in);
-                    positions[j] = previous;
-                }
-                agents.add(new Agent(id, headSequence, headHash, recordedAt, positions));
+                heads.add(new Head(in.readUTF(), in.readLong(), in.readUTF(), in.readUTF(), in.readInt()));
             }
-            return new Checkpoint(logSize, lastHash, lastRecordedAt, agents);
+            return new Checkpoint(logSize, lastHash, lastRecordedAt, journalBytes, heads);
         }
-    }
-
-    private static void writeVarLong(DataOutputStream out, long v) throws IOException {
-        while ((v & ~0x7fL) != 0) {
-            out.writeByte((int) ((v & 0x7f) | 0x80));
-            v >>>= 7;
-        }
-        out.writeByte((int) v);
-    }
-
-    private static long readVarLong(DataInputStream in) throws IOException {
-        long v = 0;
-        for (int shift = 0; shift < 64; shift += 7) {
-            int b = in.readUnsignedByte();
-            v |= (long) (b & 0x7f) << shift;
-            if ((b & 0x80) == 0) {
-                return v;
-            }
-        }
-        throw new IOException("bad varint in checkpoint");
     }
 
     @Override
     public String toString() {
-        return "Checkpoint[logSize=" + logSize + ", agents=" + agents.size() + "]";
+        return "Checkpoint[logSize=" + logSize + ", agents=" + heads.size() + ", journalBytes=" + journalBytes + "]";
     }
-
-
 }

@@ -28,7 +28,7 @@ public final class LedgerViews {
         }
     }
 
-    /** {@code GET /v1/agents} row. {@code chainValid} and {@code verifiedAt} are null until the first re-verification. */
+    /** {@code GET /v1/agents} row: readable events only; {@code chainValid} and {@code verifiedAt} are set (an unverified chain is verified first). */
     public record AgentSummary(String agentId, long eventCount, String lastActivity, Boolean chainValid,
                                long headSequence, String headHash, Instant verifiedAt) {
     }

@@ -145,6 +145,26 @@ class LedgerEndpointsIT {
         Reply health = api.get("/health");
         assertThat(health.status()).isEqualTo(200);
         assertThat(health.json().get("status").asText()).isEqualTo("ok");
+        assertThat(health.json().get("problems").isArray()).isTrue();
+        assertThat(health.json().get("problems")).isEmpty();
+        assertThat(health.json().get("writable").asBoolean()).isTrue();
+    }
+
+    /** CONTRACT 10: a chain nobody verified yet is verified when the list is built; never a null verdict. */
+    @Test
+    void aNewAgentIsListedWithAVerdict() throws Exception {
+        api.post("/v1/events", "{\"agent_id\":\"fresh-agent\"}");
+        JsonNode agent = null;
+        for (JsonNode a : api.get("/v1/agents").json()) {
+            assertThat(a.get("chain_valid").isBoolean()).as("chain_valid of " + a.get("agent_id")).isTrue();
+            assertThat(a.get("verified_at").isTextual()).as("verified_at of " + a.get("agent_id")).isTrue();
+            if (a.get("agent_id").asText().equals("fresh-agent")) {
+                agent = a;
+            }
+        }
+        assertThat(agent).isNotNull();
+        assertThat(agent.get("chain_valid").asBoolean()).isTrue();
+        assertThat(agent.get("head_sequence").asLong()).isEqualTo(agent.get("event_count").asLong());
     }
 
     @Test

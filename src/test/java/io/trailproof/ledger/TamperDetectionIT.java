@@ -19,6 +19,7 @@ import java.util.HexFormat;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Stops the real server, changes stored bytes as an attacker with disk access would (frames
@@ -178,6 +179,20 @@ class TamperDetectionIT {
             records.remove((int) index);
             return records;
         });
+        // The log is now shorter than the checkpoint, written after its events were acknowledged: the
+        // start refuses (issue #11, property 2); an operator who accepts the loss gets it on /health,
+        // and verification finds the gap.
+        assertThatThrownBy(() -> InProcessServer.start(dir))
+                .isInstanceOfSatisfying(io.trailproof.store.AcknowledgedDataLostException.class,
+                        e -> assertThat(e.missingEvents()).isEqualTo(1));
+        try (InProcessServer server = InProcessServer.start(dir, "storage.accept-truncation", "true")) {
+            JsonNode health = server.api().get("/health").json();
+            assertThat(health.get("status").asText()).isEqualTo("degraded");
+            assertThat(health.get("tree_size").asLong()).isEqualTo(9);
+            assertThat(health.get("writable").asBoolean()).isTrue();
+            assertThat(health.get("problems")).singleElement().asString()
+                    .contains("1 acknowledged event missing").contains("00000000000000000000.seg");
+        }
         JsonNode result = restartAndVerify("victim");
         assertThat(result.get("valid").asBoolean()).isFalse();
         assertThat(result.get("error").asText()).isEqualTo("sequence gap at sequence 3");

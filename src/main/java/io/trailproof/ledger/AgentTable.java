@@ -1,0 +1,133 @@
+package io.trailproof.ledger;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Every agent's {@link AgentState}, numbered in the order the ledger met them, and which agent each
+ * log position not yet in the {@link PositionJournal} belongs to (the journal's next record). Only
+ * the sequencer (and recovery, before the ledger serves) adds; readers look agents up concurrently.
+ */
+final class AgentTable {
+
+    private final Map<String, AgentState> byId = new ConcurrentHashMap<>();
+    // Guarded by this.
+    private final List<AgentState> byOrdinal = new ArrayList<>();
+    private int journaledAgents;
+    private long tailStart;
+    private int[] tail = new int[1024];
+    private int tailCount;
+
+    AgentState get(String agentId) {
+        return byId.get(agentId);
+    }
+
+    Collection<AgentState> all() {
+        return byId.values();
+    }
+
+    int count() {
+        return byId.size();
+    }
+
+    /** Records the event at {@code logIndex}, the next position after those recorded so far. */
+    synchronized void add(long logIndex, String agentId, long sequence, String hash, String recordedAt) {
+        if (logIndex != tailStart + tailCount) {
+            throw new IllegalStateException("event at log index " + logIndex + " recorded after "
+                    + (tailStart + tailCount));
+        }
+        AgentState state = byId.get(agentId);
+        if (state == null) {
+            state = new AgentState(agentId, byOrdinal.size());
+            byOrdinal.add(state);
+            byId.put(agentId, state);
+        }
+        state.add(logIndex, sequence, hash, recordedAt);
+        if (tailCount == tail.length) {
+            tail = Arrays.copyOf(tail, tailCount * 2);
+        }
+        tail[tailCount++] = state.ordinal();
+    }
+
+    /** Recovery: an agent of the journal, in ordinal order; false when it is not the next one or known already. */
+    synchronized boolean restoreAgent(int ordinal, String agentId) {
+        if (ordinal != byOrdinal.size() || byId.containsKey(agentId)) {
+            return false;
+        }
+        AgentState state = new AgentState(agentId, ordinal);
+        byOrdinal.add(state);
+        byId.put(agentId, state);
+        journaledAgents = byOrdinal.size();
+        return true;
+    }
+
+    /** Agents numbered so far. */
+    synchronized int ordinals() {
+        return byOrdinal.size();
+    }
+
+    /** Recovery: the events {@code [from, from + ordinals.length)} of the journal, in log order. */
+    synchronized void restoreEvents(long from, int[] ordinals) {
+        AgentState[] states = byOrdinal.toArray(new AgentState[0]);
+        for (int i = 0; i < ordinals.length; i++) {
+            states[ordinals[i]].addPosition(from + i);
+        }
+    }
+
+    /** Recovery: everything below {@code logIndex} is in the journal; later events start the tail. */
+    synchronized void journaledUpTo(long logIndex) {
+        tailStart = logIndex;
+        tailCount = 0;
+    }
+
+    /** Recovery: forgets everything restored (the journal did not match its checkpoint). */
+    synchronized void clear() {
+        byId.clear();
+        byOrdinal.clear();
+        journaledAgents = 0;
+        tailStart = 0;
+        tailCount = 0;
+    }
+
+    /** What the next journal record holds: the positions {@code [from, to)} and the agents they introduce. */
+    record Pending(long from, long to, int firstNewAgent, List<String> newAgents, int[] ordinals) {
+    }
+
+    /** The positions recorded since the journal's end, up to {@code to}. */
+    synchronized Pending pending(long to) {
+        int n = Math.toIntExact(to - tailStart);
+        if (n < 0 || n > tailCount) {
+            throw new IllegalArgumentException("positions up to " + to + " are not in the tail [" + tailStart + ", "
+                    + (tailStart + tailCount) + ")");
+        }
+        int[] ordinals = Arrays.copyOf(tail, n);
+        int introduced = 0;
+        for (int o : ordinals) {
+            introduced = Math.max(introduced, o + 1);
+        }
+        List<String> ids = new ArrayList<>();
+        for (int i = journaledAgents; i < introduced; i++) {
+            ids.add(byOrdinal.get(i).agentId());
+        }
+        return new Pending(tailStart, to, journaledAgents, ids, ordinals);
+    }
+
+    /** The journal now holds {@code written}: drops it from the tail. */
+    synchronized void journaled(Pending written) {
+        if (written.from() != tailStart) {
+            throw new IllegalStateException("journal record from " + written.from() + " but the tail starts at " + tailStart);
+        }
+        int n = written.ordinals().length;
+        System.arraycopy(tail, n, tail, 0, tailCount - n);
+        tailCount -= n;
+        tailStart = written.to();
+        journaledAgents = written.firstNewAgent() + written.newAgents().size();
+        if (tail.length > 1024 && tailCount < tail.length / 4) {
+            tail = Arrays.copyOf(tail, Math.max(1024, tailCount * 2));
+        }
+    }
+}

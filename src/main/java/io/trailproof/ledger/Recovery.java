@@ -1,0 +1,224 @@
+package io.trailproof.ledger;
+
+import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.merkle.Rfc9162;
+import io.trailproof.store.AcknowledgedDataLostException;
+import io.trailproof.store.EventLog;
+import io.trailproof.store.MerkleNodeStore;
+import io.trailproof.store.SegmentLog;
+
+import java.io.IOException;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * Brings the derived state (agents, tree) up to the log at start, and checks the log against the
+ * checkpoint first.
+ *
+ * <p><b>Acknowledged data.</b> A checkpoint is written only after every event it covers is durable,
+ * so a log with fewer events than the checkpoint covers, or whose event at the checkpoint's last
+ * index has another hash, lost acknowledged events: the start stops with an
+ * {@link AcknowledgedDataLostException} naming the file, the offset and how many are missing, unless
+ * the operator chose {@link Ledger.Options#acceptTruncation()}; then the loss is recorded in
+ * {@link LedgerHealth} (shown on {@code GET /health}) and everything derived is rebuilt from the log.
+ *
+ * <p><b>Derived state</b> that does not match (a damaged or foreign position journal, a tree shorter
+ * than the checkpoint) is rebuilt from the log with a warning: it loses nothing.
+ */
+final class Recovery {
+
+    private static final System.Logger LOG = System.getLogger(Recovery.class.getName());
+
+    /** What the ledger starts from. */
+    record Recovered(MerkleNodeStore tree, AgentTable agents, String lastHash, Instant lastRecordedAt,
+                     long checkpointedSize, long journalBytes) {
+    }
+
+    private Recovery() {
+    }
+
+    static Recovered recover(Path dataDir, Path logDir, EventLog log, Ledger.Options options, LedgerHealth health)
+            throws IOException {
+        Checkpoint checkpoint = Checkpoint.read(dataDir.resolve(Checkpoint.FILE));
+        if (checkpoint != null && checkpoint.logSize() == 0) {
+            checkpoint = null;
+        }
+        if (checkpoint != null && !acknowledgedEventsPresent(checkpoint, logDir, log, options, health)) {
+            checkpoint = null;
+        }
+        AgentTable agents = new AgentTable();
+        Path journal = dataDir.resolve(PositionJournal.FILE);
+        long covered = 0;
+        long journalBytes = 0;
+        if (checkpoint != null) {
+            try {
+                restore(checkpoint, journal, agents);
+                covered = checkpoint.logSize();
+                journalBytes = checkpoint.journalBytes();
+            } catch (PositionJournal.JournalException e) {
+                LOG.log(System.Logger.Level.WARNING, "the position journal does not match the checkpoint (" + e.getMessage()
+                        + "); rebuilding chain heads and positions from the log");
+                agents.clear();
+                checkpoint = null;
+            }
+        }
+        PositionJournal.cutTo(journal, journalBytes);
+        agents.journaledUpTo(covered);
+        MerkleNodeStore tree = MerkleNodeStore.open(dataDir.resolve("merkle"), covered);
+        TreeRepairs.report("at start", tree.repairs(), health);
+        try {
+            String lastHash = checkpoint == null ? EventFields.GENESIS_PREV_HASH : checkpoint.lastHash();
+            Instant lastRecordedAt = checkpoint == null ? Instant.EPOCH : Instant.parse(checkpoint.lastRecordedAt());
+            CatchUp c = catchUp(log, tree, agents, covered, lastHash, lastRecordedAt);
+            return new Recovered(tree, agents, c.lastHash, c.lastRecordedAt, covered, journalBytes);
+        } catch (IOException | RuntimeException e) {
+            tree.close();
+            throw e;
+        }
+    }
+
+    /** True when the log holds every event the checkpoint covers; false when a loss was accepted. */
+    private static boolean acknowledgedEventsPresent(Checkpoint checkpoint, Path logDir, EventLog log,
+                                                     Ledger.Options options, LedgerHealth health) throws IOException {
+        long size = log.size();
+        Segment segment;
+        long missing;
+        String what;
+        if (checkpoint.logSize() > size) {
+            segment = segmentHolding(logDir, Math.max(0, size - 1));
+            missing = checkpoint.logSize() - size;
+            what = "the log ends after " + size + " events but a checkpoint written after " + checkpoint.logSize()
+                    + " events were durable covers them";
+        } else {
+            long index = checkpoint.logSize() - 1;
+            String hashInLog;
+            try {
+                hashInLog = StoredEvent.parse(log.read(index)).hash();
+            } catch (Exception e) {
+                hashInLog = "unreadable (" + e.getMessage() + ")";
+            }
+            if (hashInLog.equals(checkpoint.lastHash())) {
+                return true;
+            }
+            segment = segmentHolding(logDir, index);
+            missing = 1;
+            what = "the event at log index " + index + " (in the segment starting at index " + segment.firstIndex
+                    + ") has hash " + hashInLog + " but the checkpoint written after it was durable recorded "
+                    + checkpoint.lastHash() + ": the acknowledged event there was replaced";
+        }
+        if (!options.acceptTruncation()) {
+            throw new AcknowledgedDataLostException(segment.file, segment.bytes, missing, what);
+        }
+        health.report("acknowledged events are missing; the loss was accepted at start (--accept-truncation) and "
+                + "everything derived rebuilt from the log as it is: " + what + " (" + missing + " acknowledged event"
+                + (missing == 1 ? "" : "s") + " missing) in " + segment.file + " at offset " + segment.bytes);
+        return false;
+    }
+
+    private record Segment(Path file, long firstIndex, long bytes) {
+    }
+
+    /** The segment file whose first index is the largest at most {@code index}; the log directory when none. */
+    private static Segment segmentHolding(Path logDir, long index) throws IOException {
+        Path best = null;
+        long bestStart = -1;
+        try (DirectoryStream<Path> ds = Files.newDirectoryStream(logDir, "*" + SegmentLog.SEGMENT_SUFFIX)) {
+            for (Path p : ds) {
+                String name = p.getFileName().toString();
+                long start;
+                try {
+                    start = Long.parseLong(name.substring(0, name.length() - SegmentLog.SEGMENT_SUFFIX.length()));
+                } catch (NumberFormatException e) {
+                    continue;
+                }
+                if (start <= index && start > bestStart) {
+                    best = p;
+                    bestStart = start;
+                }
+            }
+        }
+        return best == null ? new Segment(logDir, 0, 0) : new Segment(best, bestStart, Files.size(best));
+    }
+
+    private static void restore(Checkpoint checkpoint, Path journal, AgentTable agents) throws IOException {
+        PositionJournal.replay(journal, checkpoint.journalBytes(), checkpoint.logSize(), new PositionJournal.Replay() {
+            @Override
+            public void newAgent(int ordinal, String agentId) throws PositionJournal.JournalException {
+                if (!agents.restoreAgent(ordinal, agentId)) {
+                    throw new PositionJournal.JournalException("agent " + agentId + " is introduced twice");
+                }
+            }
+
+            @Override
+            public void events(long from, int[] ordinals) {
+                agents.restoreEvents(from, ordinals);
+            }
+
+            @Override
+            public int agentCount() {
+                return agents.ordinals();
+            }
+        });
+        Map<String, Checkpoint.Head> heads = new HashMap<>();
+        for (Checkpoint.Head h : checkpoint.heads()) {
+            heads.put(h.agentId(), h);
+        }
+        if (heads.size() != agents.count()) {
+            throw new PositionJournal.JournalException("the journal names " + agents.count() + " agents, the checkpoint "
+                    + heads.size());
+        }
+        for (AgentState a : agents.all()) {
+            Checkpoint.Head h = heads.get(a.agentId());
+            if (h == null || h.eventCount() != a.countBelow(Long.MAX_VALUE)) {
+                throw new PositionJournal.JournalException("agent " + a.agentId() + " has "
+                        + a.countBelow(Long.MAX_VALUE) + " events in the journal and "
+                        + (h == null ? "none" : h.eventCount()) + " in the checkpoint");
+            }
+            a.restoreHead(h.headSequence(), h.headHash(), h.lastRecordedAt());
+        }
+    }
+
+    private static final class CatchUp {
+        String lastHash;
+        Instant lastRecordedAt;
+    }
+
+    private static CatchUp catchUp(EventLog log, MerkleNodeStore tree, AgentTable agents, long covered,
+                                   String lastHash, Instant lastRecordedAt) throws IOException {
+        long treeSize = tree.size();
+        long from = Math.min(treeSize, covered);
+        long end = log.size();
+        if (from < end) {
+            LOG.log(System.Logger.Level.INFO, "catching up from the log: events " + from + " to " + end);
+        }
+        CatchUp c = new CatchUp();
+        c.lastHash = lastHash;
+        c.lastRecordedAt = lastRecordedAt;
+        log.scan(from, end, (index, payload) -> {
+            StoredEvent event;
+            try {
+                event = StoredEvent.parse(payload);
+            } catch (Exception e) {
+                throw new IOException("the event at log index " + index + " is not a readable stored event ("
+                        + e.getMessage() + "): the log has been altered; restore it from a backup", e);
+            }
+            if (index >= treeSize) {
+                tree.append(Rfc9162.leafHash(event.hashBytes()));
+            }
+            if (index >= covered) {
+                agents.add(index, event.agentId(), event.sequence(), event.hash(), event.recordedAt());
+                c.lastHash = event.hash();
+                Instant recorded = Instant.parse(event.recordedAt());
+                if (recorded.isAfter(c.lastRecordedAt)) {
+                    c.lastRecordedAt = recorded;
+                }
+            }
+        });
+        return c;
+    }
+}

@@ -1,0 +1,206 @@
+package io.trailproof.ledger;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.EventRejection;
+import io.trailproof.core.event.EventTime;
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.merkle.Rfc9162;
+import io.trailproof.ledger.LedgerViews.AppendOutcome;
+import io.trailproof.store.EventLog;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Seals events into their chains and the log, one group at a time, and publishes the size readers
+ * may use.
+ *
+ * <p><b>The readable size</b> ({@link #readableSize()}) is at most the log's durable size and at most
+ * what the tree and the agents' state hold: a group is written to the log, its leaves appended to the
+ * tree and its events added to the agents, and only then is it counted as applied; the log's sync
+ * thread makes it durable independently. So a reader that takes the readable size never asks the
+ * tree or an agent for an event they do not have yet, and never sees an event that is not durable.
+ *
+ * <p><b>Failures.</b> A storage failure, or an {@link Error}, once the log write of a group has begun
+ * leaves the log, tree and agents possibly out of step: writes stop for good ({@link LedgerHealth}
+ * records why) and every later write gets a {@link LedgerUnavailableException}; reads go on at the
+ * last readable size. An {@link Error} while sealing, before anything was written, fails only that
+ * group (503), since nothing changed.
+ */
+final class Sequencer {
+
+    private final Object lock = new Object();
+    private final EventLog log;
+    private final TreeAppends tree;
+    private final AgentTable agents;
+    private final EventIds ids;
+    private final Clock clock;
+    private final LedgerHealth health;
+
+    // Guarded by lock.
+    private Instant lastRecordedAt;
+    private String lastHash;
+    private boolean closed;
+
+    /** Log size up to which the tree and the agents are updated. */
+    private volatile long applied;
+
+    Sequencer(EventLog log, TreeAppends tree, AgentTable agents, EventIds ids, Clock clock, LedgerHealth health,
+              Instant lastRecordedAt, String lastHash, long applied) {
+        this.log = log;
+        this.tree = tree;
+        this.agents = agents;
+        this.ids = ids;
+        this.clock = clock;
+        this.health = health;
+        this.lastRecordedAt = lastRecordedAt;
+        this.lastHash = lastHash;
+        this.applied = applied;
+    }
+
+    /** Events sequenced and written, not yet durable: their outcomes and the log size after them. */
+    record Sequenced(AppendOutcome[] outcomes, long end) {
+    }
+
+    /** What a checkpoint covers, taken at one instant between groups. */
+    record Snapshot(long logSize, String lastHash, String lastRecordedAt, List<Checkpoint.Head> heads,
+                    AgentTable.Pending journal) {
+    }
+
+    /**
+     * Both sizes are monotonic, so the smaller of the two as read here is at most what each is by the
+     * time the caller uses it.
+     */
+    long readableSize() {
+        long a = applied;
+        return Math.min(a, log.durableSize());
+    }
+
+    /**
+     * Seals and writes a group of events in order and updates the chains and the tree; the caller
+     * waits for durability before acknowledging any of them.
+     */
+    Sequenced sequence(List<ObjectNode> events) throws LedgerUnavailableException {
+        AppendOutcome[] outcomes = new AppendOutcome[events.size()];
+        synchronized (lock) {
+            if (closed) {
+                throw new LedgerUnavailableException("the service is shutting down", null);
+            }
+            throwIfFailed();
+            long index = log.size();
+            List<StoredEvent> sealed;
+            try {
+                sealed = seal(events, outcomes, index);
+            } catch (Error e) {
+                throw new LedgerUnavailableException("the sequencer could not seal the events (" + e
+                        + "); nothing was stored", e);
+            }
+            if (!sealed.isEmpty()) {
+                write(sealed);
+                index += sealed.size();
+            }
+            return new Sequenced(outcomes, index);
+        }
+    }
+
+    private List<StoredEvent> seal(List<ObjectNode> events, AppendOutcome[] outcomes, long index) {
+        Map<String, AgentState.Head> pending = new HashMap<>();
+        List<StoredEvent> sealed = new ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            ObjectNode fields = events.get(i);
+            String agentId = fields.get(EventFields.AGENT_ID).asText();
+            AgentState.Head head = pending.get(agentId);
+            if (head == null) {
+                AgentState state = agents.get(agentId);
+                head = state == null ? new AgentState.Head(0, EventFields.GENESIS_PREV_HASH) : state.head();
+            }
+            Instant now = nextRecordedAt();
+            try {
+                StoredEvent event = StoredEvent.seal(fields, ids.create(now.toEpochMilli(), index),
+                        EventTime.formatRecordedAt(now), head.sequence() + 1, head.hash(), index);
+                sealed.add(event);
+                pending.put(agentId, new AgentState.Head(event.sequence(), event.hash()));
+                outcomes[i] = AppendOutcome.stored(event);
+                index++;
+            } catch (EventRejection e) {
+                outcomes[i] = AppendOutcome.refused(e.getMessage());
+            }
+        }
+        return sealed;
+    }
+
+    /** Log, then tree, then agents; only then is the group applied. Any failure here stops writes. */
+    private void write(List<StoredEvent> sealed) throws LedgerUnavailableException {
+        try {
+            List<byte[]> payloads = new ArrayList<>(sealed.size());
+            for (StoredEvent e : sealed) {
+                payloads.add(e.payload());
+            }
+            log.append(payloads);
+            for (StoredEvent e : sealed) {
+                tree.append(Rfc9162.leafHash(e.hashBytes()));
+            }
+            for (StoredEvent e : sealed) {
+                agents.add(e.logIndex(), e.agentId(), e.sequence(), e.hash(), e.recordedAt());
+            }
+            StoredEvent last = sealed.get(sealed.size() - 1);
+            lastHash = last.hash();
+            applied = last.logIndex() + 1;
+        } catch (Exception | Error e) {
+            health.failWrites("storage or the sequencer failed while writing a group", e);
+            throw new LedgerUnavailableException("storage failed while writing: " + e, e);
+        }
+    }
+
+    /** recorded_at: the clock in microseconds, never earlier than the previous event's (CONTRACT 2.2). */
+    private Instant nextRecordedAt() {
+        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+        if (now.isBefore(lastRecordedAt)) {
+            now = lastRecordedAt;
+        }
+        lastRecordedAt = now;
+        return now;
+    }
+
+    void throwIfFailed() throws LedgerUnavailableException {
+        String f = health.writeFailure();
+        if (f != null) {
+            throw new LedgerUnavailableException(f, health.writeFailureCause());
+        }
+    }
+
+    /** The group up to {@code end} could not be made durable: writes stop. */
+    LedgerUnavailableException durabilityFailed(Throwable cause) {
+        health.failWrites("storage failed while forcing the log", cause);
+        return new LedgerUnavailableException("storage failed while forcing the log: " + cause, cause);
+    }
+
+    /** Everything a checkpoint of the current state needs; O(agents + events since the last journal record). */
+    Snapshot snapshot() {
+        synchronized (lock) {
+            long size = applied;
+            List<Checkpoint.Head> heads = new ArrayList<>(agents.count());
+            for (AgentState a : agents.all()) {
+                heads.add(a.checkpointHead());
+            }
+            return new Snapshot(size, lastHash, EventTime.formatRecordedAt(lastRecordedAt), heads, agents.pending(size));
+        }
+    }
+
+    /** Stops writes; returns false when already closed. */
+    boolean close() {
+        synchronized (lock) {
+            if (closed) {
+                return false;
+            }
+            closed = true;
+            return true;
+        }
+    }
+}
