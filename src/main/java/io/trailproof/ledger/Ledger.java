@@ -115,8 +115,11 @@ public final class Ledger implements Closeable {
         }
         try {
             LedgerHealth health = new LedgerHealth();
-            log.acceptedLoss().ifPresent(health::report);
             Recovery.Recovered r = Recovery.recover(dataDir, dataDir.resolve("log"), log, options, health);
+            // One loss, one sentence: the checkpoint's account (when it saw the loss) already says it.
+            if (health.problems().isEmpty()) {
+                log.acceptedLoss().ifPresent(health::report);
+            }
             return new Ledger(dataDir, log, r, health, clock, random, options, treeSeam);
         } catch (IOException | RuntimeException e) {
             log.close();
