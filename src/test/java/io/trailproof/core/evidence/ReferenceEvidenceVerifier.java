@@ -1,0 +1,839 @@
+package io.trailproof.core.evidence;
+
+import static io.trailproof.core.evidence.EvidenceFormat.*;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerationException;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonLocation;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.core.chain.ChainFailure;
+import io.trailproof.core.chain.ChainVerifier;
+import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.EventHash;
+import io.trailproof.core.event.EventTime;
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.event.StoredEventFormatException;
+import io.trailproof.core.evidence.CheckResult.Outcome;
+import io.trailproof.core.evidence.EvidenceReport.TimestampResult;
+import io.trailproof.core.evidence.EvidenceReport.Verdict;
+import io.trailproof.core.evidence.TokenChecker.TokenCheck;
+import io.trailproof.core.evidence.TokenChecker.TokenVerdict;
+import io.trailproof.core.json.JsonRejection;
+import io.trailproof.core.json.StrictJson;
+import io.trailproof.core.merkle.ConsistencyCheck;
+import io.trailproof.core.merkle.InclusionCheck;
+import io.trailproof.core.merkle.MerkleProofs;
+import io.trailproof.core.merkle.Rfc9162;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * A verbatim copy of {@code EvidenceVerifier} as it was before it was split (issue #11), kept only
+ * while the refactor runs: {@link EvidenceVerifierCharacterizationTest} compares the new verifier's
+ * reports with this one's, byte for byte, over a corpus of packages.
+ *
+ * <p>Original documentation: verifies an evidence package offline (CONTRACT 5): needs nothing but the document and, for
+ * timestamp tokens, a {@link TokenChecker}. It recomputes every event hash, checks that
+ * sequences are consecutive and every {@code prev_hash} links (the first to {@code anchor_hash}),
+ * checks every inclusion proof against {@code merkle_root}, and for each timestamp the consistency
+ * of its tree with the package's and, through the token verifier, the token itself.
+ *
+ * <p>Streams: each event is read, checked and dropped, keeping about 64 bytes of it until its proof
+ * is matched, so a package of any size verifies in memory proportional to that, not to its text.
+ * This holds when the members come in the order the service writes them ({@link EvidenceFormat});
+ * a package whose members were reordered still verifies, holding the out-of-order sections in memory.
+ *
+ * <p>Never throws for what the document holds: an unreadable or tampered package is a report with
+ * verdict {@link Verdict#UNREADABLE} or {@link Verdict#INVALID}. Thread-safe; each call is independent.
+ */
+final class ReferenceEvidenceVerifier {
+
+    private static final JsonFactory FACTORY = JsonFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder()
+                    .maxNestingDepth(Integer.MAX_VALUE)
+                    .maxNumberLength(Integer.MAX_VALUE)
+                    .maxStringLength(Integer.MAX_VALUE)
+                    .maxNameLength(Integer.MAX_VALUE)
+                    .build())
+            .build();
+    private static final HexFormat HEX = HexFormat.of();
+    /** Nesting allowed in the small members (filter, chain, one proof, one timestamp). */
+    private static final int SMALL_MEMBER_DEPTH = 8;
+
+    private final TokenChecker tokens;
+
+    /** A verifier without RFC 3161 support: timestamp tokens are reported as not checked. */
+    ReferenceEvidenceVerifier() {
+        this(TokenChecker.UNAVAILABLE);
+    }
+
+    ReferenceEvidenceVerifier(TokenChecker tokens) {
+        this.tokens = tokens;
+    }
+
+    /**
+     * Reads the package from {@code in} to its end and reports what it proves. The caller opened
+     * the stream and closes it.
+     */
+    public EvidenceReport verify(InputStream in) {
+        return new Run(tokens).verify(in);
+    }
+
+    /** The document is not a readable evidence package at all. */
+    private static final class Unreadable extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Unreadable(String message) {
+            super(message, null, false, false);
+        }
+    }
+
+    /** The first failure of one check, and how many items failed it. */
+    private static final class Tally {
+        final EvidenceCheck check;
+        Long sequence;
+        String eventId;
+        String expected;
+        String actual;
+        String detail;
+        long failures;
+
+        Tally(EvidenceCheck check) {
+            this.check = check;
+        }
+
+        void fail(Long sequence, String eventId, String expected, String actual, String detail) {
+            if (failures++ == 0) {
+                this.sequence = sequence;
+                this.eventId = eventId;
+                this.expected = expected;
+                this.actual = actual;
+                this.detail = detail;
+            }
+        }
+
+        boolean failed() {
+            return failures > 0;
+        }
+
+        CheckResult result(String passedDetail) {
+            return failed() ? new CheckResult(check, Outcome.FAILED, sequence, eventId, expected, actual,
+                    failures > 1 ? detail + " (" + failures + " items failed this check; the first is shown)" : detail,
+                    failures) : CheckResult.passed(check, passedDetail);
+        }
+    }
+
+    /** One verification: everything read so far. */
+    private static final class Run {
+        private final TokenChecker tokens;
+        private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(4096);
+        private final Set<String> seen = new HashSet<>();
+        private final Map<String, JsonNode> header = new LinkedHashMap<>();
+        private final Map<String, byte[]> deferred = new LinkedHashMap<>();
+        private final Tally format = new Tally(EvidenceCheck.FORMAT);
+        private final Tally summary = new Tally(EvidenceCheck.CHAIN_SUMMARY);
+        private final Tally window = new Tally(EvidenceCheck.WINDOW);
+        private final Tally inclusion = new Tally(EvidenceCheck.INCLUSION_PROOFS);
+        private final Tally anchor = new Tally(EvidenceCheck.ANCHOR);
+        private final EventLeaves leaves = new EventLeaves();
+        private final List<TimestampResult> timestamps = new ArrayList<>();
+
+        // From "chain", once read.
+        private JsonNode chain;
+        // From the events, once read.
+        private boolean eventsRead;
+        private boolean proofsRead;
+        private boolean timestampsRead;
+        private ChainVerifier chainVerifier;
+        private String chainAgent;
+        private long chainFirstSequence;
+        private StoredEvent failedEvent;
+        private int failedOrdinal = -1;
+        private StoredEvent firstEvent;
+        private StoredEvent lastEvent;
+
+        Run(TokenChecker tokens) {
+            this.tokens = tokens;
+        }
+
+        EvidenceReport verify(InputStream in) {
+            try (JsonParser p = FACTORY.createParser(in)) {
+                p.disable(JsonParser.Feature.AUTO_CLOSE_SOURCE);
+                readDocument(p);
+            } catch (Unreadable e) {
+                return unreadable(e.getMessage());
+            } catch (JsonProcessingException e) {
+                return unreadable("the file is not valid JSON" + where(e.getLocation()) + ": " + e.getOriginalMessage()
+                        + " (is it complete? a partial download or an edit can cause this)");
+            } catch (IOException e) {
+                return unreadable("the file could not be read: " + e.getMessage());
+            }
+            return report();
+        }
+
+        private static String where(JsonLocation at) {
+            return at == null || at.getLineNr() < 0 ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
+        }
+
+        // ------------------------------------------------------------ reading
+
+        private void readDocument(JsonParser p) throws IOException, Unreadable {
+            if (p.nextToken() != JsonToken.START_OBJECT) {
+                throw new Unreadable("the file is not an evidence package: it is not a JSON object");
+            }
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+                String name = p.currentName();
+                p.nextToken();
+                if (!seen.add(name)) {
+                    format.fail(null, null, "member " + name + " once", "member " + name + " twice",
+                            "the package has the member " + name + " more than once, so what it states is ambiguous");
+                    p.skipChildren();
+                    continue;
+                }
+                switch (name) {
+                    case EVENTS -> {
+                        if (chainKnown()) {
+                            events(p);
+                        } else {
+                            defer(name, p);
+                        }
+                    }
+                    case MERKLE_PROOFS, TIMESTAMPS -> {
+                        if (eventsRead && header.containsKey(MERKLE_ROOT) && header.containsKey(TREE_SIZE)) {
+                            section(name, p);
+                        } else {
+                            defer(name, p);
+                        }
+                    }
+                    case FORMAT, VERSION, EXPORTED_AT, FILTER, HASH_ALGORITHM, CANONICALIZATION, MERKLE_TREE,
+                         MERKLE_ROOT, TREE_SIZE -> {
+                        JsonNode value = small(p, name);
+                        header.put(name, value);
+                        if (name.equals(FORMAT) || name.equals(VERSION)) {
+                            checkIdentity();
+                        }
+                    }
+                    case CHAIN -> chain = small(p, name);
+                    default -> p.skipChildren(); // unknown members state nothing this version relies on
+                }
+            }
+            if (p.currentToken() != JsonToken.END_OBJECT) {
+                throw new Unreadable("the file is not valid JSON: the package object is not closed");
+            }
+            if (p.nextToken() != null) {
+                format.fail(null, null, "nothing after the package object", "more content",
+                        "the file holds more than one JSON value");
+            }
+            if (!header.containsKey(FORMAT)) {
+                throw new Unreadable("the file is not an evidence package: it has no \"format\" member");
+            }
+            for (String name : new String[] {EVENTS, MERKLE_PROOFS, TIMESTAMPS}) {
+                byte[] bytes = deferred.remove(name);
+                if (bytes != null) {
+                    try (JsonParser again = FACTORY.createParser(bytes)) {
+                        again.nextToken();
+                        section(name, again);
+                    }
+                }
+            }
+        }
+
+        private void section(String name, JsonParser p) throws IOException {
+            switch (name) {
+                case EVENTS -> events(p);
+                case MERKLE_PROOFS -> proofs(p);
+                default -> timestamps(p);
+            }
+        }
+
+        private boolean chainKnown() {
+            return chain != null;
+        }
+
+        /** Keeps a section whose prerequisites come later in the document. */
+        private void defer(String name, JsonParser p) throws IOException {
+            deferred.put(name, copy(p));
+        }
+
+        private void checkIdentity() throws Unreadable {
+            JsonNode f = header.get(FORMAT);
+            if (header.containsKey(FORMAT) && (f == null || !FORMAT_NAME.equals(f.textValue()))) {
+                throw new Unreadable("the file is not a trailproof evidence package: its format is "
+                        + f + ", expected \"" + FORMAT_NAME + "\"");
+            }
+            JsonNode v = header.get(VERSION);
+            if (v != null && !VERSION_1_0.equals(v.textValue())) {
+                throw new Unreadable("the package is version " + v + "; this verifier reads version " + VERSION_1_0
+                        + " only: use a newer trailproof");
+            }
+        }
+
+        /** Reads one small member strictly (no duplicate keys, exact numbers); a bad one is a format failure. */
+        private JsonNode small(JsonParser p, String name) throws IOException {
+            try {
+                return StrictJson.parse(copy(p), SMALL_MEMBER_DEPTH);
+            } catch (JsonRejection | ValueProblem e) {
+                format.fail(null, null, "a readable " + name, "unreadable: " + e.getMessage(),
+                        "the member " + name + " cannot be read");
+                return null;
+            }
+        }
+
+        /** The current value, copied token by token with numbers as written, as UTF-8 bytes. */
+        private byte[] copy(JsonParser p) throws IOException {
+            buffer.reset();
+            JsonStreamContext enclosing = p.currentToken().isStructStart()
+                    ? p.getParsingContext().getParent() : p.getParsingContext();
+            try (JsonGenerator g = FACTORY.createGenerator(buffer)) {
+                g.copyCurrentStructureExact(p);
+            } catch (JsonGenerationException e) {
+                // Leave the parser after this value, as a successful copy would.
+                while (p.getParsingContext() != enclosing) {
+                    p.nextToken();
+                }
+                throw new ValueProblem(e.getOriginalMessage());
+            }
+            return buffer.toByteArray();
+        }
+
+        // ------------------------------------------------------------ events
+
+        private void events(JsonParser p) throws IOException {
+            eventsRead = true;
+            if (p.currentToken() != JsonToken.START_ARRAY) {
+                format.fail(null, null, "an array of events", String.valueOf(p.currentToken()), "events is not an array");
+                p.skipChildren();
+                return;
+            }
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                StoredEvent event;
+                try {
+                    event = StoredEvent.parse(copy(p));
+                } catch (ValueProblem | StoredEventFormatException e) {
+                    leaves.addUnreadable();
+                    ChainVerifier verifier = verifierFor(null);
+                    if (verifier.failure().isEmpty()) {
+                        failedEvent = null;
+                        failedOrdinal = leaves.size() - 1;
+                    }
+                    verifier.unreadable(e.getMessage());
+                    continue;
+                }
+                leaves.add(event.id(), event.sequence(), event.logIndex(), Rfc9162.leafHash(event.hashBytes()));
+                if (firstEvent == null) {
+                    firstEvent = event;
+                }
+                lastEvent = event;
+                ChainVerifier verifier = verifierFor(event);
+                boolean failedBefore = verifier.failure().isPresent();
+                if (verifier.next(event, -1, null).isPresent() && !failedBefore) {
+                    failedEvent = event;
+                    failedOrdinal = leaves.size() - 1;
+                }
+            }
+        }
+
+        /**
+         * The chain checker, made at the first event: the chain's agent is that event's (so a
+         * package of another agent than it claims fails the summary, not every hash), its first
+         * sequence and anchor those the package states.
+         */
+        private ChainVerifier verifierFor(StoredEvent first) {
+            if (chainVerifier == null) {
+                chainAgent = first != null ? first.agentId() : text(chain, AGENT_ID);
+                Long firstSequence = whole(chain, FIRST_SEQUENCE);
+                chainFirstSequence = firstSequence != null ? firstSequence : first != null ? first.sequence() : 1;
+                String anchorHash = text(chain, ANCHOR_HASH);
+                if (!EventHash.isHex(anchorHash)) {
+                    format.fail(null, null, "chain.anchor_hash as 64 lowercase hex digits", String.valueOf(anchorHash),
+                            "the package does not state the hash its first event links to");
+                    anchorHash = chainFirstSequence == 1 ? EventFields.GENESIS_PREV_HASH : String.valueOf(anchorHash);
+                }
+                if (chainFirstSequence == 1 && !EventFields.GENESIS_PREV_HASH.equals(anchorHash)) {
+                    anchor.fail(1L, first == null ? null : first.id(), EventFields.GENESIS_PREV_HASH, anchorHash,
+                            "the chain starts at sequence 1, whose anchor is always 64 zeros");
+                }
+                chainVerifier = new ChainVerifier(String.valueOf(chainAgent), chainFirstSequence, anchorHash);
+            }
+            return chainVerifier;
+        }
+
+        // ------------------------------------------------------------ proofs
+
+        private void proofs(JsonParser p) throws IOException {
+            proofsRead = true;
+            byte[] root = hash(header.get(MERKLE_ROOT));
+            Long treeSize = whole(header.get(TREE_SIZE));
+            if (p.currentToken() != JsonToken.START_ARRAY) {
+                format.fail(null, null, "an array of proofs", String.valueOf(p.currentToken()),
+                        "merkle_proofs is not an array");
+                p.skipChildren();
+                return;
+            }
+            int k = 0;
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                JsonNode item;
+                try {
+                    item = StrictJson.parse(copy(p), SMALL_MEMBER_DEPTH);
+                } catch (JsonRejection | ValueProblem e) {
+                    item = null;
+                }
+                if (k < leaves.size()) {
+                    proof(k, item, root, treeSize);
+                }
+                k++;
+            }
+            for (int i = k; i < leaves.size(); i++) {
+                inclusion.fail(leaves.sequence(i), leaves.id(i), "an inclusion proof for this event", "none",
+                        "the event has no inclusion proof (there is one per event, in event order)");
+            }
+            if (k > leaves.size()) {
+                inclusion.fail(null, null, leaves.size() + " proofs (one per event)", k + " proofs",
+                        "there are more proofs than events: an event may have been removed");
+            }
+        }
+
+        private void proof(int k, JsonNode item, byte[] root, Long treeSize) {
+            Long seq = leaves.sequence(k);
+            String id = leaves.id(k);
+            JsonNode proof = item == null ? null : item.get(PROOF);
+            String eventId = text(item, EVENT_ID);
+            byte[] leafHash = hash(proof == null ? null : proof.get(LEAF_HASH));
+            Long leafIndex = whole(proof, LEAF_INDEX);
+            Long proofTreeSize = whole(proof, TREE_SIZE);
+            List<byte[]> siblings = hashes(proof == null ? null : proof.get(SIBLINGS));
+            if (eventId == null || leafHash == null || leafIndex == null || proofTreeSize == null || siblings == null) {
+                inclusion.fail(seq, id, "a proof with event_id, leaf_hash, leaf_index, siblings and tree_size",
+                        item == null ? "unreadable" : String.valueOf(item),
+                        "the inclusion proof of this event is incomplete or malformed");
+                return;
+            }
+            if (!leaves.idEquals(k, eventId)) {
+                inclusion.fail(seq, id, "a proof of event " + id, "a proof of event " + eventId,
+                        "the proofs are not those of the events: one is missing, added or out of order");
+                return;
+            }
+            if (!leaves.readable(k)) {
+                inclusion.fail(seq, id, "a readable event", "unreadable", "the event cannot be read, so it cannot be proven");
+                return;
+            }
+            byte[] leaf = leaves.leaf(k);
+            if (!java.util.Arrays.equals(leaf, leafHash)) {
+                inclusion.fail(seq, id, hex(leaf), hex(leafHash),
+                        "the proof's leaf_hash is not the RFC 9162 leaf hash of the event's hash");
+                return;
+            }
+            if (leafIndex != leaves.logIndex(k)) {
+                inclusion.fail(seq, id, "leaf_index " + leaves.logIndex(k), "leaf_index " + leafIndex,
+                        "the proof is for another position in the log than the event's log_index");
+                return;
+            }
+            if (root == null || treeSize == null) {
+                return; // a format failure already says the package has no usable root or size
+            }
+            if (!proofTreeSize.equals(treeSize)) {
+                inclusion.fail(seq, id, "tree_size " + treeSize, "tree_size " + proofTreeSize,
+                        "the proof is for a tree of another size than the package's tree_size");
+                return;
+            }
+            InclusionCheck c = MerkleProofs.checkInclusion(leaf, leaves.logIndex(k), treeSize, siblings, root);
+            if (!c.valid()) {
+                inclusion.fail(seq, id, hex(root), c.computedRoot() == null ? c.reason() : hex(c.computedRoot()),
+                        c.computedRoot() == null ? "the inclusion proof does not fit a tree of " + treeSize
+                                + " events: " + c.reason()
+                                : "the inclusion proof leads to another root than the package's merkle_root");
+            }
+        }
+
+        // ------------------------------------------------------------ timestamps
+
+        private void timestamps(JsonParser p) throws IOException {
+            timestampsRead = true;
+            if (p.currentToken() != JsonToken.START_ARRAY) {
+                format.fail(null, null, "an array of timestamps", String.valueOf(p.currentToken()),
+                        "timestamps is not an array");
+                p.skipChildren();
+                return;
+            }
+            while (p.nextToken() != JsonToken.END_ARRAY) {
+                JsonNode entry;
+                try {
+                    entry = StrictJson.parse(copy(p), SMALL_MEMBER_DEPTH);
+                } catch (JsonRejection | ValueProblem e) {
+                    format.fail(null, null, "a readable timestamp record", "unreadable: " + e.getMessage(),
+                            "a timestamp entry cannot be read");
+                    continue;
+                }
+                timestamps.add(timestamp(entry));
+            }
+        }
+
+        private TimestampResult timestamp(JsonNode entry) {
+            Long stampedSize = whole(entry, TREE_SIZE);
+            byte[] stampedRoot = hash(entry.get(MERKLE_ROOT));
+            byte[] root = hash(header.get(MERKLE_ROOT));
+            Long treeSize = whole(header.get(TREE_SIZE));
+            JsonNode cp = entry.get(CONSISTENCY_PROOF);
+            Long from = whole(cp, FROM);
+            Long to = whole(cp, TO);
+            List<byte[]> path = hashes(cp == null ? null : cp.get(PROOF));
+            TokenCheck consistency;
+            if (stampedSize == null || stampedRoot == null || from == null || to == null || path == null
+                    || root == null || treeSize == null) {
+                consistency = new TokenCheck("consistency", Outcome.FAILED, "tree_size, merkle_root and a "
+                        + "consistency_proof {from, to, proof}", String.valueOf(cp),
+                        "the timestamp entry lacks what ties it to the package's tree");
+            } else if (!from.equals(stampedSize) || !to.equals(treeSize)) {
+                consistency = new TokenCheck("consistency", Outcome.FAILED, "from " + stampedSize + " to " + treeSize,
+                        "from " + from + " to " + to, "the consistency proof is not between the stamped tree and the "
+                        + "package's tree");
+            } else {
+                ConsistencyCheck c = MerkleProofs.checkConsistency(stampedSize, treeSize, stampedRoot, root, path);
+                if (c.valid()) {
+                    consistency = new TokenCheck("consistency", Outcome.PASSED, null, null, "the package's tree of "
+                            + treeSize + " events extends the stamped tree of " + stampedSize + " events");
+                } else {
+                    boolean oldRootWrong = c.computedRootM() != null && !java.util.Arrays.equals(c.computedRootM(), stampedRoot);
+                    consistency = new TokenCheck("consistency", Outcome.FAILED,
+                            hex(oldRootWrong ? stampedRoot : root),
+                            c.computedRootN() == null ? c.reason() : hex(oldRootWrong ? c.computedRootM() : c.computedRootN()),
+                            "the stamped tree is not an earlier state of the package's tree: " + c.reason());
+                }
+            }
+            TokenVerdict token;
+            try {
+                token = tokens.check(entry);
+            } catch (RuntimeException e) {
+                token = new TokenVerdict(List.of(new TokenCheck("token", Outcome.FAILED, "a readable RFC 3161 token",
+                        e.getMessage(), "the timestamp token cannot be read")), null, null);
+            }
+            Long covered = null;
+            if (stampedSize != null) {
+                for (int i = 0; i < leaves.size(); i++) {
+                    if (leaves.readable(i) && leaves.logIndex(i) < stampedSize) {
+                        covered = leaves.sequence(i);
+                    }
+                }
+            }
+            return new TimestampResult(text(entry, "id"), token.tsa() != null ? token.tsa() : text(entry, "tsa"),
+                    token.genTime() != null ? token.genTime() : text(entry, "timestamp"),
+                    stampedSize == null ? -1 : stampedSize, stampedRoot == null ? null : hex(stampedRoot), covered,
+                    consistency, token);
+        }
+
+        // ------------------------------------------------------------ the report
+
+        private EvidenceReport unreadable(String why) {
+            return new EvidenceReport(Verdict.UNREADABLE, why, null, null, null, null, null, null, 0, null, null, null,
+                    List.of(), List.of());
+        }
+
+        private EvidenceReport report() {
+            checkHeader();
+            Map<EvidenceCheck, CheckResult> results = new EnumMap<>(EvidenceCheck.class);
+            results.put(EvidenceCheck.FORMAT, format.result("a complete version " + VERSION_1_0 + " package"));
+            chainResults(results);
+            results.put(EvidenceCheck.CHAIN_SUMMARY, summaryResult());
+            results.put(EvidenceCheck.WINDOW, windowResult());
+            results.put(EvidenceCheck.INCLUSION_PROOFS, leaves.size() == 0 && !inclusion.failed()
+                    ? CheckResult.skipped(EvidenceCheck.INCLUSION_PROOFS, "the package contains no events")
+                    : inclusion.result(leaves.size() + " inclusion proofs lead to the root "
+                    + text(header.get(MERKLE_ROOT)) + " of the tree of " + whole(header.get(TREE_SIZE)) + " events"));
+            results.put(EvidenceCheck.TIMESTAMPS, timestampsResult());
+            List<CheckResult> checks = new ArrayList<>(results.values());
+            Optional<CheckResult> failure = checks.stream().filter(CheckResult::failed).findFirst();
+            JsonNode filter = header.get(FILTER);
+            return new EvidenceReport(failure.isPresent() ? Verdict.INVALID : Verdict.VALID,
+                    failure.map(Run::sentence).orElse(null),
+                    firstEvent != null ? firstEvent.agentId() : text(chain, AGENT_ID),
+                    text(filter, SINCE), text(filter, UNTIL), text(header.get(EXPORTED_AT)),
+                    firstEvent == null ? null : firstEvent.sequence(), lastEvent == null ? null : lastEvent.sequence(),
+                    leaves.size(), text(header.get(MERKLE_ROOT)), whole(header.get(TREE_SIZE)),
+                    text(chain, ANCHOR_HASH), checks, List.copyOf(timestamps));
+        }
+
+        private static String sentence(CheckResult c) {
+            String at = c.sequence() != null ? " at sequence " + c.sequence() : "";
+            return c.check().id() + " failed" + at + ": " + c.detail();
+        }
+
+        private void checkHeader() {
+            expectText(HASH_ALGORITHM, SHA_256);
+            expectText(CANONICALIZATION, RFC_8785);
+            expectText(MERKLE_TREE, RFC_9162);
+            if (!header.containsKey(VERSION)) {
+                missing(VERSION);
+            }
+            if (hash(header.get(MERKLE_ROOT)) == null) {
+                missingOr(MERKLE_ROOT, "64 lowercase hex digits");
+            }
+            Long size = whole(header.get(TREE_SIZE));
+            if (size == null || size < 0) {
+                missingOr(TREE_SIZE, "a whole number");
+            }
+            JsonNode filter = header.get(FILTER);
+            if (filter == null || !filter.isObject() || text(filter, AGENT_ID) == null) {
+                missingOr(FILTER, "an object with agent_id, since and until");
+            }
+            for (String bound : new String[] {SINCE, UNTIL}) {
+                String t = text(filter, bound);
+                if (t != null && instant(t) == null) {
+                    format.fail(null, null, "filter." + bound + " as an ISO 8601 date-time", t,
+                            "the export window cannot be read");
+                }
+            }
+            if (chain == null || !chain.isObject()) {
+                missingOr(CHAIN, "an object with agent_id, length, first_sequence, last_sequence and anchor_hash");
+            }
+            for (String name : new String[] {EVENTS, MERKLE_PROOFS, TIMESTAMPS}) {
+                if (!seen.contains(name)) {
+                    missing(name);
+                }
+            }
+        }
+
+        private void expectText(String name, String value) {
+            JsonNode v = header.get(name);
+            if (v == null || !value.equals(v.textValue())) {
+                format.fail(null, null, name + " \"" + value + "\"", v == null ? "missing" : v.toString(),
+                        "the package says it was made with other algorithms than this version defines");
+            }
+        }
+
+        private void missing(String name) {
+            format.fail(null, null, "the member " + name, "missing", "the package lacks the member " + name);
+        }
+
+        private void missingOr(String name, String what) {
+            JsonNode v = name.equals(CHAIN) ? chain : header.get(name);
+            format.fail(null, null, name + " as " + what, v == null ? "missing" : v.toString(),
+                    "the member " + name + " is missing or malformed");
+        }
+
+        private void chainResults(Map<EvidenceCheck, CheckResult> results) {
+            List<EvidenceCheck> chainChecks = List.of(EvidenceCheck.EVENT_HASHES, EvidenceCheck.SEQUENCES,
+                    EvidenceCheck.ANCHOR, EvidenceCheck.PREV_HASH_LINKS);
+            if (leaves.size() == 0) {
+                for (EvidenceCheck c : chainChecks) {
+                    results.put(c, c == EvidenceCheck.ANCHOR && anchor.failed() ? anchor.result("")
+                            : CheckResult.skipped(c, "the package contains no events"));
+                }
+                return;
+            }
+            Optional<ChainFailure> failure = chainVerifier.failure();
+            EvidenceCheck failed = failure.map(this::checkOf).orElse(null);
+            long n = leaves.size();
+            for (EvidenceCheck c : chainChecks) {
+                if (c == failed) {
+                    ChainFailure f = failure.get();
+                    String eventId = failedEvent != null ? failedEvent.id() : null;
+                    Tally t = c == EvidenceCheck.ANCHOR ? anchor : new Tally(c);
+                    t.fail(f.sequence(), eventId, f.expected(), f.actual(), explain(c, f));
+                    results.put(c, t.result(""));
+                } else if (c == EvidenceCheck.ANCHOR && anchor.failed()) {
+                    results.put(c, anchor.result(""));
+                } else if (failure.isPresent() && !(c == EvidenceCheck.ANCHOR && failedOrdinal > 0)) {
+                    results.put(c, CheckResult.skipped(c, "checked for the events before sequence "
+                            + failure.get().sequence() + ", where " + failed.id() + " failed; the chain is not "
+                            + "checked beyond its first failure"));
+                } else {
+                    results.put(c, CheckResult.passed(c, switch (c) {
+                        case EVENT_HASHES -> n + " event hashes recomputed from the events' content";
+                        case SEQUENCES -> "sequences " + chainFirstSequence + " to " + (chainFirstSequence + n - 1)
+                                + ", no gaps";
+                        case ANCHOR -> "the first event (sequence " + chainFirstSequence + ") links to "
+                                + text(chain, ANCHOR_HASH);
+                        default -> (n - 1) + " links between consecutive events";
+                    }));
+                }
+            }
+        }
+
+        private EvidenceCheck checkOf(ChainFailure f) {
+            return switch (f.kind()) {
+                case HASH_MISMATCH -> EvidenceCheck.EVENT_HASHES;
+                case SEQUENCE_GAP -> EvidenceCheck.SEQUENCES;
+                case PREV_HASH_MISMATCH -> f.sequence() == chainFirstSequence && failedOrdinal == 0
+                        ? EvidenceCheck.ANCHOR : EvidenceCheck.PREV_HASH_LINKS;
+                case MERKLE_LEAF_MISMATCH -> EvidenceCheck.INCLUSION_PROOFS;
+            };
+        }
+
+        private String explain(EvidenceCheck c, ChainFailure f) {
+            return switch (c) {
+                case EVENT_HASHES -> failedEvent == null
+                        ? "the event cannot be read as a stored event (" + f.actual().replaceFirst("^unreadable: ", "") + ")"
+                        : !failedEvent.agentId().equals(chainAgent)
+                        ? "the event belongs to another agent's chain"
+                        : "the hash recomputed from the event's content (actual) is not the hash it carries "
+                        + "(expected): the event was changed after it was recorded";
+                case SEQUENCES -> "expected sequence " + f.expected() + " here, found " + f.actual()
+                        + ": an event is missing, added or out of order";
+                case ANCHOR -> "the first event's prev_hash (actual) is not the package's anchor_hash (expected)";
+                default -> "the event's prev_hash (actual) is not the hash of the event before it (expected): "
+                        + "the chain is broken here";
+            };
+        }
+
+        private CheckResult summaryResult() {
+            if (chain == null || !chain.isObject()) {
+                return CheckResult.skipped(EvidenceCheck.CHAIN_SUMMARY, "the package has no readable chain summary");
+            }
+            String filterAgent = text(header.get(FILTER), AGENT_ID);
+            String stated = text(chain, AGENT_ID);
+            if (stated == null || !stated.equals(filterAgent)) {
+                summary.fail(null, null, "chain.agent_id " + filterAgent + " (the exported agent)",
+                        "chain.agent_id " + stated, "the chain summary names another agent than the export");
+            }
+            if (firstEvent != null && !firstEvent.agentId().equals(filterAgent)) {
+                summary.fail(firstEvent.sequence(), firstEvent.id(), "events of agent " + filterAgent,
+                        "events of agent " + firstEvent.agentId(), "the events belong to another agent than the export");
+            }
+            compare(LENGTH, (long) leaves.size(), "the number of events in the package");
+            compare(FIRST_SEQUENCE, firstEvent == null ? null : firstEvent.sequence(), "the first event's sequence");
+            compare(LAST_SEQUENCE, lastEvent == null ? null : lastEvent.sequence(), "the last event's sequence");
+            return summary.result("agent " + filterAgent + ", " + leaves.size() + " events"
+                    + (firstEvent == null ? "" : ", sequences " + firstEvent.sequence() + " to " + lastEvent.sequence()));
+        }
+
+        private void compare(String member, Long actual, String meaning) {
+            JsonNode v = chain.get(member);
+            Long stated = whole(v);
+            boolean statedNull = v == null || v.isNull();
+            boolean ok = actual == null ? statedNull : actual.equals(stated);
+            if (!ok) {
+                summary.fail(null, null, "chain." + member + " " + actual, "chain." + member + " "
+                        + (v == null ? "missing" : v.toString()), "chain." + member + " is not " + meaning);
+            }
+        }
+
+        private CheckResult windowResult() {
+            JsonNode filter = header.get(FILTER);
+            Instant since = instant(text(filter, SINCE));
+            Instant until = instant(text(filter, UNTIL));
+            if (since == null && until == null) {
+                return CheckResult.skipped(EvidenceCheck.WINDOW, "the whole chain was exported (no time window)");
+            }
+            if (firstEvent == null) {
+                return CheckResult.skipped(EvidenceCheck.WINDOW, "the package contains no events");
+            }
+            for (StoredEvent e : new StoredEvent[] {firstEvent, lastEvent}) {
+                Instant t = instant(e.timestamp());
+                if (t == null || (since != null && t.isBefore(since)) || (until != null && !t.isBefore(until))) {
+                    window.fail(e.sequence(), e.id(), "a timestamp in [" + (since == null ? "" : since) + ", "
+                            + (until == null ? "" : until) + ")", e.timestamp(),
+                            "the slice does not begin and end with events of the requested window");
+                }
+            }
+            return window.result("the slice begins and ends with events whose timestamp is in the window");
+        }
+
+        private CheckResult timestampsResult() {
+            if (timestamps.isEmpty()) {
+                return CheckResult.skipped(EvidenceCheck.TIMESTAMPS,
+                        "the package has no timestamps: these events are not yet timestamped, so no time is proven");
+            }
+            Tally t = new Tally(EvidenceCheck.TIMESTAMPS);
+            boolean skipped = false;
+            for (TimestampResult r : timestamps) {
+                List<TokenCheck> all = new ArrayList<>(r.token().checks());
+                all.add(0, r.consistency());
+                for (TokenCheck c : all) {
+                    if (c.outcome() == Outcome.FAILED) {
+                        t.fail(null, null, c.expected(), c.actual(), "timestamp " + r.id() + ", check " + c.name()
+                                + ": " + c.detail());
+                    } else if (c.outcome() == Outcome.SKIPPED) {
+                        skipped = true;
+                    }
+                }
+            }
+            if (!t.failed() && skipped) {
+                return CheckResult.skipped(EvidenceCheck.TIMESTAMPS, "the trees of " + timestamps.size()
+                        + " timestamp(s) are consistent with the package's, but their tokens were not checked, "
+                        + "so no time is proven");
+            }
+            return t.result(timestamps.size() + " timestamp(s) verified");
+        }
+
+        // ------------------------------------------------------------ value helpers
+
+        private static String text(JsonNode node) {
+            return node != null && node.isTextual() ? node.textValue() : null;
+        }
+
+        private static String text(JsonNode parent, String name) {
+            return parent == null ? null : text(parent.get(name));
+        }
+
+        private static Long whole(JsonNode node) {
+            return node != null && (node.isInt() || node.isLong()) ? node.longValue() : null;
+        }
+
+        private static Long whole(JsonNode parent, String name) {
+            return parent == null ? null : whole(parent.get(name));
+        }
+
+        private static byte[] hash(JsonNode node) {
+            String t = text(node);
+            return EventHash.isHex(t) ? HEX.parseHex(t) : null;
+        }
+
+        private static List<byte[]> hashes(JsonNode array) {
+            if (array == null || !array.isArray()) {
+                return null;
+            }
+            List<byte[]> out = new ArrayList<>(array.size());
+            for (JsonNode n : array) {
+                byte[] h = hash(n);
+                if (h == null) {
+                    return null;
+                }
+                out.add(h);
+            }
+            return out;
+        }
+
+        private static Instant instant(String text) {
+            if (text == null) {
+                return null;
+            }
+            try {
+                return EventTime.parseTimestamp(text);
+            } catch (DateTimeParseException e) {
+                return null;
+            }
+        }
+
+        private static String hex(byte[] bytes) {
+            return HEX.formatHex(bytes);
+        }
+    }
+
+    /** A value that cannot be carried into a tree, e.g. a string with a lone surrogate. */
+    private static final class ValueProblem extends IOException {
+        private static final long serialVersionUID = 1L;
+
+        ValueProblem(String message) {
+            super(message);
+        }
+    }
+}
