@@ -1,6 +1,7 @@
 package io.trailproof.core.evidence;
 
 import static io.trailproof.core.evidence.EvidenceFormat.*;
+import static io.trailproof.core.evidence.FormatValues.*;
 
 import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerationException;
@@ -16,7 +17,6 @@ import io.trailproof.core.chain.ChainFailure;
 import io.trailproof.core.chain.ChainVerifier;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventHash;
-import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.core.evidence.CheckResult.Outcome;
@@ -35,11 +35,9 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashSet;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +69,6 @@ public final class EvidenceVerifier {
                     .maxNameLength(Integer.MAX_VALUE)
                     .build())
             .build();
-    private static final HexFormat HEX = HexFormat.of();
     /** Nesting allowed in the small members (filter, chain, one proof, one timestamp). */
     private static final int SMALL_MEMBER_DEPTH = 8;
 
@@ -100,41 +97,6 @@ public final class EvidenceVerifier {
 
         Unreadable(String message) {
             super(message, null, false, false);
-        }
-    }
-
-    /** The first failure of one check, and how many items failed it. */
-    private static final class Tally {
-        final EvidenceCheck check;
-        Long sequence;
-        String eventId;
-        String expected;
-        String actual;
-        String detail;
-        long failures;
-
-        Tally(EvidenceCheck check) {
-            this.check = check;
-        }
-
-        void fail(Long sequence, String eventId, String expected, String actual, String detail) {
-            if (failures++ == 0) {
-                this.sequence = sequence;
-                this.eventId = eventId;
-                this.expected = expected;
-                this.actual = actual;
-                this.detail = detail;
-            }
-        }
-
-        boolean failed() {
-            return failures > 0;
-        }
-
-        CheckResult result(String passedDetail) {
-            return failed() ? new CheckResult(check, Outcome.FAILED, sequence, eventId, expected, actual,
-                    failures > 1 ? detail + " (" + failures + " items failed this check; the first is shown)" : detail,
-                    failures) : CheckResult.passed(check, passedDetail);
         }
     }
 
@@ -768,59 +730,6 @@ public final class EvidenceVerifier {
                         + "so no time is proven");
             }
             return t.result(timestamps.size() + " timestamp(s) verified");
-        }
-
-        // ------------------------------------------------------------ value helpers
-
-        private static String text(JsonNode node) {
-            return node != null && node.isTextual() ? node.textValue() : null;
-        }
-
-        private static String text(JsonNode parent, String name) {
-            return parent == null ? null : text(parent.get(name));
-        }
-
-        private static Long whole(JsonNode node) {
-            return node != null && (node.isInt() || node.isLong()) ? node.longValue() : null;
-        }
-
-        private static Long whole(JsonNode parent, String name) {
-            return parent == null ? null : whole(parent.get(name));
-        }
-
-        private static byte[] hash(JsonNode node) {
-            String t = text(node);
-            return EventHash.isHex(t) ? HEX.parseHex(t) : null;
-        }
-
-        private static List<byte[]> hashes(JsonNode array) {
-            if (array == null || !array.isArray()) {
-                return null;
-            }
-            List<byte[]> out = new ArrayList<>(array.size());
-            for (JsonNode n : array) {
-                byte[] h = hash(n);
-                if (h == null) {
-                    return null;
-                }
-                out.add(h);
-            }
-            return out;
-        }
-
-        private static Instant instant(String text) {
-            if (text == null) {
-                return null;
-            }
-            try {
-                return EventTime.parseTimestamp(text);
-            } catch (DateTimeParseException e) {
-                return null;
-            }
-        }
-
-        private static String hex(byte[] bytes) {
-            return HEX.formatHex(bytes);
         }
     }
 
