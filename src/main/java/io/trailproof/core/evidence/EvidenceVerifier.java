@@ -3,46 +3,29 @@ package io.trailproof.core.evidence;
 import static io.trailproof.core.evidence.EvidenceFormat.*;
 import static io.trailproof.core.evidence.FormatValues.*;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonGenerationException;
-import com.fasterxml.jackson.core.JsonGenerator;
-import com.fasterxml.jackson.core.JsonLocation;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonStreamContext;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.core.chain.ChainFailure;
 import io.trailproof.core.chain.ChainVerifier;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventHash;
 import io.trailproof.core.event.StoredEvent;
-import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.core.evidence.CheckResult.Outcome;
 import io.trailproof.core.evidence.EvidenceReport.TimestampResult;
 import io.trailproof.core.evidence.EvidenceReport.Verdict;
 import io.trailproof.core.evidence.TokenChecker.TokenCheck;
 import io.trailproof.core.evidence.TokenChecker.TokenVerdict;
-import io.trailproof.core.json.JsonRejection;
-import io.trailproof.core.json.StrictJson;
 import io.trailproof.core.merkle.ConsistencyCheck;
 import io.trailproof.core.merkle.InclusionCheck;
 import io.trailproof.core.merkle.MerkleProofs;
 import io.trailproof.core.merkle.Rfc9162;
 
-import java.io.ByteArrayOutputStream;
-import java.io.IOException;
 import java.io.InputStream;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 
 /**
  * Verifies an evidence package offline (CONTRACT 5): needs nothing but the document and, for
@@ -60,17 +43,6 @@ import java.util.Set;
  * verdict {@link Verdict#UNREADABLE} or {@link Verdict#INVALID}. Thread-safe; each call is independent.
  */
 public final class EvidenceVerifier {
-
-    private static final JsonFactory FACTORY = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxNestingDepth(Integer.MAX_VALUE)
-                    .maxNumberLength(Integer.MAX_VALUE)
-                    .maxStringLength(Integer.MAX_VALUE)
-                    .maxNameLength(Integer.MAX_VALUE)
-                    .build())
-            .build();
-    /** Nesting allowed in the small members (filter, chain, one proof, one timestamp). */
-    private static final int SMALL_MEMBER_DEPTH = 8;
 
     private final TokenChecker tokens;
 
@@ -91,22 +63,11 @@ public final class EvidenceVerifier {
         return new Run(tokens).verify(in);
     }
 
-    /** The document is not a readable evidence package at all. */
-    private static final class Unreadable extends Exception {
-        private static final long serialVersionUID = 1L;
-
-        Unreadable(String message) {
-            super(message, null, false, false);
-        }
-    }
-
     /** One verification: everything read so far. */
-    private static final class Run {
+    private static final class Run implements PackageReader.EventSink, PackageReader.ProofSink,
+            PackageReader.TimestampSink {
         private final TokenChecker tokens;
-        private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(4096);
-        private final Set<String> seen = new HashSet<>();
-        private final Map<String, JsonNode> header = new LinkedHashMap<>();
-        private final Map<String, byte[]> deferred = new LinkedHashMap<>();
+        private final PackageHeader header = new PackageHeader();
         private final Tally format = new Tally(EvidenceCheck.FORMAT);
         private final Tally summary = new Tally(EvidenceCheck.CHAIN_SUMMARY);
         private final Tally window = new Tally(EvidenceCheck.WINDOW);
@@ -115,12 +76,7 @@ public final class EvidenceVerifier {
         private final EventLeaves leaves = new EventLeaves();
         private final List<TimestampResult> timestamps = new ArrayList<>();
 
-        // From "chain", once read.
-        private JsonNode chain;
-        // From the events, once read.
-        private boolean eventsRead;
-        private boolean proofsRead;
-        private boolean timestampsRead;
+        private int proofCount;
         private ChainVerifier chainVerifier;
         private String chainAgent;
         private long chainFirstSequence;
@@ -134,179 +90,39 @@ public final class EvidenceVerifier {
         }
 
         EvidenceReport verify(InputStream in) {
-            try (JsonParser p = FACTORY.createParser(in)) {
-                p.disable(JsonParser.Feature.AUTO_CLOSE_SOURCE);
-                readDocument(p);
-            } catch (Unreadable e) {
+            try {
+                new PackageReader(header, format, this, this, this).read(in);
+            } catch (PackageReader.UnreadablePackage e) {
                 return unreadable(e.getMessage());
-            } catch (JsonProcessingException e) {
-                return unreadable("the file is not valid JSON" + where(e.getLocation()) + ": " + e.getOriginalMessage()
-                        + " (is it complete? a partial download or an edit can cause this)");
-            } catch (IOException e) {
-                return unreadable("the file could not be read: " + e.getMessage());
             }
             return report();
         }
 
-        private static String where(JsonLocation at) {
-            return at == null || at.getLineNr() < 0 ? "" : " at line " + at.getLineNr() + ", column " + at.getColumnNr();
-        }
-
-        // ------------------------------------------------------------ reading
-
-        private void readDocument(JsonParser p) throws IOException, Unreadable {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new Unreadable("the file is not an evidence package: it is not a JSON object");
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                p.nextToken();
-                if (!seen.add(name)) {
-                    format.fail(null, null, "member " + name + " once", "member " + name + " twice",
-                            "the package has the member " + name + " more than once, so what it states is ambiguous");
-                    p.skipChildren();
-                    continue;
-                }
-                switch (name) {
-                    case EVENTS -> {
-                        if (chainKnown()) {
-                            events(p);
-                        } else {
-                            defer(name, p);
-                        }
-                    }
-                    case MERKLE_PROOFS, TIMESTAMPS -> {
-                        if (eventsRead && header.containsKey(MERKLE_ROOT) && header.containsKey(TREE_SIZE)) {
-                            section(name, p);
-                        } else {
-                            defer(name, p);
-                        }
-                    }
-                    case FORMAT, VERSION, EXPORTED_AT, FILTER, HASH_ALGORITHM, CANONICALIZATION, MERKLE_TREE,
-                         MERKLE_ROOT, TREE_SIZE -> {
-                        JsonNode value = small(p, name);
-                        header.put(name, value);
-                        if (name.equals(FORMAT) || name.equals(VERSION)) {
-                            checkIdentity();
-                        }
-                    }
-                    case CHAIN -> chain = small(p, name);
-                    default -> p.skipChildren(); // unknown members state nothing this version relies on
-                }
-            }
-            if (p.currentToken() != JsonToken.END_OBJECT) {
-                throw new Unreadable("the file is not valid JSON: the package object is not closed");
-            }
-            if (p.nextToken() != null) {
-                format.fail(null, null, "nothing after the package object", "more content",
-                        "the file holds more than one JSON value");
-            }
-            if (!header.containsKey(FORMAT)) {
-                throw new Unreadable("the file is not an evidence package: it has no \"format\" member");
-            }
-            for (String name : new String[] {EVENTS, MERKLE_PROOFS, TIMESTAMPS}) {
-                byte[] bytes = deferred.remove(name);
-                if (bytes != null) {
-                    try (JsonParser again = FACTORY.createParser(bytes)) {
-                        again.nextToken();
-                        section(name, again);
-                    }
-                }
-            }
-        }
-
-        private void section(String name, JsonParser p) throws IOException {
-            switch (name) {
-                case EVENTS -> events(p);
-                case MERKLE_PROOFS -> proofs(p);
-                default -> timestamps(p);
-            }
-        }
-
-        private boolean chainKnown() {
-            return chain != null;
-        }
-
-        /** Keeps a section whose prerequisites come later in the document. */
-        private void defer(String name, JsonParser p) throws IOException {
-            deferred.put(name, copy(p));
-        }
-
-        private void checkIdentity() throws Unreadable {
-            JsonNode f = header.get(FORMAT);
-            if (header.containsKey(FORMAT) && (f == null || !FORMAT_NAME.equals(f.textValue()))) {
-                throw new Unreadable("the file is not a trailproof evidence package: its format is "
-                        + f + ", expected \"" + FORMAT_NAME + "\"");
-            }
-            JsonNode v = header.get(VERSION);
-            if (v != null && !VERSION_1_0.equals(v.textValue())) {
-                throw new Unreadable("the package is version " + v + "; this verifier reads version " + VERSION_1_0
-                        + " only: use a newer trailproof");
-            }
-        }
-
-        /** Reads one small member strictly (no duplicate keys, exact numbers); a bad one is a format failure. */
-        private JsonNode small(JsonParser p, String name) throws IOException {
-            try {
-                return StrictJson.parse(copy(p), SMALL_MEMBER_DEPTH);
-            } catch (JsonRejection | ValueProblem e) {
-                format.fail(null, null, "a readable " + name, "unreadable: " + e.getMessage(),
-                        "the member " + name + " cannot be read");
-                return null;
-            }
-        }
-
-        /** The current value, copied token by token with numbers as written, as UTF-8 bytes. */
-        private byte[] copy(JsonParser p) throws IOException {
-            buffer.reset();
-            JsonStreamContext enclosing = p.currentToken().isStructStart()
-                    ? p.getParsingContext().getParent() : p.getParsingContext();
-            try (JsonGenerator g = FACTORY.createGenerator(buffer)) {
-                g.copyCurrentStructureExact(p);
-            } catch (JsonGenerationException e) {
-                // Leave the parser after this value, as a successful copy would.
-                while (p.getParsingContext() != enclosing) {
-                    p.nextToken();
-                }
-                throw new ValueProblem(e.getOriginalMessage());
-            }
-            return buffer.toByteArray();
-        }
-
         // ------------------------------------------------------------ events
 
-        private void events(JsonParser p) throws IOException {
-            eventsRead = true;
-            if (p.currentToken() != JsonToken.START_ARRAY) {
-                format.fail(null, null, "an array of events", String.valueOf(p.currentToken()), "events is not an array");
-                p.skipChildren();
-                return;
+        @Override
+        public void unreadableEvent(String why) {
+            leaves.addUnreadable();
+            ChainVerifier verifier = verifierFor(null);
+            if (verifier.failure().isEmpty()) {
+                failedEvent = null;
+                failedOrdinal = leaves.size() - 1;
             }
-            while (p.nextToken() != JsonToken.END_ARRAY) {
-                StoredEvent event;
-                try {
-                    event = StoredEvent.parse(copy(p));
-                } catch (ValueProblem | StoredEventFormatException e) {
-                    leaves.addUnreadable();
-                    ChainVerifier verifier = verifierFor(null);
-                    if (verifier.failure().isEmpty()) {
-                        failedEvent = null;
-                        failedOrdinal = leaves.size() - 1;
-                    }
-                    verifier.unreadable(e.getMessage());
-                    continue;
-                }
-                leaves.add(event.id(), event.sequence(), event.logIndex(), Rfc9162.leafHash(event.hashBytes()));
-                if (firstEvent == null) {
-                    firstEvent = event;
-                }
-                lastEvent = event;
-                ChainVerifier verifier = verifierFor(event);
-                boolean failedBefore = verifier.failure().isPresent();
-                if (verifier.next(event, -1, null).isPresent() && !failedBefore) {
-                    failedEvent = event;
-                    failedOrdinal = leaves.size() - 1;
-                }
+            verifier.unreadable(why);
+        }
+
+        @Override
+        public void event(StoredEvent event) {
+            leaves.add(event.id(), event.sequence(), event.logIndex(), Rfc9162.leafHash(event.hashBytes()));
+            if (firstEvent == null) {
+                firstEvent = event;
+            }
+            lastEvent = event;
+            ChainVerifier verifier = verifierFor(event);
+            boolean failedBefore = verifier.failure().isPresent();
+            if (verifier.next(event, -1, null).isPresent() && !failedBefore) {
+                failedEvent = event;
+                failedOrdinal = leaves.size() - 1;
             }
         }
 
@@ -317,10 +133,10 @@ public final class EvidenceVerifier {
          */
         private ChainVerifier verifierFor(StoredEvent first) {
             if (chainVerifier == null) {
-                chainAgent = first != null ? first.agentId() : text(chain, AGENT_ID);
-                Long firstSequence = whole(chain, FIRST_SEQUENCE);
+                chainAgent = first != null ? first.agentId() : text(header.chain(), AGENT_ID);
+                Long firstSequence = whole(header.chain(), FIRST_SEQUENCE);
                 chainFirstSequence = firstSequence != null ? firstSequence : first != null ? first.sequence() : 1;
-                String anchorHash = text(chain, ANCHOR_HASH);
+                String anchorHash = text(header.chain(), ANCHOR_HASH);
                 if (!EventHash.isHex(anchorHash)) {
                     format.fail(null, null, "chain.anchor_hash as 64 lowercase hex digits", String.valueOf(anchorHash),
                             "the package does not state the hash its first event links to");
@@ -337,29 +153,17 @@ public final class EvidenceVerifier {
 
         // ------------------------------------------------------------ proofs
 
-        private void proofs(JsonParser p) throws IOException {
-            proofsRead = true;
-            byte[] root = hash(header.get(MERKLE_ROOT));
-            Long treeSize = whole(header.get(TREE_SIZE));
-            if (p.currentToken() != JsonToken.START_ARRAY) {
-                format.fail(null, null, "an array of proofs", String.valueOf(p.currentToken()),
-                        "merkle_proofs is not an array");
-                p.skipChildren();
-                return;
+        @Override
+        public void proof(JsonNode item) {
+            if (proofCount < leaves.size()) {
+                proof(proofCount, item, hash(header.get(MERKLE_ROOT)), whole(header.get(TREE_SIZE)));
             }
-            int k = 0;
-            while (p.nextToken() != JsonToken.END_ARRAY) {
-                JsonNode item;
-                try {
-                    item = StrictJson.parse(copy(p), SMALL_MEMBER_DEPTH);
-                } catch (JsonRejection | ValueProblem e) {
-                    item = null;
-                }
-                if (k < leaves.size()) {
-                    proof(k, item, root, treeSize);
-                }
-                k++;
-            }
+            proofCount++;
+        }
+
+        @Override
+        public void endOfProofs() {
+            int k = proofCount;
             for (int i = k; i < leaves.size(); i++) {
                 inclusion.fail(leaves.sequence(i), leaves.id(i), "an inclusion proof for this event", "none",
                         "the event has no inclusion proof (there is one per event, in event order)");
@@ -424,28 +228,12 @@ public final class EvidenceVerifier {
 
         // ------------------------------------------------------------ timestamps
 
-        private void timestamps(JsonParser p) throws IOException {
-            timestampsRead = true;
-            if (p.currentToken() != JsonToken.START_ARRAY) {
-                format.fail(null, null, "an array of timestamps", String.valueOf(p.currentToken()),
-                        "timestamps is not an array");
-                p.skipChildren();
-                return;
-            }
-            while (p.nextToken() != JsonToken.END_ARRAY) {
-                JsonNode entry;
-                try {
-                    entry = StrictJson.parse(copy(p), SMALL_MEMBER_DEPTH);
-                } catch (JsonRejection | ValueProblem e) {
-                    format.fail(null, null, "a readable timestamp record", "unreadable: " + e.getMessage(),
-                            "a timestamp entry cannot be read");
-                    continue;
-                }
-                timestamps.add(timestamp(entry));
-            }
+        @Override
+        public void timestamp(JsonNode entry) {
+            timestamps.add(result(entry));
         }
 
-        private TimestampResult timestamp(JsonNode entry) {
+        private TimestampResult result(JsonNode entry) {
             Long stampedSize = whole(entry, TREE_SIZE);
             byte[] stampedRoot = hash(entry.get(MERKLE_ROOT));
             byte[] root = hash(header.get(MERKLE_ROOT));
@@ -522,11 +310,11 @@ public final class EvidenceVerifier {
             JsonNode filter = header.get(FILTER);
             return new EvidenceReport(failure.isPresent() ? Verdict.INVALID : Verdict.VALID,
                     failure.map(Run::sentence).orElse(null),
-                    firstEvent != null ? firstEvent.agentId() : text(chain, AGENT_ID),
+                    firstEvent != null ? firstEvent.agentId() : text(header.chain(), AGENT_ID),
                     text(filter, SINCE), text(filter, UNTIL), text(header.get(EXPORTED_AT)),
                     firstEvent == null ? null : firstEvent.sequence(), lastEvent == null ? null : lastEvent.sequence(),
                     leaves.size(), text(header.get(MERKLE_ROOT)), whole(header.get(TREE_SIZE)),
-                    text(chain, ANCHOR_HASH), checks, List.copyOf(timestamps));
+                    text(header.chain(), ANCHOR_HASH), checks, List.copyOf(timestamps));
         }
 
         private static String sentence(CheckResult c) {
@@ -538,7 +326,7 @@ public final class EvidenceVerifier {
             expectText(HASH_ALGORITHM, SHA_256);
             expectText(CANONICALIZATION, RFC_8785);
             expectText(MERKLE_TREE, RFC_9162);
-            if (!header.containsKey(VERSION)) {
+            if (!header.has(VERSION)) {
                 missing(VERSION);
             }
             if (hash(header.get(MERKLE_ROOT)) == null) {
@@ -559,11 +347,11 @@ public final class EvidenceVerifier {
                             "the export window cannot be read");
                 }
             }
-            if (chain == null || !chain.isObject()) {
+            if (header.chain() == null || !header.chain().isObject()) {
                 missingOr(CHAIN, "an object with agent_id, length, first_sequence, last_sequence and anchor_hash");
             }
             for (String name : new String[] {EVENTS, MERKLE_PROOFS, TIMESTAMPS}) {
-                if (!seen.contains(name)) {
+                if (!header.seen(name)) {
                     missing(name);
                 }
             }
@@ -582,7 +370,7 @@ public final class EvidenceVerifier {
         }
 
         private void missingOr(String name, String what) {
-            JsonNode v = name.equals(CHAIN) ? chain : header.get(name);
+            JsonNode v = name.equals(CHAIN) ? header.chain() : header.get(name);
             format.fail(null, null, name + " as " + what, v == null ? "missing" : v.toString(),
                     "the member " + name + " is missing or malformed");
         }
@@ -619,7 +407,7 @@ public final class EvidenceVerifier {
                         case SEQUENCES -> "sequences " + chainFirstSequence + " to " + (chainFirstSequence + n - 1)
                                 + ", no gaps";
                         case ANCHOR -> "the first event (sequence " + chainFirstSequence + ") links to "
-                                + text(chain, ANCHOR_HASH);
+                                + text(header.chain(), ANCHOR_HASH);
                         default -> (n - 1) + " links between consecutive events";
                     }));
                 }
@@ -653,11 +441,11 @@ public final class EvidenceVerifier {
         }
 
         private CheckResult summaryResult() {
-            if (chain == null || !chain.isObject()) {
+            if (header.chain() == null || !header.chain().isObject()) {
                 return CheckResult.skipped(EvidenceCheck.CHAIN_SUMMARY, "the package has no readable chain summary");
             }
             String filterAgent = text(header.get(FILTER), AGENT_ID);
-            String stated = text(chain, AGENT_ID);
+            String stated = text(header.chain(), AGENT_ID);
             if (stated == null || !stated.equals(filterAgent)) {
                 summary.fail(null, null, "chain.agent_id " + filterAgent + " (the exported agent)",
                         "chain.agent_id " + stated, "the chain summary names another agent than the export");
@@ -674,7 +462,7 @@ public final class EvidenceVerifier {
         }
 
         private void compare(String member, Long actual, String meaning) {
-            JsonNode v = chain.get(member);
+            JsonNode v = header.chain().get(member);
             Long stated = whole(v);
             boolean statedNull = v == null || v.isNull();
             boolean ok = actual == null ? statedNull : actual.equals(stated);
@@ -730,15 +518,6 @@ public final class EvidenceVerifier {
                         + "so no time is proven");
             }
             return t.result(timestamps.size() + " timestamp(s) verified");
-        }
-    }
-
-    /** A value that cannot be carried into a tree, e.g. a string with a lone surrogate. */
-    private static final class ValueProblem extends IOException {
-        private static final long serialVersionUID = 1L;
-
-        ValueProblem(String message) {
-            super(message);
         }
     }
 }
