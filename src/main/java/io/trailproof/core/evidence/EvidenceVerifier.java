@@ -4,10 +4,6 @@ import static io.trailproof.core.evidence.EvidenceFormat.*;
 import static io.trailproof.core.evidence.FormatValues.*;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import io.trailproof.core.chain.ChainFailure;
-import io.trailproof.core.chain.ChainVerifier;
-import io.trailproof.core.event.EventFields;
-import io.trailproof.core.event.EventHash;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.evidence.CheckResult.Outcome;
 import io.trailproof.core.evidence.EvidenceReport.TimestampResult;
@@ -72,18 +68,11 @@ public final class EvidenceVerifier {
         private final Tally summary = new Tally(EvidenceCheck.CHAIN_SUMMARY);
         private final Tally window = new Tally(EvidenceCheck.WINDOW);
         private final Tally inclusion = new Tally(EvidenceCheck.INCLUSION_PROOFS);
-        private final Tally anchor = new Tally(EvidenceCheck.ANCHOR);
         private final EventLeaves leaves = new EventLeaves();
         private final List<TimestampResult> timestamps = new ArrayList<>();
 
         private int proofCount;
-        private ChainVerifier chainVerifier;
-        private String chainAgent;
-        private long chainFirstSequence;
-        private StoredEvent failedEvent;
-        private int failedOrdinal = -1;
-        private StoredEvent firstEvent;
-        private StoredEvent lastEvent;
+        private final ChainChecker chain = new ChainChecker(header, format);
 
         Run(TokenChecker tokens) {
             this.tokens = tokens;
@@ -103,52 +92,13 @@ public final class EvidenceVerifier {
         @Override
         public void unreadableEvent(String why) {
             leaves.addUnreadable();
-            ChainVerifier verifier = verifierFor(null);
-            if (verifier.failure().isEmpty()) {
-                failedEvent = null;
-                failedOrdinal = leaves.size() - 1;
-            }
-            verifier.unreadable(why);
+            chain.unreadableEvent(why);
         }
 
         @Override
         public void event(StoredEvent event) {
             leaves.add(event.id(), event.sequence(), event.logIndex(), Rfc9162.leafHash(event.hashBytes()));
-            if (firstEvent == null) {
-                firstEvent = event;
-            }
-            lastEvent = event;
-            ChainVerifier verifier = verifierFor(event);
-            boolean failedBefore = verifier.failure().isPresent();
-            if (verifier.next(event, -1, null).isPresent() && !failedBefore) {
-                failedEvent = event;
-                failedOrdinal = leaves.size() - 1;
-            }
-        }
-
-        /**
-         * The chain checker, made at the first event: the chain's agent is that event's (so a
-         * package of another agent than it claims fails the summary, not every hash), its first
-         * sequence and anchor those the package states.
-         */
-        private ChainVerifier verifierFor(StoredEvent first) {
-            if (chainVerifier == null) {
-                chainAgent = first != null ? first.agentId() : text(header.chain(), AGENT_ID);
-                Long firstSequence = whole(header.chain(), FIRST_SEQUENCE);
-                chainFirstSequence = firstSequence != null ? firstSequence : first != null ? first.sequence() : 1;
-                String anchorHash = text(header.chain(), ANCHOR_HASH);
-                if (!EventHash.isHex(anchorHash)) {
-                    format.fail(null, null, "chain.anchor_hash as 64 lowercase hex digits", String.valueOf(anchorHash),
-                            "the package does not state the hash its first event links to");
-                    anchorHash = chainFirstSequence == 1 ? EventFields.GENESIS_PREV_HASH : String.valueOf(anchorHash);
-                }
-                if (chainFirstSequence == 1 && !EventFields.GENESIS_PREV_HASH.equals(anchorHash)) {
-                    anchor.fail(1L, first == null ? null : first.id(), EventFields.GENESIS_PREV_HASH, anchorHash,
-                            "the chain starts at sequence 1, whose anchor is always 64 zeros");
-                }
-                chainVerifier = new ChainVerifier(String.valueOf(chainAgent), chainFirstSequence, anchorHash);
-            }
-            return chainVerifier;
+            chain.event(event);
         }
 
         // ------------------------------------------------------------ proofs
@@ -297,7 +247,7 @@ public final class EvidenceVerifier {
             checkHeader();
             Map<EvidenceCheck, CheckResult> results = new EnumMap<>(EvidenceCheck.class);
             results.put(EvidenceCheck.FORMAT, format.result("a complete version " + VERSION_1_0 + " package"));
-            chainResults(results);
+            chain.results(results);
             results.put(EvidenceCheck.CHAIN_SUMMARY, summaryResult());
             results.put(EvidenceCheck.WINDOW, windowResult());
             results.put(EvidenceCheck.INCLUSION_PROOFS, leaves.size() == 0 && !inclusion.failed()
@@ -310,9 +260,9 @@ public final class EvidenceVerifier {
             JsonNode filter = header.get(FILTER);
             return new EvidenceReport(failure.isPresent() ? Verdict.INVALID : Verdict.VALID,
                     failure.map(Run::sentence).orElse(null),
-                    firstEvent != null ? firstEvent.agentId() : text(header.chain(), AGENT_ID),
+                    chain.firstEvent() != null ? chain.firstEvent().agentId() : text(header.chain(), AGENT_ID),
                     text(filter, SINCE), text(filter, UNTIL), text(header.get(EXPORTED_AT)),
-                    firstEvent == null ? null : firstEvent.sequence(), lastEvent == null ? null : lastEvent.sequence(),
+                    chain.firstEvent() == null ? null : chain.firstEvent().sequence(), chain.lastEvent() == null ? null : chain.lastEvent().sequence(),
                     leaves.size(), text(header.get(MERKLE_ROOT)), whole(header.get(TREE_SIZE)),
                     text(header.chain(), ANCHOR_HASH), checks, List.copyOf(timestamps));
         }
@@ -375,71 +325,6 @@ public final class EvidenceVerifier {
                     "the member " + name + " is missing or malformed");
         }
 
-        private void chainResults(Map<EvidenceCheck, CheckResult> results) {
-            List<EvidenceCheck> chainChecks = List.of(EvidenceCheck.EVENT_HASHES, EvidenceCheck.SEQUENCES,
-                    EvidenceCheck.ANCHOR, EvidenceCheck.PREV_HASH_LINKS);
-            if (leaves.size() == 0) {
-                for (EvidenceCheck c : chainChecks) {
-                    results.put(c, c == EvidenceCheck.ANCHOR && anchor.failed() ? anchor.result("")
-                            : CheckResult.skipped(c, "the package contains no events"));
-                }
-                return;
-            }
-            Optional<ChainFailure> failure = chainVerifier.failure();
-            EvidenceCheck failed = failure.map(this::checkOf).orElse(null);
-            long n = leaves.size();
-            for (EvidenceCheck c : chainChecks) {
-                if (c == failed) {
-                    ChainFailure f = failure.get();
-                    String eventId = failedEvent != null ? failedEvent.id() : null;
-                    Tally t = c == EvidenceCheck.ANCHOR ? anchor : new Tally(c);
-                    t.fail(f.sequence(), eventId, f.expected(), f.actual(), explain(c, f));
-                    results.put(c, t.result(""));
-                } else if (c == EvidenceCheck.ANCHOR && anchor.failed()) {
-                    results.put(c, anchor.result(""));
-                } else if (failure.isPresent() && !(c == EvidenceCheck.ANCHOR && failedOrdinal > 0)) {
-                    results.put(c, CheckResult.skipped(c, "checked for the events before sequence "
-                            + failure.get().sequence() + ", where " + failed.id() + " failed; the chain is not "
-                            + "checked beyond its first failure"));
-                } else {
-                    results.put(c, CheckResult.passed(c, switch (c) {
-                        case EVENT_HASHES -> n + " event hashes recomputed from the events' content";
-                        case SEQUENCES -> "sequences " + chainFirstSequence + " to " + (chainFirstSequence + n - 1)
-                                + ", no gaps";
-                        case ANCHOR -> "the first event (sequence " + chainFirstSequence + ") links to "
-                                + text(header.chain(), ANCHOR_HASH);
-                        default -> (n - 1) + " links between consecutive events";
-                    }));
-                }
-            }
-        }
-
-        private EvidenceCheck checkOf(ChainFailure f) {
-            return switch (f.kind()) {
-                case HASH_MISMATCH -> EvidenceCheck.EVENT_HASHES;
-                case SEQUENCE_GAP -> EvidenceCheck.SEQUENCES;
-                case PREV_HASH_MISMATCH -> f.sequence() == chainFirstSequence && failedOrdinal == 0
-                        ? EvidenceCheck.ANCHOR : EvidenceCheck.PREV_HASH_LINKS;
-                case MERKLE_LEAF_MISMATCH -> EvidenceCheck.INCLUSION_PROOFS;
-            };
-        }
-
-        private String explain(EvidenceCheck c, ChainFailure f) {
-            return switch (c) {
-                case EVENT_HASHES -> failedEvent == null
-                        ? "the event cannot be read as a stored event (" + f.actual().replaceFirst("^unreadable: ", "") + ")"
-                        : !failedEvent.agentId().equals(chainAgent)
-                        ? "the event belongs to another agent's chain"
-                        : "the hash recomputed from the event's content (actual) is not the hash it carries "
-                        + "(expected): the event was changed after it was recorded";
-                case SEQUENCES -> "expected sequence " + f.expected() + " here, found " + f.actual()
-                        + ": an event is missing, added or out of order";
-                case ANCHOR -> "the first event's prev_hash (actual) is not the package's anchor_hash (expected)";
-                default -> "the event's prev_hash (actual) is not the hash of the event before it (expected): "
-                        + "the chain is broken here";
-            };
-        }
-
         private CheckResult summaryResult() {
             if (header.chain() == null || !header.chain().isObject()) {
                 return CheckResult.skipped(EvidenceCheck.CHAIN_SUMMARY, "the package has no readable chain summary");
@@ -450,15 +335,15 @@ public final class EvidenceVerifier {
                 summary.fail(null, null, "chain.agent_id " + filterAgent + " (the exported agent)",
                         "chain.agent_id " + stated, "the chain summary names another agent than the export");
             }
-            if (firstEvent != null && !firstEvent.agentId().equals(filterAgent)) {
-                summary.fail(firstEvent.sequence(), firstEvent.id(), "events of agent " + filterAgent,
-                        "events of agent " + firstEvent.agentId(), "the events belong to another agent than the export");
+            if (chain.firstEvent() != null && !chain.firstEvent().agentId().equals(filterAgent)) {
+                summary.fail(chain.firstEvent().sequence(), chain.firstEvent().id(), "events of agent " + filterAgent,
+                        "events of agent " + chain.firstEvent().agentId(), "the events belong to another agent than the export");
             }
             compare(LENGTH, (long) leaves.size(), "the number of events in the package");
-            compare(FIRST_SEQUENCE, firstEvent == null ? null : firstEvent.sequence(), "the first event's sequence");
-            compare(LAST_SEQUENCE, lastEvent == null ? null : lastEvent.sequence(), "the last event's sequence");
+            compare(FIRST_SEQUENCE, chain.firstEvent() == null ? null : chain.firstEvent().sequence(), "the first event's sequence");
+            compare(LAST_SEQUENCE, chain.lastEvent() == null ? null : chain.lastEvent().sequence(), "the last event's sequence");
             return summary.result("agent " + filterAgent + ", " + leaves.size() + " events"
-                    + (firstEvent == null ? "" : ", sequences " + firstEvent.sequence() + " to " + lastEvent.sequence()));
+                    + (chain.firstEvent() == null ? "" : ", sequences " + chain.firstEvent().sequence() + " to " + chain.lastEvent().sequence()));
         }
 
         private void compare(String member, Long actual, String meaning) {
@@ -479,10 +364,10 @@ public final class EvidenceVerifier {
             if (since == null && until == null) {
                 return CheckResult.skipped(EvidenceCheck.WINDOW, "the whole chain was exported (no time window)");
             }
-            if (firstEvent == null) {
+            if (chain.firstEvent() == null) {
                 return CheckResult.skipped(EvidenceCheck.WINDOW, "the package contains no events");
             }
-            for (StoredEvent e : new StoredEvent[] {firstEvent, lastEvent}) {
+            for (StoredEvent e : new StoredEvent[] {chain.firstEvent(), chain.lastEvent()}) {
                 Instant t = instant(e.timestamp());
                 if (t == null || (since != null && t.isBefore(since)) || (until != null && !t.isBefore(until))) {
                     window.fail(e.sequence(), e.id(), "a timestamp in [" + (since == null ? "" : since) + ", "
