@@ -10,8 +10,8 @@ import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventHash;
 import io.trailproof.core.event.StoredEvent;
 
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -107,14 +107,15 @@ final class ChainChecker implements PackageReader.EventSink {
         return chainVerifier;
     }
 
-    /** Puts the result of each of the four chain checks into {@code results}. */
-    void results(Map<EvidenceCheck, CheckResult> results) {
+    /** The result of each of the four chain checks; call once, after reading. */
+    List<CheckResult> results() {
+        List<CheckResult> results = new ArrayList<>(CHECKS.size());
         if (count == 0) {
             for (EvidenceCheck c : CHECKS) {
-                results.put(c, c == EvidenceCheck.ANCHOR && anchor.failed() ? anchor.result("")
+                results.add(c == EvidenceCheck.ANCHOR && anchor.failed() ? anchor.result("")
                         : CheckResult.skipped(c, "the package contains no events"));
             }
-            return;
+            return results;
         }
         Optional<ChainFailure> failure = chainVerifier.failure();
         EvidenceCheck failed = failure.map(this::checkOf).orElse(null);
@@ -125,15 +126,15 @@ final class ChainChecker implements PackageReader.EventSink {
                 String eventId = failedEvent != null ? failedEvent.id() : null;
                 Tally t = c == EvidenceCheck.ANCHOR ? anchor : new Tally(c);
                 t.fail(f.sequence(), eventId, f.expected(), f.actual(), explain(c, f));
-                results.put(c, t.result(""));
+                results.add(t.result(""));
             } else if (c == EvidenceCheck.ANCHOR && anchor.failed()) {
-                results.put(c, anchor.result(""));
+                results.add(anchor.result(""));
             } else if (failure.isPresent() && !(c == EvidenceCheck.ANCHOR && failedOrdinal > 0)) {
-                results.put(c, CheckResult.skipped(c, "checked for the events before sequence "
+                results.add(CheckResult.skipped(c, "checked for the events before sequence "
                         + failure.get().sequence() + ", where " + failed.id() + " failed; the chain is not "
                         + "checked beyond its first failure"));
             } else {
-                results.put(c, CheckResult.passed(c, switch (c) {
+                results.add(CheckResult.passed(c, switch (c) {
                     case EVENT_HASHES -> n + " event hashes recomputed from the events' content";
                     case SEQUENCES -> "sequences " + chainFirstSequence + " to " + (chainFirstSequence + n - 1)
                             + ", no gaps";
@@ -143,6 +144,7 @@ final class ChainChecker implements PackageReader.EventSink {
                 }));
             }
         }
+        return results;
     }
 
     private EvidenceCheck checkOf(ChainFailure f) {
