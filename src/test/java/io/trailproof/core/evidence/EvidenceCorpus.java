@@ -458,8 +458,7 @@ final class EvidenceCorpus {
 
     private static Map<String, JsonNode> members(ObjectNode o) {
         Map<String, JsonNode> m = new LinkedHashMap<>();
-        for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : o.properties()) {
             m.put(e.getKey(), e.getValue());
         }
         return m;
