@@ -20,7 +20,7 @@ import java.util.List;
  * the server ({@link TimestampTokenVerifier#verifyToken}): {@code signature}, {@code message_imprint}
  * against the entry's own {@code merkle_root}, and {@code certificate_chain} at the token's genTime
  * against the anchors given here. The consistency of that root with the package's tree is checked by
- * {@link EvidenceVerifier}. Pure: the caller loads the anchors.
+ * {@link EvidenceVerifier} (its {@code TimestampsChecker}). Pure: the caller loads the anchors.
  */
 public final class Rfc3161TokenChecker implements TokenChecker {
 

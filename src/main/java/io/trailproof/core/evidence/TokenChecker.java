@@ -10,7 +10,7 @@ import java.util.List;
  * chain reaches a trust anchor at the token's time. Pure: the trust anchors are given to the
  * implementation when it is made, and it reads no clock (the token's own time is the time of
  * validation). The consistency of the stamped tree with the package's tree is checked by
- * {@link EvidenceVerifier} itself.
+ * the verifier itself ({@code TimestampsChecker}).
  *
  * <p>{@link Rfc3161TokenChecker} is the implementation; {@link #UNAVAILABLE} stands in where RFC 3161
  * support is not wanted, and claims no time. (Not to be confused with
