@@ -3,12 +3,14 @@ package io.trailproof.http;
 import io.undertow.server.HttpServerExchange;
 
 import java.util.Deque;
+import java.util.regex.Pattern;
 
 /** Query parameters, checked the same way on every endpoint (CONTRACT 4.1). */
 final class Params {
 
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
+    private static final Pattern DIGITS = Pattern.compile("\\+?[0-9]+");
 
     private final HttpServerExchange ex;
 
@@ -54,13 +56,30 @@ final class Params {
         return n;
     }
 
-    /** {@code limit}: default 100, larger than 1000 treated as 1000, below 1 or not a whole number is 400. */
+    /**
+     * {@code limit}: default 100, larger than 1000 treated as 1000 (also one too large for any
+     * integer type), below 1 or not a whole number is 400.
+     */
     int limit() throws ApiException {
-        return (int) Math.min(MAX_LIMIT, wholeNumber("limit", 1, DEFAULT_LIMIT));
+        return (int) Math.min(MAX_LIMIT, saturated("limit", 1, DEFAULT_LIMIT));
     }
 
+    /** {@code offset}: default 0; one too large for a long is past every end, like any offset beyond the last match. */
     long offset() throws ApiException {
-        return wholeNumber("offset", 0, 0);
+        return saturated("offset", 0, 0);
+    }
+
+    /** As {@link #wholeNumber}, but a run of digits too long for a long is {@link Long#MAX_VALUE}, not a 400. */
+    private long saturated(String name, long min, long absent) throws ApiException {
+        String v = optional(name);
+        if (v != null && DIGITS.matcher(v).matches()) {
+            try {
+                Long.parseLong(v);
+            } catch (NumberFormatException e) {
+                return Long.MAX_VALUE; // only digits, so too large: not a malformed number
+            }
+        }
+        return wholeNumber(name, min, absent);
     }
 
     static String shorten(String v) {
