@@ -6,10 +6,12 @@ import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.ExitableDirectoryReader;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.PointValues;
 import org.apache.lucene.index.QueryTimeoutImpl;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
@@ -68,8 +70,11 @@ public final class LuceneEventIndex implements EventIndex {
     /** The longest a search may run (term expansion included) before it is refused as too broad. */
     static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
 
-    /** Hits held at a time while a deep page steps over the hits before it. */
-    static final int PAGE_STEP = 10_000;
+    /**
+     * Hits held at a time (a few MB) while a deep page in relevance order steps over the hits before
+     * it; pages in time order find their start by counting instead.
+     */
+    static final int PAGE_STEP = 25_000;
 
     /** Longest query text accepted; longer ones are refused before parsing. */
     static final int MAX_QUERY_CHARS = 10_000;
@@ -434,9 +439,11 @@ public final class LuceneEventIndex implements EventIndex {
     /**
      * The hits {@code [offset, offset + count)} of {@code total} in {@code sort} order, holding at most
      * {@code step} hits at a time whatever the offset: the page is read from whichever end of
-     * the order is nearer (the sort reversed, then the page turned back), and the hits before it are
-     * stepped over with {@code searchAfter} a step at a time. Exact because every order ends with
-     * {@code log_index}, which no two events share.
+     * the order is nearer (the sort reversed, then the page turned back), after the sort key of the
+     * hit before it ({@code searchAfter}). For an order by time that key is found by counting
+     * ({@link #sortKeyByCounting}); for relevance the hits before the page are stepped over
+     * {@code step} at a time. Exact because every order ends with {@code log_index}, which no two
+     * events share.
      */
     private static List<ScoreDoc> page(IndexSearcher searcher, Query query, Sort sort, boolean scores, long offset,
                                        int count, long total, int step) throws IOException {
@@ -445,7 +452,14 @@ public final class LuceneEventIndex implements EventIndex {
         Sort order = fromEnd ? reversed(sort) : sort;
         long skip = fromEnd ? after : offset;
         FieldDoc last = null;
+        if (skip > 0) {
+            last = sortKeyByCounting(searcher, query, order, skip, total);
+            if (last != null) {
+                skip = 0;
+            }
+        }
         while (skip > 0) {
+            // Ordered by score: stepped over, a bounded number of hits at a time.
             int n = (int) Math.min(step, skip);
             ScoreDoc[] stepped = searcher.search(query, new TopFieldCollectorManager(order, n, last, 1)).scoreDocs;
             if (stepped.length == 0) {
@@ -463,6 +477,70 @@ public final class LuceneEventIndex implements EventIndex {
             java.util.Collections.reverse(docs);
         }
         return docs;
+    }
+
+    /**
+     * For an order by {@code timestamp} then {@code log_index} (one direction): the sort key of the
+     * {@code skip}-th hit, found by binary searches that only count, so that the page after it
+     * costs one collection of the page whatever {@code skip} is. Null when the order is another one
+     * or some hit has no timestamp (a placeholder for an unreadable log entry): the caller steps.
+     */
+    private static FieldDoc sortKeyByCounting(IndexSearcher searcher, Query query, Sort order, long skip, long total)
+            throws IOException {
+        SortField[] fields = order.getSort();
+        if (fields.length != 2 || !IndexFields.TIMESTAMP.equals(fields[0].getField())
+                || !IndexFields.LOG_INDEX.equals(fields[1].getField()) || fields[0].getReverse() != fields[1].getReverse()) {
+            return null;
+        }
+        boolean descending = fields[0].getReverse();
+        IndexReader reader = searcher.getIndexReader();
+        byte[] minTs = PointValues.getMinPackedValue(reader, IndexFields.TIMESTAMP);
+        byte[] maxTs = PointValues.getMaxPackedValue(reader, IndexFields.TIMESTAMP);
+        if (minTs == null || searcher.count(within(query, IndexFields.TIMESTAMP, Long.MIN_VALUE, Long.MAX_VALUE)) != total) {
+            return null;
+        }
+        long t = boundary(searcher, query, IndexFields.TIMESTAMP, LongPoint.decodeDimension(minTs, 0),
+                LongPoint.decodeDimension(maxTs, 0), descending, skip);
+        long before = t == (descending ? Long.MAX_VALUE : Long.MIN_VALUE) ? 0 : searcher.count(descending
+                ? within(query, IndexFields.TIMESTAMP, t + 1, Long.MAX_VALUE)
+                : within(query, IndexFields.TIMESTAMP, Long.MIN_VALUE, t - 1));
+        Query tied = within(query, IndexFields.TIMESTAMP, t, t);
+        long l = boundary(searcher, tied, IndexFields.LOG_INDEX, LongPoint.decodeDimension(
+                PointValues.getMinPackedValue(reader, IndexFields.LOG_INDEX), 0), LongPoint.decodeDimension(
+                PointValues.getMaxPackedValue(reader, IndexFields.LOG_INDEX), 0), descending, skip - before);
+        // No hit shares a log_index, so a key whose doc id sorts after every doc is exactly "after this hit".
+        return new FieldDoc(Integer.MAX_VALUE, Float.NaN, new Object[] {t, l});
+    }
+
+    /**
+     * Ascending: the least {@code v} in {@code [lo, hi]} with at least {@code rank} hits at or below
+     * it; descending: the greatest with at least {@code rank} hits at or above it.
+     */
+    private static long boundary(IndexSearcher searcher, Query query, String field, long lo, long hi, boolean descending,
+                                 long rank) throws IOException {
+        while (lo < hi) {
+            if (descending) {
+                long mid = (lo | hi) - ((lo ^ hi) >> 1); // ceiling of the mean, without overflow
+                if (searcher.count(within(query, field, mid, Long.MAX_VALUE)) >= rank) {
+                    lo = mid;
+                } else {
+                    hi = mid - 1;
+                }
+            } else {
+                long mid = (lo & hi) + ((lo ^ hi) >> 1); // floor of the mean, without overflow
+                if (searcher.count(within(query, field, Long.MIN_VALUE, mid)) >= rank) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+        }
+        return lo;
+    }
+
+    private static Query within(Query query, String field, long low, long high) {
+        return new BooleanQuery.Builder().add(query, BooleanClause.Occur.FILTER)
+                .add(LongPoint.newRangeQuery(field, low, high), BooleanClause.Occur.FILTER).build();
     }
 
     private static Sort reversed(Sort sort) {
