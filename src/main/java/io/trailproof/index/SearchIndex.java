@@ -13,7 +13,6 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -98,16 +97,13 @@ public final class SearchIndex implements Closeable {
     private volatile Handoff handoff;
     private volatile Failure lastFailure;
     private boolean nudged; // guarded by signal
-    /** Requests waiting for the index to reach a size, each without a thread; guarded by signal. */
-    private final List<Waiter> waiters = new ArrayList<>();
+    private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
     private long committedSize;
     private long lastCommitNanos = System.nanoTime();
 
     private record Handoff(EventIndex index, Path generation) {
     }
 
-    private record Waiter(long target, CompletableFuture<Void> ready) {
-    }
 
     private SearchIndex(Ledger ledger, IndexDirectory dirs, IndexOptions options, Clock clock, EventIndex index,
                         Path generation) {
@@ -143,73 +139,10 @@ public final class SearchIndex implements Closeable {
     /** As {@link #open(Path, Ledger, Clock)}, every Lucene index opened as {@code options} say. */
     public static SearchIndex open(Path dataDir, Ledger ledger, Clock clock, IndexOptions options) throws IOException {
         IndexDirectory dirs = new IndexDirectory(dataDir);
-        Map.Entry<EventIndex, Path> opened = openLive(dirs, ledger, options);
+        Map.Entry<EventIndex, Path> opened = LiveGeneration.open(dirs, ledger, options);
         SearchIndex index = new SearchIndex(ledger, dirs, options, clock, opened.getKey(), opened.getValue());
         index.follower.start();
         return index;
-    }
-
-    /** The live index as found, or a fresh empty one when it is missing, damaged or out of step with the log. */
-    static Map.Entry<EventIndex, Path> openLive(IndexDirectory dirs, Ledger ledger, IndexOptions options)
-            throws IOException {
-        Optional<Path> live = dirs.current();
-        if (live.isPresent()) {
-            EventIndex index = null;
-            try {
-                index = LuceneEventIndex.open(live.get(), options);
-            } catch (LuceneEventIndex.OtherFormatException e) {
-                // Not damage: an upgrade. The new generation replaces it (makeCurrent deletes the old one).
-                LOG.log(System.Logger.Level.WARNING, "the search index " + live.get() + " was written by another "
-                        + "version (" + e.getMessage() + "); building it anew from the log");
-            } catch (IOException e) {
-                Path aside = dirs.moveAside(live.get());
-                LOG.log(System.Logger.Level.WARNING, "the search index " + live.get() + " is damaged (" + e
-                        + "); moved it to " + aside + " and rebuilding it from the log");
-            }
-            if (index != null) {
-                String mismatch = mismatch(index, ledger);
-                if (mismatch == null) {
-                    dirs.deleteStale();
-                    return Map.entry(index, live.get());
-                }
-                index.close();
-                LOG.log(System.Logger.Level.WARNING, "the search index does not match the log (" + mismatch
-                        + "); rebuilding it from the log");
-            }
-        } else if (ledger.size() > 0) {
-            LOG.log(System.Logger.Level.WARNING, "there is no search index in " + dirs.root()
-                    + "; building it from the log (" + ledger.size() + " events)");
-        }
-        Path generation = dirs.newGeneration();
-        LuceneEventIndex fresh = LuceneEventIndex.open(generation, options);
-        try {
-            fresh.commit();
-            dirs.makeCurrent(generation);
-        } catch (IOException | RuntimeException e) {
-            fresh.close();
-            throw e;
-        }
-        return Map.entry(fresh, generation);
-    }
-
-    /** Why an index does not belong to this log, or null when it does. */
-    private static String mismatch(EventIndex index, Ledger ledger) throws IOException {
-        long size = index.size();
-        if (size > ledger.size()) {
-            return "it holds " + size + " events, the log only " + ledger.size();
-        }
-        if (size > 0 && index.lastHash() != null) {
-            String inLog;
-            try {
-                inLog = StoredEvent.parse(ledger.payloadAt(size - 1)).hash();
-            } catch (Exception e) {
-                inLog = null;
-            }
-            if (!index.lastHash().equals(inLog)) {
-                return "its last event, log index " + (size - 1) + ", has another hash in the log";
-            }
-        }
-        return null;
     }
 
     // ---------------------------------------------------------------- follower
@@ -321,16 +254,9 @@ public final class SearchIndex implements Closeable {
                         + "indexing the rest of the log again";
             } catch (IOException e) {
                 Path aside = dirs.moveAside(generation);
-                Path fresh = dirs.newGeneration();
-                reopened = LuceneEventIndex.open(fresh, options);
-                try {
-                    reopened.commit();
-                    dirs.makeCurrent(fresh);
-                } catch (IOException | RuntimeException again) {
-                    reopened.close();
-                    throw again;
-                }
-                currentGeneration = fresh;
+                Map.Entry<LuceneEventIndex, Path> fresh = LiveGeneration.fresh(dirs, options);
+                reopened = fresh.getKey();
+                currentGeneration = fresh.getValue();
                 action = "could not reopen the index (" + e.getMessage() + "); moved it to " + aside
                         + " and rebuilding it from the log";
             }
@@ -386,17 +312,12 @@ public final class SearchIndex implements Closeable {
 
     /** Wakes blocked waiters and completes the asynchronous ones the index now covers. */
     private void signalProgress() {
-        List<Waiter> ready = new ArrayList<>();
         synchronized (signal) {
             signal.notifyAll();
-            if (!waiters.isEmpty()) {
-                EventIndex index = current;
-                long indexed = index.writeFailure() == null ? index.size() : -1;
-                waiters.removeIf(w -> w.target() <= indexed && ready.add(w));
-            }
         }
-        for (Waiter w : ready) {
-            w.ready().complete(null); // outside the lock: what follows only dispatches to another thread
+        EventIndex index = current;
+        if (index.writeFailure() == null) {
+            parked.release(index.size());
         }
     }
 
@@ -580,7 +501,6 @@ public final class SearchIndex implements Closeable {
 
     /** Completes once the live index covers {@code target}; fails at the deadline, when too many wait, or at close. */
     private CompletableFuture<Void> whenIndexed(long target, long deadline) {
-        Waiter waiter;
         synchronized (signal) {
             if (closed) {
                 return CompletableFuture.failedFuture(new IndexUnavailableException("the service is shutting down"));
@@ -588,21 +508,22 @@ public final class SearchIndex implements Closeable {
             if (covers(current, target)) {
                 return CompletableFuture.completedFuture(null);
             }
-            if (waiters.size() >= MAX_WAITING) {
-                return CompletableFuture.failedFuture(new IndexUnavailableException(MAX_WAITING + " requests are "
-                        + "already waiting for the search index to catch up with the log (" + current.size() + " of "
-                        + target + " events indexed); retry shortly"));
-            }
-            waiter = new Waiter(target, new CompletableFuture<>());
-            waiters.add(waiter);
             nudged = true;
             signal.notifyAll();
         }
+        CompletableFuture<Void> ready = parked.park(target);
+        if (ready == null) {
+            return CompletableFuture.failedFuture(new IndexUnavailableException(parked.max() + " requests are "
+                    + "already waiting for the search index to catch up with the log (" + current.size() + " of "
+                    + target + " events indexed); retry shortly"));
+        }
+        EventIndex index = current;
+        if (covers(index, target)) {
+            parked.release(index.size()); // it grew between the check and the parking
+        }
         long left = Math.max(1, deadline - System.nanoTime());
-        return waiter.ready().orTimeout(left, TimeUnit.NANOSECONDS).exceptionallyCompose(e -> {
-            synchronized (signal) {
-                waiters.remove(waiter);
-            }
+        return ready.orTimeout(left, TimeUnit.NANOSECONDS).exceptionallyCompose(e -> {
+            parked.forget(ready);
             return CompletableFuture.failedFuture(e instanceof TimeoutException ? notCaughtUp(target) : e);
         });
     }
@@ -700,15 +621,10 @@ public final class SearchIndex implements Closeable {
     /** Stops following, commits what is indexed, and closes. A rebuild in progress is abandoned (and removed at the next start). */
     @Override
     public void close() throws IOException {
-        List<Waiter> abandoned;
         synchronized (signal) {
             closed = true;
-            abandoned = new ArrayList<>(waiters);
-            waiters.clear();
         }
-        for (Waiter w : abandoned) {
-            w.ready().completeExceptionally(new IndexUnavailableException("the service is shutting down"));
-        }
+        parked.close();
         signalProgress(); // no interrupt: it would close the log's file channels under a read
         try {
             follower.join(60_000);
