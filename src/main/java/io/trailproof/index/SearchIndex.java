@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -52,6 +53,8 @@ public final class SearchIndex implements Closeable {
     private static final long POLL_MILLIS = 20;
     private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
     private static final long LARGE_CATCH_UP = 10_000;
+    /** Reopening after a failed write happens at most this often (a disk that keeps failing). */
+    private static final long REOPEN_BACKOFF_NANOS = 1_000_000_000L;
     /** At a clean stop, at most this many events are indexed before the final commit; the rest wait for the next start. */
     static final long CLOSE_CATCH_UP_LIMIT = 100_000;
 
@@ -100,6 +103,9 @@ public final class SearchIndex implements Closeable {
     private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
     private long committedSize;
     private long lastCommitNanos = System.nanoTime();
+    private long lastReopenNanos = System.nanoTime() - REOPEN_BACKOFF_NANOS; // follower only
+    /** Set by {@link #holdFollower}: the follower waits before its next step. */
+    private volatile CountDownLatch hold;
 
     private record Handoff(EventIndex index, Path generation) {
     }
@@ -272,17 +278,13 @@ public final class SearchIndex implements Closeable {
         signalProgress();
     }
 
-    private static final long REOPEN_BACKOFF_NANOS = 1_000_000_000L;
-    private long lastReopenNanos = System.nanoTime() - REOPEN_BACKOFF_NANOS; // follower only
-    private volatile java.util.concurrent.CountDownLatch hold;
-
     /**
      * Stops the follower before its next step until the returned handle is closed: the index then
      * falls behind the log as it does when Lucene stalls (a hung disk, a long merge). A seam for
      * tests of what must not wait for the index; nothing in the service calls it.
      */
     public AutoCloseable holdFollower() {
-        java.util.concurrent.CountDownLatch latch = new java.util.concurrent.CountDownLatch(1);
+        CountDownLatch latch = new CountDownLatch(1);
         hold = latch;
         return () -> {
             hold = null;
@@ -291,7 +293,7 @@ public final class SearchIndex implements Closeable {
     }
 
     private void awaitHold() throws InterruptedException {
-        java.util.concurrent.CountDownLatch latch = hold;
+        CountDownLatch latch = hold;
         while (latch != null && !closed && !latch.await(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
             latch = hold;
         }

@@ -6,6 +6,7 @@ import org.apache.lucene.store.IOContext;
 import org.apache.lucene.store.IndexOutput;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -77,7 +78,7 @@ final class FaultyDirectory extends FilterDirectory {
                     g.await(60, TimeUnit.SECONDS);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new java.io.InterruptedIOException("interrupted while the test held the disk");
+                    throw new InterruptedIOException("interrupted while the test held the disk");
                 }
             }
             long left = writesUntilFailure.get();

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -72,7 +73,7 @@ class IndexFaultsTest {
                     SearchIndex.Results all = index.find(new IndexRequest(null, null, IndexRequest.Order.NEWEST_FIRST, 0, 1));
                     assertThat(all.total()).as("listing total after a failure at write " + failAt).isEqualTo(EVENTS);
                     SearchIndex.Results one = index.find(new IndexRequest("step", new EventFilter("agent-3", null, null, null,
-                            java.util.Map.of()), IndexRequest.Order.RELEVANCE, 0, 1));
+                            Map.of()), IndexRequest.Order.RELEVANCE, 0, 1));
                     assertThat(one.total()).isEqualTo((EVENTS + 3) / 7);
                     assertThat(index.status().lastFailure()).as("the failure is visible").isNotNull();
                     assertThat(index.status().lastFailure().action()).contains("reopened");
