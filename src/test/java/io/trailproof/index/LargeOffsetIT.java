@@ -116,6 +116,9 @@ class LargeOffsetIT {
             assertThat(limitTooLarge.status()).isEqualTo(200);
             assertThat(limitTooLarge.json().get("limit").asInt()).isEqualTo(1000);
             assertThat(limitTooLarge.json().get("results").size()).isEqualTo(1000);
+            Api.Reply timestamps = api.get("/v1/timestamps?offset=99999999999999999999&limit=99999999999999999999");
+            assertThat(timestamps.status()).as(timestamps.body()).isEqualTo(200);
+            assertThat(timestamps.json().size()).isZero();
             assertThat(api.get("/health").status()).as("the server survived").isEqualTo(200);
             assertThat(server.stop()).isZero();
         }
