@@ -2,7 +2,6 @@ package io.trailproof.http;
 
 import io.undertow.server.HttpServerExchange;
 
-import java.math.BigInteger;
 import java.util.Deque;
 import java.util.regex.Pattern;
 
@@ -11,10 +10,7 @@ final class Params {
 
     static final int DEFAULT_LIMIT = 100;
     static final int MAX_LIMIT = 1000;
-
-    /** A whole number written without a minus sign, however many digits. */
-    private static final Pattern POSITIVE_DIGITS = Pattern.compile("\\+?[0-9]+");
-    private static final BigInteger LONG_MAX = BigInteger.valueOf(Long.MAX_VALUE);
+    private static final Pattern DIGITS = Pattern.compile("\\+?[0-9]+");
 
     private final HttpServerExchange ex;
 
@@ -61,23 +57,29 @@ final class Params {
     }
 
     /**
-     * {@code limit}: default 100, larger than 1000 treated as 1000 (also a value past the range of a
-     * long: it is larger all the same), below 1 or not a whole number is 400.
+     * {@code limit}: default 100, larger than 1000 treated as 1000 (also one too large for any
+     * integer type), below 1 or not a whole number is 400.
      */
     int limit() throws ApiException {
-        try {
-            return (int) Math.min(MAX_LIMIT, wholeNumber("limit", 1, DEFAULT_LIMIT));
-        } catch (ApiException e) {
-            String v = optional("limit");
-            if (v != null && POSITIVE_DIGITS.matcher(v).matches() && new BigInteger(v).compareTo(LONG_MAX) > 0) {
-                return MAX_LIMIT;
-            }
-            throw e;
-        }
+        return (int) Math.min(MAX_LIMIT, saturated("limit", 1, DEFAULT_LIMIT));
     }
 
+    /** {@code offset}: default 0; one too large for a long is past every end, like any offset beyond the last match. */
     long offset() throws ApiException {
-        return wholeNumber("offset", 0, 0);
+        return saturated("offset", 0, 0);
+    }
+
+    /** As {@link #wholeNumber}, but a run of digits too long for a long is {@link Long#MAX_VALUE}, not a 400. */
+    private long saturated(String name, long min, long absent) throws ApiException {
+        String v = optional(name);
+        if (v != null && DIGITS.matcher(v).matches()) {
+            try {
+                Long.parseLong(v);
+            } catch (NumberFormatException e) {
+                return Long.MAX_VALUE; // only digits, so too large: not a malformed number
+            }
+        }
+        return wholeNumber(name, min, absent);
     }
 
     static String shorten(String v) {

@@ -22,6 +22,10 @@ import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
 import java.nio.ByteBuffer;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.Semaphore;
 
 /**
  * {@code GET /v1/events} (filtered listing), {@code GET /v1/search} (CONTRACT 4.2) and the index
@@ -42,14 +46,36 @@ final class SearchEndpoints {
         this.index = index;
     }
 
+    /**
+     * Requests that may block a worker thread while waiting for the index, in the rare case that a
+     * list or search comes with a request body (the non-blocking form serves every other one).
+     */
+    static final int MAX_BLOCKED_WAITING = 8;
+
+    private final Semaphore blockedWaiting = new Semaphore(MAX_BLOCKED_WAITING);
+
+    /** A checked list or search request, and how its results become the answer. */
+    private record Prepared(IndexRequest request, Rendering rendering) {
+    }
+
+    @FunctionalInterface
+    private interface Rendering {
+        /** Builds the body (on the thread that searched) and returns what writes it. */
+        Router.Answer render(SearchIndex.Results results) throws Exception;
+    }
+
     void register(Router router) {
-        router.get("/v1/events", (ex, p) -> list(ex))
-                .get("/v1/search", (ex, p) -> search(ex))
+        // Both wait for the index without a thread: parameters are checked on the I/O thread, the
+        // request is parked until the index holds every event durable when it arrived, and the
+        // search runs on a worker then. Ingestion never waits behind requests waiting for the index.
+        router.add("GET", "/v1/events", ApiKey.Role.READ, (ex, p) -> blocking(ex, list(ex)), ex -> nonBlocking(ex, list(ex)))
+                .add("GET", "/v1/search", ApiKey.Role.READ, (ex, p) -> blocking(ex, search(ex)),
+                        ex -> nonBlocking(ex, search(ex)))
                 .add("GET", "/v1/admin/index", ApiKey.Role.ADMIN, (ex, p) -> status(ex))
                 .add("POST", "/v1/admin/index/rebuild", ApiKey.Role.ADMIN, (ex, p) -> rebuild(ex));
     }
 
-    private void list(HttpServerExchange ex) throws Exception {
+    private Prepared list(HttpServerExchange ex) throws Exception {
         Params params = new Params(ex);
         refuseUnknown(ex, LIST_PARAMS);
         EventFilter filter = filter(params, ex);
@@ -64,19 +90,22 @@ final class SearchEndpoints {
         }
         int limit = params.limit();
         long offset = params.offset();
-        SearchIndex.Results results = run(new IndexRequest(null, filter, o, offset, limit));
-        ByteBuffer body = Responses.write(g -> {
-            g.writeStartArray();
-            for (SearchIndex.Result r : results.results()) {
-                g.writeRawValue(new RawJson(r.payload()));
-            }
-            g.writeEndArray();
+        return new Prepared(new IndexRequest(null, filter, o, offset, limit), results -> {
+            ByteBuffer body = Responses.write(g -> {
+                g.writeStartArray();
+                for (SearchIndex.Result r : results.results()) {
+                    g.writeRawValue(new RawJson(r.payload()));
+                }
+                g.writeEndArray();
+            });
+            return e -> {
+                e.getResponseHeaders().put(new HttpString("X-Total-Count"), Long.toString(results.total()));
+                Responses.bytes(e, 200, body);
+            };
         });
-        ex.getResponseHeaders().put(new HttpString("X-Total-Count"), Long.toString(results.total()));
-        Responses.bytes(ex, 200, body);
     }
 
-    private void search(HttpServerExchange ex) throws Exception {
+    private Prepared search(HttpServerExchange ex) throws Exception {
         Params params = new Params(ex);
         refuseUnknown(ex, SEARCH_PARAMS);
         String q = params.required("q");
@@ -95,38 +124,78 @@ final class SearchEndpoints {
         }
         int limit = params.limit();
         long offset = params.offset();
-        SearchIndex.Results results = run(new IndexRequest(q, filter, o, offset, limit));
-        ByteBuffer body = Responses.write(g -> {
-            g.writeStartObject();
-            g.writeStringField("query", q);
-            g.writeNumberField("total", results.total());
-            g.writeNumberField("limit", limit);
-            g.writeNumberField("offset", offset);
-            g.writeArrayFieldStart("results");
-            for (SearchIndex.Result r : results.results()) {
-                ObjectNode extra = Responses.MAPPER.createObjectNode();
-                extra.put("score", Float.isNaN(r.score()) ? 0f : r.score());
-                ObjectNode hl = extra.putObject("highlights");
-                r.highlights().forEach((field, fragments) -> fragments.forEach(hl.putArray(field)::add));
-                String event = new String(r.payload(), StandardCharsets.UTF_8);
-                String extras = Responses.MAPPER.writeValueAsString(extra);
-                // The stored event exactly as in the log, with the two result fields appended.
-                g.writeRawValue(event.substring(0, event.lastIndexOf('}')) + "," + extras.substring(1));
-            }
-            g.writeEndArray();
-            g.writeEndObject();
+        return new Prepared(new IndexRequest(q, filter, o, offset, limit), results -> {
+            ByteBuffer body = Responses.write(g -> {
+                g.writeStartObject();
+                g.writeStringField("query", q);
+                g.writeNumberField("total", results.total());
+                g.writeNumberField("limit", limit);
+                g.writeNumberField("offset", offset);
+                g.writeArrayFieldStart("results");
+                for (SearchIndex.Result r : results.results()) {
+                    ObjectNode extra = Responses.MAPPER.createObjectNode();
+                    extra.put("score", Float.isNaN(r.score()) ? 0f : r.score());
+                    ObjectNode hl = extra.putObject("highlights");
+                    r.highlights().forEach((field, fragments) -> fragments.forEach(hl.putArray(field)::add));
+                    String event = new String(r.payload(), StandardCharsets.UTF_8);
+                    String extras = Responses.MAPPER.writeValueAsString(extra);
+                    // The stored event exactly as in the log, with the two result fields appended.
+                    g.writeRawValue(event.substring(0, event.lastIndexOf('}')) + "," + extras.substring(1));
+                }
+                g.writeEndArray();
+                g.writeEndObject();
+            });
+            return e -> Responses.bytes(e, 200, body);
         });
-        Responses.bytes(ex, 200, body);
     }
 
-    private SearchIndex.Results run(IndexRequest request) throws Exception {
-        try {
-            return index.find(request);
-        } catch (BadQueryException e) {
-            throw ApiException.badRequest(e.getMessage());
-        } catch (IndexUnavailableException e) {
-            throw new ApiException(503, e.getMessage(), Map.of("Retry-After", "10"));
+    /**
+     * On the I/O thread: parks the request until the index is ready, searches on a worker thread
+     * and renders there; the answer is written back on the I/O thread.
+     */
+    private CompletionStage<Router.Answer> nonBlocking(HttpServerExchange ex, Prepared prepared) {
+        CompletableFuture<Router.Answer> answer = new CompletableFuture<>();
+        index.findAsync(prepared.request(), ex.getConnection().getWorker()).whenComplete((results, error) -> {
+            if (error != null) {
+                answer.completeExceptionally(refusal(error instanceof CompletionException && error.getCause() != null
+                        ? error.getCause() : error));
+                return;
+            }
+            try {
+                answer.complete(prepared.rendering().render(results));
+            } catch (Exception | Error e) {
+                answer.completeExceptionally(e);
+            }
+        });
+        return answer;
+    }
+
+    /** On a worker thread (a request that came with a body): waits for the index, a few such requests at a time. */
+    private void blocking(HttpServerExchange ex, Prepared prepared) throws Exception {
+        if (!blockedWaiting.tryAcquire()) {
+            throw new ApiException(503, MAX_BLOCKED_WAITING + " list or search requests with a request body are "
+                    + "already being served; send them without a body", Map.of("Retry-After", "1"));
         }
+        SearchIndex.Results results;
+        try {
+            results = index.find(prepared.request());
+        } catch (BadQueryException | IndexUnavailableException e) {
+            throw (ApiException) refusal(e);
+        } finally {
+            blockedWaiting.release();
+        }
+        prepared.rendering().render(results).write(ex);
+    }
+
+    /** The answer to a failure of the index: 400 for a bad query, 503 when the index cannot answer now. */
+    private static Throwable refusal(Throwable failure) {
+        if (failure instanceof BadQueryException e) {
+            return ApiException.badRequest(e.getMessage());
+        }
+        if (failure instanceof IndexUnavailableException e) {
+            return new ApiException(503, e.getMessage(), Map.of("Retry-After", "10"));
+        }
+        return failure;
     }
 
     private static EventFilter filter(Params params, HttpServerExchange ex) throws ApiException {
@@ -195,6 +264,12 @@ final class SearchEndpoints {
             o.putNull("rebuild");
         } else {
             o.set("rebuild", rebuildJson(s.rebuild()));
+        }
+        if (s.lastFailure() == null) {
+            o.putNull("last_failure");
+        } else {
+            o.putObject("last_failure").put("at", s.lastFailure().at().toString()).put("error", s.lastFailure().error())
+                    .put("action", s.lastFailure().action());
         }
         Responses.json(ex, 200, o);
     }

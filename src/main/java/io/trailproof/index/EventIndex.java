@@ -16,7 +16,10 @@ import java.util.function.LongConsumer;
  * <p><b>Atomicity and durability:</b> {@link #add} makes events searchable after
  * {@link #makeSearchable}, but durable only at {@link #commit}. A commit is atomic and records
  * {@link #size()} and the hash of the last event held; after a crash the index holds exactly what
- * its last commit held, and its owner indexes the log beyond it again.
+ * its last commit held, and its owner indexes the log beyond it again. A write that fails (in
+ * {@link #addPayloads} or {@link #commit}) rolls the index back to its last commit and ends its
+ * writing life ({@link IndexWriterFailedException}, {@link #writeFailure()}): whatever a failed
+ * write had half done is gone, so re-adding from the last commit never holds an event twice.
  *
  * <p>One thread adds and commits; any number of threads search concurrently.
  */
@@ -44,6 +47,14 @@ public interface EventIndex extends Closeable {
 
     /** Makes everything added durable, atomically with {@link #size()} and {@link #lastHash()}. */
     void commit() throws IOException;
+
+    /**
+     * Why this index takes no more writes, or null while it is healthy. Once non-null it stays so:
+     * the index was rolled back to its last commit, {@link #size()} is what that commit holds, and the
+     * owner closes it and opens it again. Also set when the backend closed itself after a fatal error
+     * outside any call (a background merge that failed).
+     */
+    IndexWriterFailedException writeFailure();
 
     /** Returns once searches see at least the first {@code size} log entries (at most {@link #size()}). */
     void makeSearchable(long size) throws IOException;

@@ -27,9 +27,7 @@ import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TermQuery;
-import org.apache.lucene.search.TopFieldCollector;
-import org.apache.lucene.search.TopFieldCollectorManager;
-import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.BytesRef;
@@ -42,6 +40,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.function.LongConsumer;
 
 /**
@@ -88,6 +88,11 @@ public final class LuceneEventIndex implements EventIndex {
     private volatile long size;
     private volatile String lastHash;
     private volatile long searchable;
+    /** What the last successful commit holds (also what the index held when opened). */
+    private volatile long committedSize;
+    private volatile String committedHash;
+    /** Set once a write failed; guarded by this for writes. */
+    private volatile IndexWriterFailedException failure;
 
     private LuceneEventIndex(Directory directory, IndexWriter writer, IndexAnalyzer analyzer, long size, String lastHash)
             throws IOException {
@@ -96,6 +101,8 @@ public final class LuceneEventIndex implements EventIndex {
         this.analyzer = analyzer;
         this.size = size;
         this.lastHash = lastHash;
+        this.committedSize = size;
+        this.committedHash = lastHash;
         this.searchers = new SearcherManager(writer, null);
         this.searchable = size;
         this.highlights = new Highlights(analyzer);
@@ -117,14 +124,19 @@ public final class LuceneEventIndex implements EventIndex {
      *     caller moves it aside and rebuilds
      */
     public static LuceneEventIndex open(Path path) throws IOException {
-        Directory directory = FSDirectory.open(path);
+        return open(path, IndexOptions.of(0));
+    }
+
+    /** As {@link #open(Path)}, with the writer's RAM buffer and directory as {@code options} say. */
+    public static LuceneEventIndex open(Path path, IndexOptions options) throws IOException {
+        Directory directory = options.directoryWrapper().apply(FSDirectory.open(path));
         IndexAnalyzer analyzer = new IndexAnalyzer();
         IndexWriter writer = null;
         try {
             IndexWriterConfig config = new IndexWriterConfig(analyzer)
                     .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                     .setCommitOnClose(false)
-                    .setRAMBufferSizeMB(128);
+                    .setRAMBufferSizeMB(options.ramBufferMb());
             writer = new IndexWriter(directory, config);
             long size = 0;
             String lastHash = null;
@@ -191,10 +203,13 @@ public final class LuceneEventIndex implements EventIndex {
      * Builds and adds the documents in slices on several threads: IndexWriter inverts and flushes
      * each thread's documents separately, so indexing uses every core. Document order inside the
      * index does not matter (results are ordered by log_index), and {@link #size()} moves only once
-     * every slice is in.
+     * every slice is in. If any slice fails, every slice is waited for and the writer is rolled back
+     * to the last commit: a slice that did get in is gone again, so indexing again from
+     * {@link #size()} never adds an entry twice.
      */
     @Override
     public void addPayloads(List<byte[]> payloads) throws IOException {
+        requireWritable();
         if (payloads.isEmpty()) {
             return;
         }
@@ -202,31 +217,61 @@ public final class LuceneEventIndex implements EventIndex {
         int slices = payloads.size() < 2 * MIN_SLICE ? 1 : Math.min(INDEXING_THREADS, payloads.size() / MIN_SLICE);
         int per = (payloads.size() + slices - 1) / slices;
         String[] hashes = new String[slices];
-        List<java.util.concurrent.Future<?>> pending = new ArrayList<>();
-        for (int i = per, k = 1; i < payloads.size(); i += per, k++) {
-            int from = i;
-            int slice = k;
-            pending.add(INDEXERS.submit(() -> {
-                hashes[slice] = addSlice(first + from, payloads.subList(from, Math.min(payloads.size(), from + per)));
-                return null;
-            }));
+        List<Future<?>> pending = new ArrayList<>();
+        Throwable failed = null;
+        try {
+            for (int i = per, k = 1; i < payloads.size(); i += per, k++) {
+                int from = i;
+                int slice = k;
+                pending.add(INDEXERS.submit(() -> {
+                    hashes[slice] = addSlice(first + from, payloads.subList(from, Math.min(payloads.size(), from + per)));
+                    return null;
+                }));
+            }
+            hashes[0] = addSlice(first, payloads.subList(0, Math.min(per, payloads.size())));
+        } catch (IOException | RuntimeException | Error e) {
+            failed = e;
         }
-        hashes[0] = addSlice(first, payloads.subList(0, Math.min(per, payloads.size())));
-        for (java.util.concurrent.Future<?> f : pending) {
-            try {
-                f.get();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("interrupted while indexing");
-            } catch (java.util.concurrent.ExecutionException e) {
-                if (e.getCause() instanceof IOException io) {
-                    throw io;
-                }
-                throw new IOException("indexing failed", e.getCause());
+        for (Future<?> f : pending) {
+            Throwable t = outcome(f);
+            if (t != null && failed == null) {
+                failed = t;
+            } else if (t != null) {
+                failed.addSuppressed(t);
             }
         }
-        lastHash = hashes[pending.size()];
-        size = first + payloads.size();
+        synchronized (this) {
+            if (failed != null) {
+                throw writeFailed("adding log entries " + first + " to " + (first + payloads.size() - 1), failed);
+            }
+            if (failure != null) {
+                // The writer failed elsewhere (a refresh, a merge) while these were added: they went with it.
+                throw failure;
+            }
+            lastHash = hashes[pending.size()];
+            size = first + payloads.size();
+        }
+    }
+
+    /** Waits for a slice without giving up on an interrupt (the writer must not be rolled back under it); returns its failure. */
+    private static Throwable outcome(Future<?> f) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    f.get();
+                    return null;
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                } catch (ExecutionException e) {
+                    return e.getCause();
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Adds one slice; returns the stored hash of its last entry (null when that one is unreadable). */
@@ -248,14 +293,66 @@ public final class LuceneEventIndex implements EventIndex {
 
     @Override
     public synchronized void commit() throws IOException {
+        requireWritable();
         Map<String, String> data = new TreeMap<>();
         data.put(COMMIT_FORMAT, FORMAT);
         data.put(COMMIT_LOG_SIZE, Long.toString(size));
         if (lastHash != null) {
             data.put(COMMIT_LAST_HASH, lastHash);
         }
-        writer.setLiveCommitData(data.entrySet());
-        writer.commit();
+        try {
+            writer.setLiveCommitData(data.entrySet());
+            writer.commit();
+        } catch (IOException | RuntimeException | Error e) {
+            // Lucene may keep the writer open after a failed commit, but what it then holds is not
+            // certain: start again from the last commit that did succeed.
+            throw writeFailed("committing " + size + " log entries", e);
+        }
+        committedSize = size;
+        committedHash = lastHash;
+    }
+
+    /** Never blocks while the index is healthy (it is asked on I/O threads). */
+    @Override
+    public IndexWriterFailedException writeFailure() {
+        IndexWriterFailedException f = failure;
+        if (f == null && writer.getTragicException() != null) {
+            f = writeFailed("the index writer", writer.getTragicException());
+        }
+        return f;
+    }
+
+    private void requireWritable() throws IndexWriterFailedException {
+        IndexWriterFailedException f = writeFailure();
+        if (f != null) {
+            throw new IndexWriterFailedException("the index takes no more writes: " + f.getMessage(), f.committedSize(), f);
+        }
+    }
+
+    /**
+     * Ends this index's writing life after a failed write: rolls the writer back to the last commit
+     * (dropping every document added since, whichever thread added it) and records why. The first
+     * failure is kept; later ones add nothing.
+     */
+    private synchronized IndexWriterFailedException writeFailed(String what, Throwable cause) {
+        if (failure != null) {
+            return failure;
+        }
+        Throwable tragic = writer.getTragicException();
+        if (tragic != null && tragic != cause && cause instanceof AlreadyClosedException) {
+            cause = tragic; // another thread hit the real failure; this one only found the writer closed
+        }
+        IndexWriterFailedException f = new IndexWriterFailedException(what + " failed (" + cause
+                + "); rolled back to the last commit (" + committedSize + " log entries)", committedSize, cause);
+        try {
+            writer.rollback();
+        } catch (IOException | RuntimeException | Error e) {
+            f.addSuppressed(e);
+        }
+        size = committedSize;
+        lastHash = committedHash;
+        failure = f;
+        return f;
     }
 
     @Override
@@ -263,8 +360,17 @@ public final class LuceneEventIndex implements EventIndex {
         if (searchable >= target) {
             return;
         }
+        requireWritable();
         long covered = size;
-        searchers.maybeRefreshBlocking();
+        try {
+            searchers.maybeRefreshBlocking();
+        } catch (IOException | RuntimeException e) {
+            // A refresh flushes; a failed flush is fatal to the writer (Lucene closes it).
+            if (writer.getTragicException() != null || !writer.isOpen()) {
+                throw writeFailed("making log entries up to " + covered + " searchable", e);
+            }
+            throw e;
+        }
         synchronized (this) {
             searchable = Math.max(searchable, covered);
         }
@@ -272,6 +378,11 @@ public final class LuceneEventIndex implements EventIndex {
 
     @Override
     public Page find(IndexRequest request) throws BadQueryException, IOException {
+        return find(request, Paging.STEP);
+    }
+
+    /** As {@link #find(IndexRequest)}, stepping over hits before the page {@code pageStep} at a time. */
+    Page find(IndexRequest request, int pageStep) throws BadQueryException, IOException {
         Query query = request.query() == null ? new MatchAllDocsQuery() : parse(request.query());
         Query filtered = withFilters(query, request.filter());
         Sort sort = switch (request.order()) {
@@ -287,14 +398,17 @@ public final class LuceneEventIndex implements EventIndex {
             IndexSearcher searcher = new IndexSearcher(ExitableDirectoryReader.wrap(
                     (DirectoryReader) base.getIndexReader(), timeout));
             searcher.setTimeout(timeout);
-            int maxDoc = Math.max(1, searcher.getIndexReader().maxDoc());
-            int wanted = (int) Math.min(maxDoc, request.offset() + request.limit());
-            TopFieldDocs top;
+            List<Hit> hits = new ArrayList<>();
+            long total;
             try {
-                top = searcher.search(filtered, new TopFieldCollectorManager(sort, Math.max(1, wanted), null,
-                        Integer.MAX_VALUE));
-                if (request.query() != null) {
-                    TopFieldCollector.populateScores(top.scoreDocs, searcher, filtered);
+                total = searcher.count(filtered);
+                if (request.offset() < total) {
+                    for (ScoreDoc d : Paging.page(searcher, filtered, sort, request.query() != null, request.offset(),
+                            (int) Math.min(request.limit(), total - request.offset()), total, pageStep)) {
+                        Object[] fields = ((FieldDoc) d).fields;
+                        long logIndex = (Long) fields[fields.length - 1];
+                        hits.add(new Hit(logIndex, request.query() == null ? Float.NaN : d.score));
+                    }
                 }
             } catch (ExitableDirectoryReader.ExitingReaderException e) {
                 throw tooSlow();
@@ -305,18 +419,12 @@ public final class LuceneEventIndex implements EventIndex {
             if (searcher.timedOut()) {
                 throw tooSlow();
             }
-            List<Hit> hits = new ArrayList<>();
-            for (long i = request.offset(); i < top.scoreDocs.length && hits.size() < request.limit(); i++) {
-                ScoreDoc d = top.scoreDocs[(int) i];
-                Object[] fields = ((FieldDoc) d).fields;
-                long logIndex = (Long) fields[fields.length - 1];
-                hits.add(new Hit(logIndex, request.query() == null ? Float.NaN : d.score));
-            }
-            return new Page(top.totalHits.value(), hits);
+            return new Page(total, hits);
         } finally {
             searchers.release(base);
         }
     }
+
 
     private static BadQueryException tooSlow() {
         return new BadQueryException("the query took longer than " + QUERY_TIMEOUT.toSeconds()

@@ -13,7 +13,12 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -33,6 +38,13 @@ public final class SearchIndex implements Closeable {
 
     /** How long a request waits for the index to catch up before it is answered 503. */
     static final Duration CATCH_UP_WAIT = Duration.ofSeconds(30);
+    /**
+     * Requests that may wait for the index at once ({@link #findAsync}); more are refused at once.
+     * A waiting request holds no thread, only its connection and a few objects.
+     */
+    static final int MAX_WAITING = 4096;
+    /** A write failure this recent is named in the 503 of a request that waited for the index in vain. */
+    private static final Duration FAILURE_SHOWN = Duration.ofMinutes(10);
     /** The follower commits (makes the index durable) at most this often while events arrive. */
     static final Duration COMMIT_INTERVAL = Duration.ofSeconds(5);
     /** During a large catch-up (a rebuild at start) commits are rarer: each one flushes and merges segments. */
@@ -41,6 +53,8 @@ public final class SearchIndex implements Closeable {
     private static final long POLL_MILLIS = 20;
     private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
     private static final long LARGE_CATCH_UP = 10_000;
+    /** Reopening after a failed write happens at most this often (a disk that keeps failing). */
+    private static final long REOPEN_BACKOFF_NANOS = 1_000_000_000L;
     /** At a clean stop, at most this many events are indexed before the final commit; the rest wait for the next start. */
     static final long CLOSE_CATCH_UP_LIMIT = 100_000;
 
@@ -51,11 +65,18 @@ public final class SearchIndex implements Closeable {
     public record Results(long total, List<Result> results) {
     }
 
-    /** What {@code GET /v1/admin/index} shows. */
-    public record Status(long indexed, long logSize, String generation, Rebuild rebuild) {
+    /**
+     * What {@code GET /v1/admin/index} shows. {@code lastFailure} is the last time writing the index
+     * failed and what was done about it (null when it never failed since the start).
+     */
+    public record Status(long indexed, long logSize, String generation, Rebuild rebuild, Failure lastFailure) {
         public boolean upToDate() {
             return indexed >= logSize;
         }
+    }
+
+    /** A failed write to the index: when, what failed, and what the service did about it. */
+    public record Failure(Instant at, String error, String action) {
     }
 
     /** The last online rebuild: state {@code running}, {@code done} or {@code failed}. */
@@ -64,6 +85,7 @@ public final class SearchIndex implements Closeable {
 
     private final Ledger ledger;
     private final IndexDirectory dirs;
+    private final IndexOptions options;
     private final Clock clock;
     private final ReentrantReadWriteLock swapLock = new ReentrantReadWriteLock();
     private final Object signal = new Object();
@@ -76,16 +98,24 @@ public final class SearchIndex implements Closeable {
     private volatile Thread rebuilder;
     /** A freshly built index waiting for the follower to swap it in. */
     private volatile Handoff handoff;
+    private volatile Failure lastFailure;
     private boolean nudged; // guarded by signal
+    private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
     private long committedSize;
     private long lastCommitNanos = System.nanoTime();
+    private long lastReopenNanos = System.nanoTime() - REOPEN_BACKOFF_NANOS; // follower only
+    /** Set by {@link #holdFollower}: the follower waits before its next step. */
+    private volatile CountDownLatch hold;
 
     private record Handoff(EventIndex index, Path generation) {
     }
 
-    private SearchIndex(Ledger ledger, IndexDirectory dirs, Clock clock, EventIndex index, Path generation) {
+
+    private SearchIndex(Ledger ledger, IndexDirectory dirs, IndexOptions options, Clock clock, EventIndex index,
+                        Path generation) {
         this.ledger = ledger;
         this.dirs = dirs;
+        this.options = options;
         this.clock = clock;
         this.current = index;
         this.currentGeneration = generation;
@@ -96,73 +126,29 @@ public final class SearchIndex implements Closeable {
 
     /** Opens (or replaces) the index in {@code dataDir/index/} and starts following the ledger. */
     public static SearchIndex open(Path dataDir, Ledger ledger, Clock clock) throws IOException {
+        return open(dataDir, ledger, clock, 0);
+    }
+
+    /**
+     * As {@link #open(Path, Ledger, Clock)}, with a RAM buffer of {@code ramBufferMb} MB
+     * ({@code index.ram-buffer-mb}; 0 sizes it from the heap, see {@link IndexOptions#of}).
+     */
+    public static SearchIndex open(Path dataDir, Ledger ledger, Clock clock, int ramBufferMb) throws IOException {
+        IndexOptions options = IndexOptions.of(ramBufferMb);
+        LOG.log(System.Logger.Level.INFO, "search index: RAM buffer " + options.ramBufferMb() + " MB (" + (ramBufferMb > 0
+                ? "index.ram-buffer-mb" : "1/" + IndexOptions.HEAP_SHARE + " of the " + Runtime.getRuntime().maxMemory()
+                / (1024 * 1024) + " MB heap, within " + IndexOptions.MIN_AUTO_MB + ".." + IndexOptions.MAX_AUTO_MB
+                + " MB; index.ram-buffer-mb sets it") + ")");
+        return open(dataDir, ledger, clock, options);
+    }
+
+    /** As {@link #open(Path, Ledger, Clock)}, every Lucene index opened as {@code options} say. */
+    public static SearchIndex open(Path dataDir, Ledger ledger, Clock clock, IndexOptions options) throws IOException {
         IndexDirectory dirs = new IndexDirectory(dataDir);
-        Map.Entry<EventIndex, Path> opened = openLive(dirs, ledger);
-        SearchIndex index = new SearchIndex(ledger, dirs, clock, opened.getKey(), opened.getValue());
+        Map.Entry<EventIndex, Path> opened = LiveGeneration.open(dirs, ledger, options);
+        SearchIndex index = new SearchIndex(ledger, dirs, options, clock, opened.getKey(), opened.getValue());
         index.follower.start();
         return index;
-    }
-
-    /** The live index as found, or a fresh empty one when it is missing, damaged or out of step with the log. */
-    static Map.Entry<EventIndex, Path> openLive(IndexDirectory dirs, Ledger ledger) throws IOException {
-        Optional<Path> live = dirs.current();
-        if (live.isPresent()) {
-            EventIndex index = null;
-            try {
-                index = LuceneEventIndex.open(live.get());
-            } catch (LuceneEventIndex.OtherFormatException e) {
-                // Not damage: an upgrade. The new generation replaces it (makeCurrent deletes the old one).
-                LOG.log(System.Logger.Level.WARNING, "the search index " + live.get() + " was written by another "
-                        + "version (" + e.getMessage() + "); building it anew from the log");
-            } catch (IOException e) {
-                Path aside = dirs.moveAside(live.get());
-                LOG.log(System.Logger.Level.WARNING, "the search index " + live.get() + " is damaged (" + e
-                        + "); moved it to " + aside + " and rebuilding it from the log");
-            }
-            if (index != null) {
-                String mismatch = mismatch(index, ledger);
-                if (mismatch == null) {
-                    dirs.deleteStale();
-                    return Map.entry(index, live.get());
-                }
-                index.close();
-                LOG.log(System.Logger.Level.WARNING, "the search index does not match the log (" + mismatch
-                        + "); rebuilding it from the log");
-            }
-        } else if (ledger.size() > 0) {
-            LOG.log(System.Logger.Level.WARNING, "there is no search index in " + dirs.root()
-                    + "; building it from the log (" + ledger.size() + " events)");
-        }
-        Path generation = dirs.newGeneration();
-        LuceneEventIndex fresh = LuceneEventIndex.open(generation);
-        try {
-            fresh.commit();
-            dirs.makeCurrent(generation);
-        } catch (IOException | RuntimeException e) {
-            fresh.close();
-            throw e;
-        }
-        return Map.entry(fresh, generation);
-    }
-
-    /** Why an index does not belong to this log, or null when it does. */
-    private static String mismatch(EventIndex index, Ledger ledger) throws IOException {
-        long size = index.size();
-        if (size > ledger.size()) {
-            return "it holds " + size + " events, the log only " + ledger.size();
-        }
-        if (size > 0 && index.lastHash() != null) {
-            String inLog;
-            try {
-                inLog = StoredEvent.parse(ledger.payloadAt(size - 1)).hash();
-            } catch (Exception e) {
-                inLog = null;
-            }
-            if (!index.lastHash().equals(inLog)) {
-                return "its last event, log index " + (size - 1) + ", has another hash in the log";
-            }
-        }
-        return null;
     }
 
     // ---------------------------------------------------------------- follower
@@ -173,12 +159,18 @@ public final class SearchIndex implements Closeable {
         long lastProgressLog = 0;
         while (!closed) {
             try {
+                awaitHold();
                 Handoff h = handoff;
                 if (h != null) {
                     swapIn(h);
                     continue;
                 }
                 EventIndex index = current;
+                IndexWriterFailedException broken = index.writeFailure();
+                if (broken != null) {
+                    reopen(index, broken);
+                    continue;
+                }
                 long target = ledger.size();
                 if (index.size() < target) {
                     long lag = target - index.size();
@@ -221,6 +213,9 @@ public final class SearchIndex implements Closeable {
                     return;
                 }
             } catch (Exception | Error e) {
+                if (current.writeFailure() != null) {
+                    continue; // reopened at the top of the loop, and logged there
+                }
                 LOG.log(System.Logger.Level.ERROR, "search index: indexing failed; retrying in a second", e);
                 try {
                     Thread.sleep(1000);
@@ -228,6 +223,79 @@ public final class SearchIndex implements Closeable {
                     return;
                 }
             }
+        }
+    }
+
+    /**
+     * After a failed write: the failed index (already rolled back to its last commit) is closed and
+     * the same generation opened again; the follower then indexes the log beyond that commit anew.
+     * A generation that cannot be opened any more is moved aside and replaced by an empty one that
+     * the follower fills from the log. Logged, and shown by {@link #status()} and in the 503 of a
+     * request that waited for the index meanwhile.
+     */
+    private void reopen(EventIndex failed, IndexWriterFailedException cause) throws IOException, InterruptedException {
+        // A disk that keeps failing would otherwise have the index reopened and failing in a tight loop.
+        long sinceLast = System.nanoTime() - lastReopenNanos;
+        if (sinceLast < REOPEN_BACKOFF_NANOS) {
+            Thread.sleep((REOPEN_BACKOFF_NANOS - sinceLast) / 1_000_000 + 1);
+        }
+        lastReopenNanos = System.nanoTime();
+        String action;
+        long held;
+        swapLock.writeLock().lock();
+        try {
+            if (current != failed) {
+                return;
+            }
+            Path generation = currentGeneration;
+            try {
+                failed.close();
+            } catch (IOException | RuntimeException e) {
+                cause.addSuppressed(e);
+            }
+            LuceneEventIndex reopened;
+            try {
+                reopened = LuceneEventIndex.open(generation, options);
+                action = "rolled the index back to its last commit (" + reopened.size() + " events) and reopened it; "
+                        + "indexing the rest of the log again";
+            } catch (IOException e) {
+                Path aside = dirs.moveAside(generation);
+                Map.Entry<LuceneEventIndex, Path> fresh = LiveGeneration.fresh(dirs, options);
+                reopened = fresh.getKey();
+                currentGeneration = fresh.getValue();
+                action = "could not reopen the index (" + e.getMessage() + "); moved it to " + aside
+                        + " and rebuilding it from the log";
+            }
+            current = reopened;
+            committedSize = reopened.size();
+            held = reopened.size();
+            lastFailure = new Failure(clock.instant(), String.valueOf(cause.getMessage()), action);
+        } finally {
+            swapLock.writeLock().unlock();
+        }
+        LOG.log(System.Logger.Level.ERROR, "search index: writing failed; " + action + " (" + held + " of "
+                + ledger.size() + " events held)", cause);
+        signalProgress();
+    }
+
+    /**
+     * Stops the follower before its next step until the returned handle is closed: the index then
+     * falls behind the log as it does when Lucene stalls (a hung disk, a long merge). A seam for
+     * tests of what must not wait for the index; nothing in the service calls it.
+     */
+    public AutoCloseable holdFollower() {
+        CountDownLatch latch = new CountDownLatch(1);
+        hold = latch;
+        return () -> {
+            hold = null;
+            latch.countDown();
+        };
+    }
+
+    private void awaitHold() throws InterruptedException {
+        CountDownLatch latch = hold;
+        while (latch != null && !closed && !latch.await(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
+            latch = hold;
         }
     }
 
@@ -244,19 +312,40 @@ public final class SearchIndex implements Closeable {
                 total == 0 ? 100 : 100 * done / total, rate, left < 0 ? "?" : left + " s");
     }
 
+    /** Wakes blocked waiters and completes the asynchronous ones the index now covers. */
     private void signalProgress() {
         synchronized (signal) {
             signal.notifyAll();
+        }
+        EventIndex index = current;
+        if (index.writeFailure() == null) {
+            parked.release(index.size());
         }
     }
 
     /** Brings the rebuilt index level with the log, makes it live and durable, and drops the old one. */
     private void swapIn(Handoff h) throws IOException {
-        LogReader.copy(ledger, h.index(), ledger.size(), n -> updateRebuild(n), () -> closed);
-        if (closed) {
+        try {
+            LogReader.copy(ledger, h.index(), ledger.size(), n -> updateRebuild(n), () -> closed);
+            if (closed) {
+                return;
+            }
+            h.index().commit();
+        } catch (IndexWriterFailedException e) {
+            handoff = null;
+            Rebuild r = rebuild;
+            rebuild = new Rebuild("failed", r.startedAt(), clock.instant(), h.index().size(), ledger.size(),
+                    String.valueOf(e.getMessage()));
+            LOG.log(System.Logger.Level.ERROR, "search index rebuild failed while catching up; the live index keeps "
+                    + "answering", e);
+            try {
+                h.index().close();
+                IndexDirectory.deleteTree(h.generation());
+            } catch (IOException suppressed) {
+                LOG.log(System.Logger.Level.WARNING, "could not remove " + h.generation() + ": " + suppressed);
+            }
             return;
         }
-        h.index().commit();
         EventIndex old;
         swapLock.writeLock().lock();
         try {
@@ -284,7 +373,9 @@ public final class SearchIndex implements Closeable {
 
     /**
      * One page of events matching the request, read from the log, newest first unless the request says
-     * otherwise. Every event that was durable when this call started is considered.
+     * otherwise. Every event that was durable when this call started is considered. Blocks the
+     * calling thread while the index catches up (at most {@link #CATCH_UP_WAIT}); see
+     * {@link #findAsync} for the form that waits without a thread.
      *
      * @throws BadQueryException when the query is malformed or too costly
      * @throws IndexUnavailableException when the index could not catch up in time or is damaged
@@ -294,50 +385,109 @@ public final class SearchIndex implements Closeable {
         long deadline = System.nanoTime() + CATCH_UP_WAIT.toNanos();
         while (true) {
             awaitIndexed(target, deadline);
-            swapLock.readLock().lock();
-            try {
-                EventIndex index = current;
-                if (index.size() < target) {
-                    continue; // swapped for a rebuilt index that is not yet level: wait for it
-                }
-                index.makeSearchable(target);
-                EventIndex.Page page = index.find(request);
-                List<Result> out = new ArrayList<>(page.hits().size());
-                for (EventIndex.Hit hit : page.hits()) {
-                    byte[] payload = ledger.payloadAt(hit.logIndex());
-                    Map<String, List<String>> highlights = Map.of();
-                    if (request.query() != null) {
-                        try {
-                            highlights = index.highlights(request.query(), StoredEvent.parse(payload));
-                        } catch (io.trailproof.core.event.StoredEventFormatException e) {
-                            highlights = Map.of();
-                        }
-                    }
-                    out.add(new Result(payload, hit.score(), highlights));
-                }
-                return new Results(page.total(), out);
-            } catch (CorruptIndexException e) {
-                LOG.log(System.Logger.Level.ERROR, "search index is damaged (" + e + "); rebuilding it from the log");
-                startRebuild();
-                throw new IndexUnavailableException("the search index is damaged and is being rebuilt from the log; "
-                        + "retry in a minute (progress: GET /v1/admin/index)");
-            } finally {
-                swapLock.readLock().unlock();
+            Results results = findIfIndexed(request, target);
+            if (results != null) {
+                return results;
             }
         }
     }
 
+    /**
+     * As {@link #find}, but no thread waits for the index: the request is parked until the follower
+     * has indexed every event that was durable when this call started, then searched on
+     * {@code searchThreads}. Completes exceptionally with {@link BadQueryException},
+     * {@link IndexUnavailableException} (not caught up within {@link #CATCH_UP_WAIT}, more than
+     * {@link #MAX_WAITING} requests already waiting, damaged, closing) or an {@link IOException}.
+     */
+    public CompletableFuture<Results> findAsync(IndexRequest request, Executor searchThreads) {
+        CompletableFuture<Results> result = new CompletableFuture<>();
+        findWhenIndexed(request, ledger.size(), System.nanoTime() + CATCH_UP_WAIT.toNanos(), searchThreads, result);
+        return result;
+    }
+
+    private void findWhenIndexed(IndexRequest request, long target, long deadline, Executor searchThreads,
+                                 CompletableFuture<Results> result) {
+        whenIndexed(target, deadline).whenComplete((ready, notReady) -> {
+            if (notReady != null) {
+                result.completeExceptionally(notReady);
+                return;
+            }
+            try {
+                searchThreads.execute(() -> {
+                    try {
+                        Results results = findIfIndexed(request, target);
+                        if (results == null) {
+                            findWhenIndexed(request, target, deadline, searchThreads, result);
+                        } else {
+                            result.complete(results);
+                        }
+                    } catch (Exception | Error e) {
+                        result.completeExceptionally(e);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                result.completeExceptionally(new IndexUnavailableException("the service is shutting down"));
+            }
+        });
+    }
+
+    /**
+     * The page from the live index if it holds {@code target} events and can be written; null when it
+     * does not (swapped for a rebuilt index that is not yet level, or a write failed and the follower
+     * is reopening it): the caller waits again.
+     */
+    private Results findIfIndexed(IndexRequest request, long target)
+            throws BadQueryException, IndexUnavailableException, IOException {
+        swapLock.readLock().lock();
+        try {
+            EventIndex index = current;
+            if (!covers(index, target)) {
+                return null;
+            }
+            try {
+                index.makeSearchable(target);
+            } catch (IndexWriterFailedException e) {
+                return null; // the follower reopens it and indexes again
+            }
+            EventIndex.Page page = index.find(request);
+            List<Result> out = new ArrayList<>(page.hits().size());
+            for (EventIndex.Hit hit : page.hits()) {
+                byte[] payload = ledger.payloadAt(hit.logIndex());
+                Map<String, List<String>> highlights = Map.of();
+                if (request.query() != null) {
+                    try {
+                        highlights = index.highlights(request.query(), StoredEvent.parse(payload));
+                    } catch (io.trailproof.core.event.StoredEventFormatException e) {
+                        highlights = Map.of();
+                    }
+                }
+                out.add(new Result(payload, hit.score(), highlights));
+            }
+            return new Results(page.total(), out);
+        } catch (CorruptIndexException e) {
+            LOG.log(System.Logger.Level.ERROR, "search index is damaged (" + e + "); rebuilding it from the log");
+            startRebuild();
+            throw new IndexUnavailableException("the search index is damaged and is being rebuilt from the log; "
+                    + "retry in a minute (progress: GET /v1/admin/index)");
+        } finally {
+            swapLock.readLock().unlock();
+        }
+    }
+
+    /** Whether {@code index} holds the first {@code target} log entries and is fit to answer. */
+    private static boolean covers(EventIndex index, long target) {
+        return index.size() >= target && index.writeFailure() == null;
+    }
+
     private void awaitIndexed(long target, long deadline) throws IndexUnavailableException {
         synchronized (signal) {
-            while (current.size() < target) {
+            while (!covers(current, target)) {
                 if (closed) {
                     throw new IndexUnavailableException("the service is shutting down");
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    long indexed = current.size();
-                    throw new IndexUnavailableException("the search index is still catching up with the log ("
-                            + indexed + " of " + target + " events indexed); retry shortly");
+                    throw notCaughtUp(target);
                 }
                 nudged = true;
                 signal.notifyAll();
@@ -351,10 +501,51 @@ public final class SearchIndex implements Closeable {
         }
     }
 
+    /** Completes once the live index covers {@code target}; fails at the deadline, when too many wait, or at close. */
+    private CompletableFuture<Void> whenIndexed(long target, long deadline) {
+        synchronized (signal) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new IndexUnavailableException("the service is shutting down"));
+            }
+            if (covers(current, target)) {
+                return CompletableFuture.completedFuture(null);
+            }
+            nudged = true;
+            signal.notifyAll();
+        }
+        CompletableFuture<Void> ready = parked.park(target);
+        if (ready == null) {
+            return CompletableFuture.failedFuture(new IndexUnavailableException(parked.max() + " requests are "
+                    + "already waiting for the search index to catch up with the log (" + current.size() + " of "
+                    + target + " events indexed); retry shortly"));
+        }
+        EventIndex index = current;
+        if (covers(index, target)) {
+            parked.release(index.size()); // it grew between the check and the parking
+        }
+        long left = Math.max(1, deadline - System.nanoTime());
+        return ready.orTimeout(left, TimeUnit.NANOSECONDS).exceptionallyCompose(e -> {
+            parked.forget(ready);
+            return CompletableFuture.failedFuture(e instanceof TimeoutException ? notCaughtUp(target) : e);
+        });
+    }
+
+    /** The 503 of a request that waited in vain, with the last write failure if it is recent. */
+    private IndexUnavailableException notCaughtUp(long target) {
+        StringBuilder message = new StringBuilder("the search index is still catching up with the log (")
+                .append(current.size()).append(" of ").append(target).append(" events indexed); retry shortly");
+        Failure f = lastFailure;
+        if (f != null && f.at().isAfter(clock.instant().minus(FAILURE_SHOWN))) {
+            message.append(". At ").append(f.at()).append(" writing the index failed (").append(f.error())
+                    .append("): the service ").append(f.action());
+        }
+        return new IndexUnavailableException(message.toString());
+    }
+
     // ---------------------------------------------------------------- administration
 
     public Status status() {
-        return new Status(current.size(), ledger.size(), currentGeneration.getFileName().toString(), rebuild);
+        return new Status(current.size(), ledger.size(), currentGeneration.getFileName().toString(), rebuild, lastFailure);
     }
 
     /**
@@ -384,7 +575,7 @@ public final class SearchIndex implements Closeable {
         Instant started = rebuild.startedAt();
         try {
             generation = dirs.newGeneration();
-            fresh = LuceneEventIndex.open(generation);
+            fresh = LuceneEventIndex.open(generation, options);
             LOG.log(System.Logger.Level.INFO, "search index: rebuilding into " + generation.getFileName() + " ("
                     + ledger.size() + " events)");
             long begin = System.nanoTime();
@@ -432,7 +623,10 @@ public final class SearchIndex implements Closeable {
     /** Stops following, commits what is indexed, and closes. A rebuild in progress is abandoned (and removed at the next start). */
     @Override
     public void close() throws IOException {
-        closed = true;
+        synchronized (signal) {
+            closed = true;
+        }
+        parked.close();
         signalProgress(); // no interrupt: it would close the log's file channels under a read
         try {
             follower.join(60_000);
@@ -449,12 +643,15 @@ public final class SearchIndex implements Closeable {
         }
         swapLock.writeLock().lock();
         try {
-            // A clean stop leaves the index level with the log unless that is a long job (a rebuild in progress).
-            long lag = ledger.size() - current.size();
-            if (lag > 0 && lag <= CLOSE_CATCH_UP_LIMIT) {
-                LogReader.copy(ledger, current, ledger.size(), n -> { }, () -> false);
+            // A clean stop leaves the index level with the log unless that is a long job (a rebuild in
+            // progress) or the index failed (the next start indexes from its last commit).
+            if (current.writeFailure() == null) {
+                long lag = ledger.size() - current.size();
+                if (lag > 0 && lag <= CLOSE_CATCH_UP_LIMIT) {
+                    LogReader.copy(ledger, current, ledger.size(), n -> { }, () -> false);
+                }
+                current.commit();
             }
-            current.commit();
         } finally {
             try {
                 current.close();

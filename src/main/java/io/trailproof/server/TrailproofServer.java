@@ -89,7 +89,7 @@ public final class TrailproofServer implements AutoCloseable {
             TimestampService timestamps = new TimestampService(ledger, timestampStore,
                     new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), tsaUrls, settings.defaultTsaUrl(),
                     anchors, clock, random);
-            index = SearchIndex.open(settings.dataDir(), ledger, clock);
+            index = SearchIndex.open(settings.dataDir(), ledger, clock, settings.hardening().indexRamBufferMb());
             HttpApi http = new HttpApi(settings, ledger, index, timestamps);
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");

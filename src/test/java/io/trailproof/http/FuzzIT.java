@@ -300,8 +300,9 @@ class FuzzIT {
      */
     static List<Expected> exportAndTimestampCases() {
         List<Expected> c = new ArrayList<>();
+        // An offset too large for a long is past the end, an empty page (#11), not malformed.
         for (String q : List.of("limit=0", "limit=-1", "limit=1.5", "limit=abc", "limit=", "offset=-1",
-                "offset=abc", "offset=1.5", "offset=99999999999999999999")) {
+                "offset=abc", "offset=1.5")) {
             c.add(new Expected(Case.get("/v1/timestamps " + q, "/v1/timestamps?" + q), 400));
         }
         String ex = "/v1/export";

@@ -108,6 +108,41 @@ class LuceneEventIndexTest {
         }
     }
 
+    /**
+     * Property 6 of #11: a page anywhere in the order, read from the nearer end and reached by
+     * stepping over the hits before it a few at a time, is the same slice of the full order as a
+     * single read gives, for every order, with and without a query; past the end it is empty with
+     * the exact total.
+     */
+    @Test
+    void deepPagesAreSlicesOfTheFullOrder() throws Exception {
+        Random rnd = new Random(20260611);
+        List<Model> events = randomEvents(rnd, 300);
+        try (LuceneEventIndex index = LuceneEventIndex.open(dir.resolve("g1"))) {
+            index.add(events.stream().map(Model::event).toList());
+            index.makeSearchable(events.size());
+            String[] queries = {null, "tool_call", "agent_id:a OR env", "*:*"};
+            for (int round = 0; round < 200; round++) {
+                String q = queries[rnd.nextInt(queries.length)];
+                IndexRequest.Order order = q == null ? (rnd.nextBoolean() ? IndexRequest.Order.NEWEST_FIRST
+                        : IndexRequest.Order.OLDEST_FIRST) : IndexRequest.Order.values()[rnd.nextInt(3)];
+                EventFilter filter = rnd.nextInt(3) == 0 ? new EventFilter(AGENTS[rnd.nextInt(AGENTS.length)], null, null,
+                        null, Map.of()) : EventFilter.none();
+                EventIndex.Page all = index.find(new IndexRequest(q, filter, order, 0, 1000));
+                int offset = rnd.nextInt(340);
+                int limit = 1 + rnd.nextInt(60);
+                EventIndex.Page page = index.find(new IndexRequest(q, filter, order, offset, limit), 1 + rnd.nextInt(9));
+                assertThat(page.total()).isEqualTo(all.total());
+                assertThat(page.hits()).as("offset %d limit %d of %d, %s, q=%s", offset, limit, all.total(), order, q)
+                        .isEqualTo(all.hits().stream().skip(offset).limit(limit).toList());
+            }
+            EventIndex.Page past = index.find(new IndexRequest(null, null, IndexRequest.Order.NEWEST_FIRST,
+                    Long.MAX_VALUE, 1000));
+            assertThat(past.total()).isEqualTo(events.size());
+            assertThat(past.hits()).isEmpty();
+        }
+    }
+
     @Test
     void commitRecordsSizeAndLastHashAndReopenKeepsOnlyCommittedEvents() throws Exception {
         List<Model> events = randomEvents(new Random(7), 30);
