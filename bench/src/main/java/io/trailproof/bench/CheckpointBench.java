@@ -7,6 +7,7 @@ import io.trailproof.ledger.Ledger;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.MemoryMXBean;
 import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,7 +27,8 @@ import java.util.stream.Stream;
  *   <li>fills a temporary data directory with N events (1,000 agents, batches of 10,000, automatic
  *       checkpoints off) and closes it (the first checkpoint covers all N);</li>
  *   <li>three rounds of: open (timed: the start), append 10,000 more events, close (timed: the final
- *       checkpoint of 10,000 new events on top of N, plus forcing the tree).</li>
+ *       checkpoint of 10,000 new events on top of N, plus forcing the tree);</li>
+ *   <li>the heap the open ledger holds (used heap after collections, open minus closed).</li>
  * </ol>
  *
  * <pre>java -Xmx2g -cp ... io.trailproof.bench.CheckpointBench [events] [dir]</pre>
@@ -90,9 +92,26 @@ public final class CheckpointBench {
             Arrays.sort(closeCpu);
             System.out.printf("median: open %.0f ms (cpu %.0f ms), checkpoint %.1f ms (cpu %.1f ms)%n", open[1],
                     openCpu[1], close[1], closeCpu[1]);
+            // The heap an open ledger holds for its events (position tables, resident tree levels, chains):
+            // measured after collections, with nothing else of the benchmark alive.
+            long before = usedAfterGc();
+            try (Ledger ledger = Ledger.open(data, options, Clock.systemUTC(), new SecureRandom())) {
+                long held = usedAfterGc() - before;
+                System.out.printf("heap held by the open ledger at %,d events: %.1f MB (%.1f bytes per event)%n",
+                        ledger.size(), held / 1e6, (double) held / ledger.size());
+            }
         } finally {
             deleteTree(data);
         }
+    }
+
+    private static long usedAfterGc() throws InterruptedException {
+        MemoryMXBean memory = ManagementFactory.getMemoryMXBean();
+        for (int i = 0; i < 3; i++) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        return memory.getHeapMemoryUsage().getUsed();
     }
 
     /** The checkpoint file's size, and the position journal's where the build has one. */
