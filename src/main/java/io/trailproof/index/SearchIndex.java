@@ -27,8 +27,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * {@link #startRebuild} builds a new index beside the live one while the live one keeps answering,
  * then swaps it in.
  *
- * <p>This class keeps the index level with the ledger and owns which index is live; the waiting
- * and reading of {@link #find} and {@link #findAsync} are {@link IndexReads}'.
+ * <p>This class keeps the index level with the ledger and owns which index is live: only its
+ * follower thread swaps or reopens it. The waiting and reading of {@link #find} and
+ * {@link #findAsync} are {@link IndexReads}'; building a new generation is {@link OnlineRebuild}'s.
  */
 public final class SearchIndex implements Closeable {
 
@@ -43,7 +44,7 @@ public final class SearchIndex implements Closeable {
      * blocked reader sleeps between looks at the index.
      */
     static final long POLL_MILLIS = 20;
-    private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
+    static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
     private static final long LARGE_CATCH_UP = 10_000;
     /** Reopening after a failed write happens at most this often (a disk that keeps failing). */
     private static final long REOPEN_BACKOFF_NANOS = 1_000_000_000L;
@@ -81,25 +82,18 @@ public final class SearchIndex implements Closeable {
     private final Clock clock;
     private final ReentrantReadWriteLock swapLock = new ReentrantReadWriteLock();
     private final IndexReads reads;
+    private final OnlineRebuild rebuild;
     private final Thread follower;
 
     private volatile EventIndex current;
     private volatile Path currentGeneration;
     private volatile boolean closed;
-    private volatile Rebuild rebuild;
-    private volatile Thread rebuilder;
-    /** A freshly built index waiting for the follower to swap it in. */
-    private volatile Handoff handoff;
     private volatile Failure lastFailure;
     private long committedSize;
     private long lastCommitNanos = System.nanoTime();
     private long lastReopenNanos = System.nanoTime() - REOPEN_BACKOFF_NANOS; // follower only
     /** Set by {@link #holdFollower}: the follower waits before its next step. */
     private volatile CountDownLatch hold;
-
-    private record Handoff(EventIndex index, Path generation) {
-    }
-
 
     private SearchIndex(Ledger ledger, IndexDirectory dirs, IndexOptions options, Clock clock, EventIndex index,
                         Path generation) {
@@ -126,6 +120,7 @@ public final class SearchIndex implements Closeable {
                 startRebuild();
             }
         });
+        this.rebuild = new OnlineRebuild(ledger, dirs, options, clock, () -> closed, reads::progress);
         this.follower = new Thread(this::follow, "trailproof-index");
         this.follower.setDaemon(true);
     }
@@ -166,7 +161,7 @@ public final class SearchIndex implements Closeable {
         while (!closed) {
             try {
                 awaitHold();
-                Handoff h = handoff;
+                OnlineRebuild.Handoff h = rebuild.handoff();
                 if (h != null) {
                     swapIn(h);
                     continue;
@@ -313,28 +308,16 @@ public final class SearchIndex implements Closeable {
                 total == 0 ? 100 : 100 * done / total, rate, left < 0 ? "?" : left + " s");
     }
 
-
     /** Brings the rebuilt index level with the log, makes it live and durable, and drops the old one. */
-    private void swapIn(Handoff h) throws IOException {
+    private void swapIn(OnlineRebuild.Handoff h) throws IOException {
         try {
-            LogReader.copy(ledger, h.index(), ledger.size(), n -> updateRebuild(n), () -> closed);
+            LogReader.copy(ledger, h.index(), ledger.size(), rebuild::caughtUp, () -> closed);
             if (closed) {
                 return;
             }
             h.index().commit();
         } catch (IndexWriterFailedException e) {
-            handoff = null;
-            Rebuild r = rebuild;
-            rebuild = new Rebuild("failed", r.startedAt(), clock.instant(), h.index().size(), ledger.size(),
-                    String.valueOf(e.getMessage()));
-            LOG.log(System.Logger.Level.ERROR, "search index rebuild failed while catching up; the live index keeps "
-                    + "answering", e);
-            try {
-                h.index().close();
-                IndexDirectory.deleteTree(h.generation());
-            } catch (IOException suppressed) {
-                LOG.log(System.Logger.Level.WARNING, "could not remove " + h.generation() + ": " + suppressed);
-            }
+            rebuild.failedCatchingUp(h, e);
             return;
         }
         EventIndex old;
@@ -344,7 +327,7 @@ public final class SearchIndex implements Closeable {
             current = h.index();
             currentGeneration = h.generation();
             committedSize = h.index().size();
-            handoff = null;
+            rebuild.taken();
         } finally {
             swapLock.writeLock().unlock();
         }
@@ -353,10 +336,7 @@ public final class SearchIndex implements Closeable {
         } finally {
             dirs.makeCurrent(h.generation());
         }
-        Rebuild r = rebuild;
-        rebuild = new Rebuild("done", r.startedAt(), clock.instant(), h.index().size(), h.index().size(), null);
-        LOG.log(System.Logger.Level.INFO, "search index: rebuilt index " + h.generation().getFileName() + " is live ("
-                + h.index().size() + " events)");
+        rebuild.swappedIn(h);
         reads.progress();
     }
 
@@ -389,7 +369,8 @@ public final class SearchIndex implements Closeable {
     // ---------------------------------------------------------------- administration
 
     public Status status() {
-        return new Status(current.size(), ledger.size(), currentGeneration.getFileName().toString(), rebuild, lastFailure);
+        return new Status(current.size(), ledger.size(), currentGeneration.getFileName().toString(), rebuild.state(),
+                lastFailure);
     }
 
     /**
@@ -397,71 +378,8 @@ public final class SearchIndex implements Closeable {
      * until the new one has caught up and is swapped in. Returns the rebuild's status; if one is
      * already running, that one's.
      */
-    public synchronized Rebuild startRebuild() {
-        if (closed) {
-            throw new IllegalStateException("the search index is closed");
-        }
-        Rebuild r = rebuild;
-        if (r != null && r.state().equals("running")) {
-            return r;
-        }
-        rebuild = new Rebuild("running", clock.instant(), null, 0, ledger.size(), null);
-        Thread t = new Thread(this::runRebuild, "trailproof-index-rebuild");
-        t.setDaemon(true);
-        rebuilder = t;
-        t.start();
-        return rebuild;
-    }
-
-    private void runRebuild() {
-        Path generation = null;
-        LuceneEventIndex fresh = null;
-        Instant started = rebuild.startedAt();
-        try {
-            generation = dirs.newGeneration();
-            fresh = LuceneEventIndex.open(generation, options);
-            LOG.log(System.Logger.Level.INFO, "search index: rebuilding into " + generation.getFileName() + " ("
-                    + ledger.size() + " events)");
-            long begin = System.nanoTime();
-            long lastLog = begin;
-            // Catch up in rounds; the last small stretch is done by the follower during the swap.
-            while (!closed && ledger.size() - fresh.size() > LogReader.BATCH) {
-                long total = ledger.size();
-                LogReader.copy(ledger, fresh, Math.min(total, fresh.size() + LogReader.BATCH), this::updateRebuild,
-                        () -> closed);
-                long now = System.nanoTime();
-                if (now - lastLog >= PROGRESS_LOG_NANOS) {
-                    lastLog = now;
-                    LOG.log(System.Logger.Level.INFO, "search index rebuild: " + progressLine(fresh.size(), total,
-                            now - begin));
-                }
-            }
-            if (closed) {
-                fresh.close();
-                return;
-            }
-            handoff = new Handoff(fresh, generation);
-            reads.progress();
-        } catch (Exception | Error e) {
-            LOG.log(System.Logger.Level.ERROR, "search index rebuild failed; the live index keeps answering", e);
-            rebuild = new Rebuild("failed", started, clock.instant(), fresh == null ? 0 : fresh.size(), ledger.size(),
-                    String.valueOf(e.getMessage()));
-            if (fresh != null) {
-                try {
-                    fresh.close();
-                    IndexDirectory.deleteTree(generation);
-                } catch (IOException suppressed) {
-                    LOG.log(System.Logger.Level.WARNING, "could not remove " + generation + ": " + suppressed);
-                }
-            }
-        }
-    }
-
-    private void updateRebuild(long done) {
-        Rebuild r = rebuild;
-        if (r != null && r.state().equals("running")) {
-            rebuild = new Rebuild("running", r.startedAt(), null, done, Math.max(done, ledger.size()), null);
-        }
+    public Rebuild startRebuild() {
+        return rebuild.start();
     }
 
     /** Stops following, commits what is indexed, and closes. A rebuild in progress is abandoned (and removed at the next start). */
@@ -472,17 +390,11 @@ public final class SearchIndex implements Closeable {
         reads.progress(); // no interrupt: it would close the log's file channels under a read
         try {
             follower.join(60_000);
-            Thread r = rebuilder;
-            if (r != null) {
-                r.join(60_000);
-            }
+            rebuild.awaitStopped(60_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        Handoff h = handoff;
-        if (h != null) {
-            h.index().close();
-        }
+        rebuild.closePending();
         swapLock.writeLock().lock();
         try {
             // A clean stop leaves the index level with the log unless that is a long job (a rebuild in
