@@ -34,6 +34,7 @@ import java.util.concurrent.locks.Lock;
  */
 final class IndexReads {
 
+    /** Logs under the search index's name, as before it was split: log settings for it still apply. */
     private static final System.Logger LOG = System.getLogger(SearchIndex.class.getName());
 
     /** How long a request waits for the index to catch up before it is answered 503. */

@@ -19,6 +19,7 @@ import java.util.function.BooleanSupplier;
  */
 final class OnlineRebuild {
 
+    /** Logs under the search index's name, as before it was split: log settings for it still apply. */
     private static final System.Logger LOG = System.getLogger(SearchIndex.class.getName());
 
     /** A freshly built index waiting for the follower to swap it in. */
