@@ -150,6 +150,18 @@ class ArchitectureTest {
     }
 
     @Test
+    void theIndexReadSideAndQueryTranslationWriteNothing() {
+        noClasses().that().haveFullyQualifiedName("io.trailproof.index.IndexReads")
+                .or().haveFullyQualifiedName("io.trailproof.index.RequestQuery")
+                .should().dependOnClassesThat().haveFullyQualifiedName("io.trailproof.index.LuceneEventIndex")
+                .orShould().dependOnClassesThat().haveFullyQualifiedName("org.apache.lucene.index.IndexWriter")
+                .orShould().dependOnClassesThat().resideInAPackage("org.apache.lucene.store..")
+                .because("reads reach the live index only through EventIndex and SearchIndex's seam, and only "
+                        + "SearchIndex's follower swaps or reopens it; turning a request into a query touches no index")
+                .check(classes);
+    }
+
+    @Test
     void exportReachesTimestampsOnlyThroughItsSource() {
         noClasses().that().resideInAPackage("io.trailproof.export..")
                 .should().dependOnClassesThat().resideInAPackage("io.trailproof.timestamp..")

@@ -2,8 +2,6 @@ package io.trailproof.index;
 
 import io.trailproof.core.event.StoredEvent;
 import org.apache.lucene.document.Document;
-import org.apache.lucene.document.LongPoint;
-import org.apache.lucene.document.NumericDocValuesField;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.ExitableDirectoryReader;
 import org.apache.lucene.index.IndexWriter;
@@ -11,13 +9,8 @@ import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.QueryTimeoutImpl;
-import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
-import org.apache.lucene.queryparser.classic.ParseException;
-import org.apache.lucene.queryparser.classic.TokenMgrError;
-import org.apache.lucene.search.BooleanClause;
-import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
@@ -25,13 +18,10 @@ import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
-import org.apache.lucene.search.SortField;
-import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
 import org.apache.lucene.util.BytesRef;
-import org.apache.lucene.util.automaton.TooComplexToDeterminizeException;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -64,9 +54,6 @@ public final class LuceneEventIndex implements EventIndex {
 
     /** The longest a search may run (term expansion included) before it is refused as too broad. */
     static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
-
-    /** Longest query text accepted; longer ones are refused before parsing. */
-    static final int MAX_QUERY_CHARS = 10_000;
 
     private static final System.Logger LOG = System.getLogger(LuceneEventIndex.class.getName());
 
@@ -384,14 +371,8 @@ public final class LuceneEventIndex implements EventIndex {
     /** As {@link #find(IndexRequest)}, stepping over hits before the page {@code pageStep} at a time. */
     Page find(IndexRequest request, int pageStep) throws BadQueryException, IOException {
         Query query = request.query() == null ? new MatchAllDocsQuery() : parse(request.query());
-        Query filtered = withFilters(query, request.filter());
-        Sort sort = switch (request.order()) {
-            case RELEVANCE -> new Sort(SortField.FIELD_SCORE, new SortField(IndexFields.LOG_INDEX, SortField.Type.LONG, true));
-            case NEWEST_FIRST -> new Sort(new SortField(IndexFields.TIMESTAMP, SortField.Type.LONG, true),
-                    new SortField(IndexFields.LOG_INDEX, SortField.Type.LONG, true));
-            case OLDEST_FIRST -> new Sort(new SortField(IndexFields.TIMESTAMP, SortField.Type.LONG, false),
-                    new SortField(IndexFields.LOG_INDEX, SortField.Type.LONG, false));
-        };
+        Query filtered = RequestQuery.withFilters(query, request.filter());
+        Sort sort = RequestQuery.sort(request.order());
         IndexSearcher base = searchers.acquire();
         try {
             QueryTimeoutImpl timeout = new QueryTimeoutImpl(QUERY_TIMEOUT.toMillis());
@@ -425,7 +406,6 @@ public final class LuceneEventIndex implements EventIndex {
         }
     }
 
-
     private static BadQueryException tooSlow() {
         return new BadQueryException("the query took longer than " + QUERY_TIMEOUT.toSeconds()
                 + " s (a very broad wildcard, fuzzy or regular-expression term?); make it more specific");
@@ -433,53 +413,7 @@ public final class LuceneEventIndex implements EventIndex {
 
     /** The query in classic syntax; a syntax error names where it is. */
     Query parse(String text) throws BadQueryException {
-        return parse(text, new EventQueryParser(analyzer));
-    }
-
-    private static Query parse(String text, EventQueryParser parser) throws BadQueryException {
-        if (text.length() > MAX_QUERY_CHARS) {
-            throw new BadQueryException("the query is " + text.length() + " characters long; the limit is " + MAX_QUERY_CHARS);
-        }
-        if (text.isBlank()) {
-            throw new BadQueryException("the query is empty; give search terms in Lucene query syntax, e.g. q=error AND agent_id:agent-007");
-        }
-        try {
-            return parser.parse(text);
-        } catch (ParseException e) {
-            throw new BadQueryException(QuerySyntax.explain(e));
-        } catch (TooComplexToDeterminizeException e) {
-            throw new BadQueryException("a wildcard or regular expression in the query is too complex to run; simplify it");
-        } catch (IndexSearcher.TooManyClauses e) {
-            throw new BadQueryException("the query has more than " + IndexSearcher.getMaxClauseCount() + " clauses");
-        } catch (IllegalArgumentException e) {
-            throw new BadQueryException("the query cannot be run: " + e.getMessage());
-        }
-    }
-
-    private static Query withFilters(Query query, EventFilter filter) {
-        BooleanQuery.Builder b = new BooleanQuery.Builder().add(query, BooleanClause.Occur.MUST);
-        if (filter.agentId() != null) {
-            b.add(new TermQuery(new Term(IndexFields.AGENT_ID, filter.agentId())), BooleanClause.Occur.FILTER);
-        }
-        if (filter.actionType() != null) {
-            b.add(new TermQuery(new Term(IndexFields.ACTION_TYPE, filter.actionType())), BooleanClause.Occur.FILTER);
-        }
-        for (Map.Entry<String, String> label : filter.labels().entrySet()) {
-            b.add(new TermQuery(new Term(IndexFields.LABEL_PREFIX + label.getKey(), label.getValue())),
-                    BooleanClause.Occur.FILTER);
-        }
-        if (filter.since() != null || filter.until() != null) {
-            long low = filter.since() == null ? Long.MIN_VALUE : ceilMicros(filter.since());
-            long high = filter.until() == null ? Long.MAX_VALUE : ceilMicros(filter.until()) - 1;
-            b.add(LongPoint.newRangeQuery(IndexFields.TIMESTAMP, low, high), BooleanClause.Occur.FILTER);
-        }
-        return b.build();
-    }
-
-    /** Event times are held in whole microseconds; a bound between two of them rounds up. */
-    private static long ceilMicros(java.time.Instant t) {
-        long floor = EventDocument.micros(t);
-        return t.getNano() % 1_000 == 0 ? floor : floor + 1;
+        return RequestQuery.parse(text, new EventQueryParser(analyzer));
     }
 
     @Override
@@ -487,7 +421,7 @@ public final class LuceneEventIndex implements EventIndex {
         if (query == null) {
             return Map.of();
         }
-        return highlights.of(parse(query, EventQueryParser.forHighlights(analyzer)), event);
+        return highlights.of(RequestQuery.parse(query, EventQueryParser.forHighlights(analyzer)), event);
     }
 
     @Override

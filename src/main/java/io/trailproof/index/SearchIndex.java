@@ -1,8 +1,6 @@
 package io.trailproof.index;
 
-import io.trailproof.core.event.StoredEvent;
 import io.trailproof.ledger.Ledger;
-import org.apache.lucene.index.CorruptIndexException;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -10,15 +8,12 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -31,27 +26,25 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * fresh one that the follower fills from the log, logging its progress; nobody needs to act.
  * {@link #startRebuild} builds a new index beside the live one while the live one keeps answering,
  * then swaps it in.
+ *
+ * <p>This class keeps the index level with the ledger and owns which index is live: only its
+ * follower thread swaps or reopens it. The waiting and reading of {@link #find} and
+ * {@link #findAsync} are {@link IndexReads}'; building a new generation is {@link OnlineRebuild}'s.
  */
 public final class SearchIndex implements Closeable {
 
     private static final System.Logger LOG = System.getLogger(SearchIndex.class.getName());
 
-    /** How long a request waits for the index to catch up before it is answered 503. */
-    static final Duration CATCH_UP_WAIT = Duration.ofSeconds(30);
-    /**
-     * Requests that may wait for the index at once ({@link #findAsync}); more are refused at once.
-     * A waiting request holds no thread, only its connection and a few objects.
-     */
-    static final int MAX_WAITING = 4096;
-    /** A write failure this recent is named in the 503 of a request that waited for the index in vain. */
-    private static final Duration FAILURE_SHOWN = Duration.ofMinutes(10);
     /** The follower commits (makes the index durable) at most this often while events arrive. */
     static final Duration COMMIT_INTERVAL = Duration.ofSeconds(5);
     /** During a large catch-up (a rebuild at start) commits are rarer: each one flushes and merges segments. */
     static final Duration CATCH_UP_COMMIT_INTERVAL = Duration.ofSeconds(60);
-    /** How often an idle follower looks at the ledger's size when nobody nudges it. */
-    private static final long POLL_MILLIS = 20;
-    private static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
+    /**
+     * How often an idle follower looks at the ledger's size when nobody nudges it, and the longest a
+     * blocked reader sleeps between looks at the index.
+     */
+    static final long POLL_MILLIS = 20;
+    static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
     private static final long LARGE_CATCH_UP = 10_000;
     /** Reopening after a failed write happens at most this often (a disk that keeps failing). */
     private static final long REOPEN_BACKOFF_NANOS = 1_000_000_000L;
@@ -88,28 +81,19 @@ public final class SearchIndex implements Closeable {
     private final IndexOptions options;
     private final Clock clock;
     private final ReentrantReadWriteLock swapLock = new ReentrantReadWriteLock();
-    private final Object signal = new Object();
+    private final IndexReads reads;
+    private final OnlineRebuild rebuild;
     private final Thread follower;
 
     private volatile EventIndex current;
     private volatile Path currentGeneration;
     private volatile boolean closed;
-    private volatile Rebuild rebuild;
-    private volatile Thread rebuilder;
-    /** A freshly built index waiting for the follower to swap it in. */
-    private volatile Handoff handoff;
     private volatile Failure lastFailure;
-    private boolean nudged; // guarded by signal
-    private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
     private long committedSize;
     private long lastCommitNanos = System.nanoTime();
     private long lastReopenNanos = System.nanoTime() - REOPEN_BACKOFF_NANOS; // follower only
     /** Set by {@link #holdFollower}: the follower waits before its next step. */
     private volatile CountDownLatch hold;
-
-    private record Handoff(EventIndex index, Path generation) {
-    }
-
 
     private SearchIndex(Ledger ledger, IndexDirectory dirs, IndexOptions options, Clock clock, EventIndex index,
                         Path generation) {
@@ -120,6 +104,23 @@ public final class SearchIndex implements Closeable {
         this.current = index;
         this.currentGeneration = generation;
         this.committedSize = index.size();
+        this.reads = new IndexReads(ledger, clock, swapLock.readLock(), new IndexReads.Live() {
+            @Override
+            public EventIndex current() {
+                return current;
+            }
+
+            @Override
+            public Failure lastFailure() {
+                return lastFailure;
+            }
+
+            @Override
+            public void rebuildDamaged() {
+                startRebuild();
+            }
+        });
+        this.rebuild = new OnlineRebuild(ledger, dirs, options, clock, () -> closed, reads::progress);
         this.follower = new Thread(this::follow, "trailproof-index");
         this.follower.setDaemon(true);
     }
@@ -160,7 +161,7 @@ public final class SearchIndex implements Closeable {
         while (!closed) {
             try {
                 awaitHold();
-                Handoff h = handoff;
+                OnlineRebuild.Handoff h = rebuild.handoff();
                 if (h != null) {
                     swapIn(h);
                     continue;
@@ -181,7 +182,7 @@ public final class SearchIndex implements Closeable {
                         LOG.log(System.Logger.Level.INFO, "search index: indexing " + lag + " events from the log");
                     }
                     LogReader.copy(ledger, index, Math.min(target, index.size() + LogReader.BATCH), n -> { }, () -> closed);
-                    signalProgress();
+                    reads.progress();
                     long now = System.nanoTime();
                     if (catchUpStart != 0 && now - lastProgressLog >= PROGRESS_LOG_NANOS) {
                         lastProgressLog = now;
@@ -201,12 +202,7 @@ public final class SearchIndex implements Closeable {
                     } else if (index.size() > committedSize && System.nanoTime() - lastCommitNanos >= COMMIT_INTERVAL.toNanos()) {
                         commit(index);
                     }
-                    synchronized (signal) {
-                        if (!nudged && !closed) {
-                            signal.wait(POLL_MILLIS);
-                        }
-                        nudged = false;
-                    }
+                    reads.awaitNudge(POLL_MILLIS);
                 }
             } catch (InterruptedException e) {
                 if (closed) {
@@ -275,7 +271,7 @@ public final class SearchIndex implements Closeable {
         }
         LOG.log(System.Logger.Level.ERROR, "search index: writing failed; " + action + " (" + held + " of "
                 + ledger.size() + " events held)", cause);
-        signalProgress();
+        reads.progress();
     }
 
     /**
@@ -312,38 +308,16 @@ public final class SearchIndex implements Closeable {
                 total == 0 ? 100 : 100 * done / total, rate, left < 0 ? "?" : left + " s");
     }
 
-    /** Wakes blocked waiters and completes the asynchronous ones the index now covers. */
-    private void signalProgress() {
-        synchronized (signal) {
-            signal.notifyAll();
-        }
-        EventIndex index = current;
-        if (index.writeFailure() == null) {
-            parked.release(index.size());
-        }
-    }
-
     /** Brings the rebuilt index level with the log, makes it live and durable, and drops the old one. */
-    private void swapIn(Handoff h) throws IOException {
+    private void swapIn(OnlineRebuild.Handoff h) throws IOException {
         try {
-            LogReader.copy(ledger, h.index(), ledger.size(), n -> updateRebuild(n), () -> closed);
+            LogReader.copy(ledger, h.index(), ledger.size(), rebuild::caughtUp, () -> closed);
             if (closed) {
                 return;
             }
             h.index().commit();
         } catch (IndexWriterFailedException e) {
-            handoff = null;
-            Rebuild r = rebuild;
-            rebuild = new Rebuild("failed", r.startedAt(), clock.instant(), h.index().size(), ledger.size(),
-                    String.valueOf(e.getMessage()));
-            LOG.log(System.Logger.Level.ERROR, "search index rebuild failed while catching up; the live index keeps "
-                    + "answering", e);
-            try {
-                h.index().close();
-                IndexDirectory.deleteTree(h.generation());
-            } catch (IOException suppressed) {
-                LOG.log(System.Logger.Level.WARNING, "could not remove " + h.generation() + ": " + suppressed);
-            }
+            rebuild.failedCatchingUp(h, e);
             return;
         }
         EventIndex old;
@@ -353,7 +327,7 @@ public final class SearchIndex implements Closeable {
             current = h.index();
             currentGeneration = h.generation();
             committedSize = h.index().size();
-            handoff = null;
+            rebuild.taken();
         } finally {
             swapLock.writeLock().unlock();
         }
@@ -362,11 +336,8 @@ public final class SearchIndex implements Closeable {
         } finally {
             dirs.makeCurrent(h.generation());
         }
-        Rebuild r = rebuild;
-        rebuild = new Rebuild("done", r.startedAt(), clock.instant(), h.index().size(), h.index().size(), null);
-        LOG.log(System.Logger.Level.INFO, "search index: rebuilt index " + h.generation().getFileName() + " is live ("
-                + h.index().size() + " events)");
-        signalProgress();
+        rebuild.swappedIn(h);
+        reads.progress();
     }
 
     // ---------------------------------------------------------------- reads
@@ -374,178 +345,32 @@ public final class SearchIndex implements Closeable {
     /**
      * One page of events matching the request, read from the log, newest first unless the request says
      * otherwise. Every event that was durable when this call started is considered. Blocks the
-     * calling thread while the index catches up (at most {@link #CATCH_UP_WAIT}); see
+     * calling thread while the index catches up (at most {@link IndexReads#CATCH_UP_WAIT}); see
      * {@link #findAsync} for the form that waits without a thread.
      *
      * @throws BadQueryException when the query is malformed or too costly
      * @throws IndexUnavailableException when the index could not catch up in time or is damaged
      */
     public Results find(IndexRequest request) throws BadQueryException, IndexUnavailableException, IOException {
-        long target = ledger.size();
-        long deadline = System.nanoTime() + CATCH_UP_WAIT.toNanos();
-        while (true) {
-            awaitIndexed(target, deadline);
-            Results results = findIfIndexed(request, target);
-            if (results != null) {
-                return results;
-            }
-        }
+        return reads.find(request);
     }
 
     /**
      * As {@link #find}, but no thread waits for the index: the request is parked until the follower
      * has indexed every event that was durable when this call started, then searched on
      * {@code searchThreads}. Completes exceptionally with {@link BadQueryException},
-     * {@link IndexUnavailableException} (not caught up within {@link #CATCH_UP_WAIT}, more than
-     * {@link #MAX_WAITING} requests already waiting, damaged, closing) or an {@link IOException}.
+     * {@link IndexUnavailableException} (not caught up within {@link IndexReads#CATCH_UP_WAIT}, more than
+     * {@link IndexReads#MAX_WAITING} requests already waiting, damaged, closing) or an {@link IOException}.
      */
     public CompletableFuture<Results> findAsync(IndexRequest request, Executor searchThreads) {
-        CompletableFuture<Results> result = new CompletableFuture<>();
-        findWhenIndexed(request, ledger.size(), System.nanoTime() + CATCH_UP_WAIT.toNanos(), searchThreads, result);
-        return result;
-    }
-
-    private void findWhenIndexed(IndexRequest request, long target, long deadline, Executor searchThreads,
-                                 CompletableFuture<Results> result) {
-        whenIndexed(target, deadline).whenComplete((ready, notReady) -> {
-            if (notReady != null) {
-                result.completeExceptionally(notReady);
-                return;
-            }
-            try {
-                searchThreads.execute(() -> {
-                    try {
-                        Results results = findIfIndexed(request, target);
-                        if (results == null) {
-                            findWhenIndexed(request, target, deadline, searchThreads, result);
-                        } else {
-                            result.complete(results);
-                        }
-                    } catch (Exception | Error e) {
-                        result.completeExceptionally(e);
-                    }
-                });
-            } catch (RejectedExecutionException e) {
-                result.completeExceptionally(new IndexUnavailableException("the service is shutting down"));
-            }
-        });
-    }
-
-    /**
-     * The page from the live index if it holds {@code target} events and can be written; null when it
-     * does not (swapped for a rebuilt index that is not yet level, or a write failed and the follower
-     * is reopening it): the caller waits again.
-     */
-    private Results findIfIndexed(IndexRequest request, long target)
-            throws BadQueryException, IndexUnavailableException, IOException {
-        swapLock.readLock().lock();
-        try {
-            EventIndex index = current;
-            if (!covers(index, target)) {
-                return null;
-            }
-            try {
-                index.makeSearchable(target);
-            } catch (IndexWriterFailedException e) {
-                return null; // the follower reopens it and indexes again
-            }
-            EventIndex.Page page = index.find(request);
-            List<Result> out = new ArrayList<>(page.hits().size());
-            for (EventIndex.Hit hit : page.hits()) {
-                byte[] payload = ledger.payloadAt(hit.logIndex());
-                Map<String, List<String>> highlights = Map.of();
-                if (request.query() != null) {
-                    try {
-                        highlights = index.highlights(request.query(), StoredEvent.parse(payload));
-                    } catch (io.trailproof.core.event.StoredEventFormatException e) {
-                        highlights = Map.of();
-                    }
-                }
-                out.add(new Result(payload, hit.score(), highlights));
-            }
-            return new Results(page.total(), out);
-        } catch (CorruptIndexException e) {
-            LOG.log(System.Logger.Level.ERROR, "search index is damaged (" + e + "); rebuilding it from the log");
-            startRebuild();
-            throw new IndexUnavailableException("the search index is damaged and is being rebuilt from the log; "
-                    + "retry in a minute (progress: GET /v1/admin/index)");
-        } finally {
-            swapLock.readLock().unlock();
-        }
-    }
-
-    /** Whether {@code index} holds the first {@code target} log entries and is fit to answer. */
-    private static boolean covers(EventIndex index, long target) {
-        return index.size() >= target && index.writeFailure() == null;
-    }
-
-    private void awaitIndexed(long target, long deadline) throws IndexUnavailableException {
-        synchronized (signal) {
-            while (!covers(current, target)) {
-                if (closed) {
-                    throw new IndexUnavailableException("the service is shutting down");
-                }
-                long left = deadline - System.nanoTime();
-                if (left <= 0) {
-                    throw notCaughtUp(target);
-                }
-                nudged = true;
-                signal.notifyAll();
-                try {
-                    signal.wait(Math.max(1, Math.min(POLL_MILLIS, left / 1_000_000)));
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new IndexUnavailableException("interrupted while waiting for the search index");
-                }
-            }
-        }
-    }
-
-    /** Completes once the live index covers {@code target}; fails at the deadline, when too many wait, or at close. */
-    private CompletableFuture<Void> whenIndexed(long target, long deadline) {
-        synchronized (signal) {
-            if (closed) {
-                return CompletableFuture.failedFuture(new IndexUnavailableException("the service is shutting down"));
-            }
-            if (covers(current, target)) {
-                return CompletableFuture.completedFuture(null);
-            }
-            nudged = true;
-            signal.notifyAll();
-        }
-        CompletableFuture<Void> ready = parked.park(target);
-        if (ready == null) {
-            return CompletableFuture.failedFuture(new IndexUnavailableException(parked.max() + " requests are "
-                    + "already waiting for the search index to catch up with the log (" + current.size() + " of "
-                    + target + " events indexed); retry shortly"));
-        }
-        EventIndex index = current;
-        if (covers(index, target)) {
-            parked.release(index.size()); // it grew between the check and the parking
-        }
-        long left = Math.max(1, deadline - System.nanoTime());
-        return ready.orTimeout(left, TimeUnit.NANOSECONDS).exceptionallyCompose(e -> {
-            parked.forget(ready);
-            return CompletableFuture.failedFuture(e instanceof TimeoutException ? notCaughtUp(target) : e);
-        });
-    }
-
-    /** The 503 of a request that waited in vain, with the last write failure if it is recent. */
-    private IndexUnavailableException notCaughtUp(long target) {
-        StringBuilder message = new StringBuilder("the search index is still catching up with the log (")
-                .append(current.size()).append(" of ").append(target).append(" events indexed); retry shortly");
-        Failure f = lastFailure;
-        if (f != null && f.at().isAfter(clock.instant().minus(FAILURE_SHOWN))) {
-            message.append(". At ").append(f.at()).append(" writing the index failed (").append(f.error())
-                    .append("): the service ").append(f.action());
-        }
-        return new IndexUnavailableException(message.toString());
+        return reads.findAsync(request, searchThreads);
     }
 
     // ---------------------------------------------------------------- administration
 
     public Status status() {
-        return new Status(current.size(), ledger.size(), currentGeneration.getFileName().toString(), rebuild, lastFailure);
+        return new Status(current.size(), ledger.size(), currentGeneration.getFileName().toString(), rebuild.state(),
+                lastFailure);
     }
 
     /**
@@ -553,94 +378,23 @@ public final class SearchIndex implements Closeable {
      * until the new one has caught up and is swapped in. Returns the rebuild's status; if one is
      * already running, that one's.
      */
-    public synchronized Rebuild startRebuild() {
-        if (closed) {
-            throw new IllegalStateException("the search index is closed");
-        }
-        Rebuild r = rebuild;
-        if (r != null && r.state().equals("running")) {
-            return r;
-        }
-        rebuild = new Rebuild("running", clock.instant(), null, 0, ledger.size(), null);
-        Thread t = new Thread(this::runRebuild, "trailproof-index-rebuild");
-        t.setDaemon(true);
-        rebuilder = t;
-        t.start();
-        return rebuild;
-    }
-
-    private void runRebuild() {
-        Path generation = null;
-        LuceneEventIndex fresh = null;
-        Instant started = rebuild.startedAt();
-        try {
-            generation = dirs.newGeneration();
-            fresh = LuceneEventIndex.open(generation, options);
-            LOG.log(System.Logger.Level.INFO, "search index: rebuilding into " + generation.getFileName() + " ("
-                    + ledger.size() + " events)");
-            long begin = System.nanoTime();
-            long lastLog = begin;
-            // Catch up in rounds; the last small stretch is done by the follower during the swap.
-            while (!closed && ledger.size() - fresh.size() > LogReader.BATCH) {
-                long total = ledger.size();
-                LogReader.copy(ledger, fresh, Math.min(total, fresh.size() + LogReader.BATCH), this::updateRebuild,
-                        () -> closed);
-                long now = System.nanoTime();
-                if (now - lastLog >= PROGRESS_LOG_NANOS) {
-                    lastLog = now;
-                    LOG.log(System.Logger.Level.INFO, "search index rebuild: " + progressLine(fresh.size(), total,
-                            now - begin));
-                }
-            }
-            if (closed) {
-                fresh.close();
-                return;
-            }
-            handoff = new Handoff(fresh, generation);
-            signalProgress();
-        } catch (Exception | Error e) {
-            LOG.log(System.Logger.Level.ERROR, "search index rebuild failed; the live index keeps answering", e);
-            rebuild = new Rebuild("failed", started, clock.instant(), fresh == null ? 0 : fresh.size(), ledger.size(),
-                    String.valueOf(e.getMessage()));
-            if (fresh != null) {
-                try {
-                    fresh.close();
-                    IndexDirectory.deleteTree(generation);
-                } catch (IOException suppressed) {
-                    LOG.log(System.Logger.Level.WARNING, "could not remove " + generation + ": " + suppressed);
-                }
-            }
-        }
-    }
-
-    private void updateRebuild(long done) {
-        Rebuild r = rebuild;
-        if (r != null && r.state().equals("running")) {
-            rebuild = new Rebuild("running", r.startedAt(), null, done, Math.max(done, ledger.size()), null);
-        }
+    public Rebuild startRebuild() {
+        return rebuild.start();
     }
 
     /** Stops following, commits what is indexed, and closes. A rebuild in progress is abandoned (and removed at the next start). */
     @Override
     public void close() throws IOException {
-        synchronized (signal) {
-            closed = true;
-        }
-        parked.close();
-        signalProgress(); // no interrupt: it would close the log's file channels under a read
+        closed = true;
+        reads.close();
+        reads.progress(); // no interrupt: it would close the log's file channels under a read
         try {
             follower.join(60_000);
-            Thread r = rebuilder;
-            if (r != null) {
-                r.join(60_000);
-            }
+            rebuild.awaitStopped(60_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        Handoff h = handoff;
-        if (h != null) {
-            h.index().close();
-        }
+        rebuild.closePending();
         swapLock.writeLock().lock();
         try {
             // A clean stop leaves the index level with the log unless that is a long job (a rebuild in

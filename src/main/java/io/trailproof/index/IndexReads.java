@@ -1,0 +1,274 @@
+package io.trailproof.index;
+
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.event.StoredEventFormatException;
+import io.trailproof.index.SearchIndex.Failure;
+import io.trailproof.index.SearchIndex.Result;
+import io.trailproof.index.SearchIndex.Results;
+import io.trailproof.ledger.Ledger;
+import org.apache.lucene.index.CorruptIndexException;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.Lock;
+
+/**
+ * The read side of the search index (CONTRACT 4.1, 4.2, 8): a list or search waits until the live
+ * index holds every event that was durable when the request started (read after write), then
+ * answers from a refreshed searcher with the events read from the log.
+ *
+ * <p>This is also the meeting point of readers and the follower that fills the index: a waiting
+ * reader nudges the follower so it does not sleep out its poll interval, and the follower reports
+ * each step with {@link #progress}, which wakes blocked readers and hands parked ones on. Which
+ * index is live, and swapping or reopening it, stays with {@link SearchIndex}; a read holds
+ * {@code swapReadLock} so the index it uses is not closed under it.
+ */
+final class IndexReads {
+
+    /** Logs under the search index's name, as before it was split: log settings for it still apply. */
+    private static final System.Logger LOG = System.getLogger(SearchIndex.class.getName());
+
+    /** How long a request waits for the index to catch up before it is answered 503. */
+    static final Duration CATCH_UP_WAIT = Duration.ofSeconds(30);
+    /**
+     * Requests that may wait for the index at once ({@link #findAsync}); more are refused at once.
+     * A waiting request holds no thread, only its connection and a few objects.
+     */
+    static final int MAX_WAITING = 4096;
+    /** A write failure this recent is named in the 503 of a request that waited for the index in vain. */
+    private static final Duration FAILURE_SHOWN = Duration.ofMinutes(10);
+
+    /** What the reads need from the owner of the live index. */
+    interface Live {
+        /** The index that answers now; it stays open while the caller holds the swap lock's read side. */
+        EventIndex current();
+
+        /** The last failed write to the index, or null when none failed since the start. */
+        Failure lastFailure();
+
+        /** Starts rebuilding the index from the log, because reading found it damaged. */
+        void rebuildDamaged();
+    }
+
+    private final Ledger ledger;
+    private final Clock clock;
+    private final Lock swapReadLock;
+    private final Live live;
+    private final Object signal = new Object();
+    private boolean nudged; // guarded by signal
+    private boolean closed; // guarded by signal
+    private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
+
+    IndexReads(Ledger ledger, Clock clock, Lock swapReadLock, Live live) {
+        this.ledger = ledger;
+        this.clock = clock;
+        this.swapReadLock = swapReadLock;
+        this.live = live;
+    }
+
+    /** See {@link SearchIndex#find}. */
+    Results find(IndexRequest request) throws BadQueryException, IndexUnavailableException, IOException {
+        long target = ledger.size();
+        long deadline = System.nanoTime() + CATCH_UP_WAIT.toNanos();
+        while (true) {
+            awaitIndexed(target, deadline);
+            Results results = findIfIndexed(request, target);
+            if (results != null) {
+                return results;
+            }
+        }
+    }
+
+    /** See {@link SearchIndex#findAsync}. */
+    CompletableFuture<Results> findAsync(IndexRequest request, Executor searchThreads) {
+        CompletableFuture<Results> result = new CompletableFuture<>();
+        findWhenIndexed(request, ledger.size(), System.nanoTime() + CATCH_UP_WAIT.toNanos(), searchThreads, result);
+        return result;
+    }
+
+    // ---------------------------------------------------------------- the follower's side
+
+    /**
+     * The follower's idle wait: returns after {@code millis}, or sooner when a reader nudged it (a
+     * request waits for events the index does not hold yet) or the reads were closed.
+     */
+    void awaitNudge(long millis) throws InterruptedException {
+        synchronized (signal) {
+            if (!nudged && !closed) {
+                signal.wait(millis);
+            }
+            nudged = false;
+        }
+    }
+
+    /**
+     * The live index grew, or was swapped or reopened: wakes blocked readers and completes the parked
+     * ones it now covers. Called by whoever changed it, after the change.
+     */
+    void progress() {
+        synchronized (signal) {
+            signal.notifyAll();
+        }
+        EventIndex index = live.current();
+        if (index.writeFailure() == null) {
+            parked.release(index.size());
+        }
+    }
+
+    /** Refuses every later wait and fails the parked requests: the service is stopping. */
+    void close() {
+        synchronized (signal) {
+            closed = true;
+        }
+        parked.close();
+    }
+
+    // ---------------------------------------------------------------- reading
+
+    private void findWhenIndexed(IndexRequest request, long target, long deadline, Executor searchThreads,
+                                 CompletableFuture<Results> result) {
+        whenIndexed(target, deadline).whenComplete((ready, notReady) -> {
+            if (notReady != null) {
+                result.completeExceptionally(notReady);
+                return;
+            }
+            // This may run on the follower's thread (ParkedRequests): the search itself goes to searchThreads.
+            try {
+                searchThreads.execute(() -> {
+                    try {
+                        Results results = findIfIndexed(request, target);
+                        if (results == null) {
+                            findWhenIndexed(request, target, deadline, searchThreads, result);
+                        } else {
+                            result.complete(results);
+                        }
+                    } catch (Exception | Error e) {
+                        result.completeExceptionally(e);
+                    }
+                });
+            } catch (RejectedExecutionException e) {
+                result.completeExceptionally(new IndexUnavailableException("the service is shutting down"));
+            }
+        });
+    }
+
+    /**
+     * The page from the live index if it holds {@code target} events and can be written; null when it
+     * does not (swapped for a rebuilt index that is not yet level, or a write failed and the follower
+     * is reopening it): the caller waits again.
+     */
+    private Results findIfIndexed(IndexRequest request, long target)
+            throws BadQueryException, IndexUnavailableException, IOException {
+        swapReadLock.lock();
+        try {
+            EventIndex index = live.current();
+            if (!covers(index, target)) {
+                return null;
+            }
+            try {
+                index.makeSearchable(target);
+            } catch (IndexWriterFailedException e) {
+                return null; // the follower reopens it and indexes again
+            }
+            EventIndex.Page page = index.find(request);
+            List<Result> out = new ArrayList<>(page.hits().size());
+            for (EventIndex.Hit hit : page.hits()) {
+                byte[] payload = ledger.payloadAt(hit.logIndex());
+                Map<String, List<String>> highlights = Map.of();
+                if (request.query() != null) {
+                    try {
+                        highlights = index.highlights(request.query(), StoredEvent.parse(payload));
+                    } catch (StoredEventFormatException e) {
+                        highlights = Map.of();
+                    }
+                }
+                out.add(new Result(payload, hit.score(), highlights));
+            }
+            return new Results(page.total(), out);
+        } catch (CorruptIndexException e) {
+            LOG.log(System.Logger.Level.ERROR, "search index is damaged (" + e + "); rebuilding it from the log");
+            live.rebuildDamaged();
+            throw new IndexUnavailableException("the search index is damaged and is being rebuilt from the log; "
+                    + "retry in a minute (progress: GET /v1/admin/index)");
+        } finally {
+            swapReadLock.unlock();
+        }
+    }
+
+    /** Whether {@code index} holds the first {@code target} log entries and is fit to answer. */
+    private static boolean covers(EventIndex index, long target) {
+        return index.size() >= target && index.writeFailure() == null;
+    }
+
+    private void awaitIndexed(long target, long deadline) throws IndexUnavailableException {
+        synchronized (signal) {
+            while (!covers(live.current(), target)) {
+                if (closed) {
+                    throw new IndexUnavailableException("the service is shutting down");
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw notCaughtUp(target);
+                }
+                nudged = true;
+                signal.notifyAll();
+                try {
+                    signal.wait(Math.max(1, Math.min(SearchIndex.POLL_MILLIS, left / 1_000_000)));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IndexUnavailableException("interrupted while waiting for the search index");
+                }
+            }
+        }
+    }
+
+    /** Completes once the live index covers {@code target}; fails at the deadline, when too many wait, or at close. */
+    private CompletableFuture<Void> whenIndexed(long target, long deadline) {
+        synchronized (signal) {
+            if (closed) {
+                return CompletableFuture.failedFuture(new IndexUnavailableException("the service is shutting down"));
+            }
+            if (covers(live.current(), target)) {
+                return CompletableFuture.completedFuture(null);
+            }
+            nudged = true;
+            signal.notifyAll();
+        }
+        CompletableFuture<Void> ready = parked.park(target);
+        if (ready == null) {
+            return CompletableFuture.failedFuture(new IndexUnavailableException(parked.max() + " requests are "
+                    + "already waiting for the search index to catch up with the log (" + live.current().size() + " of "
+                    + target + " events indexed); retry shortly"));
+        }
+        EventIndex index = live.current();
+        if (covers(index, target)) {
+            parked.release(index.size()); // it grew between the check and the parking
+        }
+        long left = Math.max(1, deadline - System.nanoTime());
+        return ready.orTimeout(left, TimeUnit.NANOSECONDS).exceptionallyCompose(e -> {
+            parked.forget(ready);
+            return CompletableFuture.failedFuture(e instanceof TimeoutException ? notCaughtUp(target) : e);
+        });
+    }
+
+    /** The 503 of a request that waited in vain, with the last write failure if it is recent. */
+    private IndexUnavailableException notCaughtUp(long target) {
+        StringBuilder message = new StringBuilder("the search index is still catching up with the log (")
+                .append(live.current().size()).append(" of ").append(target).append(" events indexed); retry shortly");
+        Failure f = live.lastFailure();
+        if (f != null && f.at().isAfter(clock.instant().minus(FAILURE_SHOWN))) {
+            message.append(". At ").append(f.at()).append(" writing the index failed (").append(f.error())
+                    .append("): the service ").append(f.action());
+        }
+        return new IndexUnavailableException(message.toString());
+    }
+}
