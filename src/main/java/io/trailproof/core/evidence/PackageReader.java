@@ -10,7 +10,6 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.JsonStreamContext;
 import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.event.StoredEventFormatException;
@@ -72,14 +71,8 @@ final class PackageReader {
         }
     }
 
-    private static final JsonFactory FACTORY = JsonFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder()
-                    .maxNestingDepth(Integer.MAX_VALUE)
-                    .maxNumberLength(Integer.MAX_VALUE)
-                    .maxStringLength(Integer.MAX_VALUE)
-                    .maxNameLength(Integer.MAX_VALUE)
-                    .build())
-            .build();
+    /** Jackson's own limits lifted, as for every strict reader of the core: the reader's checks speak first. */
+    private static final JsonFactory FACTORY = StrictJson.unlimitedFactory();
     /** Nesting allowed in the small members (filter, chain, one proof, one timestamp). */
     private static final int SMALL_MEMBER_DEPTH = 8;
 

@@ -51,6 +51,11 @@ public final class StrictJson {
                     .build())
             .build();
 
+    /** The factory with Jackson's limits lifted, for other readers of the core that make their own checks. */
+    public static JsonFactory unlimitedFactory() {
+        return FACTORY;
+    }
+
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
 
     private StrictJson() {}
