@@ -157,7 +157,7 @@ class MemoryBoundsIT {
         try (InProcessServer server = InProcessServer.start(dir.resolve("data"),
                 "limits.max-in-flight-bytes", "1048576")) {
             Api api = server.api();
-            Api.Reply tooBig = api.post("/v1/batch", new String(batch(0, 0, 3000), StandardCharsets.UTF_8));
+            Api.Reply tooBig = api.postExpectingContinue("/v1/batch", new String(batch(0, 0, 3000), StandardCharsets.UTF_8));
             assertThat(tooBig.status()).as(tooBig.body()).isEqualTo(413);
             assertThat(tooBig.json().get("error").asText()).contains("limits.max-in-flight-bytes", "larger heap");
             // 7,000 tiny events are few bytes but many events: sealing them is what would not fit.

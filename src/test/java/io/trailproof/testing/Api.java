@@ -46,6 +46,17 @@ public final class Api {
                 .POST(HttpRequest.BodyPublishers.ofString(json)));
     }
 
+    /**
+     * A POST with {@code Expect: 100-continue}, as a client sending a large body should: a body the server
+     * refuses on its declared length is then never sent (without it, the close that follows such a 413 can
+     * race the client's upload and reset the connection before the answer is read).
+     */
+    public Reply postExpectingContinue(String path, String json) throws IOException, InterruptedException {
+        return send(HttpRequest.newBuilder(URI.create(base + path)).expectContinue(true)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
     public Reply post(String path, byte[] body, String contentType) throws IOException, InterruptedException {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + path)).POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (contentType != null) {
