@@ -13,10 +13,21 @@ final class Table {
                        String baselineName) {
     }
 
+    private record Latency(String endpoint, String client, int connections, double rate, double p50, double p90,
+                           double p99, double max, String target, boolean met) {
+    }
+
     private final List<Row> rows = new ArrayList<>();
+    private final List<Latency> latencies = new ArrayList<>();
 
     void add(String name, double value, String unit, String target, boolean met, double baseline, String baselineName) {
         rows.add(new Row(name, value, unit, target, met, baseline, baselineName));
+    }
+
+    /** One latency distribution (ms) of one endpoint under one client, with the request rate it reached. */
+    void addLatency(String endpoint, String client, int connections, double rate, double p50, double p90, double p99,
+                    double max, String target, boolean met) {
+        latencies.add(new Latency(endpoint, client, connections, rate, p50, p90, p99, max, target, met));
     }
 
     /** JMH results (-rf json): average time per operation, in the unit JMH used. */
@@ -41,6 +52,19 @@ final class Table {
                     r.value / r.baseline) : "";
             b.append(String.format(Locale.ROOT, "| %-44s | %,14.3f | %-8s | %-11s | %-6s | %-34s |%n", r.name, r.value,
                     r.unit, r.target, r.target.isEmpty() ? "" : r.met ? "yes" : "MISSED", base));
+        }
+        if (!latencies.isEmpty()) {
+            b.append('\n').append(String.format(Locale.ROOT, "| %-40s | %-11s | %5s | %9s | %7s | %7s | %7s | %8s | %-11s | %-6s |%n",
+                    "latency (ms), closed loop", "client", "conns", "req/s", "p50", "p90", "p99", "max", "target p99", "met"));
+            b.append("|").append("-".repeat(42)).append("|").append("-".repeat(13)).append("|").append("-".repeat(7))
+                    .append("|").append("-".repeat(11)).append("|").append("-".repeat(9)).append("|").append("-".repeat(9))
+                    .append("|").append("-".repeat(9)).append("|").append("-".repeat(10)).append("|").append("-".repeat(13))
+                    .append("|").append("-".repeat(8)).append("|\n");
+            for (Latency l : latencies) {
+                b.append(String.format(Locale.ROOT, "| %-40s | %-11s | %5d | %,9.0f | %7.3f | %7.3f | %7.3f | %8.3f | %-11s | %-6s |%n",
+                        l.endpoint, l.client, l.connections, l.rate, l.p50, l.p90, l.p99, l.max, l.target,
+                        l.target.isEmpty() ? "" : l.met ? "yes" : "MISSED"));
+            }
         }
         return b.toString();
     }
