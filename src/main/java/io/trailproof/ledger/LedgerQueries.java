@@ -90,7 +90,7 @@ final class LedgerQueries {
 
     byte[] root(long treeSize) {
         checkSize(treeSize, "tree_size");
-        return treeSize == 0 ? Rfc9162.emptyRoot() : MerkleTree.root(tree, treeSize);
+        return treeSize == 0 ? Rfc9162.emptyRoot() : tree.root(treeSize);
     }
 
     Optional<InclusionProof> inclusionProof(String eventId, long treeSize) throws IOException {
@@ -105,7 +105,7 @@ final class LedgerQueries {
                     + leafIndex + ")");
         }
         return Optional.of(new InclusionProof(eventId, leafIndex, tree.get(0, leafIndex), treeSize,
-                MerkleTree.root(tree, treeSize), MerkleTree.inclusionProof(tree, leafIndex, treeSize)));
+                tree.root(treeSize), MerkleTree.inclusionProof(tree, leafIndex, treeSize)));
     }
 
     List<byte[]> consistencyProof(long from, long to) {

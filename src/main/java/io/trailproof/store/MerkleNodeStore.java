@@ -73,6 +73,17 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     // Leaves whose nodes are all in the level files (written, maybe not yet synced).
     private volatile long flushedSize;
     private volatile boolean closed;
+    /**
+     * The root of the last size asked for. A root at a size never changes while the nodes are right,
+     * and clients ask for the current root far more often than the tree grows; a repair of any node
+     * drops it, so a root computed from a wrong node is never served after the repair.
+     */
+    private volatile SizedRoot lastRoot;
+    /** Counts repairs, so that a root computed while a repair ran is not kept. */
+    private volatile long repairGeneration;
+
+    private record SizedRoot(long size, long generation, byte[] root) {
+    }
     private boolean directoryDirty;
     private List<String> repairs = List.of();
 
@@ -169,7 +180,9 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
         synchronized (this) {
             ensureOpen();
             flushLevels();
+            repairGeneration++;
             List<String> repaired = UpperLevelCheck.run(levels, size, size, true);
+            repairGeneration++;
             force();
             return repaired;
         }
@@ -216,8 +229,10 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
             System.arraycopy(leafHashes.get(i), 0, hashes, i * HASH, HASH);
         }
         flushLevels();
+        repairGeneration++;
         levels[0].rewrite(from, hashes, leafHashes.size());
         List<String> repaired = UpperLevelCheck.run(levels, size, size, true);
+        repairGeneration++;
         force();
         return repaired;
     }
@@ -284,7 +299,14 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     /** MTH of the first {@code treeSize} leaves, for any size up to {@link #size()}. */
     public byte[] root(long treeSize) {
         requireSize(treeSize);
-        return MerkleTree.root(this, treeSize);
+        long generation = repairGeneration;
+        SizedRoot last = lastRoot;
+        if (last != null && last.size() == treeSize && last.generation() == generation) {
+            return last.root().clone();
+        }
+        byte[] root = MerkleTree.root(this, treeSize);
+        lastRoot = new SizedRoot(treeSize, generation, root.clone());
+        return root;
     }
 
     /** PATH(leafIndex, D[treeSize]) for any size up to {@link #size()}. */

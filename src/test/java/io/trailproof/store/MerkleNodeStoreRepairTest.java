@@ -239,6 +239,9 @@ class MerkleNodeStoreRepairTest {
                     "every node above it", "compare level 0 with the log");
             assertThat(store.get(0, 123)).isNotEqualTo(leafHashes.get(123));
             assertThat(store.recomputedRoot(N)).isNotEqualTo(roots.get(N));
+            // The store keeps the last root it computed: a repair must drop it, or the wrong root
+            // computed from the wrong leaf would be served after the leaf was put right.
+            assertThat(store.root(N)).isNotEqualTo(roots.get(N));
             assertThat(store.rewriteLeaves(123, List.of(leafHashes.get(123)))).hasSize(9);
             assertEveryRootMatchesTheLeaves(store, N);
             assertThatThrownBy(() -> store.rewriteLeaves(N, List.of(leafHashes.get(0))))

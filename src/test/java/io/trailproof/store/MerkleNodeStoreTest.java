@@ -51,6 +51,23 @@ class MerkleNodeStoreTest {
         }
     }
 
+    /** The last root is kept (issue #19: a root request costs a lookup); what a caller does to its copy changes nothing. */
+    @Test
+    void theKeptRootIsTheRootAndCallersCannotChangeIt() throws IOException {
+        List<byte[]> leaves = leafHashes(9, 300);
+        InMemorySubtreeHashes expected = InMemorySubtreeHashes.ofLeafHashes(leaves);
+        try (MerkleNodeStore store = MerkleNodeStore.open(tmp.resolve("merkle"), 0, 7, 3)) {
+            for (int i = 0; i < leaves.size(); i++) {
+                store.append(leaves.get(i));
+                byte[] first = store.root(i + 1);
+                first[0] ^= 1;
+                assertThat(store.root(i + 1)).isEqualTo(expected.root(i + 1));
+                assertThat(store.root(i + 1)).isEqualTo(expected.root(i + 1));
+                assertThat(store.root((i + 1) / 2)).isEqualTo(expected.root((i + 1) / 2));
+            }
+        }
+    }
+
     @Test
     void matchesTheInMemoryTreeAndSurvivesReopen() throws IOException {
         List<byte[]> leaves = leafHashes(1, 1000);
