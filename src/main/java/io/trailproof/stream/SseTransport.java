@@ -41,6 +41,7 @@ final class SseTransport implements Transport {
     private boolean writing;
     private boolean finished;
     private long lastWriteNanos;
+    private WriteTimeouts.Restore writeTimeout;
 
     private SseTransport(HttpServerExchange ex, Subscription subscription, Duration heartbeat) {
         this.ex = ex;
@@ -56,6 +57,7 @@ final class SseTransport implements Transport {
     /** Starts the stream on {@code ex} (on its I/O thread): headers and a first comment go out at once. */
     static void start(HttpServerExchange ex, Subscription subscription, Duration heartbeat) {
         SseTransport t = new SseTransport(ex, subscription, heartbeat);
+        t.writeTimeout = WriteTimeouts.suspend(ex.getConnection());
         ex.addExchangeCompleteListener((e, next) -> {
             subscription.release();
             next.proceed();
@@ -107,6 +109,7 @@ final class SseTransport implements Transport {
             return;
         }
         finished = true;
+        writeTimeout.restore();
         switch (ending) {
             case Ending.Overflow o -> sendLast(ByteBuffer.wrap(("event: overflow\ndata: {\"resume_from\": " + o.resumeFrom()
                     + "}\n\n").getBytes(StandardCharsets.US_ASCII)));

@@ -35,6 +35,7 @@ final class WebSocketTransport implements Transport {
     // I/O thread only.
     private boolean writing;
     private boolean finished;
+    private WriteTimeouts.Restore writeTimeout = () -> { };
 
     private WebSocketTransport(WebSocketChannel channel, Subscription subscription, Duration heartbeat) {
         this.channel = channel;
@@ -59,6 +60,7 @@ final class WebSocketTransport implements Transport {
     }
 
     private void open() {
+        writeTimeout = WriteTimeouts.suspend(channel);
         channel.getReceiveSetter().set(new AbstractReceiveListener() {
         });
         channel.addCloseTask(c -> {
@@ -123,6 +125,7 @@ final class WebSocketTransport implements Transport {
             return;
         }
         finished = true;
+        writeTimeout.restore();
         switch (ending) {
             case Ending.Overflow o -> WebSockets.sendClose(1013, "slow consumer; resume from " + o.resumeFrom(), channel, null);
             case Ending.Shutdown s -> WebSockets.sendClose(1001, "server shutting down", channel, null);
