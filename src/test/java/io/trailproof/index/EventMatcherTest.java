@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The live stream's per-event matching against the search index: on a seeded corpus of varied
  * events, every query (with and without filters) matches exactly the events the index finds.
  */
-class EventMatcherTest {
+public class EventMatcherTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] AGENTS = {"agent-007", "Agent-007", "billing-bot", "db-prod-01", "a"};
@@ -37,7 +37,7 @@ class EventMatcherTest {
             "Ünïcödé", "naïve", "42", "db-prod-01", "quick brown fox", "failed", "retry", "ok"};
     private static final String[] STATUSES = {"success", "error", "timeout"};
 
-    static final List<String> QUERIES = List.of(
+    public static final List<String> QUERIES = List.of(
             "*:*", "refund", "Refund", "REFUND", "refund AND customer", "refund OR timeout", "refund -customer",
             "NOT error", "\"connection reset\"", "\"quick brown\"", "conn*", "*und", "re?und", "retyr~1",
             "agent_id:agent-007", "agent_id:Agent-007", "agent_id:agent*", "agent-007", "db-prod-01",
@@ -52,9 +52,9 @@ class EventMatcherTest {
     @TempDir
     Path dir;
 
-    private static List<StoredEvent> corpus(Random rnd, int n) throws Exception {
-        List<StoredEvent> out = new ArrayList<>();
-        Map<String, Long> seq = new HashMap<>();
+    /** Varied events as a client sends them (seeded): every search field, nested values, labels, odd text. */
+    public static List<ObjectNode> inputs(Random rnd, int n) {
+        List<ObjectNode> out = new ArrayList<>();
         Instant base = Instant.parse("2026-01-01T00:00:00Z");
         for (int i = 0; i < n; i++) {
             String agent = AGENTS[rnd.nextInt(AGENTS.length)];
@@ -103,10 +103,22 @@ class EventMatcherTest {
             if (!labels.isEmpty()) {
                 e.set("labels", labels);
             }
+            out.add(e);
+        }
+        return out;
+    }
+
+    private static List<StoredEvent> corpus(Random rnd, int n) throws Exception {
+        List<StoredEvent> out = new ArrayList<>();
+        Map<String, Long> seq = new HashMap<>();
+        Instant base = Instant.parse("2026-01-01T00:00:00Z");
+        int i = 0;
+        for (ObjectNode e : inputs(rnd, n)) {
             ObjectNode fields = EventValidator.validate(e);
-            long s = seq.merge(agent, 1L, Long::sum);
+            long s = seq.merge(e.get("agent_id").asText(), 1L, Long::sum);
             out.add(StoredEvent.seal(fields, UUID.randomUUID().toString(),
                     EventTime.formatRecordedAt(base.plusMillis(i * 97L)), s, EventFields.GENESIS_PREV_HASH, i));
+            i++;
         }
         return out;
     }
