@@ -28,7 +28,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class SseTransport implements Transport {
 
     /** Events written per write; large enough to fill a socket buffer, small enough to stay fair. */
-    private static final int BATCH = 64;
+    private static final int BATCH = 256;
     private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
 
     private final HttpServerExchange ex;
