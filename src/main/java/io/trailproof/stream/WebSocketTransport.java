@@ -56,7 +56,16 @@ final class WebSocketTransport implements Transport {
         });
         WebSocketConnectionCallback onConnect = (exchange, channel) ->
                 new WebSocketTransport(channel, subscription, heartbeat).open();
-        new WebSocketProtocolHandshakeHandler(onConnect).handleRequest(ex);
+        new WebSocketProtocolHandshakeHandler(onConnect, WebSocketTransport::notAHandshake).handleRequest(ex);
+    }
+
+    /** An upgrade request that no WebSocket version accepts: a 400 in the API's error shape. */
+    private static void notAHandshake(HttpServerExchange ex) {
+        ex.setStatusCode(400);
+        ex.getResponseHeaders().put(io.undertow.util.Headers.CONTENT_TYPE, "application/json");
+        ex.getResponseSender().send("{\"error\":\"the request asks for a WebSocket but is not a valid RFC 6455 handshake "
+                + "(GET with Upgrade: websocket, Connection: Upgrade, Sec-WebSocket-Key and Sec-WebSocket-Version: 13); "
+                + "leave out the Upgrade header for Server-Sent Events\"}");
     }
 
     private void open() {

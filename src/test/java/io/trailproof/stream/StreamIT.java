@@ -165,6 +165,11 @@ class StreamIT {
         try (SseClient sse = SseClient.open(port(), "/v1/stream?from=5")) {
             assertThat(sse.status()).as("from equal to the size is the live edge").isEqualTo(200);
         }
+        try (SseClient broken = SseClient.open(port(), "/v1/stream", "Upgrade: websocket", "Connection: Upgrade")) {
+            assertThat(broken.status()).as("an upgrade without a key").isEqualTo(400);
+            assertThat(Api.JSON.readTree(broken.body()).get("error").asText()).contains("WebSocket");
+        }
+
     }
 
     @Test
@@ -227,6 +232,11 @@ class StreamIT {
     @Test
     void maxSubscribersRefusesOneMoreWith503() throws Exception {
         start("stream.max-subscribers", "2");
+        for (int i = 0; i < 3; i++) { // refused handshakes hold no place
+            try (SseClient broken = SseClient.open(port(), "/v1/stream", "Upgrade: websocket", "Connection: Upgrade")) {
+                assertThat(broken.status()).isEqualTo(400);
+            }
+        }
         try (SseClient a = SseClient.open(port(), "/v1/stream")) {
             WsClient b = WsClient.connect(port(), "/v1/stream");
             try (SseClient c = SseClient.open(port(), "/v1/stream")) {
