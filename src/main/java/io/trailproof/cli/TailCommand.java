@@ -52,6 +52,11 @@ final class TailCommand implements Callable<Integer> {
     @Option(names = "--count", paramLabel = "N", description = "Exit after printing N events.")
     Long count;
 
+    @Option(names = "--silence-limit", paramLabel = "SECONDS", defaultValue = "60",
+            description = "Reconnect when nothing (not even a keep-alive, which the server sends every 15 s) arrives "
+                    + "for this long: a connection that died without closing (default: ${DEFAULT-VALUE}).")
+    long silenceLimit;
+
     private final PrintStream out = System.out;
     private final PrintStream err = System.err;
 
@@ -116,9 +121,25 @@ final class TailCommand implements Callable<Integer> {
     private record Outcome(long next, long printed, boolean overflowed, boolean done) {
     }
 
-    /** Reads SSE blocks until the stream ends; prints each event and moves {@code next} past it. */
+    /**
+     * Reads SSE blocks until the stream ends; prints each event and moves {@code next} past it. A
+     * stream silent for {@link #silenceLimit} seconds is closed, which ends the read as a drop.
+     */
     private Outcome read(InputStream body, long next, long printed) throws IOException {
-        BufferedReader lines = new BufferedReader(new InputStreamReader(body, StandardCharsets.UTF_8));
+        SilenceWatch watch = new SilenceWatch(body, java.time.Duration.ofSeconds(silenceLimit));
+        try {
+            return read(new BufferedReader(new InputStreamReader(watch, StandardCharsets.UTF_8)), next, printed);
+        } catch (IOException e) {
+            if (watch.tripped()) {
+                return new Outcome(next, printed, false, false);
+            }
+            throw e;
+        } finally {
+            watch.stop();
+        }
+    }
+
+    private Outcome read(BufferedReader lines, long next, long printed) throws IOException {
         String id = null;
         String event = null;
         String data = null;

@@ -115,4 +115,35 @@ class TailCommandIT {
             assertThat(err).contains("query syntax error");
         }
     }
+
+    @Test
+    void reconnectsWhenAConnectionGoesSilentWithoutClosing() throws Exception {
+        try (ServerSocket silent = new ServerSocket(0)) {
+            Process tail = tail("--server", "http://127.0.0.1:" + silent.getLocalPort(), "--from", "3", "--silence-limit", "1");
+            BlockingQueue<String> err = lines(tail.getErrorStream());
+            try {
+                List<java.net.Socket> held = new ArrayList<>();
+                for (int i = 0; i < 2; i++) {
+                    silent.setSoTimeout(30_000);
+                    java.net.Socket s = silent.accept();
+                    held.add(s);
+                    BufferedReader r = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
+                    String request = r.readLine();
+                    assertThat(request).startsWith("GET /v1/stream?from=3 ");
+                    while (!r.readLine().isEmpty()) {
+                        // headers
+                    }
+                    s.getOutputStream().write(("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+                            + "Transfer-Encoding: chunked\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                    s.getOutputStream().flush();
+                }
+                assertThat(err.poll(10, TimeUnit.SECONDS)).contains("reconnecting to resume at log index 3");
+                for (java.net.Socket s : held) {
+                    s.close();
+                }
+            } finally {
+                tail.destroyForcibly();
+            }
+        }
+    }
 }
