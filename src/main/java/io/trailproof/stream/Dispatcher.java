@@ -4,9 +4,7 @@ import io.trailproof.index.CandidateEvent;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -127,38 +125,46 @@ final class Dispatcher {
         return progress;
     }
 
-    /** Offers the events {@code [dispatched, end)} to the live streams, reading them once. */
+    /**
+     * Offers the events {@code [dispatched, end)} to the live streams, reading them once; each
+     * stream's matches are handed to its buffer in one batch.
+     */
     private void live(long end) throws IOException {
         List<Subscription> live = new ArrayList<>();
         for (Subscription s : subscriptions) {
-            if (s.next >= dispatched) {
+            if (s.next >= dispatched && s.buffer().ending() == null) {
                 live.add(s);
             }
         }
         if (live.isEmpty()) {
             return;
         }
-        Set<Subscription> woken = new LinkedHashSet<>();
+        List<List<Delivery>> matched = new ArrayList<>(live.size());
+        for (int i = 0; i < live.size(); i++) {
+            matched.add(new ArrayList<>());
+        }
         source.scan(dispatched, end, (index, payload) -> {
             CandidateEvent event = new CandidateEvent(index, payload);
             Delivery delivery = null;
-            for (Subscription s : live) {
-                if (index < s.next || s.buffer().ending() != null || !matches(s, event)) {
+            for (int i = 0; i < live.size(); i++) {
+                Subscription s = live.get(i);
+                if (index < s.next || !matches(s, event)) {
                     continue;
                 }
                 if (delivery == null) {
                     delivery = new Delivery(index, payload);
                 }
-                if (!s.buffer().offer(delivery) && s.buffer().ending() == null) {
-                    s.buffer().overflow(index);
-                }
-                woken.add(s);
+                matched.get(i).add(delivery);
             }
         });
-        for (Subscription s : live) {
+        for (int i = 0; i < live.size(); i++) {
+            Subscription s = live.get(i);
             s.next = Math.max(s.next, end);
+            if (!matched.get(i).isEmpty()) {
+                s.buffer().offerAll(matched.get(i));
+                s.wakeTransport();
+            }
         }
-        woken.forEach(Subscription::wakeTransport);
     }
 
     /**

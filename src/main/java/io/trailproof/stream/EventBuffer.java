@@ -34,6 +34,25 @@ final class EventBuffer {
     }
 
     /**
+     * Queues {@code batch} in order, as far as there is room; when one does not fit, the stream ends
+     * with {@link #overflow} at it and the rest are dropped. Returns false when the stream has ended
+     * (before or by this call). One lock for the whole batch: the dispatcher hands over a chunk at once.
+     */
+    synchronized boolean offerAll(List<Delivery> batch) {
+        if (ending != null) {
+            return false;
+        }
+        for (Delivery d : batch) {
+            if (queue.size() >= capacity) {
+                overflow(d.logIndex());
+                return false;
+            }
+            queue.addLast(d);
+        }
+        return true;
+    }
+
+    /**
      * Ends the stream because {@code refused} (a matching event) found the buffer full: the queued
      * events are dropped and the resume point is the oldest of them, or {@code refused} itself.
      */
