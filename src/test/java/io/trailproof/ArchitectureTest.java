@@ -142,6 +142,19 @@ class ArchitectureTest {
     }
 
     @Test
+    void theStreamKnowsNothingAboveIt() {
+        noClasses().that().resideInAPackage("io.trailproof.stream..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..")
+                .because("the live stream sits beside the search: http -> stream -> {index, ledger}; http only wires it")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.store..", "io.trailproof.index..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.stream..")
+                .because("the ledger only signals that its size grew; it never waits for or knows of a stream")
+                .check(classes);
+    }
+
+    @Test
     void onlyTheIndexUsesLucene() {
         noClasses().that().resideOutsideOfPackage("io.trailproof.index..")
                 .should().dependOnClassesThat().resideInAPackage("org.apache.lucene..")

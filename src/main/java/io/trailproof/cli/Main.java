@@ -6,7 +6,7 @@ import picocli.CommandLine.Command;
 /** The {@code trailproof} program: parses the command line and runs a subcommand (CONTRACT 7). */
 @Command(name = "trailproof", mixinStandardHelpOptions = true, version = "trailproof 0.1.0",
         description = "Tamper-evident audit trail for AI agents.",
-        subcommands = {ServeCommand.class, IngestCommand.class, SearchCommand.class, IndexCommand.class,
+        subcommands = {ServeCommand.class, IngestCommand.class, SearchCommand.class, TailCommand.class, IndexCommand.class,
                 TimestampCommand.class, ExportCommand.class, VerifyCommand.class, VerifyExportCommand.class})
 public final class Main implements Runnable {
 

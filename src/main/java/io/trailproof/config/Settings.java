@@ -25,7 +25,21 @@ public record Settings(
         int idleTimeoutMs,
         int headerTimeoutMs,
         int bodyTimeoutMs,
-        Hardening hardening) {
+        Hardening hardening,
+        Streams streams) {
+
+    /**
+     * The live stream's limits (CONTRACT 11).
+     *
+     * @param maxSubscribers streams open at once
+     * @param maxBufferedEvents matching events queued for one stream before it ends with an overflow
+     * @param heartbeat quiet time before an SSE keep-alive comment; the WebSocket ping interval
+     */
+    public record Streams(int maxSubscribers, int maxBufferedEvents, Duration heartbeat) {
+        public static Streams defaults() {
+            return new Streams(1000, 10_000, Duration.ofSeconds(15));
+        }
+    }
 
     /**
      * Limits and recovery choices that keep the ledger's promises under load and after damage.
@@ -53,6 +67,7 @@ public record Settings(
     public Settings withPort(int newPort) {
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
-                checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening);
+                checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
+                streams);
     }
 }

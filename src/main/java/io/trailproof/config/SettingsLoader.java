@@ -111,7 +111,16 @@ public final class SettingsLoader {
                 autoOrLong(raw, ConfigKey.LIMITS_MAX_IN_FLIGHT_BYTES, 1 << 20, 1L << 40));
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
-                bodyTimeout, hardening);
+                bodyTimeout, hardening, streams(raw));
+    }
+
+    private static Settings.Streams streams(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        Duration heartbeat = duration(raw, ConfigKey.STREAM_HEARTBEAT);
+        if (heartbeat.isZero() || heartbeat.toMillis() < 10) {
+            throw bad(ConfigKey.STREAM_HEARTBEAT, raw, "must be at least 10 milliseconds, such as PT15S");
+        }
+        return new Settings.Streams((int) longIn(raw, ConfigKey.STREAM_MAX_SUBSCRIBERS, 1, 1_000_000),
+                (int) longIn(raw, ConfigKey.STREAM_MAX_BUFFERED_EVENTS, 1, 10_000_000), heartbeat);
     }
 
     private static String nonEmpty(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {

@@ -5,6 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.config.Settings;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.stream.StreamHub;
+import io.trailproof.stream.StreamOptions;
 import io.trailproof.timestamp.TimestampService;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
@@ -32,6 +34,7 @@ public final class HttpApi {
     private final Undertow undertow;
     private final Draining draining;
     private final InFlightBudget budget;
+    private final StreamHub streams;
 
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps) {
         Router router = new Router();
@@ -45,6 +48,9 @@ public final class HttpApi {
         new SearchEndpoints(index).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst).register(router);
+        streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
+                settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
+        new StreamEndpoint(ledger, streams).register(router);
         draining = new Draining(new ApiHandler(router, new Authenticator(settings.apiKeys()), bodies));
         undertow = Undertow.builder()
                 .addHttpListener(settings.port(), settings.host())
@@ -83,6 +89,7 @@ public final class HttpApi {
     }
 
     public void start() {
+        streams.start();
         undertow.start();
     }
 
@@ -96,9 +103,13 @@ public final class HttpApi {
         return budget.capacity();
     }
 
-    /** Refuses new requests (503), waits up to {@code waitMillis} for those in flight, then stops. */
+    /** How long a stop waits for streams to end cleanly before closing their connections. */
+    private static final long STREAMS_END_MILLIS = 2_000;
+
+    /** Refuses new requests (503), ends every live stream, waits up to {@code waitMillis} for those in flight, then stops. */
     public void stop(long waitMillis) throws InterruptedException {
         draining.drain();
+        streams.close(Math.min(waitMillis, STREAMS_END_MILLIS)); // streams never finish by themselves
         draining.awaitIdle(waitMillis);
         undertow.stop();
     }

@@ -198,7 +198,7 @@ final class SearchEndpoints {
         return failure;
     }
 
-    private static EventFilter filter(Params params, HttpServerExchange ex) throws ApiException {
+    static EventFilter filter(Params params, HttpServerExchange ex) throws ApiException {
         Map<String, String> labels = new TreeMap<>();
         for (String name : ex.getQueryParameters().keySet()) {
             if (name.startsWith(LABEL)) {

@@ -77,6 +77,8 @@ public final class Ledger implements Closeable {
     private final Checkpointer checkpointer;
     private final ChainAudit audit;
     private final LedgerQueries queries;
+    /** Told after {@link #size()} may have grown (see {@link #onSizeAdvanced}). */
+    private final List<Runnable> sizeListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
 
     private Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
                    RandomGenerator random, Options options, UnaryOperator<TreeAppends> treeSeam) {
@@ -87,7 +89,10 @@ public final class Ledger implements Closeable {
                 r.lastRecordedAt(), r.lastHash(), log.size());
         this.checkpointer = new Checkpointer(dataDir, log, tree, sequencer, r.agents(), options.checkpointIntervalEvents(),
                 r.checkpointedSize(), r.journalBytes());
-        this.singles = new SingleAppends(sequencer, log, health, options.maxQueuedEvents(), checkpointer::maybeCheckpoint);
+        this.singles = new SingleAppends(sequencer, log, health, options.maxQueuedEvents(), end -> {
+            sizeAdvanced();
+            checkpointer.maybeCheckpoint(end);
+        });
         this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health);
         this.queries = new LedgerQueries(log, tree, r.agents(), sequencer::readableSize, clock, audit);
     }
@@ -143,6 +148,7 @@ public final class Ledger implements Closeable {
         } catch (IOException e) {
             throw sequencer.durabilityFailed(e);
         }
+        sizeAdvanced();
         checkpointer.maybeCheckpoint(s.end());
         return Arrays.asList(s.outcomes());
     }
@@ -183,6 +189,26 @@ public final class Ledger implements Closeable {
      */
     public long size() {
         return sequencer.readableSize();
+    }
+
+    /**
+     * Registers {@code listener} to be run each time {@link #size()} may have grown: after every
+     * group of events has become readable (it may also run when nothing new is readable). It runs on
+     * the thread that stored the events, as they are acknowledged, so it must return at once
+     * and never block (hand the work to another thread); ingestion never waits for a reader.
+     */
+    public void onSizeAdvanced(Runnable listener) {
+        sizeListeners.add(listener);
+    }
+
+    private void sizeAdvanced() {
+        for (Runnable listener : sizeListeners) {
+            try {
+                listener.run();
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "a size listener failed: " + e);
+            }
+        }
     }
 
     /** The stored event's bytes (exactly as hashed and returned by the API), or empty when unknown. */

@@ -1,0 +1,160 @@
+package io.trailproof.stream;
+
+import io.undertow.server.HttpServerExchange;
+import io.undertow.websockets.WebSocketConnectionCallback;
+import io.undertow.websockets.WebSocketProtocolHandshakeHandler;
+import io.undertow.websockets.core.AbstractReceiveListener;
+import io.undertow.websockets.core.WebSocketCallback;
+import io.undertow.websockets.core.WebSocketChannel;
+import io.undertow.websockets.core.WebSockets;
+import org.xnio.IoUtils;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * The stream as a WebSocket (RFC 6455, Undertow's own implementation; CONTRACT 11): one text message
+ * per event, a ping every heartbeat, close code 1013 {@code slow consumer; resume from N} on
+ * overflow and 1001 on a stop. Messages the client sends are read and ignored (a close is answered).
+ *
+ * <p>As for SSE, writes never block: a small batch is in flight at a time, the next one is taken
+ * from the buffer when the last message of it has been written.
+ */
+final class WebSocketTransport implements Transport {
+
+    private static final int BATCH = 16;
+
+    private final WebSocketChannel channel;
+    private final Subscription subscription;
+    private final long heartbeatMillis;
+    private final AtomicBoolean scheduled = new AtomicBoolean();
+
+    // I/O thread only.
+    private boolean writing;
+    private boolean finished;
+    private WriteTimeouts.Restore writeTimeout = () -> { };
+
+    private WebSocketTransport(WebSocketChannel channel, Subscription subscription, Duration heartbeat) {
+        this.channel = channel;
+        this.subscription = subscription;
+        this.heartbeatMillis = Math.max(1, heartbeat.toMillis());
+    }
+
+    /**
+     * Answers the upgrade request on {@code ex}; once the handshake is done the stream runs on the
+     * new channel. A handshake that fails (not a valid WebSocket request) frees the subscription.
+     */
+    static void start(HttpServerExchange ex, Subscription subscription, Duration heartbeat) throws Exception {
+        ex.addExchangeCompleteListener((e, next) -> {
+            if (e.getStatusCode() != 101) {
+                subscription.release();
+            }
+            next.proceed();
+        });
+        WebSocketConnectionCallback onConnect = (exchange, channel) ->
+                new WebSocketTransport(channel, subscription, heartbeat).open();
+        new WebSocketProtocolHandshakeHandler(onConnect, WebSocketTransport::notAHandshake).handleRequest(ex);
+    }
+
+    /** An upgrade request that no WebSocket version accepts: a 400 in the API's error shape. */
+    private static void notAHandshake(HttpServerExchange ex) {
+        ex.setStatusCode(400);
+        ex.getResponseHeaders().put(io.undertow.util.Headers.CONTENT_TYPE, "application/json");
+        ex.getResponseSender().send("{\"error\":\"the request asks for a WebSocket but is not a valid RFC 6455 handshake "
+                + "(GET with Upgrade: websocket, Connection: Upgrade, Sec-WebSocket-Key and Sec-WebSocket-Version: 13); "
+                + "leave out the Upgrade header for Server-Sent Events\"}");
+    }
+
+    private void open() {
+        writeTimeout = WriteTimeouts.suspend(channel);
+        channel.getReceiveSetter().set(new AbstractReceiveListener() {
+        });
+        channel.addCloseTask(c -> {
+            finished = true;
+            subscription.release();
+        });
+        channel.resumeReceives();
+        subscription.attach(this);
+        schedulePing();
+        wake();
+    }
+
+    @Override
+    public void wake() {
+        if (scheduled.compareAndSet(false, true)) {
+            channel.getIoThread().execute(() -> {
+                scheduled.set(false);
+                pump();
+            });
+        }
+    }
+
+    @Override
+    public void abort() {
+        channel.getIoThread().execute(() -> {
+            finished = true;
+            IoUtils.safeClose(channel);
+        });
+    }
+
+    private void pump() {
+        if (writing || finished || !channel.isOpen()) {
+            return;
+        }
+        EventBuffer buffer = subscription.buffer();
+        List<Delivery> batch = buffer.take(BATCH);
+        if (!batch.isEmpty()) {
+            writing = true;
+            for (int i = 0; i < batch.size(); i++) {
+                boolean last = i == batch.size() - 1;
+                WebSockets.sendText(ByteBuffer.wrap(batch.get(i).payload()), channel, last ? new WebSocketCallback<>() {
+                    @Override
+                    public void complete(WebSocketChannel c, Void context) {
+                        writing = false;
+                        pump();
+                    }
+
+                    @Override
+                    public void onError(WebSocketChannel c, Void context, Throwable throwable) {
+                        writing = false;
+                        failed();
+                    }
+                } : null);
+            }
+            if (buffer.size() == 0) {
+                subscription.drained();
+            }
+            return;
+        }
+        Ending ending = buffer.ending();
+        if (ending == null) {
+            return;
+        }
+        finished = true;
+        writeTimeout.restore();
+        switch (ending) {
+            case Ending.Overflow o -> WebSockets.sendClose(1013, "slow consumer; resume from " + o.resumeFrom(), channel, null);
+            case Ending.Shutdown s -> WebSockets.sendClose(1001, "server shutting down", channel, null);
+            case Ending.Gone g -> IoUtils.safeClose(channel);
+        }
+    }
+
+    private void failed() {
+        finished = true;
+        subscription.release();
+        IoUtils.safeClose(channel);
+    }
+
+    private void schedulePing() {
+        channel.getIoThread().executeAfter(() -> {
+            if (finished || !channel.isOpen()) {
+                return;
+            }
+            WebSockets.sendPing(ByteBuffer.allocate(0), channel, null);
+            schedulePing();
+        }, heartbeatMillis, TimeUnit.MILLISECONDS);
+    }
+}
