@@ -30,7 +30,9 @@ public enum ConfigKey {
     SERVER_MAX_CONNECTIONS("server.max-connections", "1024"),
     INGEST_MAX_QUEUED_EVENTS("ingest.max-queued-events", "65536"),
     INDEX_RAM_BUFFER_MB("index.ram-buffer-mb", "auto"),
-    LIMITS_MAX_IN_FLIGHT_BYTES("limits.max-in-flight-bytes", "auto");
+    LIMITS_MAX_IN_FLIGHT_BYTES("limits.max-in-flight-bytes", "auto"),
+    IDEMPOTENCY_RETENTION("idempotency.retention", "PT24H"),
+    IDEMPOTENCY_MAX_KEYS("idempotency.max-keys", "1000000");
 
     private final String key;
     private final String defaultValue;

@@ -25,7 +25,20 @@ public record Settings(
         int idleTimeoutMs,
         int headerTimeoutMs,
         int bodyTimeoutMs,
-        Hardening hardening) {
+        Hardening hardening,
+        Idempotency idempotency) {
+
+    /**
+     * {@code Idempotency-Key} (CONTRACT 12).
+     *
+     * @param retention how long a recorded answer is replayed
+     * @param maxKeys keys remembered at most; the oldest are forgotten beyond it
+     */
+    public record Idempotency(Duration retention, int maxKeys) {
+        public static Idempotency defaults() {
+            return new Idempotency(Duration.ofHours(24), 1_000_000);
+        }
+    }
 
     /**
      * Limits and recovery choices that keep the ledger's promises under load and after damage.
@@ -53,6 +66,7 @@ public record Settings(
     public Settings withPort(int newPort) {
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
-                checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening);
+                checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
+                idempotency);
     }
 }
