@@ -69,8 +69,23 @@ final class ServerClient {
 
     /** The connection or the exchange failed; the message is for the person at the terminal. */
     static final class ClientException extends Exception {
+        private final boolean mayHaveArrived;
+
         ClientException(String message) {
+            this(message, false);
+        }
+
+        ClientException(String message, boolean mayHaveArrived) {
             super(message);
+            this.mayHaveArrived = mayHaveArrived;
+        }
+
+        /**
+         * True when the request may have reached the server before the exchange failed (a timeout,
+         * a dropped connection), so that only an idempotent retry is safe; false when it never left.
+         */
+        boolean mayHaveArrived() {
+            return mayHaveArrived;
         }
     }
 
@@ -96,6 +111,12 @@ final class ServerClient {
 
     Answer post(String path, byte[] json) throws ClientException {
         return send(request(path).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofByteArray(json)), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
+    /** A POST carrying an {@code Idempotency-Key} (CONTRACT 12): safe to send again after any failure. */
+    Answer post(String path, byte[] json, String idempotencyKey) throws ClientException {
+        return send(request(path).header("Content-Type", "application/json").header("Idempotency-Key", idempotencyKey)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(json)), HttpResponse.BodyHandlers.ofByteArray());
     }
 
@@ -138,8 +159,8 @@ final class ServerClient {
                     + ": is it running? (set --server or TRAILPROOF_URL)");
         }
         if (e instanceof HttpTimeoutException) {
-            return new ClientException("the server at " + base + " did not answer in time");
+            return new ClientException("the server at " + base + " did not answer in time", true);
         }
-        return new ClientException("talking to " + base + " failed: " + e.getMessage());
+        return new ClientException("talking to " + base + " failed: " + e.getMessage(), true);
     }
 }
