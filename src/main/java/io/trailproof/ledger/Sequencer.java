@@ -76,6 +76,15 @@ final class Sequencer {
             this(outcomes, end, List.of());
         }
 
+        /** Events of the group stored (given a log index). */
+        long stored() {
+            long n = 0;
+            for (AppendOutcome o : outcomes) {
+                n += o.ok() ? 1 : 0;
+            }
+            return n;
+        }
+
         /** The group is durable: its records enter the table (and their claims end). */
         void publish(DedupeTable table) {
             for (Written w : records) {

@@ -47,12 +47,21 @@ public interface EventLog extends Closeable {
      * <p><b>Atomicity:</b> the side records are covered by the group's commit frame: after a crash
      * the payloads and side records of one call are all in the log or none is. <b>Durability:</b>
      * as {@link #append}; when {@code payloads} is not empty the group is durable once
-     * {@link #awaitDurable} covers its payloads. A group of side records alone advances no index,
-     * so it becomes durable with the next force of the log (the next group's, or the close).
+     * {@link #awaitDurable} covers its payloads. A group of side records alone advances no index:
+     * {@link #forceWritten} makes it durable.
      *
      * @throws IllegalArgumentException when both lists are empty, or for an empty payload
      */
     Appended append(List<byte[]> payloads, List<byte[]> sideRecords) throws IOException;
+
+    /**
+     * Forces everything written so far to disk now, on the caller's thread (not shared with other
+     * callers): for a group of side records alone, which {@link #awaitDurable} cannot name.
+     *
+     * @throws IOException if the force fails (the log is then failed, as after any failed force,
+     *     and what it covered is absent after a reopen) or the log has failed or is closed
+     */
+    void forceWritten() throws IOException;
 
     /** Where {@link #append(List, List)} put a group: its first payload's index and each side record's address. */
     record Appended(long first, long[] sideAddresses) {

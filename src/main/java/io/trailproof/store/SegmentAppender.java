@@ -162,6 +162,34 @@ final class SegmentAppender {
         return new EventLog.Appended(first, addresses);
     }
 
+    /**
+     * Forces everything written so far, now, on the caller's thread (with the append lock and sync
+     * ownership, as a roll does): for a group of side records alone, which advances no payload count
+     * and so is not covered by {@link #whenDurable}. A failure fails the log as a failed flusher
+     * force does.
+     */
+    synchronized void forceWrittenNow() throws IOException {
+        commit.begin();
+        try {
+            if (commit.failure() != null) {
+                rollBack();
+                commit.checkUsable();
+            }
+            Tail t = written;
+            try {
+                writer.force();
+            } catch (IOException | RuntimeException | Error e) {
+                forceFailed = true;
+                IOException f = commit.fail(e, "sync of " + current.path + " failed");
+                rollBack();
+                throw f;
+            }
+            recordForced(t);
+        } finally {
+            commit.end();
+        }
+    }
+
     /** Syncs the current segment, creates the next one and syncs the directory. Holds the append lock. */
     private void roll() throws IOException {
         commit.begin();

@@ -225,6 +225,11 @@ public final class SegmentLog implements EventLog {
     }
 
     @Override
+    public void forceWritten() throws IOException {
+        appender.forceWrittenNow();
+    }
+
+    @Override
     public CompletableFuture<Void> whenDurable(long endExclusive) {
         return appender.whenDurable(endExclusive);
     }

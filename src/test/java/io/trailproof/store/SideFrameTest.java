@@ -76,6 +76,20 @@ class SideFrameTest {
     }
 
     @Test
+    void aGroupOfSideRecordsAloneIsForcedOnRequest() throws IOException {
+        try (SegmentLog log = SegmentLog.open(tmp.resolve("log"))) {
+            log.append(List.of(bytes("e0")));
+            log.awaitDurable(1);
+            long forces = log.forceCount();
+            log.append(List.of(), List.of(bytes("alone")));
+            log.awaitDurable(1);   // names no new payload: returns at once, forces nothing
+            assertThat(log.forceCount()).isEqualTo(forces);
+            log.forceWritten();
+            assertThat(log.forceCount()).isEqualTo(forces + 1);
+        }
+    }
+
+    @Test
     void sideRecordsOfAnUncommittedTailAreCutWithIt() throws IOException {
         Path dir = tmp.resolve("log");
         try (SegmentLog log = SegmentLog.open(dir)) {
