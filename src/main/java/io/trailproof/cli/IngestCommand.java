@@ -42,6 +42,9 @@ final class IngestCommand implements Callable<Integer> {
     /** Tries of one batch whose answer was lost or that the server could not take yet. */
     static final int MAX_TRIES = 5;
 
+    /** Stored events whose answer was a replay (stored by an earlier run or try). */
+    private long replayed;
+
     @Mixin
     ClientOptions client;
 
@@ -67,6 +70,7 @@ final class IngestCommand implements Callable<Integer> {
         long stored = 0;
         long failed = 0;
         long bytesRead = 0;
+        replayed = 0;
         List<String> pending = new ArrayList<>();
         List<Long> pendingLines = new ArrayList<>();
         try (BufferedReader in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
@@ -112,6 +116,10 @@ final class IngestCommand implements Callable<Integer> {
         }
         bar.finish(bytesRead);
         System.out.println(stored + " events stored, " + failed + " refused");
+        if (replayed > 0) {
+            System.out.println("(" + replayed + " of the stored events were already stored by an earlier run or try; "
+                    + "the server replayed its recorded answers and stored nothing again)");
+        }
         return failed == 0 ? 0 : 1;
     }
 
@@ -152,7 +160,7 @@ final class IngestCommand implements Callable<Integer> {
      * server asked to come back; returns {stored, refused}. Item errors are printed with their line
      * numbers.
      */
-    private static long[] send(ServerClient server, String fileId, List<String> lines, List<Long> numbers)
+    private long[] send(ServerClient server, String fileId, List<String> lines, List<Long> numbers)
             throws ServerClient.ClientException {
         byte[] body = ("[" + String.join(",", lines) + "]").getBytes(StandardCharsets.UTF_8);
         String key = batchKey(fileId, numbers.get(0), numbers.get(numbers.size() - 1));
@@ -187,6 +195,9 @@ final class IngestCommand implements Callable<Integer> {
         long stored = 0;
         long refused = 0;
         for (JsonNode item : answer.json()) {
+            if (answer.replayed() && item.has("event")) {
+                replayed++;
+            }
             if (item.has("event")) {
                 stored++;
             } else {

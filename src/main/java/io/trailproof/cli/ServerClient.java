@@ -35,8 +35,12 @@ final class ServerClient {
         this.apiKey = apiKey;
     }
 
-    /** A server answer: status and body. */
-    record Answer(int status, byte[] body) {
+    /** A server answer: status, body, and whether it replays an answer recorded for an {@code Idempotency-Key}. */
+    record Answer(int status, byte[] body, boolean replayed) {
+        Answer(int status, byte[] body) {
+            this(status, body, false);
+        }
+
         boolean ok() {
             return status / 100 == 2;
         }
@@ -144,7 +148,8 @@ final class ServerClient {
     private <T> Answer send(HttpRequest.Builder builder, HttpResponse.BodyHandler<byte[]> handler) throws ClientException {
         try {
             HttpResponse<byte[]> r = http.send(builder.build(), handler);
-            return new Answer(r.statusCode(), r.body());
+            return new Answer(r.statusCode(), r.body(),
+                    r.headers().firstValue("Idempotent-Replayed").map("true"::equals).orElse(false));
         } catch (IOException e) {
             throw transport(e);
         } catch (InterruptedException e) {
