@@ -146,6 +146,80 @@ class IdempotencyIT {
         }
     }
 
+    /**
+     * A clock that, once armed, holds the first request thread that asks it for the time (the
+     * sequencer does, under its lock, when it seals a group) until released: a real request is then
+     * in flight, its key claimed and its events not yet written.
+     */
+    static final class HoldingClock extends java.time.Clock {
+        private final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
+        private final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+        private volatile boolean armed;
+
+        void arm() {
+            armed = true;
+        }
+
+        @Override
+        public java.time.Instant instant() {
+            // Only Undertow's worker threads (XNIO-n task-m) are held, never background ones.
+            if (armed && Thread.currentThread().getName().contains("task")) {
+                synchronized (this) {
+                    if (armed) {
+                        armed = false;
+                        held.countDown();
+                        try {
+                            release.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                }
+            }
+            return java.time.Instant.now();
+        }
+
+        @Override
+        public long millis() {
+            return System.currentTimeMillis();
+        }
+
+        @Override
+        public java.time.ZoneId getZone() {
+            return java.time.ZoneOffset.UTC;
+        }
+
+        @Override
+        public java.time.Clock withZone(java.time.ZoneId zone) {
+            return this;
+        }
+    }
+
+    @Test
+    void aRealRequestHeldInFlightMakesTheSameKey409AndAnotherBody422() throws Exception {
+        HoldingClock clock = new HoldingClock();
+        try (InProcessServer s = InProcessServer.start(dir.resolve("data"), clock)) {
+            String body = batch("held", 50);
+            clock.arm();
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            Future<Reply> first = pool.submit(() -> post(s, "/v1/batch", body, "held-key"));
+            assertThat(clock.held.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("request held in the sequencer").isTrue();
+            Reply busy = post(s, "/v1/batch", body, "held-key");
+            assertThat(busy.status()).isEqualTo(409);
+            assertThat(busy.header("Retry-After")).isEqualTo("1");
+            assertThat(busy.json().get("error").asText()).contains("still being processed");
+            assertThat(post(s, "/v1/batch", batch("other", 50), "held-key").status()).isEqualTo(422);
+            clock.release.countDown();
+            Reply stored = first.get();
+            pool.shutdown();
+            assertThat(stored.status()).isEqualTo(201);
+            Reply replay = post(s, "/v1/batch", body, "held-key");
+            assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+            assertThat(replay.body()).isEqualTo(stored.body());
+            assertThat(treeSize(s)).isEqualTo(50);
+        }
+    }
+
     @Test
     void aRefusedRequestRecordsNothingAndACorrectedRetryIsProcessed() throws Exception {
         try (InProcessServer s = InProcessServer.start(dir.resolve("data"))) {
