@@ -44,12 +44,17 @@ public record DedupeRecord(byte namespace, byte[] keyDigest, byte[] contentDiges
                 .putLong(recordedAtMillis).put(answer).array();
     }
 
+    /** Whether a side frame's payload is a dedupe record this version knows. */
+    static boolean isRecord(byte[] payload) {
+        return payload.length >= HEADER_BYTES && payload[0] == MARKER && payload[1] == VERSION;
+    }
+
     /**
      * The record in a side frame's payload, or null when the payload is not a dedupe record this
      * version knows (another side record kind, a later version): such frames are skipped.
      */
     static DedupeRecord decode(byte[] payload) {
-        if (payload.length < HEADER_BYTES || payload[0] != MARKER || payload[1] != VERSION) {
+        if (!isRecord(payload)) {
             return null;
         }
         ByteBuffer b = ByteBuffer.wrap(payload, 3, payload.length - 3);

@@ -165,6 +165,25 @@ public final class DedupeTable {
         put(key.high(), key.low(), prefix(r.contentDigest()), r.recordedAtMillis(), recordAddress);
     }
 
+    /**
+     * {@link #restore(DedupeRecord, long)} straight from a side frame's payload, reading only the
+     * fixed header (no copy of digests or answer: a start may pass a million of these). A payload
+     * that is not a dedupe record of this version is skipped.
+     */
+    synchronized void restore(byte[] payload, long recordAddress, long nowMillis) {
+        if (!DedupeRecord.isRecord(payload)) {
+            return;
+        }
+        ByteBuffer b = ByteBuffer.wrap(payload);
+        long at = b.getLong(3 + 2 * DedupeRecord.DIGEST_BYTES);
+        if (nowMillis - at >= retentionMillis) {
+            return;
+        }
+        long h = b.getLong(3) ^ payload[2];
+        long l = b.getLong(3 + 8);
+        put(h, l, b.getLong(3 + DedupeRecord.DIGEST_BYTES), at, recordAddress);
+    }
+
     /** Keys recorded and not yet forgotten (expired entries not yet reached may be counted). */
     public synchronized int size() {
         int live = 0;

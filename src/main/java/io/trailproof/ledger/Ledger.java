@@ -125,13 +125,9 @@ public final class Ledger implements Closeable {
         // The dedupe table is rebuilt from the side records the log visits while it recovers (it
         // reads every frame then anyway): no extra pass over the log, and no derived file to trust.
         DedupeTable dedupe = new DedupeTable(options.dedupeRetention(), options.dedupeMaxKeys(), clock);
+        long now = clock.millis();
         SegmentLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes(), options.acceptTruncation(),
-                (address, payload) -> {
-                    DedupeRecord r = DedupeRecord.decode(payload);
-                    if (r != null) {
-                        dedupe.restore(r, address);
-                    }
-                });
+                (address, payload) -> dedupe.restore(payload, address, now));
         if (log.recoveredTailBytes() > 0) {
             LOG.log(System.Logger.Level.WARNING, "cut " + log.recoveredTailBytes() + " bytes of torn, uncommitted or refused "
                     + "tail off the log (a crash or a failed write; none of it was acknowledged)");
