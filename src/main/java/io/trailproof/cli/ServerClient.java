@@ -35,8 +35,12 @@ final class ServerClient {
         this.apiKey = apiKey;
     }
 
-    /** A server answer: status and body. */
-    record Answer(int status, byte[] body) {
+    /** A server answer: status, body, and whether it replays an answer recorded for an {@code Idempotency-Key}. */
+    record Answer(int status, byte[] body, boolean replayed) {
+        Answer(int status, byte[] body) {
+            this(status, body, false);
+        }
+
         boolean ok() {
             return status / 100 == 2;
         }
@@ -69,8 +73,23 @@ final class ServerClient {
 
     /** The connection or the exchange failed; the message is for the person at the terminal. */
     static final class ClientException extends Exception {
+        private final boolean mayHaveArrived;
+
         ClientException(String message) {
+            this(message, false);
+        }
+
+        ClientException(String message, boolean mayHaveArrived) {
             super(message);
+            this.mayHaveArrived = mayHaveArrived;
+        }
+
+        /**
+         * True when the request may have reached the server before the exchange failed (a timeout,
+         * a dropped connection), so that only an idempotent retry is safe; false when it never left.
+         */
+        boolean mayHaveArrived() {
+            return mayHaveArrived;
         }
     }
 
@@ -99,6 +118,12 @@ final class ServerClient {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(json)), HttpResponse.BodyHandlers.ofByteArray());
     }
 
+    /** A POST carrying an {@code Idempotency-Key} (CONTRACT 12): safe to send again after any failure. */
+    Answer post(String path, byte[] json, String idempotencyKey) throws ClientException {
+        return send(request(path).header("Content-Type", "application/json").header("Idempotency-Key", idempotencyKey)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(json)), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
     /** A GET whose body is streamed to the caller (large answers such as exports). */
     HttpResponse<InputStream> stream(String pathAndQuery) throws ClientException {
         HttpRequest req = request(pathAndQuery).GET().build();
@@ -123,7 +148,8 @@ final class ServerClient {
     private <T> Answer send(HttpRequest.Builder builder, HttpResponse.BodyHandler<byte[]> handler) throws ClientException {
         try {
             HttpResponse<byte[]> r = http.send(builder.build(), handler);
-            return new Answer(r.statusCode(), r.body());
+            return new Answer(r.statusCode(), r.body(),
+                    r.headers().firstValue("Idempotent-Replayed").map("true"::equals).orElse(false));
         } catch (IOException e) {
             throw transport(e);
         } catch (InterruptedException e) {
@@ -138,8 +164,8 @@ final class ServerClient {
                     + ": is it running? (set --server or TRAILPROOF_URL)");
         }
         if (e instanceof HttpTimeoutException) {
-            return new ClientException("the server at " + base + " did not answer in time");
+            return new ClientException("the server at " + base + " did not answer in time", true);
         }
-        return new ClientException("talking to " + base + " failed: " + e.getMessage());
+        return new ClientException("talking to " + base + " failed: " + e.getMessage(), true);
     }
 }

@@ -33,7 +33,9 @@ public enum ConfigKey {
     LIMITS_MAX_IN_FLIGHT_BYTES("limits.max-in-flight-bytes", "auto"),
     STREAM_MAX_SUBSCRIBERS("stream.max-subscribers", "1000"),
     STREAM_MAX_BUFFERED_EVENTS("stream.max-buffered-events", "10000"),
-    STREAM_HEARTBEAT("stream.heartbeat", "PT15S");
+    STREAM_HEARTBEAT("stream.heartbeat", "PT15S"),
+    IDEMPOTENCY_RETENTION("idempotency.retention", "PT24H"),
+    IDEMPOTENCY_MAX_KEYS("idempotency.max-keys", "1000000");
 
     private final String key;
     private final String defaultValue;

@@ -26,7 +26,8 @@ public record Settings(
         int headerTimeoutMs,
         int bodyTimeoutMs,
         Hardening hardening,
-        Streams streams) {
+        Streams streams,
+        Idempotency idempotency) {
 
     /**
      * The live stream's limits (CONTRACT 11).
@@ -38,6 +39,18 @@ public record Settings(
     public record Streams(int maxSubscribers, int maxBufferedEvents, Duration heartbeat) {
         public static Streams defaults() {
             return new Streams(1000, 10_000, Duration.ofSeconds(15));
+        }
+    }
+
+    /**
+     * {@code Idempotency-Key} (CONTRACT 12).
+     *
+     * @param retention how long a recorded answer is replayed
+     * @param maxKeys keys remembered at most; the oldest are forgotten beyond it
+     */
+    public record Idempotency(Duration retention, int maxKeys) {
+        public static Idempotency defaults() {
+            return new Idempotency(Duration.ofHours(24), 1_000_000);
         }
     }
 
@@ -68,6 +81,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams);
+                streams, idempotency);
     }
 }

@@ -109,9 +109,15 @@ public final class SettingsLoader {
                 (int) longIn(raw, ConfigKey.INGEST_MAX_QUEUED_EVENTS, 1, 10_000_000),
                 (int) autoOrLong(raw, ConfigKey.INDEX_RAM_BUFFER_MB, 1, 65_536),
                 autoOrLong(raw, ConfigKey.LIMITS_MAX_IN_FLIGHT_BYTES, 1 << 20, 1L << 40));
+        Duration retention = duration(raw, ConfigKey.IDEMPOTENCY_RETENTION);
+        if (retention.isZero() || retention.toMillis() < 1) {
+            throw bad(ConfigKey.IDEMPOTENCY_RETENTION, raw, "must be a positive ISO 8601 duration such as PT24H");
+        }
+        Settings.Idempotency idempotency = new Settings.Idempotency(retention,
+                (int) longIn(raw, ConfigKey.IDEMPOTENCY_MAX_KEYS, 1, 100_000_000));
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
-                bodyTimeout, hardening, streams(raw));
+                bodyTimeout, hardening, streams(raw), idempotency);
     }
 
     private static Settings.Streams streams(Map<ConfigKey, Sourced> raw) throws ConfigException {

@@ -78,6 +78,18 @@ final class Authenticator {
     }
 
     /**
+     * Who a request acts as, for scoping what it records (an {@code Idempotency-Key}): empty when no
+     * keys are configured (everyone shares one scope), otherwise the hex SHA-256 of the presented
+     * key, never the key itself. Call only for a request {@link #authenticate} accepted.
+     */
+    String scope(String authorization) {
+        if (!enabled() || authorization == null) {
+            return "";
+        }
+        return java.util.HexFormat.of().formatHex(sha256(authorization.strip().substring(SCHEME.length()).strip()));
+    }
+
+    /**
      * @throws ApiException 403 when {@code granted} lacks {@code needed} (admin grants everything)
      */
     static void authorize(Set<ApiKey.Role> granted, ApiKey.Role needed, String method, String path)

@@ -44,14 +44,16 @@ public final class HttpApi {
         router.add("GET", "/health", null, health, ex -> CompletableFuture.completedFuture(e -> health.handle(e, null)));
         budget = InFlightBudget.of(settings.hardening().maxInFlightBytes());
         RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs(), budget);
-        new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents()).register(router);
+        Authenticator authenticator = new Authenticator(settings.apiKeys());
+        new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents(), new IdempotentRequests(ledger, authenticator))
+                .register(router);
         new SearchEndpoints(index).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst).register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
-        draining = new Draining(new ApiHandler(router, new Authenticator(settings.apiKeys()), bodies));
+        draining = new Draining(new ApiHandler(router, authenticator, bodies));
         undertow = Undertow.builder()
                 .addHttpListener(settings.port(), settings.host())
                 .setWorkerThreads(Math.max(64, Runtime.getRuntime().availableProcessors() * 32))

@@ -9,7 +9,9 @@ import io.trailproof.core.event.EventRejection;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
+import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.Recording;
 import io.trailproof.ledger.LedgerViews.AgentSummary;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.ledger.LedgerViews.ChainReport;
@@ -24,7 +26,6 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.Optional;
-import java.nio.ByteBuffer;
 
 /**
  * The ingestion, lookup, chain and Merkle endpoints (CONTRACT 4.2). Each one parses its input,
@@ -40,11 +41,13 @@ final class LedgerEndpoints {
     private final Ledger ledger;
     private final RequestBodies bodies;
     private final int maxBatchEvents;
+    private final IdempotentRequests idempotency;
 
-    LedgerEndpoints(Ledger ledger, RequestBodies bodies, int maxBatchEvents) {
+    LedgerEndpoints(Ledger ledger, RequestBodies bodies, int maxBatchEvents, IdempotentRequests idempotency) {
         this.ledger = ledger;
         this.bodies = bodies;
         this.maxBatchEvents = maxBatchEvents;
+        this.idempotency = idempotency;
     }
 
     void register(Router router) {
@@ -62,22 +65,54 @@ final class LedgerEndpoints {
     }
 
     private void postEvent(HttpServerExchange ex) throws Exception {
-        ObjectNode fields = validEvent(ex);
-        answerStored(ex, ledger.append(List.of(fields)).get(0));
+        byte[] body = bodies.read(ex);
+        IdempotentRequests.Start start = idempotency.begin(ex, body);
+        if (start instanceof IdempotentRequests.Replayed r) {
+            r.answer().write(ex);
+            return;
+        }
+        if (start == null) {
+            answerStored(ex, ledger.append(List.of(validEvent(body))).get(0));
+            return;
+        }
+        DedupeTable.Claim claim = ((IdempotentRequests.Claimed) start).claim();
+        try {
+            ObjectNode fields = validEvent(body);
+            answerStored(ex, ledger.append(List.of(fields), new Recording(claim, IdempotentRequests::singleAnswer)).get(0));
+        } finally {
+            claim.release();   // nothing once the answer is recorded; otherwise nothing was stored
+        }
     }
 
     /**
      * The same on the I/O thread: parsing and validating one small event is quick; sequencing and
      * the force are handed to the ledger, which groups concurrent single events and completes the
-     * answer once the event is durable. No worker thread waits for the disk.
+     * answer once the event is durable. No worker thread waits for the disk. A replay reads two
+     * small frames, as a proof does.
      */
     private CompletionStage<Router.Answer> postEventNonBlocking(HttpServerExchange ex) throws Exception {
-        ObjectNode fields = validEvent(ex);
-        return ledger.appendAsync(fields).thenApply(outcome -> e -> answerStored(e, outcome));
+        byte[] body = bodies.read(ex);
+        IdempotentRequests.Start start = idempotency.begin(ex, body);
+        if (start instanceof IdempotentRequests.Replayed r) {
+            return CompletableFuture.completedFuture(r.answer());
+        }
+        if (start == null) {
+            ObjectNode fields = validEvent(body);
+            return ledger.appendAsync(fields).thenApply(outcome -> e -> answerStored(e, outcome));
+        }
+        DedupeTable.Claim claim = ((IdempotentRequests.Claimed) start).claim();
+        CompletableFuture<AppendOutcome> stored;
+        try {
+            stored = ledger.appendAsync(validEvent(body), new Recording(claim, IdempotentRequests::singleAnswer));
+        } catch (Exception | Error e) {
+            claim.release();
+            throw e;
+        }
+        return stored.whenComplete((o, error) -> claim.release()).thenApply(outcome -> e -> answerStored(e, outcome));
     }
 
-    private ObjectNode validEvent(HttpServerExchange ex) throws Exception {
-        JsonNode node = parse(bodies.read(ex), MAX_EVENT_DEPTH, Integer.MAX_VALUE, "");
+    private ObjectNode validEvent(byte[] body) throws Exception {
+        JsonNode node = parse(body, MAX_EVENT_DEPTH, Integer.MAX_VALUE, "");
         try {
             return EventValidator.validate(node);
         } catch (EventRejection e) {
@@ -94,8 +129,26 @@ final class LedgerEndpoints {
     }
 
     private void postBatch(HttpServerExchange ex) throws Exception {
+        byte[] raw = bodies.read(ex);
+        IdempotentRequests.Start start = idempotency.begin(ex, raw);
+        if (start instanceof IdempotentRequests.Replayed r) {
+            r.answer().write(ex);
+            return;
+        }
+        DedupeTable.Claim claim = start == null ? null : ((IdempotentRequests.Claimed) start).claim();
+        try {
+            postBatch(ex, raw, claim);
+        } finally {
+            if (claim != null) {
+                claim.release();   // nothing once the answer is recorded; otherwise nothing was stored
+            }
+        }
+    }
+
+    /** A batch; with a claim, its answer is recorded in the group of its events (even when none is stored). */
+    private void postBatch(HttpServerExchange ex, byte[] raw, DedupeTable.Claim claim) throws Exception {
         // The batch length is enforced while parsing: the parse stops at the first item too many.
-        JsonNode node = parse(bodies.read(ex), MAX_EVENT_DEPTH + 1, maxBatchEvents, "batch");
+        JsonNode node = parse(raw, MAX_EVENT_DEPTH + 1, maxBatchEvents, "batch");
         if (!node.isArray()) {
             throw ApiException.badRequest("the batch body must be a JSON array of events");
         }
@@ -119,41 +172,26 @@ final class LedgerEndpoints {
             }
         }
         AppendOutcome[] outcomes = new AppendOutcome[node.size()];
-        if (!valid.isEmpty()) {
-            List<AppendOutcome> stored = ledger.append(valid);
+        if (!valid.isEmpty() || claim != null) {
+            List<AppendOutcome> stored = claim == null ? ledger.append(valid)
+                    : ledger.append(valid, new Recording(claim, o -> IdempotentRequests.batchAnswer(errors, validIndex, o)));
             for (int j = 0; j < stored.size(); j++) {
                 outcomes[validIndex.get(j)] = stored.get(j);
             }
         }
         boolean allOk = true;
+        List<byte[]> events = new ArrayList<>(valid.size());
         for (int i = 0; i < outcomes.length; i++) {
             if (outcomes[i] == null || !outcomes[i].ok()) {
                 allOk = false;
                 if (errors[i] == null) {
                     errors[i] = outcomes[i].error();
                 }
+            } else {
+                events.add(outcomes[i].event().payload());
             }
         }
-        int size = 2;
-        for (AppendOutcome o : outcomes) {
-            size += 32 + (o != null && o.ok() ? o.event().payload().length : 256);
-        }
-        ByteBuffer body = Responses.write(size, g -> {
-            g.writeStartArray();
-            for (int i = 0; i < outcomes.length; i++) {
-                g.writeStartObject();
-                g.writeNumberField("index", i);
-                if (errors[i] == null) {
-                    g.writeFieldName("event");
-                    g.writeRawValue(new RawJson(outcomes[i].event().payload()));
-                } else {
-                    g.writeStringField("error", errors[i]);
-                }
-                g.writeEndObject();
-            }
-            g.writeEndArray();
-        });
-        Responses.bytes(ex, allOk ? 201 : 207, body);
+        Responses.bytes(ex, allOk ? 201 : 207, BatchAnswer.write(errors, events));
     }
 
     private void getEvent(HttpServerExchange ex, String id) throws Exception {

@@ -15,6 +15,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.List;
@@ -57,11 +58,21 @@ public final class Ledger implements Closeable {
      * @param acceptTruncation open even when acknowledged events are missing from the log (the loss is
      *     then reported by {@code GET /health}); false refuses to open
      * @param maxQueuedEvents single events waiting for the sequencer before {@link #appendAsync} refuses more
+     * @param dedupeRetention how long a dedupe record is honoured ({@code idempotency.retention})
+     * @param dedupeMaxKeys dedupe keys held at most; beyond it the oldest are forgotten ({@code idempotency.max-keys})
      */
     public record Options(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation,
-                          int maxQueuedEvents) {
+                          int maxQueuedEvents, Duration dedupeRetention, int dedupeMaxKeys) {
+        public static final Duration DEFAULT_DEDUPE_RETENTION = Duration.ofHours(24);
+        public static final int DEFAULT_DEDUPE_MAX_KEYS = 1_000_000;
+
         public Options(long segmentBytes, long checkpointIntervalEvents) {
             this(segmentBytes, checkpointIntervalEvents, false, 65536);
+        }
+
+        public Options(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation, int maxQueuedEvents) {
+            this(segmentBytes, checkpointIntervalEvents, acceptTruncation, maxQueuedEvents, DEFAULT_DEDUPE_RETENTION,
+                    DEFAULT_DEDUPE_MAX_KEYS);
         }
 
         public static Options defaults() {
@@ -79,10 +90,12 @@ public final class Ledger implements Closeable {
     private final LedgerQueries queries;
     /** Told after {@link #size()} may have grown (see {@link #onSizeAdvanced}). */
     private final List<Runnable> sizeListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final DedupeTable dedupe;
 
     private Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
-                   RandomGenerator random, Options options, UnaryOperator<TreeAppends> treeSeam) {
+                   RandomGenerator random, Options options, UnaryOperator<TreeAppends> treeSeam, DedupeTable dedupe) {
         this.log = log;
+        this.dedupe = dedupe;
         this.tree = r.tree();
         this.health = health;
         this.sequencer = new Sequencer(log, treeSeam.apply(tree::append), r.agents(), new EventIds(random), clock, health,
@@ -92,7 +105,7 @@ public final class Ledger implements Closeable {
         this.singles = new SingleAppends(sequencer, log, health, options.maxQueuedEvents(), end -> {
             sizeAdvanced();
             checkpointer.maybeCheckpoint(end);
-        });
+        }, dedupe);
         this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health);
         this.queries = new LedgerQueries(log, tree, r.agents(), sequencer::readableSize, clock, audit);
     }
@@ -113,7 +126,12 @@ public final class Ledger implements Closeable {
     /** As {@link #open(Path, Options, Clock, RandomGenerator)}, with the sequencer's tree appends wrapped (tests). */
     static Ledger open(Path dataDir, Options options, Clock clock, RandomGenerator random,
                        UnaryOperator<TreeAppends> treeSeam) throws IOException {
-        SegmentLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes(), options.acceptTruncation());
+        // The dedupe table is rebuilt from the side records the log visits while it recovers (it
+        // reads every frame then anyway): no extra pass over the log, and no derived file to trust.
+        DedupeTable dedupe = new DedupeTable(options.dedupeRetention(), options.dedupeMaxKeys(), clock);
+        long now = clock.millis();
+        SegmentLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes(), options.acceptTruncation(),
+                (address, payload) -> dedupe.restore(payload, address, now));
         if (log.recoveredTailBytes() > 0) {
             LOG.log(System.Logger.Level.WARNING, "cut " + log.recoveredTailBytes() + " bytes of torn, uncommitted or refused "
                     + "tail off the log (a crash or a failed write; none of it was acknowledged)");
@@ -125,7 +143,7 @@ public final class Ledger implements Closeable {
             if (health.problems().isEmpty()) {
                 log.acceptedLoss().ifPresent(health::report);
             }
-            return new Ledger(dataDir, log, r, health, clock, random, options, treeSeam);
+            return new Ledger(dataDir, log, r, health, clock, random, options, treeSeam, dedupe);
         } catch (IOException | RuntimeException e) {
             log.close();
             throw e;
@@ -151,6 +169,68 @@ public final class Ledger implements Closeable {
         sizeAdvanced();
         checkpointer.maybeCheckpoint(s.end());
         return Arrays.asList(s.outcomes());
+    }
+
+    /**
+     * {@link #append(List)} for a keyed write (an {@code Idempotency-Key}): the answer the
+     * recording builds from the outcomes is written as a {@link DedupeRecord} in the <em>same
+     * group</em> as the events, under the same commit frame, so after a crash both are in the log
+     * or neither is. Returns once the group is durable; the record is then in the dedupe table and
+     * the claim has ended. With no event to store (every item refused), the group holds the record
+     * alone and is forced on the caller's thread before this returns. On an exception the claim is
+     * still held: the caller releases it.
+     *
+     * @throws LedgerUnavailableException when storage failed; neither events nor record are acknowledged
+     */
+    public List<AppendOutcome> append(List<ObjectNode> events, Recording recording) throws IOException {
+        Sequencer.Sequenced s = sequencer.sequence(events, List.of(new Sequencer.Keyed(0, events.size(), recording)));
+        try {
+            if (s.stored() == 0 && !s.records().isEmpty()) {
+                log.forceWritten();   // records alone advance no index, so no count names them durable
+            } else {
+                log.awaitDurable(s.end());
+            }
+        } catch (IOException e) {
+            throw sequencer.durabilityFailed(e);
+        }
+        s.publish(dedupe);
+        sizeAdvanced();
+        checkpointer.maybeCheckpoint(s.end());
+        return Arrays.asList(s.outcomes());
+    }
+
+    /**
+     * Looks a dedupe key up and claims it when it is free (see {@link DedupeTable#claim}). A key
+     * recorded within retention with the same content is answered {@link DedupeTable.Replay}: its
+     * record read back from the log, full key and content digests checked (the table compares
+     * prefixes); another content is {@link DedupeTable.Conflict}.
+     */
+    public DedupeTable.Lookup claim(DedupeKey key, byte[] contentDigest) throws IOException {
+        DedupeTable.Lookup found = dedupe.claim(key, contentDigest);
+        if (!(found instanceof DedupeTable.Recorded r)) {
+            return found;
+        }
+        DedupeRecord record = DedupeRecord.decode(log.readSide(r.address()));
+        if (record == null || record.namespace() != key.namespace() || !Arrays.equals(record.keyDigest(), key.digest())) {
+            throw new IOException("the dedupe record of " + key + " is not at log address " + r.address()
+                    + " where the table holds it (the log changed under the running service)");
+        }
+        return Arrays.equals(record.contentDigest(), contentDigest) ? new DedupeTable.Replay(record)
+                : new DedupeTable.Conflict();
+    }
+
+    /** The dedupe table (sizes, for tests and benchmarks). */
+    public DedupeTable dedupeTable() {
+        return dedupe;
+    }
+
+    /**
+     * {@link #appendAsync(ObjectNode)} for a keyed single event: the recording's record (if it
+     * builds one) sits in the event's group, as with {@link #append(List, Recording)}. On an
+     * exceptional completion the claim is still held: the caller releases it.
+     */
+    public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields, Recording recording) {
+        return singles.submit(fields, recording);
     }
 
     /**

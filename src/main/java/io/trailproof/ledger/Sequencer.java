@@ -13,6 +13,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -34,6 +35,8 @@ import java.util.Map;
  * group (503), since nothing changed.
  */
 final class Sequencer {
+
+    private static final long[] NO_ADDRESSES = new long[0];
 
     private final Object lock = new Object();
     private final EventLog log;
@@ -64,8 +67,38 @@ final class Sequencer {
         this.applied = applied;
     }
 
-    /** Events sequenced and written, not yet durable: their outcomes and the log size after them. */
-    record Sequenced(AppendOutcome[] outcomes, long end) {
+    /**
+     * Events sequenced and written, not yet durable: their outcomes, the log size after them, and
+     * the dedupe records written in their group (to enter into the table once it is durable).
+     */
+    record Sequenced(AppendOutcome[] outcomes, long end, List<Written> records) {
+        Sequenced(AppendOutcome[] outcomes, long end) {
+            this(outcomes, end, List.of());
+        }
+
+        /** Events of the group stored (given a log index). */
+        long stored() {
+            long n = 0;
+            for (AppendOutcome o : outcomes) {
+                n += o.ok() ? 1 : 0;
+            }
+            return n;
+        }
+
+        /** The group is durable: its records enter the table (and their claims end). */
+        void publish(DedupeTable table) {
+            for (Written w : records) {
+                table.recorded(w.claim(), w.address(), w.atMillis());
+            }
+        }
+    }
+
+    /** A dedupe record written in a group, and where. */
+    record Written(DedupeTable.Claim claim, long address, long atMillis) {
+    }
+
+    /** The events {@code [from, to)} of a group belong to one keyed write. */
+    record Keyed(int from, int to, Recording recording) {
     }
 
     /** What a checkpoint covers, taken at one instant between groups. */
@@ -87,6 +120,15 @@ final class Sequencer {
      * waits for durability before acknowledging any of them.
      */
     Sequenced sequence(List<ObjectNode> events) throws LedgerUnavailableException {
+        return sequence(events, List.of());
+    }
+
+    /**
+     * {@link #sequence(List)}, also writing, in the same group and so under the same commit, one
+     * {@link DedupeRecord} per keyed write whose answer builder records something. A group may then
+     * hold no event at all (a batch whose every item was refused still records its answer).
+     */
+    Sequenced sequence(List<ObjectNode> events, List<Keyed> keyed) throws LedgerUnavailableException {
         AppendOutcome[] outcomes = new AppendOutcome[events.size()];
         synchronized (lock) {
             if (closed) {
@@ -101,11 +143,34 @@ final class Sequencer {
                 throw new LedgerUnavailableException("the sequencer could not seal the events (" + e
                         + "); nothing was stored", e);
             }
-            if (!sealed.isEmpty()) {
-                write(sealed);
-                index += sealed.size();
+            if (keyed.isEmpty()) {
+                if (!sealed.isEmpty()) {
+                    write(sealed, List.of());
+                    index += sealed.size();
+                }
+                return new Sequenced(outcomes, index);
             }
-            return new Sequenced(outcomes, index);
+            long at = clock.millis();
+            List<byte[]> sides = new ArrayList<>(keyed.size());
+            List<DedupeTable.Claim> claims = new ArrayList<>(keyed.size());
+            for (Keyed k : keyed) {
+                byte[] answer = k.recording().answer().build(Arrays.asList(outcomes).subList(k.from(), k.to()));
+                if (answer != null) {
+                    DedupeTable.Claim c = k.recording().claim();
+                    sides.add(new DedupeRecord(c.key().namespace(), c.key().digest(), c.contentDigest(), at, answer).encode());
+                    claims.add(c);
+                }
+            }
+            if (sealed.isEmpty() && sides.isEmpty()) {
+                return new Sequenced(outcomes, index);
+            }
+            long[] addresses = write(sealed, sides);
+            index += sealed.size();
+            List<Written> written = new ArrayList<>(claims.size());
+            for (int i = 0; i < claims.size(); i++) {
+                written.add(new Written(claims.get(i), addresses[i], at));
+            }
+            return new Sequenced(outcomes, index, written);
         }
     }
 
@@ -135,14 +200,25 @@ final class Sequencer {
         return sealed;
     }
 
-    /** Log, then tree, then agents; only then is the group applied. Any failure here stops writes. */
-    private void write(List<StoredEvent> sealed) throws LedgerUnavailableException {
+    /**
+     * Log (events and side records in one group), then tree, then agents; only then is the group
+     * applied. Any failure here stops writes. Returns the side records' addresses.
+     */
+    private long[] write(List<StoredEvent> sealed, List<byte[]> sides) throws LedgerUnavailableException {
         try {
             List<byte[]> payloads = new ArrayList<>(sealed.size());
             for (StoredEvent e : sealed) {
                 payloads.add(e.payload());
             }
-            log.append(payloads);
+            long[] addresses = NO_ADDRESSES;
+            if (sides.isEmpty()) {
+                log.append(payloads);
+            } else {
+                addresses = log.append(payloads, sides).sideAddresses();
+            }
+            if (sealed.isEmpty()) {
+                return addresses;
+            }
             for (StoredEvent e : sealed) {
                 tree.append(Rfc9162.leafHash(e.hashBytes()));
             }
@@ -152,6 +228,7 @@ final class Sequencer {
             StoredEvent last = sealed.get(sealed.size() - 1);
             lastHash = last.hash();
             applied = last.logIndex() + 1;
+            return addresses;
         } catch (Exception | Error e) {
             health.failWrites("storage or the sequencer failed while writing a group", e);
             throw new LedgerUnavailableException("storage failed while writing: " + e, e);

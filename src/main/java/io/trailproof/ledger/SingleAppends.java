@@ -33,11 +33,11 @@ final class SingleAppends {
     /** Most events one group takes, so that a flood of singles still gets acknowledged in steps. */
     private static final int MAX_GROUP = 1024;
 
-    private record Pending(ObjectNode fields, CompletableFuture<AppendOutcome> done) {
+    private record Pending(ObjectNode fields, CompletableFuture<AppendOutcome> done, Recording recording) {
     }
 
     /** Queued by {@link #stop}: the sequencer thread ends when it reaches it. */
-    private static final Pending STOP = new Pending(null, null);
+    private static final Pending STOP = new Pending(null, null, null);
 
     private final Sequencer sequencer;
     private final EventLog log;
@@ -50,7 +50,11 @@ final class SingleAppends {
     private boolean stopped;
     private Throwable died;
 
-    SingleAppends(Sequencer sequencer, EventLog log, LedgerHealth health, int maxQueued, LongConsumer afterDurable) {
+    private final DedupeTable dedupe;
+
+    SingleAppends(Sequencer sequencer, EventLog log, LedgerHealth health, int maxQueued, LongConsumer afterDurable,
+                  DedupeTable dedupe) {
+        this.dedupe = dedupe;
         if (maxQueued < 1) {
             throw new IllegalArgumentException("the single-event queue needs room for at least one event, was " + maxQueued);
         }
@@ -62,7 +66,12 @@ final class SingleAppends {
     }
 
     CompletableFuture<AppendOutcome> submit(ObjectNode fields) {
-        Pending p = new Pending(fields, new CompletableFuture<>());
+        return submit(fields, null);
+    }
+
+    /** As {@link #submit(ObjectNode)}; a non-null recording's record is written in the event's group. */
+    CompletableFuture<AppendOutcome> submit(ObjectNode fields, Recording recording) {
+        Pending p = new Pending(fields, new CompletableFuture<>(), recording);
         synchronized (this) {
             if (stopped) {
                 return CompletableFuture.failedFuture(new LedgerUnavailableException("the service is shutting down", null));
@@ -140,8 +149,15 @@ final class SingleAppends {
     private void store(List<Pending> taken) {
         List<Pending> group = new ArrayList<>(taken.size());
         List<ObjectNode> fields = new ArrayList<>(taken.size());
+        List<Sequencer.Keyed> keyed = List.of();
         for (Pending p : taken) {
             if (!p.done().isDone()) { // a cancelled one is dropped (see the class comment)
+                if (p.recording() != null) {
+                    if (keyed.isEmpty()) {
+                        keyed = new ArrayList<>();
+                    }
+                    keyed.add(new Sequencer.Keyed(fields.size(), fields.size() + 1, p.recording()));
+                }
                 group.add(p);
                 fields.add(p.fields());
             }
@@ -151,7 +167,7 @@ final class SingleAppends {
         }
         Sequencer.Sequenced s;
         try {
-            s = sequencer.sequence(fields);
+            s = sequencer.sequence(fields, keyed);
         } catch (LedgerUnavailableException | RuntimeException e) {
             group.forEach(p -> p.done().completeExceptionally(e));
             return;
@@ -162,6 +178,7 @@ final class SingleAppends {
                 group.forEach(p -> p.done().completeExceptionally(e));
                 return;
             }
+            s.publish(dedupe);
             for (int i = 0; i < group.size(); i++) {
                 group.get(i).done().complete(s.outcomes()[i]);
             }

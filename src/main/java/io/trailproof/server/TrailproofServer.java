@@ -83,7 +83,8 @@ public final class TrailproofServer implements AutoCloseable {
             SecureRandom random = new SecureRandom();
             ledger = Ledger.open(settings.dataDir(),
                     new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
-                            settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents()),
+                            settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
+                            settings.idempotency().retention(), settings.idempotency().maxKeys()),
                     clock, random);
             timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
             TimestampService timestamps = new TimestampService(ledger, timestampStore,

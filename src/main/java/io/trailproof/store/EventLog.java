@@ -39,6 +39,55 @@ public interface EventLog extends Closeable {
     long append(List<byte[]> payloads) throws IOException;
 
     /**
+     * Appends the payloads and the side records as one group and returns the index of the first
+     * payload and each side record's address. A side record is stored in the group (CONTRACT 8:
+     * "other frame kinds may sit in the same groups") but takes no index: {@link #size}, {@link #read},
+     * {@link #scan} and {@link #readEach} never see it; {@link #readSide} reads it by its address.
+     *
+     * <p><b>Atomicity:</b> the side records are covered by the group's commit frame: after a crash
+     * the payloads and side records of one call are all in the log or none is. <b>Durability:</b>
+     * as {@link #append}; when {@code payloads} is not empty the group is durable once
+     * {@link #awaitDurable} covers its payloads. A group of side records alone advances no index:
+     * {@link #forceWritten} makes it durable.
+     *
+     * @throws IllegalArgumentException when both lists are empty, or for an empty payload
+     */
+    Appended append(List<byte[]> payloads, List<byte[]> sideRecords) throws IOException;
+
+    /**
+     * Forces everything written so far to disk now, on the caller's thread (not shared with other
+     * callers): for a group of side records alone, which {@link #awaitDurable} cannot name.
+     *
+     * @throws IOException if the force fails (the log is then failed, as after any failed force,
+     *     and what it covered is absent after a reopen) or the log has failed or is closed
+     */
+    void forceWritten() throws IOException;
+
+    /** Where {@link #append(List, List)} put a group: its first payload's index and each side record's address. */
+    record Appended(long first, long[] sideAddresses) {
+    }
+
+    /**
+     * Reads the side record at {@code address} (from {@link #append(List, List)} or
+     * {@link SideRecordVisitor}) from storage, checking its CRC.
+     *
+     * @throws CorruptLogException when the stored frame fails its check or is not a side record
+     */
+    byte[] readSide(long address) throws IOException;
+
+    /**
+     * Receives every committed side record of the log when it is opened, oldest first (the log
+     * checks every frame when it opens anyway, so this costs no extra read). Side records of a
+     * torn or uncommitted tail are not visited.
+     */
+    @FunctionalInterface
+    interface SideRecordVisitor {
+        SideRecordVisitor NONE = (address, payload) -> { };
+
+        void accept(long address, byte[] payload) throws IOException;
+    }
+
+    /**
      * Blocks until every payload with an index below {@code endExclusive} is forced to disk.
      * Returns at once if they already are.
      *

@@ -25,14 +25,32 @@ import java.util.zip.CRC32C;
  *       log size before the group);</li>
  *   <li>commit frame of earlier versions, still read: length word {@code 0x80000009}, payload
  *       {@code 'C'} and the log size only (forced size unknown).</li>
+ *   <li>side frame (since issue 12): bit 31 clear, bit 30 set, bits 0..29 = payload length,
+ *       {@code 1..MAX_PAYLOAD_BYTES}; the payload is opaque to the log (the ledger's dedupe
+ *       records, e.g. an {@code Idempotency-Key} and its answer). A side frame sits inside a
+ *       group, after the group's record frames and before its commit frame, and is covered by
+ *       that commit exactly as the records are: a crash keeps the whole group or none of it. It
+ *       takes <em>no</em> log index: the commit frame's log size counts record frames only, the
+ *       position table never points at it, and {@link SegmentLog#scan} and
+ *       {@link SegmentLog#readEach} step over it. A group may hold side frames and no record
+ *       frame at all. It is addressed by where it lies ({@link #sideAddress}).</li>
  * </ul>
  * A frame with bit 31 set and any other length, without the 'C' marker, or with a forced size
  * beyond its log size is a bad frame. The CRC covers the payload only.
+ *
+ * <p><b>Compatibility.</b> Earlier versions refused a length word with bit 30 set as an impossible
+ * length (above 64 MiB), so no log written before side frames existed contains one: such logs read
+ * unchanged. A log that holds side frames is not readable by a version before issue 12 (it stops
+ * at the first one as corruption, changing nothing).
  */
 final class FrameCodec {
     static final int HEADER_BYTES = 8;
     static final int MAX_PAYLOAD_BYTES = 64 << 20;
     static final int COMMIT_FLAG = 0x8000_0000;
+    /** Bit 30 of a length word whose bit 31 is clear: a side frame. */
+    static final int SIDE_FLAG = 0x4000_0000;
+    /** Bits of a side frame's address holding the offset in its segment; the segment's ordinal is above them. */
+    static final int ADDRESS_OFFSET_BITS = 40;
     static final byte COMMIT_MARKER = 'C';
     /** Commit payload of earlier versions: marker and log size. */
     static final int COMMIT_V1_PAYLOAD_BYTES = 9;
@@ -49,6 +67,8 @@ final class FrameCodec {
     static final int COMMIT = 2;
     /** Fewer bytes available than the frame needs: {@link Frame#needed} says how many. */
     static final int SHORT = 3;
+    /** A side frame: CRC-checked, inside a group, takes no log index. */
+    static final int SIDE = 4;
 
     private static final VarHandle INT = MethodHandles.byteArrayViewVarHandle(int[].class, ByteOrder.BIG_ENDIAN);
     private static final VarHandle LONG = MethodHandles.byteArrayViewVarHandle(long[].class, ByteOrder.BIG_ENDIAN);
@@ -73,7 +93,7 @@ final class FrameCodec {
 
     /**
      * Checks the frame starting at {@code buf[o]}, of which {@code available} bytes are present.
-     * Returns {@link #RECORD}, {@link #COMMIT}, {@link #BAD} (with {@link Frame#problem}) or
+     * Returns {@link #RECORD}, {@link #SIDE}, {@link #COMMIT}, {@link #BAD} (with {@link Frame#problem}) or
      * {@link #SHORT} (with {@link Frame#needed}, and a problem to report when no more bytes exist).
      */
     static int check(byte[] buf, int o, int available, Frame f) {
@@ -97,15 +117,16 @@ final class FrameCodec {
     /** Checks the length word at {@code buf[o]} alone; sets the length and returns the kind it announces, or BAD. */
     static int header(byte[] buf, int o, Frame f) {
         int word = (int) INT.get(buf, o);
-        int len = word & ~COMMIT_FLAG;
         boolean commit = (word & COMMIT_FLAG) != 0;
+        boolean side = !commit && (word & SIDE_FLAG) != 0;
+        int len = word & ~(COMMIT_FLAG | (side ? SIDE_FLAG : 0));
         if (commit ? len != COMMIT_PAYLOAD_BYTES && len != COMMIT_V1_PAYLOAD_BYTES : len == 0 || len > MAX_PAYLOAD_BYTES) {
             f.problem = "impossible frame length word 0x" + Integer.toHexString(word);
             return f.kind = BAD;
         }
         f.length = len;
         f.frameBytes = HEADER_BYTES + len;
-        return f.kind = commit ? COMMIT : RECORD;
+        return f.kind = commit ? COMMIT : side ? SIDE : RECORD;
     }
 
     /**
@@ -120,7 +141,7 @@ final class FrameCodec {
             return f.kind = BAD;
         }
         if (f.kind != COMMIT) {
-            return RECORD;
+            return f.kind;
         }
         if (buf[p] != COMMIT_MARKER) {
             f.problem = "commit frame without its marker";
@@ -147,16 +168,43 @@ final class FrameCodec {
     }
 
     /**
-     * Bytes of the group {@code payloads} (record frames and commit frame); checks every payload.
-     *
-     * @throws IllegalArgumentException for an empty group, an empty or oversized payload, or a
-     *     group too large for one write
+     * The address of a side frame: the ordinal of its segment (0 for the first segment file of the
+     * log, in name order) and its offset in that file. Stable for the life of the log.
      */
-    static int groupBytes(List<byte[]> payloads) {
-        if (payloads.isEmpty()) {
+    static long sideAddress(int segmentOrdinal, long offset) {
+        if (offset < 0 || offset >= 1L << ADDRESS_OFFSET_BITS) {
+            throw new IllegalArgumentException("offset " + offset + " beyond what a side frame address holds");
+        }
+        return ((long) segmentOrdinal << ADDRESS_OFFSET_BITS) | offset;
+    }
+
+    static int addressSegment(long address) {
+        return (int) (address >>> ADDRESS_OFFSET_BITS);
+    }
+
+    static long addressOffset(long address) {
+        return address & ((1L << ADDRESS_OFFSET_BITS) - 1);
+    }
+
+    /**
+     * Bytes of the group (record frames, side frames and commit frame); checks every payload.
+     *
+     * @throws IllegalArgumentException for an empty group (neither records nor side records), an
+     *     empty or oversized payload, or a group too large for one write
+     */
+    static int groupBytes(List<byte[]> payloads, List<byte[]> sides) {
+        if (payloads.isEmpty() && sides.isEmpty()) {
             throw new IllegalArgumentException("empty group");
         }
-        long total = COMMIT_FRAME_BYTES;
+        long total = COMMIT_FRAME_BYTES + frameBytes(payloads) + frameBytes(sides);
+        if (total > MAX_GROUP_BYTES) {
+            throw new IllegalArgumentException("group too large: " + total + " bytes");
+        }
+        return (int) total;
+    }
+
+    private static long frameBytes(List<byte[]> payloads) {
+        long total = 0;
         for (byte[] p : payloads) {
             Objects.requireNonNull(p, "payload");
             if (p.length == 0 || p.length > MAX_PAYLOAD_BYTES) {
@@ -164,31 +212,21 @@ final class FrameCodec {
             }
             total += HEADER_BYTES + p.length;
         }
-        if (total > MAX_GROUP_BYTES) {
-            throw new IllegalArgumentException("group too large: " + total + " bytes");
-        }
-        return (int) total;
+        return total;
     }
 
     /**
-     * Lays out a group (checked by {@link #groupBytes}) as its record frames and a commit frame
-     * recording {@code sizeAfter} and {@code forcedSize}; stores each record frame's offset
-     * relative to the group's start in {@code frameOffsets}.
+     * Lays out a group (checked by {@link #groupBytes}) as its record frames, its side frames and a
+     * commit frame recording {@code sizeAfter} and {@code forcedSize}; stores each record frame's
+     * offset relative to the group's start in {@code frameOffsets}, and each side frame's in
+     * {@code sideOffsets}.
      */
-    static byte[] encodeGroup(List<byte[]> payloads, int totalBytes, long sizeAfter, long forcedSize, long[] frameOffsets) {
+    static byte[] encodeGroup(List<byte[]> payloads, List<byte[]> sides, int totalBytes, long sizeAfter,
+                              long forcedSize, long[] frameOffsets, long[] sideOffsets) {
         byte[] buf = new byte[totalBytes];
         CRC32C crc = new CRC32C();
-        int o = 0;
-        for (int i = 0; i < payloads.size(); i++) {
-            byte[] p = payloads.get(i);
-            frameOffsets[i] = o;
-            crc.reset();
-            crc.update(p, 0, p.length);
-            INT.set(buf, o, p.length);
-            INT.set(buf, o + 4, (int) crc.getValue());
-            System.arraycopy(p, 0, buf, o + HEADER_BYTES, p.length);
-            o += HEADER_BYTES + p.length;
-        }
+        int o = encodeFrames(payloads, 0, buf, 0, crc, frameOffsets);
+        o = encodeFrames(sides, SIDE_FLAG, buf, o, crc, sideOffsets);
         INT.set(buf, o, COMMIT_FLAG | COMMIT_PAYLOAD_BYTES);
         buf[o + HEADER_BYTES] = COMMIT_MARKER;
         LONG.set(buf, o + HEADER_BYTES + 1, sizeAfter);
@@ -197,5 +235,19 @@ final class FrameCodec {
         crc.update(buf, o + HEADER_BYTES, COMMIT_PAYLOAD_BYTES);
         INT.set(buf, o + 4, (int) crc.getValue());
         return buf;
+    }
+
+    private static int encodeFrames(List<byte[]> payloads, int flag, byte[] buf, int o, CRC32C crc, long[] offsets) {
+        for (int i = 0; i < payloads.size(); i++) {
+            byte[] p = payloads.get(i);
+            offsets[i] = o;
+            crc.reset();
+            crc.update(p, 0, p.length);
+            INT.set(buf, o, flag | p.length);
+            INT.set(buf, o + 4, (int) crc.getValue());
+            System.arraycopy(p, 0, buf, o + HEADER_BYTES, p.length);
+            o += HEADER_BYTES + p.length;
+        }
+        return o;
     }
 }

@@ -118,20 +118,24 @@ final class SegmentAppender {
     }
 
     /**
-     * Writes one group (record frames and a commit frame, in one write) and returns the index of
-     * its first payload; readable on return, not durable ({@link SegmentLog#append}).
+     * Writes one group (record frames, side frames and a commit frame, in one write) and returns
+     * the index of its first payload and the addresses of its side frames; readable on return, not
+     * durable ({@link SegmentLog#append}).
      */
-    synchronized long append(List<byte[]> payloads) throws IOException {
+    synchronized EventLog.Appended append(List<byte[]> payloads, List<byte[]> sides) throws IOException {
         commit.checkUsable();
-        int total = FrameCodec.groupBytes(payloads);
-        if (writeEnd >= segmentBytes && writeEnd > 0) {
+        int total = FrameCodec.groupBytes(payloads, sides);
+        // A segment is named for its first payload: one that holds no payload yet (only side
+        // frames) is never rolled, so two segments never share a name.
+        if (writeEnd >= segmentBytes && writeEnd > 0 && size > current.start) {
             roll();
         }
         int n = payloads.size();
         long first = size;
         table.reserve(first + n);   // before the group is on disk: running out of memory refuses it
         long[] offsets = new long[n];
-        byte[] buf = FrameCodec.encodeGroup(payloads, total, first + n, commit.durable(), offsets);
+        long[] sideOffsets = new long[sides.size()];
+        byte[] buf = FrameCodec.encodeGroup(payloads, sides, total, first + n, commit.durable(), offsets, sideOffsets);
         try {
             writer.write(writeEnd, buf, 0, total);
         } catch (IOException | RuntimeException | Error e) {
@@ -147,10 +151,43 @@ final class SegmentAppender {
         for (int i = 0; i < n; i++) {
             table.set(first + i, writeEnd + offsets[i]);
         }
+        long[] addresses = new long[sides.size()];
+        int ordinal = segments.length - 1;
+        for (int i = 0; i < addresses.length; i++) {
+            addresses[i] = FrameCodec.sideAddress(ordinal, writeEnd + sideOffsets[i]);
+        }
         writeEnd += total;
         size = first + n;
         written = new Tail(first + n, current, writer, writeEnd);
-        return first;
+        return new EventLog.Appended(first, addresses);
+    }
+
+    /**
+     * Forces everything written so far, now, on the caller's thread (with the append lock and sync
+     * ownership, as a roll does): for a group of side records alone, which advances no payload count
+     * and so is not covered by {@link #whenDurable}. A failure fails the log as a failed flusher
+     * force does.
+     */
+    synchronized void forceWrittenNow() throws IOException {
+        commit.begin();
+        try {
+            if (commit.failure() != null) {
+                rollBack();
+                commit.checkUsable();
+            }
+            Tail t = written;
+            try {
+                writer.force();
+            } catch (IOException | RuntimeException | Error e) {
+                forceFailed = true;
+                IOException f = commit.fail(e, "sync of " + current.path + " failed");
+                rollBack();
+                throw f;
+            }
+            recordForced(t);
+        } finally {
+            commit.end();
+        }
     }
 
     /** Syncs the current segment, creates the next one and syncs the directory. Holds the append lock. */

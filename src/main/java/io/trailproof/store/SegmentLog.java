@@ -132,12 +132,26 @@ public final class SegmentLog implements EventLog {
      * @throws CorruptLogException if stored data fails its checks (nothing is changed then)
      */
     public static SegmentLog open(Path dir, long segmentBytes, boolean acceptTruncation) throws IOException {
-        return open(dir, segmentBytes, acceptTruncation, SegmentIo.FILES, DEFAULT_MAX_OPEN_READERS);
+        return open(dir, segmentBytes, acceptTruncation, SideRecordVisitor.NONE);
+    }
+
+    /**
+     * {@link #open(Path, long, boolean)}, handing every committed side record to {@code sides}
+     * while the log is recovered (oldest first; before this method returns).
+     */
+    public static SegmentLog open(Path dir, long segmentBytes, boolean acceptTruncation, SideRecordVisitor sides)
+            throws IOException {
+        return open(dir, segmentBytes, acceptTruncation, SegmentIo.FILES, DEFAULT_MAX_OPEN_READERS, sides);
     }
 
     /** {@link #open(Path, long, boolean)} with the write seam and the read channel bound chosen (tests). */
     static SegmentLog open(Path dir, long segmentBytes, boolean acceptTruncation, SegmentIo io, int maxOpenReaders)
             throws IOException {
+        return open(dir, segmentBytes, acceptTruncation, io, maxOpenReaders, SideRecordVisitor.NONE);
+    }
+
+    private static SegmentLog open(Path dir, long segmentBytes, boolean acceptTruncation, SegmentIo io,
+                                   int maxOpenReaders, SideRecordVisitor sides) throws IOException {
         if (segmentBytes <= 0) {
             throw new IllegalArgumentException("segmentBytes must be positive: " + segmentBytes);
         }
@@ -152,7 +166,7 @@ public final class SegmentLog implements EventLog {
         PositionTable table = new PositionTable();
         SegmentAppender appender = null;
         try {
-            SegmentRecovery.Result recovered = SegmentRecovery.run(dir, io, channels, table, acceptTruncation);
+            SegmentRecovery.Result recovered = SegmentRecovery.run(dir, io, channels, table, acceptTruncation, sides);
             appender = new SegmentAppender(dir, segmentBytes, io, channels, table, recovered);
             appender.start();
             return new SegmentLog(dir, channels, new SegmentReads(table), appender, recovered);
@@ -177,7 +191,12 @@ public final class SegmentLog implements EventLog {
      */
     @Override
     public long append(List<byte[]> payloads) throws IOException {
-        return appender.append(payloads);
+        return appender.append(payloads, List.of()).first();
+    }
+
+    @Override
+    public Appended append(List<byte[]> payloads, List<byte[]> sideRecords) throws IOException {
+        return appender.append(payloads, sideRecords);
     }
 
     /**
@@ -203,6 +222,11 @@ public final class SegmentLog implements EventLog {
             Throwable cause = e.getCause();
             throw cause instanceof IOException io ? new IOException(io.getMessage(), io.getCause()) : new IOException(cause);
         }
+    }
+
+    @Override
+    public void forceWritten() throws IOException {
+        appender.forceWrittenNow();
     }
 
     @Override
@@ -262,6 +286,11 @@ public final class SegmentLog implements EventLog {
         Objects.checkIndex(index, appender.size());
         checkNotRefused(index + 1);
         return reads.read(appender.segments(), index);
+    }
+
+    @Override
+    public byte[] readSide(long address) throws IOException {
+        return reads.readSide(appender.segments(), address);
     }
 
     @Override

@@ -96,7 +96,7 @@ final class SegmentReads {
                 if (kind == FrameCodec.BAD) {
                     throw new CorruptLogException(seg.path, pos, r.frame().problem);
                 }
-                if (kind == FrameCodec.COMMIT) {
+                if (kind != FrameCodec.RECORD) {   // a commit or side frame takes no index
                     pos += r.frame().frameBytes;
                     continue;
                 }
@@ -111,13 +111,40 @@ final class SegmentReads {
         }
     }
 
+    /** The side frame at {@code address} ({@link FrameCodec#sideAddress}), read and checked. */
+    byte[] readSide(Segment[] segs, long address) throws IOException {
+        int ordinal = FrameCodec.addressSegment(address);
+        long pos = FrameCodec.addressOffset(address);
+        if (ordinal >= segs.length) {
+            throw new CorruptLogException(segs[segs.length - 1].path, pos, "no segment " + ordinal + " for a side record");
+        }
+        Segment seg = segs[ordinal];
+        byte[] head = new byte[FrameCodec.HEADER_BYTES];
+        if (seg.read(ByteBuffer.wrap(head), pos) < FrameCodec.HEADER_BYTES) {
+            throw new CorruptLogException(seg.path, pos, "frame header missing (file shorter than expected)");
+        }
+        FrameCodec.Frame f = new FrameCodec.Frame();
+        int kind = FrameCodec.header(head, 0, f);
+        if (kind != FrameCodec.SIDE) {
+            throw new CorruptLogException(seg.path, pos, kind == FrameCodec.BAD ? f.problem : "no side frame at this offset");
+        }
+        byte[] payload = new byte[f.length];
+        if (seg.read(ByteBuffer.wrap(payload), pos + FrameCodec.HEADER_BYTES) < f.length) {
+            throw new CorruptLogException(seg.path, pos, "frame extends past end of file");
+        }
+        if (FrameCodec.body(payload, 0, FrameCodec.storedCrc(head, 0), f) != FrameCodec.SIDE) {
+            throw new CorruptLogException(seg.path, pos, f.problem);
+        }
+        return payload;
+    }
+
     private static void checkRecord(int kind, FrameCodec.Frame f, Segment seg, long pos, long index)
             throws CorruptLogException {
         if (kind == FrameCodec.BAD) {
             throw new CorruptLogException(seg.path, pos, f.problem);
         }
         if (kind != FrameCodec.RECORD) {
-            throw new CorruptLogException(seg.path, pos, "a commit frame where payload " + index + " was expected");
+            throw new CorruptLogException(seg.path, pos, "a commit or side frame where payload " + index + " was expected");
         }
     }
 

@@ -32,19 +32,24 @@ final class SegmentRecovery {
     private final ReadChannels channels;
     private final PositionTable table;
     private final boolean acceptTruncation;
+    private final EventLog.SideRecordVisitor sides;
     private long size;
+    /** Ordinal of the segment being scanned (its place in name order), for side frame addresses. */
+    private int ordinal;
 
-    private SegmentRecovery(Path dir, SegmentIo io, ReadChannels channels, PositionTable table, boolean acceptTruncation) {
+    private SegmentRecovery(Path dir, SegmentIo io, ReadChannels channels, PositionTable table, boolean acceptTruncation,
+                            EventLog.SideRecordVisitor sides) {
         this.dir = dir;
         this.io = io;
         this.channels = channels;
         this.table = table;
         this.acceptTruncation = acceptTruncation;
+        this.sides = sides;
     }
 
-    static Result run(Path dir, SegmentIo io, ReadChannels channels, PositionTable table, boolean acceptTruncation)
-            throws IOException {
-        return new SegmentRecovery(dir, io, channels, table, acceptTruncation).run();
+    static Result run(Path dir, SegmentIo io, ReadChannels channels, PositionTable table, boolean acceptTruncation,
+                      EventLog.SideRecordVisitor sides) throws IOException {
+        return new SegmentRecovery(dir, io, channels, table, acceptTruncation, sides).run();
     }
 
     /** Where the last segment stopped being a sequence of committed groups, and why. */
@@ -71,10 +76,12 @@ final class SegmentRecovery {
         }
         List<Segment> segments = new ArrayList<>();
         for (int i = 0; i < files.size() - 1; i++) {
+            ordinal = i;
             Segment s = segment(files.get(i));
             segments.add(s);
             scanEarlier(s);
         }
+        ordinal = files.size() - 1;
         Segment last = segment(files.get(files.size() - 1));
         segments.add(last);
         long refusedFrom = side.filter(ForcedSizeFile.State::failed).map(ForcedSizeFile.State::forced).orElse(-1L);
@@ -107,7 +114,7 @@ final class SegmentRecovery {
             }
             pos = accept(s, r, pos, kind, pending);
         }
-        if (pending.count > 0) {
+        if (pending.count > 0 || !pending.sides.isEmpty()) {
             throw new CorruptLogException(s.path, pending.firstOffset(),
                     "uncommitted frames at the end of a segment that is not the last");
         }
@@ -121,7 +128,7 @@ final class SegmentRecovery {
         long lastCommitEnd = 0;
         Damage damage = null;
         while (pos < fileSize) {
-            if (size == refusedFrom && pending.count == 0) {
+            if (size == refusedFrom && pending.count == 0 && pending.sides.isEmpty()) {
                 break;   // the log failed here and refused everything after (ForcedSizeFile)
             }
             int kind = r.next(pos);
@@ -134,7 +141,7 @@ final class SegmentRecovery {
                 lastCommitEnd = pos;
             }
         }
-        if (damage == null && pending.count > 0) {
+        if (damage == null && (pending.count > 0 || !pending.sides.isEmpty())) {
             damage = new Damage(lastCommitEnd, "uncommitted frames at the end of the log", false);
         }
         long acknowledged = forced;
@@ -205,11 +212,19 @@ final class SegmentRecovery {
         return most;
     }
 
-    /** Takes a checked frame: a record waits for its commit; a commit publishes its group. Returns the next offset. */
-    private long accept(Segment s, FrameScanner r, long pos, int kind, Pending pending) throws CorruptLogException {
+    /**
+     * Takes a checked frame: a record or side frame waits for its commit; a commit publishes its
+     * group (records into the position table, side records to the visitor). Returns the next offset.
+     */
+    private long accept(Segment s, FrameScanner r, long pos, int kind, Pending pending) throws IOException {
         FrameCodec.Frame f = r.frame();
         if (kind == FrameCodec.RECORD) {
             pending.add(pos);
+        } else if (kind == FrameCodec.SIDE) {
+            pending.sides.add(new SideFrame(FrameCodec.sideAddress(ordinal, pos), r.payloadCopy()));
+            if (pending.count == 0 && pending.sides.size() == 1) {
+                pending.sideOnlyStart = pos;
+            }
         } else {
             long expected = size + pending.count;
             if (f.commitCount != expected) {
@@ -222,14 +237,24 @@ final class SegmentRecovery {
             }
             size = expected;
             pending.count = 0;
+            for (SideFrame side : pending.sides) {
+                sides.accept(side.address(), side.payload());
+            }
+            pending.sides.clear();
         }
         return pos + f.frameBytes;
     }
 
-    /** Record frames of the group being read, not yet committed. */
+    private record SideFrame(long address, byte[] payload) {
+    }
+
+    /** Record and side frames of the group being read, not yet committed. */
     private static final class Pending {
         long[] offsets = new long[64];
         int count;
+        final List<SideFrame> sides = new ArrayList<>();
+        /** Offset of the first side frame of a group that has no record frame. */
+        long sideOnlyStart;
 
         void add(long offset) {
             if (count == offsets.length) {
@@ -239,7 +264,7 @@ final class SegmentRecovery {
         }
 
         long firstOffset() {
-            return offsets[0];
+            return count > 0 ? offsets[0] : sideOnlyStart;
         }
     }
 }

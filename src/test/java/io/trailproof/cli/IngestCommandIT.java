@@ -37,4 +37,42 @@ class IngestCommandIT {
             assertThat(Main.run("ingest", good.toString(), "--server", "http://127.0.0.1:1")).isEqualTo(1);
         }
     }
+
+    @Test
+    void runningIngestAgainAfterAFailureNeverStoresALineTwice() throws Exception {
+        try (InProcessServer server = InProcessServer.start(dir.resolve("data"))) {
+            String url = "http://127.0.0.1:" + server.server().port();
+            Path file = dir.resolve("events.jsonl");
+            StringBuilder lines = new StringBuilder();
+            for (int i = 0; i < 25; i++) {
+                lines.append("{\"agent_id\":\"again\",\"action_name\":\"step ").append(i).append("\"}\n");
+            }
+            Files.writeString(file, lines);
+            // An earlier run stored the first batch (lines 1-10), then failed.
+            StringBuilder first = new StringBuilder("[");
+            String[] all = lines.toString().split("\n");
+            for (int i = 0; i < 10; i++) {
+                first.append(i == 0 ? "" : ",").append(all[i]);
+            }
+            ServerClient client = new ServerClient(java.net.URI.create(url), null);
+            String key = IngestCommand.batchKey(IngestCommand.fileIdentity(file), 1, 10);
+            assertThat(client.post("/v1/batch", first.append("]").toString().getBytes(), key).status()).isEqualTo(201);
+            assertThat(server.server().ledger().size()).isEqualTo(10);
+
+            assertThat(Main.run("ingest", file.toString(), "--server", url, "--batch-size", "10")).isZero();
+            assertThat(server.server().ledger().size()).isEqualTo(25);
+            // and the whole run once more: nothing new, and it says so
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            java.io.PrintStream before = System.out;
+            System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+            try {
+                assertThat(Main.run("ingest", file.toString(), "--server", url, "--batch-size", "10")).isZero();
+            } finally {
+                System.setOut(before);
+            }
+            assertThat(server.server().ledger().size()).isEqualTo(25);
+            assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8))
+                    .contains("25 events stored, 0 refused").contains("25 of the stored events were already stored");
+        }
+    }
 }

@@ -32,6 +32,11 @@ import static org.assertj.core.api.Assertions.assertThat;
  * single events and batches, restarts it on the same data directory, and checks the durability
  * promise: every acknowledged event is there with the same hash, every chain verifies, and the root
  * recomputed from the stored bytes equals the served root.
+ *
+ * <p>Some batches carry an {@code Idempotency-Key} (CONTRACT 12). One whose answer the kill took is
+ * sent again, same key and body, after the restart, as a client would; one that was answered is
+ * sent again too and must get its first answer byte for byte. At the end every item of every keyed
+ * batch is in the log exactly once.
  */
 class CrashSafetyIT {
 
@@ -43,6 +48,11 @@ class CrashSafetyIT {
     Path dir;
 
     private final Map<String, String> acknowledged = new ConcurrentHashMap<>();
+    /** Keyed batches sent whose answer was not received: key -> body. */
+    private final Map<String, String> unanswered = new ConcurrentHashMap<>();
+    /** Keyed batches answered: key -> body, and key -> the first answer. */
+    private final Map<String, String> keyedBodies = new ConcurrentHashMap<>();
+    private final Map<String, String> keyedAnswers = new ConcurrentHashMap<>();
 
     @Test
     void acknowledgedEventsSurviveKillMinusNine() throws Exception {
@@ -54,6 +64,7 @@ class CrashSafetyIT {
                 if (cycle % 5 == 0) {
                     assertAcknowledgedPresent(api);
                 }
+                retryKeyed(api, random);
                 AtomicBoolean running = new AtomicBoolean(true);
                 List<Thread> clients = new ArrayList<>();
                 for (int c = 0; c < CLIENTS; c++) {
@@ -71,8 +82,11 @@ class CrashSafetyIT {
             }
         }
         assertThat(acknowledged).hasSizeGreaterThan(CYCLES * 10);
+        assertThat(keyedAnswers).hasSizeGreaterThan(CYCLES);
         try (ServerProcess server = ServerProcess.start(data, "--config", writeConfig().toString())) {
             Api api = server.api();
+            retryKeyed(api, random);
+            assertThat(unanswered).isEmpty();
             assertAcknowledgedPresent(api);
             for (String agent : AGENTS) {
                 JsonNode v = api.get("/v1/verify?agent_id=" + agent).json();
@@ -92,10 +106,68 @@ class CrashSafetyIT {
         return config;
     }
 
+    /**
+     * After a restart: every keyed batch whose answer was lost is sent again (it must be stored now,
+     * or have been stored once before the kill); some answered ones are sent again and must get
+     * their first answer, byte for byte, without storing anything.
+     */
+    private void retryKeyed(Api api, Random random) throws Exception {
+        for (Map.Entry<String, String> e : Map.copyOf(unanswered).entrySet()) {
+            Api.Reply r = postKeyed(api, e.getValue(), e.getKey());
+            assertThat(r.status()).as("retried key " + e.getKey() + ": " + r.body()).isEqualTo(201);
+            answered(e.getKey(), e.getValue(), r);
+            unanswered.remove(e.getKey());
+        }
+        List<String> keys = new ArrayList<>(keyedAnswers.keySet());
+        for (int i = 0; i < Math.min(10, keys.size()); i++) {
+            String key = keys.get(random.nextInt(keys.size()));
+            Api.Reply r = postKeyed(api, keyedBodies.get(key), key);
+            assertThat(r.status()).isEqualTo(201);
+            assertThat(r.header("Idempotent-Replayed")).as("replay of " + key).isEqualTo("true");
+            assertThat(r.body()).as("replay of " + key).isEqualTo(keyedAnswers.get(key));
+        }
+    }
+
+    private static Api.Reply postKeyed(Api api, String body, String key) throws Exception {
+        return api.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(api.base() + "/v1/batch"))
+                .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)));
+    }
+
+    private void answered(String key, String body, Api.Reply r) throws Exception {
+        String earlier = keyedAnswers.putIfAbsent(key, r.body());
+        if (earlier != null) {
+            assertThat(r.body()).as("answer of " + key).isEqualTo(earlier);
+        }
+        keyedBodies.put(key, body);
+        for (JsonNode item : r.json()) {
+            acknowledged.put(item.get("event").get("id").asText(), item.get("event").get("hash").asText());
+        }
+    }
+
     private void postUntilStopped(Api api, Random random, AtomicBoolean running) {
         while (running.get()) {
             try {
-                if (random.nextBoolean()) {
+                if (random.nextInt(3) == 0) {
+                    String key = "crash-" + random.nextLong();
+                    StringBuilder batch = new StringBuilder("[");
+                    int n = 1 + random.nextInt(20);
+                    for (int i = 0; i < n; i++) {
+                        batch.append(i == 0 ? "" : ",").append("{\"agent_id\":\"")
+                                .append(AGENTS[random.nextInt(AGENTS.length)]).append("\",\"metadata\":{\"key\":\"")
+                                .append(key).append("\",\"i\":").append(i).append("}}");
+                    }
+                    String body = batch.append("]").toString();
+                    unanswered.put(key, body);
+                    Api.Reply r = postKeyed(api, body, key);
+                    if (r.status() == 201) {
+                        answered(key, body, r);
+                        unanswered.remove(key);
+                    } else if (r.status() / 100 == 4) {
+                        unanswered.remove(key);   // refused as a whole: nothing stored, nothing owed
+                        throw new AssertionError("keyed batch refused: " + r.body());
+                    }
+                } else if (random.nextBoolean()) {
                     String agent = AGENTS[random.nextInt(AGENTS.length)];
                     Api.Reply r = api.post("/v1/events", "{\"agent_id\":\"" + agent + "\",\"action_name\":\"op\","
                             + "\"action_input\":{\"n\":" + random.nextInt(1000) + "}}");
@@ -142,6 +214,7 @@ class CrashSafetyIT {
         }
         InMemorySubtreeHashes tree = new InMemorySubtreeHashes();
         Set<String> ids = new java.util.HashSet<>();
+        Set<String> keyedItems = new java.util.HashSet<>();
         long index = 0;
         for (Path segment : segments) {
             for (byte[] payload : LogSurgeon.records(segment)) {
@@ -154,6 +227,11 @@ class CrashSafetyIT {
                         MessageDigest.getInstance("SHA-256").digest(Rfc8785.canonicalize(event)));
                 assertThat(recomputed).as("hash of stored event " + index).isEqualTo(stored);
                 assertThat(ids.add(event.get("id").asText())).isTrue();
+                JsonNode meta = event.get("metadata");
+                if (meta != null && meta.has("key")) {
+                    String item = meta.get("key").asText() + "#" + meta.get("i").asText();
+                    assertThat(keyedItems.add(item)).as("item " + item + " of a keyed batch stored twice").isTrue();
+                }
                 tree.append(Rfc9162.leafHash(HexFormat.of().parseHex(stored)));
                 index++;
             }

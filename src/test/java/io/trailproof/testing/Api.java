@@ -36,6 +36,11 @@ public final class Api {
         }
     }
 
+    /** {@code http://127.0.0.1:PORT}, for requests built by hand. */
+    public String base() {
+        return base;
+    }
+
     public Reply get(String path) throws IOException, InterruptedException {
         return send(HttpRequest.newBuilder(URI.create(base + path)).GET());
     }

@@ -19,6 +19,11 @@ public final class InProcessServer implements AutoCloseable {
     }
 
     public static InProcessServer start(Path dataDir, String... keyValues) throws Exception {
+        return start(dataDir, Clock.systemUTC(), keyValues);
+    }
+
+    /** As {@link #start(Path, String...)} with the service's clock chosen (a test seam: e.g. one that holds the sequencer). */
+    public static InProcessServer start(Path dataDir, Clock clock, String... keyValues) throws Exception {
         Map<String, String> flags = new HashMap<>();
         flags.put("server.port", "0");
         flags.put("data.dir", dataDir.toString());
@@ -26,7 +31,7 @@ public final class InProcessServer implements AutoCloseable {
             flags.put(keyValues[i], keyValues[i + 1]);
         }
         Settings settings = SettingsLoader.load(flags, Map.of(), null, false);
-        return new InProcessServer(TrailproofServer.start(settings, Clock.systemUTC()));
+        return new InProcessServer(TrailproofServer.start(settings, clock));
     }
 
     public Api api() {

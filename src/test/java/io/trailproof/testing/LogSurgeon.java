@@ -19,6 +19,8 @@ import java.util.zip.CRC32C;
 public final class LogSurgeon {
 
     private static final int COMMIT_FLAG = 0x8000_0000;
+    /** A side frame (an idempotency record): in a group, but no event. */
+    private static final int SIDE_FLAG = 0x4000_0000;
 
     private LogSurgeon() {
     }
@@ -34,17 +36,28 @@ public final class LogSurgeon {
         }
     }
 
-    /** Every record payload of a segment, in order (commit frames skipped). */
+    /** Every record payload of a segment, in order (commit and side frames skipped). */
     public static List<byte[]> records(Path segment) throws IOException {
+        return frames(segment, false);
+    }
+
+    /** Every side frame payload of a segment, in order. */
+    public static List<byte[]> sideRecords(Path segment) throws IOException {
+        return frames(segment, true);
+    }
+
+    private static List<byte[]> frames(Path segment, boolean sides) throws IOException {
         ByteBuffer buf = ByteBuffer.wrap(Files.readAllBytes(segment));
         List<byte[]> out = new ArrayList<>();
         while (buf.remaining() >= 8) {
             int word = buf.getInt();
             buf.getInt();
-            int len = word & ~COMMIT_FLAG;
+            boolean commit = (word & COMMIT_FLAG) != 0;
+            boolean side = !commit && (word & SIDE_FLAG) != 0;
+            int len = word & ~(COMMIT_FLAG | SIDE_FLAG);
             byte[] payload = new byte[len];
             buf.get(payload);
-            if ((word & COMMIT_FLAG) == 0) {
+            if (!commit && side == sides) {
                 out.add(payload);
             }
         }

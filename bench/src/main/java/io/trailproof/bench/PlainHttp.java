@@ -53,8 +53,13 @@ final class PlainHttp implements Closeable {
     }
 
     Response post(String path, byte[] json) throws IOException {
+        return post(path, json, "");
+    }
+
+    /** A POST with extra header lines ({@code "Name: value\r\n"} each). */
+    Response post(String path, byte[] json, String extraHeaders) throws IOException {
         byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\n"
-                + "Content-Length: " + json.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
+                + extraHeaders + "Content-Length: " + json.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
         byte[] request = new byte[head.length + json.length];
         System.arraycopy(head, 0, request, 0, head.length);
         System.arraycopy(json, 0, request, head.length, json.length);

@@ -1,0 +1,158 @@
+package io.trailproof.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Issue 12's figures for {@code Idempotency-Key}: server CPU per event of batch ingest with a key on
+ * every batch against the same without keys (goal: at most 1.05), and the latency of a replayed
+ * answer (goal: p99 at most 5 ms).
+ *
+ * <p>One packaged server; after a warm-up, rounds of the same batch ingest scenario (8 clients,
+ * 1,000 events of about 500 bytes a batch) alternate without and with keys (A B A B ...), so that
+ * drift on a shared machine hits both alike; the ratio is of the summed CPU. Then keyed batches
+ * already stored are sent again one at a time (1,000-event batches and single events): the replay
+ * latency percentiles.
+ *
+ * <pre>
+ *   bench/run-idempotency [--events N]      (default 400,000: 100,000 warm-up, then rounds)
+ * </pre>
+ */
+public final class IdempotencyBench {
+
+    private static final int CLIENTS = 8;
+    private static final int BATCH = 1000;
+
+    private final int port;
+    private final AtomicLong nextEvent = new AtomicLong();
+    private final AtomicLong nextKey = new AtomicLong();
+
+    private IdempotencyBench(int port) {
+        this.port = port;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
+        long events = 400_000;
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].equals("--events")) {
+                events = Long.parseLong(args[++i]);
+            }
+        }
+        Path data = Files.createTempDirectory("trailproof-idem-bench");
+        try (ServerUnderTest server = ServerUnderTest.start(dist, data, "-Xmx1g")) {
+            IdempotencyBench b = new IdempotencyBench(server.port);
+            long warmUp = Math.max(BATCH * CLIENTS, events / 4);
+            b.ingest(warmUp, false);
+            b.ingest(warmUp / 4, true);
+            LoadGenerator.awaitQuiet(server.pid());
+            int rounds = 4;
+            long perRound = Math.max(BATCH * CLIENTS, (events - warmUp) / (2 * rounds));
+            long[] cpu = new long[2];
+            long[] count = new long[2];
+            double[] seconds = new double[2];
+            for (int r = 0; r < 2 * rounds; r++) {
+                int keyed = r % 2;
+                long c0 = LoadGenerator.cpuNanos(server.pid())[0];
+                long t0 = System.nanoTime();
+                count[keyed] += b.ingest(perRound, keyed == 1);
+                seconds[keyed] += (System.nanoTime() - t0) / 1e9;
+                cpu[keyed] += LoadGenerator.cpuNanos(server.pid())[0] - c0;
+            }
+            double plain = cpu[0] / 1e3 / count[0];
+            double withKey = cpu[1] / 1e3 / count[1];
+            LoadGenerator.awaitQuiet(server.pid());
+            double[] batchReplay = b.replays(300, BATCH);
+            double[] singleReplay = b.replays(2000, 1);
+            System.out.printf(Locale.ROOT, "%n| figure | value | goal |%n|---|---|---|%n");
+            System.out.printf(Locale.ROOT, "| server CPU per event, batch ingest without keys | %.1f us (%,.0f events/s) | |%n",
+                    plain, count[0] / seconds[0]);
+            System.out.printf(Locale.ROOT, "| server CPU per event, batch ingest with a key on every batch | %.1f us (%,.0f events/s) | |%n",
+                    withKey, count[1] / seconds[1]);
+            System.out.printf(Locale.ROOT, "| ratio with / without keys | %.3f | <= 1.05 |%n", withKey / plain);
+            System.out.printf(Locale.ROOT, "| replayed answer, 1,000-event batch, p50 / p99 | %.2f / %.2f ms | p99 <= 5 |%n",
+                    batchReplay[0], batchReplay[1]);
+            System.out.printf(Locale.ROOT, "| replayed answer, single event, p50 / p99 | %.2f / %.2f ms | p99 <= 5 |%n",
+                    singleReplay[0], singleReplay[1]);
+        }
+    }
+
+    private static String body(long first, int n) {
+        StringBuilder b = new StringBuilder(n * 520).append('[');
+        for (int i = 0; i < n; i++) {
+            long e = first + i;
+            b.append(i == 0 ? "" : ",").append(SampleEvents.event(e, "agent-" + (e % 100)));
+        }
+        return b.append(']').toString();
+    }
+
+    /** The batch ingest scenario, with or without a fresh key on every batch; returns the events stored. */
+    private long ingest(long events, boolean keyed) throws Exception {
+        long batches = Math.max(1, events / BATCH);
+        AtomicLong left = new AtomicLong(batches);
+        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            fs.add(pool.submit(() -> {
+                try (PlainHttp http = new PlainHttp(port)) {
+                    while (left.getAndDecrement() > 0) {
+                        byte[] json = body(nextEvent.getAndAdd(BATCH), BATCH).getBytes(StandardCharsets.UTF_8);
+                        String header = keyed ? "Idempotency-Key: bench-" + nextKey.getAndIncrement() + "\r\n" : "";
+                        PlainHttp.Response r = http.post("/v1/batch", json, header);
+                        if (r.status() != 201) {
+                            throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get();
+        }
+        pool.shutdown();
+        return batches * BATCH;
+    }
+
+    /** Stores {@code n} keyed requests of {@code size} events, then sends each again: replay p50 and p99 in ms. */
+    private double[] replays(int n, int size) throws Exception {
+        String path = size == 1 ? "/v1/events" : "/v1/batch";
+        List<byte[]> bodies = new ArrayList<>();
+        List<String> keys = new ArrayList<>();
+        try (PlainHttp http = new PlainHttp(port)) {
+            for (int i = 0; i < n; i++) {
+                String json = size == 1 ? SampleEvents.event(nextEvent.getAndIncrement(), "replay")
+                        : body(nextEvent.getAndAdd(size), size);
+                byte[] bytes = json.getBytes(StandardCharsets.UTF_8);
+                String key = "Idempotency-Key: replay-" + nextKey.getAndIncrement() + "\r\n";
+                if (http.post(path, bytes, key).status() != 201) {
+                    throw new IllegalStateException("store before replay failed");
+                }
+                bodies.add(bytes);
+                keys.add(key);
+            }
+            double[] ms = new double[n];
+            for (int round = 0; round < 2; round++) {   // the first round warms the replay path up
+                for (int i = 0; i < n; i++) {
+                    long t0 = System.nanoTime();
+                    PlainHttp.Response r = http.post(path, bodies.get(i), keys.get(i));
+                    ms[i] = (System.nanoTime() - t0) / 1e6;
+                    if (r.status() != 201) {
+                        throw new IllegalStateException("replay answered " + r.status());
+                    }
+                }
+            }
+            Arrays.sort(ms);
+            return new double[] {ms[n / 2], ms[(int) Math.ceil(n * 0.99) - 1]};
+        }
+    }
+}
