@@ -230,6 +230,22 @@ class StreamIT {
     }
 
     @Test
+    void whatAWebSocketClientSendsIsIgnoredUnlessItIsTooLarge() throws Exception {
+        start();
+        WsClient ws = WsClient.connect(port(), "/v1/stream");
+        ws.send("hello");
+        List<String> ids = post(1, "a");
+        assertThat(ws.next(5000)).isEqualTo(stored(ids.get(0)));
+        ws.send("x".repeat(10_000));
+        try {
+            ws.closed.get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            // the server dropped the connection: also an end
+        }
+        assertThat(ws.closed).isDone();
+    }
+
+    @Test
     void maxSubscribersRefusesOneMoreWith503() throws Exception {
         start("stream.max-subscribers", "2");
         for (int i = 0; i < 3; i++) { // refused handshakes hold no place
