@@ -91,8 +91,11 @@ class StreamIT {
 
     @Test
     void catchUpTurnsLiveWithoutAGapOrADuplicateWhileEventsArrive() throws Exception {
-        start("stream.max-buffered-events", "200");
-        post(1500, "old");
+        // Catch-up fills half the buffer (1,500) at a time, so 3,990 old events take three rounds; the
+        // buffer holds a half-full catch-up plus every live event, so even a reader that falls behind
+        // cannot overflow and any gap or duplicate is the dispatcher's.
+        start("stream.max-buffered-events", "3000");
+        post(4000, "old");
         AtomicReference<Throwable> writerFailure = new AtomicReference<>();
         Thread writer = Thread.ofPlatform().start(() -> {
             try {
@@ -104,7 +107,7 @@ class StreamIT {
             }
         });
         try (SseClient sse = SseClient.open(port(), "/v1/stream?from=10")) {
-            for (long expected = 10; expected < 3000; expected++) {
+            for (long expected = 10; expected < 5500; expected++) {
                 SseClient.Frame f = sse.nextEvent();
                 assertThat(f.event()).as("at %d", expected).isEqualTo("event");
                 assertThat(Long.parseLong(f.id())).isEqualTo(expected);
