@@ -1,5 +1,6 @@
 package io.trailproof.stream;
 
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -10,7 +11,7 @@ final class Delivery {
 
     private final long logIndex;
     private final byte[] payload;
-    private volatile byte[] sseFrame;
+    private volatile ByteBuffer sseFrame;
 
     Delivery(long logIndex, byte[] payload) {
         this.logIndex = logIndex;
@@ -29,18 +30,18 @@ final class Delivery {
     /**
      * {@code id: <log_index>\nevent: event\ndata: <json>\n\n}. A stored event is canonical JSON on one
      * line (RFC 8785 escapes every control character), so one {@code data:} line carries it whole.
+     * The frame is a direct buffer: a socket write of a heap buffer first copies it into a direct
+     * one, for every connection it goes to. Each caller gets its own read-only view.
      */
-    byte[] sseFrame() {
-        byte[] f = sseFrame;
+    ByteBuffer sseFrame() {
+        ByteBuffer f = sseFrame;
         if (f == null) {
             byte[] head = ("id: " + logIndex + "\nevent: event\ndata: ").getBytes(StandardCharsets.US_ASCII);
-            f = new byte[head.length + payload.length + 2];
-            System.arraycopy(head, 0, f, 0, head.length);
-            System.arraycopy(payload, 0, f, head.length, payload.length);
-            f[f.length - 2] = '\n';
-            f[f.length - 1] = '\n';
+            ByteBuffer b = ByteBuffer.allocateDirect(head.length + payload.length + 2);
+            b.put(head).put(payload).put((byte) '\n').put((byte) '\n').flip();
+            f = b.asReadOnlyBuffer();
             sseFrame = f;
         }
-        return f;
+        return f.duplicate();
     }
 }

@@ -96,7 +96,7 @@ final class SseTransport implements Transport {
         if (!batch.isEmpty()) {
             ByteBuffer[] frames = new ByteBuffer[batch.size()];
             for (int i = 0; i < frames.length; i++) {
-                frames[i] = ByteBuffer.wrap(batch.get(i).sseFrame());
+                frames[i] = batch.get(i).sseFrame();
             }
             write(frames);
             if (buffer.size() == 0) {

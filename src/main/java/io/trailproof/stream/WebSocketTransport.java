@@ -26,6 +26,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class WebSocketTransport implements Transport {
 
     private static final int BATCH = 16;
+    private static final long MAX_CLIENT_MESSAGE = 4096;
+    /** A client that does not answer our close frame this long after it was written is disconnected. */
+    private static final long CLOSE_GRACE_SECONDS = 30;
 
     private final WebSocketChannel channel;
     private final Subscription subscription;
@@ -71,6 +74,17 @@ final class WebSocketTransport implements Transport {
     private void open() {
         writeTimeout = WriteTimeouts.suspend(channel);
         channel.getReceiveSetter().set(new AbstractReceiveListener() {
+            // The client has nothing to say: what it sends is read and dropped, and a message larger
+            // than this ends the connection instead of growing a buffer.
+            @Override
+            protected long getMaxTextBufferSize() {
+                return MAX_CLIENT_MESSAGE;
+            }
+
+            @Override
+            protected long getMaxBinaryBufferSize() {
+                return MAX_CLIENT_MESSAGE;
+            }
         });
         channel.addCloseTask(c -> {
             finished = true;
@@ -136,10 +150,25 @@ final class WebSocketTransport implements Transport {
         finished = true;
         writeTimeout.restore();
         switch (ending) {
-            case Ending.Overflow o -> WebSockets.sendClose(1013, "slow consumer; resume from " + o.resumeFrom(), channel, null);
-            case Ending.Shutdown s -> WebSockets.sendClose(1001, "server shutting down", channel, null);
+            case Ending.Overflow o -> close(1013, "slow consumer; resume from " + o.resumeFrom());
+            case Ending.Shutdown s -> close(1001, "server shutting down");
             case Ending.Gone g -> IoUtils.safeClose(channel);
         }
+    }
+
+    /** Sends the close frame; once it is written, the client has {@link #CLOSE_GRACE_SECONDS} to answer it. */
+    private void close(int code, String reason) {
+        WebSockets.sendClose(code, reason, channel, new WebSocketCallback<>() {
+            @Override
+            public void complete(WebSocketChannel c, Void context) {
+                c.getIoThread().executeAfter(() -> IoUtils.safeClose(c), CLOSE_GRACE_SECONDS, TimeUnit.SECONDS);
+            }
+
+            @Override
+            public void onError(WebSocketChannel c, Void context, Throwable throwable) {
+                IoUtils.safeClose(c);
+            }
+        });
     }
 
     private void failed() {

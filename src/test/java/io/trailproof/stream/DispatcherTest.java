@@ -221,6 +221,10 @@ class DispatcherTest {
     @Test
     void theSseFrameIsTheContractsFraming() {
         Delivery d = new Delivery(7, "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
-        assertThat(new String(d.sseFrame(), StandardCharsets.UTF_8)).isEqualTo("id: 7\nevent: event\ndata: {\"a\":1}\n\n");
+        java.nio.ByteBuffer frame = d.sseFrame();
+        byte[] bytes = new byte[frame.remaining()];
+        frame.get(bytes);
+        assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo("id: 7\nevent: event\ndata: {\"a\":1}\n\n");
+        assertThat(d.sseFrame().remaining()).as("every caller gets a fresh view").isEqualTo(bytes.length);
     }
 }

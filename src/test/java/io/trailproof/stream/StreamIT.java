@@ -91,8 +91,11 @@ class StreamIT {
 
     @Test
     void catchUpTurnsLiveWithoutAGapOrADuplicateWhileEventsArrive() throws Exception {
-        start("stream.max-buffered-events", "200");
-        post(1500, "old");
+        // Catch-up fills half the buffer (1,500) at a time, so 3,990 old events take three rounds; the
+        // buffer holds a half-full catch-up plus every live event, so even a reader that falls behind
+        // cannot overflow and any gap or duplicate is the dispatcher's.
+        start("stream.max-buffered-events", "3000");
+        post(4000, "old");
         AtomicReference<Throwable> writerFailure = new AtomicReference<>();
         Thread writer = Thread.ofPlatform().start(() -> {
             try {
@@ -104,7 +107,7 @@ class StreamIT {
             }
         });
         try (SseClient sse = SseClient.open(port(), "/v1/stream?from=10")) {
-            for (long expected = 10; expected < 3000; expected++) {
+            for (long expected = 10; expected < 5500; expected++) {
                 SseClient.Frame f = sse.nextEvent();
                 assertThat(f.event()).as("at %d", expected).isEqualTo("event");
                 assertThat(Long.parseLong(f.id())).isEqualTo(expected);
@@ -227,6 +230,22 @@ class StreamIT {
             }
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(10));
         }
+    }
+
+    @Test
+    void whatAWebSocketClientSendsIsIgnoredUnlessItIsTooLarge() throws Exception {
+        start();
+        WsClient ws = WsClient.connect(port(), "/v1/stream");
+        ws.send("hello");
+        List<String> ids = post(1, "a");
+        assertThat(ws.next(5000)).isEqualTo(stored(ids.get(0)));
+        ws.send("x".repeat(10_000));
+        try {
+            ws.closed.get(10, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+            // the server dropped the connection: also an end
+        }
+        assertThat(ws.closed).isDone();
     }
 
     @Test

@@ -87,6 +87,11 @@ public final class WsClient implements WebSocket.Listener {
         return messages.poll(millis, TimeUnit.MILLISECONDS);
     }
 
+    /** Sends a text message to the server. */
+    public void send(String text) throws Exception {
+        socket.sendText(text, true).get(10, TimeUnit.SECONDS);
+    }
+
     public void abort() {
         socket.abort();
     }

@@ -83,8 +83,10 @@ public final class StreamBench {
             });
             long[] c3 = LoadGenerator.cpuNanos(server.pid());
             List<Long> latencies = new ArrayList<>();
+            long overflows = 0;
             for (Subscriber s : subs) {
-                s.await(events, 120);
+                s.await(events, 300);
+                overflows += s.overflows.get();
                 for (int k = 0; k < acks.length; k++) {
                     if (s.received[k] != 0 && acks[k] != 0) {
                         latencies.add(s.received[k] - acks[k]);
@@ -104,6 +106,7 @@ public final class StreamBench {
                     true, 0, "");
             table.add("client CPU per event (ingest clients + subscribers), " + subscribers + " subscribers",
                     (c3[1] - c2[1]) / 1e3 / events, "us", "", true, 0, "");
+            table.add("streams ended by the overflow rule (then resumed)", overflows, "", "0", overflows == 0, 0, "");
             table.add("delivery latency 201 -> receipt p50", p50, "ms", "", true, 0, "");
             table.add("delivery latency 201 -> receipt p99", p99, "ms", "<= 100", p99 <= 100, 0, "");
             System.err.printf(Locale.ROOT, "%d latency samples; a negative one (event received before its 201) counts "
@@ -184,39 +187,68 @@ public final class StreamBench {
     /**
      * One SSE subscriber on a raw HTTP/1.0 connection (no chunked coding, so the body is the SSE text
      * itself). Its thread scans for {@code id:} lines only, checks they are consecutive, and notes the
-     * receipt time of every 100th event.
+     * receipt time of every 100th event. When the server ends its stream (the overflow rule: it fell
+     * more than {@code stream.max-buffered-events} behind), it reconnects from the next event it
+     * expects, as a real client does, and counts the overflow.
      */
     static final class Subscriber implements AutoCloseable {
         final long[] received;
-        private final Socket socket;
+        final AtomicLong overflows = new AtomicLong();
+        private final int port;
         private final long from;
+        private final long events;
         private final AtomicLong count = new AtomicLong();
         private final ConcurrentLinkedQueue<String> problems = new ConcurrentLinkedQueue<>();
-        private final Thread thread;
+        private volatile Socket socket;
+        private volatile boolean closed;
+        private long expected;
 
-        private Subscriber(Socket socket, long from, long events) {
-            this.socket = socket;
+        private Subscriber(int port, long from, long events) throws IOException {
+            this.port = port;
             this.from = from;
+            this.events = events;
+            this.expected = from;
             this.received = new long[(int) (events / SAMPLE_EVERY) + 1];
-            this.thread = Thread.ofPlatform().daemon().start(this::read);
+            connect(from);
+            Thread.ofPlatform().daemon().start(this::run);
         }
 
         static Subscriber open(int port, long from, long events) throws IOException {
-            Socket s = new Socket();
-            s.connect(new InetSocketAddress("127.0.0.1", port));
-            OutputStream out = s.getOutputStream();
-            out.write(("GET /v1/stream?from=" + from + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
-            out.flush();
-            return new Subscriber(s, from, events);
+            return new Subscriber(port, from, events);
         }
 
-        private void read() {
+        private void connect(long at) throws IOException {
+            Socket s = new Socket();
+            s.setReceiveBufferSize(1 << 20);
+            s.connect(new InetSocketAddress("127.0.0.1", port));
+            OutputStream out = s.getOutputStream();
+            out.write(("GET /v1/stream?from=" + at + " HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            socket = s;
+        }
+
+        private void run() {
+            while (!closed) {
+                read(socket);
+                if (closed || count.get() >= events) {
+                    return;
+                }
+                overflows.incrementAndGet();
+                try {
+                    connect(expected);
+                } catch (IOException e) {
+                    problems.add("reconnect failed: " + e);
+                    return;
+                }
+            }
+        }
+
+        private void read(Socket s) {
             byte[] buf = new byte[1 << 16];
             byte[] idPrefix = "\nid: ".getBytes(StandardCharsets.US_ASCII);
             int matched = 0;
             long number = -1;
-            long expected = from;
-            try (InputStream in = socket.getInputStream()) {
+            try (InputStream in = s.getInputStream()) {
                 for (int n; (n = in.read(buf)) > 0; ) {
                     long now = System.nanoTime();
                     for (int i = 0; i < n; i++) {
@@ -251,7 +283,7 @@ public final class StreamBench {
                     }
                 }
             } catch (IOException e) {
-                if (!socket.isClosed()) {
+                if (!closed) {
                     problems.add("read failed: " + e);
                 }
             }
@@ -270,6 +302,7 @@ public final class StreamBench {
 
         @Override
         public void close() throws IOException {
+            closed = true;
             socket.close();
         }
     }
