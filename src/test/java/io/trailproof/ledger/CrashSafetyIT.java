@@ -53,6 +53,8 @@ class CrashSafetyIT {
     /** Keyed batches answered: key -> body, and key -> the first answer. */
     private final Map<String, String> keyedBodies = new ConcurrentHashMap<>();
     private final Map<String, String> keyedAnswers = new ConcurrentHashMap<>();
+    /** Keyed batches sent again after a kill took their answer. */
+    private final java.util.concurrent.atomic.AtomicInteger retriedAfterKill = new java.util.concurrent.atomic.AtomicInteger();
 
     @Test
     void acknowledgedEventsSurviveKillMinusNine() throws Exception {
@@ -96,6 +98,8 @@ class CrashSafetyIT {
             assertThat(recomputedRootFromDisk(data, root.get("tree_size").asLong()))
                     .isEqualTo(root.get("root").asText());
             assertThat(server.stop()).as("exit code after SIGTERM").isZero();
+            System.out.println("CrashSafetyIT: " + acknowledged.size() + " acknowledged events, " + keyedAnswers.size()
+                    + " keyed batches, " + retriedAfterKill.get() + " of them sent again after a kill took their answer");
         }
     }
 
@@ -115,6 +119,7 @@ class CrashSafetyIT {
         for (Map.Entry<String, String> e : Map.copyOf(unanswered).entrySet()) {
             Api.Reply r = postKeyed(api, e.getValue(), e.getKey());
             assertThat(r.status()).as("retried key " + e.getKey() + ": " + r.body()).isEqualTo(201);
+            retriedAfterKill.incrementAndGet();
             answered(e.getKey(), e.getValue(), r);
             unanswered.remove(e.getKey());
         }
