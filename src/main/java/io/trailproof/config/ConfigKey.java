@@ -24,6 +24,7 @@ public enum ConfigKey {
     TIMESTAMP_TIMEOUT_MS("timestamp.timeout-ms", "10000"),
     TIMESTAMP_INTERVAL("timestamp.interval", "off"),
     VERIFY_INTERVAL("verify.interval", "PT1H"),
+    VERIFY_CPU_SHARE("verify.cpu-share", "0.25"),
     LOG_SEGMENT_BYTES("log.segment-bytes", "67108864"),
     CHECKPOINT_INTERVAL_EVENTS("checkpoint.interval-events", "100000"),
     STORAGE_ACCEPT_TRUNCATION("storage.accept-truncation", "false"),

@@ -108,7 +108,8 @@ public final class SettingsLoader {
                 (int) longIn(raw, ConfigKey.SERVER_MAX_CONNECTIONS, 1, 1_000_000),
                 (int) longIn(raw, ConfigKey.INGEST_MAX_QUEUED_EVENTS, 1, 10_000_000),
                 (int) autoOrLong(raw, ConfigKey.INDEX_RAM_BUFFER_MB, 1, 65_536),
-                autoOrLong(raw, ConfigKey.LIMITS_MAX_IN_FLIGHT_BYTES, 1 << 20, 1L << 40));
+                autoOrLong(raw, ConfigKey.LIMITS_MAX_IN_FLIGHT_BYTES, 1 << 20, 1L << 40),
+                share(raw, ConfigKey.VERIFY_CPU_SHARE));
         Duration retention = duration(raw, ConfigKey.IDEMPOTENCY_RETENTION);
         if (retention.isZero() || retention.toMillis() < 1) {
             throw bad(ConfigKey.IDEMPOTENCY_RETENTION, raw, "must be a positive ISO 8601 duration such as PT24H");
@@ -149,6 +150,21 @@ public final class SettingsLoader {
             throw bad(key, raw, "must be between " + min + " and " + max);
         }
         return n;
+    }
+
+    /** A share in (0, 1], written as a decimal ({@code 0.25}). */
+    private static double share(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
+        String v = raw.get(key).value;
+        double d;
+        try {
+            d = v.matches("[0-9]*\\.?[0-9]+") ? Double.parseDouble(v) : Double.NaN;
+        } catch (NumberFormatException e) {
+            d = Double.NaN;
+        }
+        if (!(d > 0 && d <= 1)) {
+            throw bad(key, raw, "must be a decimal above 0 and at most 1, such as 0.25");
+        }
+        return d;
     }
 
     private static boolean bool(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {

@@ -51,13 +51,21 @@ final class ChainAudit {
 
     /** Verifies {@code state}'s events below {@code end} and records the outcome. */
     ChainReport verify(AgentState state, long end) throws IOException {
+        return verify(state, end, Pacer.unpaced());
+    }
+
+    private ChainReport verify(AgentState state, long end, Pacer pacer) throws IOException {
         String agentId = state.agentId();
         ChainVerifier verifier = new ChainVerifier(agentId, 1, EventFields.GENESIS_PREV_HASH);
         LeafWindow leaves = new LeafWindow(tree, end);
+        long[] visited = {0};
         try {
             log.readEach(state.positionsBelow(end), (position, payload) -> {
                 if (verifier.next(payload, position, leaves).isPresent()) {
                     throw StopWalk.INSTANCE;
+                }
+                if ((++visited[0] & 63) == 0) {
+                    pacer.pace();
                 }
             });
         } catch (StopWalk stop) {
@@ -76,10 +84,11 @@ final class ChainAudit {
     }
 
     /**
-     * Re-verifies every chain and returns how many are valid. Every run also logs each problem the
-     * ledger has (an accepted loss of acknowledged events stays in the log for as long as it lasts).
+     * Re-verifies every chain and returns how many are valid, walking the chains at the pace the
+     * pacer sets. Every run also logs each problem the ledger has (an accepted loss of acknowledged
+     * events stays in the log for as long as it lasts).
      */
-    long verifyAll() throws IOException {
+    long verifyAll(Pacer pacer) throws IOException {
         for (String problem : health.problems()) {
             LOG.log(System.Logger.Level.ERROR, "ledger problem: " + problem);
         }
@@ -91,7 +100,8 @@ final class ChainAudit {
         }
         ids.sort(Comparator.naturalOrder());
         for (String id : ids) {
-            if (verify(id).map(ChainReport::valid).orElse(true)) {
+            AgentState state = agents.get(id);
+            if (state == null || verify(state, readableSize.getAsLong(), pacer).valid()) {
                 valid++;
             }
         }

@@ -377,7 +377,15 @@ public final class Ledger implements Closeable {
 
     /** Re-verifies every chain; returns how many are valid. Logs every current {@link #health()} problem. */
     public long verifyAll() throws IOException {
-        return audit.verifyAll();
+        return audit.verifyAll(Pacer.unpaced());
+    }
+
+    /**
+     * {@link #verifyAll()} at the pace the pacer sets: for the periodic check, which must not take
+     * a whole core from the requests served beside it.
+     */
+    public long verifyAll(Pacer pacer) throws IOException {
+        return audit.verifyAll(pacer);
     }
 
     // ---------------------------------------------------------------- lifecycle

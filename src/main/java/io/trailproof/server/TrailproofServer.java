@@ -4,6 +4,7 @@ import io.trailproof.config.Settings;
 import io.trailproof.http.HttpApi;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.Pacer;
 import io.trailproof.store.DataDirLock;
 import io.trailproof.timestamp.LogTimestampStore;
 import io.trailproof.timestamp.TimestampScheduler;
@@ -127,9 +128,12 @@ public final class TrailproofServer implements AutoCloseable {
         Runnable verifyAll = () -> {
             try {
                 long started = System.nanoTime();
-                long valid = ledger.verifyAll();
+                long valid = ledger.verifyAll(new Pacer(settings.hardening().verifyCpuShare(), System::nanoTime,
+                        nanos -> TimeUnit.NANOSECONDS.sleep(nanos)));
                 LOG.log(System.Logger.Level.INFO, "re-verified every chain: " + valid + " of " + ledger.agents().size()
                         + " valid (" + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms)");
+            } catch (java.io.InterruptedIOException e) {
+                // the service is stopping: the next start verifies again
             } catch (Exception e) {
                 LOG.log(System.Logger.Level.WARNING, "chain re-verification failed: " + e);
             }

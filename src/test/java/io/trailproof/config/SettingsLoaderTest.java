@@ -66,6 +66,18 @@ class SettingsLoaderTest {
                 .hasMessageContaining("timestamp.default-tsa-url");
         assertThatThrownBy(() -> SettingsLoader.load(Map.of("limits.max-batch-events", "0"), Map.of(), null, false))
                 .hasMessageContaining("limits.max-batch-events");
+        for (String share : new String[] {"0", "1.5", "-0.1", "quarter", "NaN", "1e-3", ""}) {
+            assertThatThrownBy(() -> SettingsLoader.load(Map.of("verify.cpu-share", share), Map.of(), null, false))
+                    .as(share).hasMessageContaining("verify.cpu-share").hasMessageContaining("such as 0.25");
+        }
+    }
+
+    @Test
+    void theVerificationShareIsADecimal() throws Exception {
+        assertThat(SettingsLoader.load(Map.of("verify.cpu-share", "0.5"), Map.of(), null, false).hardening().verifyCpuShare())
+                .isEqualTo(0.5);
+        assertThat(SettingsLoader.load(Map.of("verify.cpu-share", "1"), Map.of(), null, false).hardening().verifyCpuShare())
+                .isEqualTo(1.0);
     }
 
     @Test
