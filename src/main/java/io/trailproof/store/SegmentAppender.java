@@ -171,43 +171,40 @@ final class SegmentAppender {
     synchronized void forceWrittenNow() throws IOException {
         commit.begin();
         try {
-            if (commit.failure() != null) {
-                rollBack();
-                commit.checkUsable();
-            }
-            Tail t = written;
-            try {
-                writer.force();
-            } catch (IOException | RuntimeException | Error e) {
-                forceFailed = true;
-                IOException f = commit.fail(e, "sync of " + current.path + " failed");
-                rollBack();
-                throw f;
-            }
-            recordForced(t);
+            forceWrittenOwningSync();
         } finally {
             commit.end();
         }
+    }
+
+    /**
+     * Forces what is written, with the append lock and sync ownership held ({@link #forceWrittenNow},
+     * {@link #roll}), and returns the tail now forced; a failure fails the log and rolls back the
+     * unforced tail.
+     */
+    private Tail forceWrittenOwningSync() throws IOException {
+        if (commit.failure() != null) {
+            rollBack();
+            commit.checkUsable();
+        }
+        Tail t = written;
+        try {
+            writer.force();
+        } catch (IOException | RuntimeException | Error e) {
+            forceFailed = true;
+            IOException f = commit.fail(e, "sync of " + current.path + " failed");
+            rollBack();
+            throw f;
+        }
+        recordForced(t);
+        return t;
     }
 
     /** Syncs the current segment, creates the next one and syncs the directory. Holds the append lock. */
     private void roll() throws IOException {
         commit.begin();
         try {
-            if (commit.failure() != null) {
-                rollBack();
-                commit.checkUsable();
-            }
-            Tail t = written;
-            try {
-                writer.force();
-            } catch (IOException | RuntimeException | Error e) {
-                forceFailed = true;
-                IOException f = commit.fail(e, "sync of " + current.path + " failed");
-                rollBack();
-                throw f;
-            }
-            recordForced(t);
+            Tail t = forceWrittenOwningSync();
             NewSegment next;
             try {
                 next = createSegment(t.count());
