@@ -28,7 +28,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * the event, p50 and p99 over every subscriber and every 100th event (goal p99 at most 100 ms).
  * Every subscriber must receive every event of the second run, once and in order, or the run fails.
  *
- * <p>Usage: {@code StreamBench DIST_DIR [--events N] [--subscribers S]} (defaults 100,000 and 100).
+ * <p>With {@code --rate R} both runs post at most R events/s (each batch waits for its turn in a
+ * steady schedule) instead of as fast as the server answers: the delivery latency of a service that
+ * is not saturated, which is what a fleet sending a steady stream sees; the ratio then only says
+ * whether the server kept the rate.
+ *
+ * <p>Usage: {@code StreamBench DIST_DIR [--events N] [--subscribers S] [--rate R]} (defaults 100,000,
+ * 100 and unlimited).
  */
 public final class StreamBench {
 
@@ -37,6 +43,8 @@ public final class StreamBench {
     private static final int SAMPLE_EVERY = 100;
 
     private final int port;
+    /** Events per second the ingest clients post at most; 0 = as fast as answered. */
+    private double rate;
     private final ThreadLocal<PlainHttp> connection = new ThreadLocal<>();
 
     private StreamBench(int port) {
@@ -47,10 +55,12 @@ public final class StreamBench {
         Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
         long events = 100_000;
         int subscribers = 100;
+        double rate = 0;
         for (int i = 1; i < args.length; i++) {
             switch (args[i]) {
                 case "--events" -> events = Long.parseLong(args[++i]);
                 case "--subscribers" -> subscribers = Integer.parseInt(args[++i]);
+                case "--rate" -> rate = Double.parseDouble(args[++i]);
                 default -> throw new IllegalArgumentException("unknown argument " + args[i]);
             }
         }
@@ -61,6 +71,7 @@ public final class StreamBench {
             StreamBench b = new StreamBench(server.port);
             long warmUp = Math.min(events, 50_000);
             b.ingest(warmUp, 0, null);
+            b.rate = rate;
             LoadGenerator.awaitQuiet(server.pid());
 
             long[] c0 = LoadGenerator.cpuNanos(server.pid());
@@ -98,6 +109,9 @@ public final class StreamBench {
             double p50 = lat.length == 0 ? Double.NaN : Math.max(0, lat[lat.length / 2]) / 1e6;
             double p99 = lat.length == 0 ? Double.NaN : Math.max(0, lat[(int) Math.min(lat.length - 1, lat.length * 0.99)]) / 1e6;
             double ratio = watched / alone;
+            if (rate > 0) {
+                table.add("ingest clients' rate limit (--rate)", rate, "events/s", "", true, 0, "");
+            }
             table.add("batch ingest, no subscriber (" + events + " events)", alone, "events/s", "", true, 0, "");
             table.add("batch ingest, " + subscribers + " SSE subscribers of every event", watched, "events/s", "", true, 0, "");
             table.add("ingest rate ratio, with / without subscribers", ratio, "", ">= 0.8", ratio >= 0.8, 0, "");
@@ -133,6 +147,13 @@ public final class StreamBench {
             fs.add(pool.submit(() -> {
                 long b;
                 while ((b = next.getAndIncrement()) < batches) {
+                    if (rate > 0) {
+                        long due = t0 + (long) (b * BATCH * 1e9 / rate);
+                        long wait = due - System.nanoTime();
+                        if (wait > 0) {
+                            TimeUnit.NANOSECONDS.sleep(wait);
+                        }
+                    }
                     StringBuilder body = new StringBuilder(BATCH * 520).append('[');
                     for (int i = 0; i < BATCH; i++) {
                         long n = offset + b * BATCH + i;
