@@ -51,7 +51,8 @@ public final class IdempotencyBench {
             }
         }
         Path data = Files.createTempDirectory("trailproof-idem-bench");
-        try (ServerUnderTest server = ServerUnderTest.start(dist, data, "-Xmx1g")) {
+        String opts = ("-Xmx1g " + System.getProperty("bench.serverOpts", "")).trim();
+        try (ServerUnderTest server = ServerUnderTest.start(dist, data, opts)) {
             IdempotencyBench b = new IdempotencyBench(server.port);
             long warmUp = Math.max(BATCH * CLIENTS, events / 4);
             b.ingest(warmUp, false);
