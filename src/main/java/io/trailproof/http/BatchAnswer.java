@@ -19,7 +19,7 @@ final class BatchAnswer {
      * @param errors per item: its error, or null for a stored item
      * @param stored the stored events' bytes, in item order, one per item whose error is null
      */
-    static ByteBuffer write(String[] errors, List<byte[]> stored) throws IOException {
+    static ByteBuffer[] write(String[] errors, List<byte[]> stored) throws IOException {
         int size = 2;
         int e = 0;
         for (String error : errors) {

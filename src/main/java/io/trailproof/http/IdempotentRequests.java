@@ -170,7 +170,7 @@ final class IdempotentRequests {
         if (stored > 0) {
             ledger.scan(first, first + stored, (index, payload) -> events.add(payload));
         }
-        ByteBuffer body = BatchAnswer.write(errors, events);
+        ByteBuffer[] body = BatchAnswer.write(errors, events);
         return ex -> {
             ex.getResponseHeaders().put(REPLAYED, "true");
             Responses.bytes(ex, status, body);

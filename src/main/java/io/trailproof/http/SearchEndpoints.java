@@ -91,7 +91,7 @@ final class SearchEndpoints {
         int limit = params.limit();
         long offset = params.offset();
         return new Prepared(new IndexRequest(null, filter, o, offset, limit), results -> {
-            ByteBuffer body = Responses.write(g -> {
+            ByteBuffer[] body = Responses.write(g -> {
                 g.writeStartArray();
                 for (SearchIndex.Result r : results.results()) {
                     g.writeRawValue(new RawJson(r.payload()));
@@ -125,7 +125,7 @@ final class SearchEndpoints {
         int limit = params.limit();
         long offset = params.offset();
         return new Prepared(new IndexRequest(q, filter, o, offset, limit), results -> {
-            ByteBuffer body = Responses.write(g -> {
+            ByteBuffer[] body = Responses.write(g -> {
                 g.writeStartObject();
                 g.writeStringField("query", q);
                 g.writeNumberField("total", results.total());

@@ -223,7 +223,17 @@ final class FrameCodec {
      */
     static byte[] encodeGroup(List<byte[]> payloads, List<byte[]> sides, int totalBytes, long sizeAfter,
                               long forcedSize, long[] frameOffsets, long[] sideOffsets) {
-        byte[] buf = new byte[totalBytes];
+        return encodeGroup(new byte[totalBytes], payloads, sides, totalBytes, sizeAfter, forcedSize, frameOffsets,
+                sideOffsets);
+    }
+
+    /**
+     * As above, into {@code into} when it holds {@code totalBytes} (bytes past them are left as they
+     * are), else into a new array; returns the array written.
+     */
+    static byte[] encodeGroup(byte[] into, List<byte[]> payloads, List<byte[]> sides, int totalBytes, long sizeAfter,
+                              long forcedSize, long[] frameOffsets, long[] sideOffsets) {
+        byte[] buf = into.length >= totalBytes ? into : new byte[totalBytes];
         CRC32C crc = new CRC32C();
         int o = encodeFrames(payloads, 0, buf, 0, crc, frameOffsets);
         o = encodeFrames(sides, SIDE_FLAG, buf, o, crc, sideOffsets);

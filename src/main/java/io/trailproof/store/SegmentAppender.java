@@ -118,6 +118,16 @@ final class SegmentAppender {
     }
 
     /**
+     * The encoding of the last group, kept for the next one (appends are serialised by this
+     * object's lock, and a write copies the bytes before it returns). A group of 1,000 events is
+     * about 800 KB: allocated anew for every group, such an array is one G1 "humongous" object per
+     * batch, and each of those started a concurrent marking cycle with its own Remark pause
+     * (issues #12 and #19). Groups over {@link #KEPT_GROUP_BUFFER_BYTES} get an array of their own.
+     */
+    private byte[] groupBuffer = new byte[0];
+    private static final int KEPT_GROUP_BUFFER_BYTES = 4 << 20;
+
+    /**
      * Writes one group (record frames, side frames and a commit frame, in one write) and returns
      * the index of its first payload and the addresses of its side frames; readable on return, not
      * durable ({@link SegmentLog#append}).
@@ -135,7 +145,11 @@ final class SegmentAppender {
         table.reserve(first + n);   // before the group is on disk: running out of memory refuses it
         long[] offsets = new long[n];
         long[] sideOffsets = new long[sides.size()];
-        byte[] buf = FrameCodec.encodeGroup(payloads, sides, total, first + n, commit.durable(), offsets, sideOffsets);
+        byte[] buf = FrameCodec.encodeGroup(groupBuffer, payloads, sides, total, first + n, commit.durable(), offsets,
+                sideOffsets);
+        if (buf.length <= KEPT_GROUP_BUFFER_BYTES) {
+            groupBuffer = buf;
+        }
         try {
             writer.write(writeEnd, buf, 0, total);
         } catch (IOException | RuntimeException | Error e) {

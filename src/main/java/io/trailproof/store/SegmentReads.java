@@ -15,7 +15,13 @@ final class SegmentReads {
     private static final int FIRST_READ_BYTES = 2048;
     /** Bytes read at once by {@link #readEach}: many frames of a sparse walk share one read. */
     private static final int READ_WINDOW_BYTES = 256 * 1024;
-    private static final int READ_BUFFER_BYTES = 1 << 20;
+    /**
+     * Scans read through a buffer of at most this size. Not larger: an array over half a G1 region
+     * (512 KB with the 1 MB regions of heaps under 2 GB) is a "humongous" allocation, and a scan runs
+     * for every index follower step and every replayed batch answer; 256 KB is still one read for
+     * hundreds of frames.
+     */
+    private static final int READ_BUFFER_BYTES = 256 << 10;
 
     private final PositionTable table;
 
