@@ -2,35 +2,12 @@ package io.trailproof.ledger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import org.junit.jupiter.api.Test;
 
 class DedupeTableTest {
 
-    /** A clock the test moves by hand. */
-    static final class HandClock extends Clock {
-        long millis = Instant.parse("2026-11-25T10:00:00Z").toEpochMilli();
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return Instant.ofEpochMilli(millis);
-        }
-    }
-
-    private final HandClock clock = new HandClock();
+    private final LedgerTest.HandClock clock = new LedgerTest.HandClock();
 
     private static DedupeKey key(String scope, String path, String k) {
         return DedupeKey.of(DedupeRecord.IDEMPOTENCY_KEY, scope, path, k);
@@ -89,9 +66,9 @@ class DedupeTableTest {
         DedupeTable t = new DedupeTable(Duration.ofHours(24), 100, clock);
         DedupeKey k = key("", "/v1/batch", "k");
         t.recorded(fresh(t, k, body("a")), 1, clock.millis());
-        clock.millis += Duration.ofHours(24).toMillis() - 1;
+        clock.now = clock.now.plusMillis(Duration.ofHours(24).toMillis() - 1);
         assertThat(t.claim(k, body("a"))).isEqualTo(new DedupeTable.Recorded(1));
-        clock.millis += 1;
+        clock.now = clock.now.plusMillis(1);
         DedupeTable.Claim again = fresh(t, k, body("other body, now allowed"));
         t.recorded(again, 2, clock.millis());
         assertThat(t.claim(k, body("other body, now allowed"))).isEqualTo(new DedupeTable.Recorded(2));
@@ -103,7 +80,7 @@ class DedupeTableTest {
         DedupeTable t = new DedupeTable(Duration.ofHours(24), 3000, clock);
         for (int i = 0; i < 5000; i++) {
             t.recorded(fresh(t, key("", "/v1/batch", "k" + i), body("b" + i)), i, clock.millis());
-            clock.millis++;
+            clock.now = clock.now.plusMillis(1);
         }
         assertThat(t.size()).isEqualTo(3000);
         for (int i = 0; i < 2000; i++) {
