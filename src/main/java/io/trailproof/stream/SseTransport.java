@@ -13,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * Server-Sent Events over one HTTP response (CONTRACT 11): each event is
@@ -35,7 +34,7 @@ final class SseTransport implements Transport {
     private final Subscription subscription;
     private final Sender sender;
     private final long heartbeatNanos;
-    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final PumpWakeup wakeup = new PumpWakeup();
 
     // I/O thread only.
     private boolean writing;
@@ -70,12 +69,7 @@ final class SseTransport implements Transport {
 
     @Override
     public void wake() {
-        if (scheduled.compareAndSet(false, true)) {
-            ex.getIoThread().execute(() -> {
-                scheduled.set(false);
-                pump();
-            });
-        }
+        wakeup.wake(ex.getIoThread(), this::pump);
     }
 
     @Override

@@ -13,7 +13,6 @@ import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The stream as a WebSocket (RFC 6455, Undertow's own implementation; CONTRACT 11): one text message
@@ -33,7 +32,7 @@ final class WebSocketTransport implements Transport {
     private final WebSocketChannel channel;
     private final Subscription subscription;
     private final long heartbeatMillis;
-    private final AtomicBoolean scheduled = new AtomicBoolean();
+    private final PumpWakeup wakeup = new PumpWakeup();
 
     // I/O thread only.
     private boolean writing;
@@ -98,12 +97,7 @@ final class WebSocketTransport implements Transport {
 
     @Override
     public void wake() {
-        if (scheduled.compareAndSet(false, true)) {
-            channel.getIoThread().execute(() -> {
-                scheduled.set(false);
-                pump();
-            });
-        }
+        wakeup.wake(channel.getIoThread(), this::pump);
     }
 
     @Override

@@ -1,7 +1,7 @@
 package io.trailproof.stream;
 
-import org.xnio.Option;
 import org.xnio.Options;
+import org.xnio.channels.Configurable;
 
 import java.io.IOException;
 
@@ -20,45 +20,11 @@ final class WriteTimeouts {
         void restore();
     }
 
-    /** Anything with XNIO options: a server connection or a WebSocket channel. */
-    interface Configurable {
-        <T> T getOption(Option<T> option) throws IOException;
-
-        <T> T setOption(Option<T> option, T value) throws IOException;
-    }
-
     private WriteTimeouts() {
     }
 
-    static Restore suspend(io.undertow.server.ServerConnection c) {
-        return suspend(new Configurable() {
-            @Override
-            public <T> T getOption(Option<T> option) throws IOException {
-                return c.getOption(option);
-            }
-
-            @Override
-            public <T> T setOption(Option<T> option, T value) throws IOException {
-                return c.setOption(option, value);
-            }
-        });
-    }
-
-    static Restore suspend(io.undertow.websockets.core.WebSocketChannel c) {
-        return suspend(new Configurable() {
-            @Override
-            public <T> T getOption(Option<T> option) throws IOException {
-                return c.getOption(option);
-            }
-
-            @Override
-            public <T> T setOption(Option<T> option, T value) throws IOException {
-                return c.setOption(option, value);
-            }
-        });
-    }
-
-    private static Restore suspend(Configurable c) {
+    /** Suspends the write timeout of a server connection or a WebSocket channel (both are XNIO {@link Configurable}s). */
+    static Restore suspend(Configurable c) {
         try {
             Integer before = c.getOption(Options.WRITE_TIMEOUT);
             c.setOption(Options.WRITE_TIMEOUT, 0);
