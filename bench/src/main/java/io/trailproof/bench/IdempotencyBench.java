@@ -57,7 +57,7 @@ public final class IdempotencyBench {
             long warmUp = Math.max(BATCH * CLIENTS, events / 4);
             b.ingest(warmUp, false);
             b.ingest(warmUp / 4, true);
-            LoadGenerator.awaitQuiet(server.pid());
+            ServerProbe.awaitQuiet(server.pid());
             int rounds = 4;
             long perRound = Math.max(BATCH * CLIENTS, (events - warmUp) / (2 * rounds));
             long[] cpu = new long[2];
@@ -68,16 +68,16 @@ public final class IdempotencyBench {
             int[] order = {0, 1, 1, 0, 0, 1, 1, 0};
             for (int r = 0; r < 2 * rounds; r++) {
                 int keyed = order[r % order.length];
-                long c0 = LoadGenerator.cpuNanos(server.pid())[0];
+                long c0 = ServerProbe.cpuNanos(server.pid())[0];
                 long t0 = System.nanoTime();
                 count[keyed] += b.ingest(perRound, keyed == 1);
                 seconds[keyed] += (System.nanoTime() - t0) / 1e9;
-                LoadGenerator.awaitQuiet(server.pid());
-                cpu[keyed] += LoadGenerator.cpuNanos(server.pid())[0] - c0;
+                ServerProbe.awaitQuiet(server.pid());
+                cpu[keyed] += ServerProbe.cpuNanos(server.pid())[0] - c0;
             }
             double plain = cpu[0] / 1e3 / count[0];
             double withKey = cpu[1] / 1e3 / count[1];
-            LoadGenerator.awaitQuiet(server.pid());
+            ServerProbe.awaitQuiet(server.pid());
             double[] batchReplay = b.replays(300, BATCH, server.pid());
             double[] singleReplay = b.replays(2000, 1, server.pid());
             System.out.printf(Locale.ROOT, "%n| figure | value | goal |%n|---|---|---|%n");
@@ -151,7 +151,7 @@ public final class IdempotencyBench {
                 bodies.add(bytes);
                 keys.add(key);
             }
-            LoadGenerator.awaitQuiet(serverPid);
+            ServerProbe.awaitQuiet(serverPid);
             double[] ms = new double[n];
             for (int round = 0; round < 2; round++) {   // the first round warms the replay path up
                 for (int i = 0; i < n; i++) {

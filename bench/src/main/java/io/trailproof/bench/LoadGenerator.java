@@ -10,13 +10,9 @@ import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
-import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -28,7 +24,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.zip.CRC32C;
 
 /**
  * Drives the real server over loopback and prints one table: each figure beside its target and,
@@ -112,9 +107,9 @@ public final class LoadGenerator {
     void run() throws Exception {
         Path data = Files.createTempDirectory("trailproof-bench-data");
         String heap = ("-Xmx1g " + System.getProperty("bench.serverOpts", "")).trim();
-        byte[] stored = storedSizedPayload();
-        double fileBaseline = fileAppendBaseline(data.getParent(), stored, 200_000);
-        double shaBaseline = sha256Baseline(stored, 1_000_000);
+        byte[] stored = Baselines.storedSizedPayload();
+        double fileBaseline = Baselines.fileAppendBaseline(data.getParent(), stored, 200_000);
+        double shaBaseline = Baselines.sha256Baseline(stored, 1_000_000);
         ServerUnderTest server = ServerUnderTest.start(dist, data, heap);
         port = server.port;
         Wrk wrk = Wrk.find(wrkDir);
@@ -131,17 +126,17 @@ public final class LoadGenerator {
             long w0 = System.nanoTime();
             batchIngest(8, 1000, warmUp, 0);
             double warmRate = warmUp / ((awaitSearchable() - w0) / 1e9);
-            awaitQuiet(server.pid());
+            ServerProbe.awaitQuiet(server.pid());
             table.add("batch ingest, durable and searchable, first " + human(warmUp) + " (JIT warm-up)", warmRate,
                     "events/s", "", true, 0, "");
 
             // Batch ingest: 8 clients, batches of 1,000, until the last acknowledgement.
             long batchEvents = Math.min(totalEvents, 400_000);
             long t0 = System.nanoTime();
-            long[] cpu0 = cpuNanos(server.pid());
+            long[] cpu0 = ServerProbe.cpuNanos(server.pid());
             double batchRate = batchIngest(8, 1000, batchEvents, warmUp);
             double searchableRate = batchEvents / ((awaitSearchable() - t0) / 1e9);
-            long[] cpu1 = cpuNanos(server.pid());
+            long[] cpu1 = ServerProbe.cpuNanos(server.pid());
             table.add("batch ingest, durable (8 clients x 1,000/batch)", batchRate, "events/s", "", true,
                     fileBaseline, "file append + force/1000 frames");
             table.add("batch ingest, durable and searchable", searchableRate, "events/s", ">= 50,000",
@@ -152,7 +147,7 @@ public final class LoadGenerator {
             table.add("client CPU per event, batch", (cpu1[1] - cpu0[1]) / 1e3 / batchEvents, "us", "", true, 0, "");
 
             if (neutral != null && !ingestOnly) {
-                awaitQuiet(server.pid());
+                ServerProbe.awaitQuiet(server.pid());
                 double[] nb = neutral.batchIngest(server.pid(), 20, warmUp + batchEvents);
                 table.add("batch ingest, durable, wrk (8 conns x 1,000/batch)", nb[0], "events/s", "", true,
                         fileBaseline, "file append + force/1000 frames");
@@ -170,9 +165,9 @@ public final class LoadGenerator {
                 neutral.latencies(stats().get("total_events").asLong(), sampleIds);
                 return;
             }
-            long[] cpu2 = cpuNanos(server.pid());
+            long[] cpu2 = ServerProbe.cpuNanos(server.pid());
             double[] single = singleIngest(64, Duration.ofSeconds(ingestOnly ? 10 : 20));
-            long[] cpu3 = cpuNanos(server.pid());
+            long[] cpu3 = ServerProbe.cpuNanos(server.pid());
             table.add("single-event ingest (64 connections)", single[0], "events/s", ">= 10,000", single[0] >= 10_000,
                     fileBaseline, "file append + force/1000 frames");
             table.add("single-event latency p50", single[1], "ms", "", true, 0, "");
@@ -210,7 +205,7 @@ public final class LoadGenerator {
             }
             if (neutral != null) {
                 neutral.latencies(size, sampleIds);
-                awaitQuiet(server.pid());
+                ServerProbe.awaitQuiet(server.pid());
             }
 
             long bigCount = agentCount("big-agent");
@@ -224,7 +219,7 @@ public final class LoadGenerator {
             table.add("GET /v1/verify (agent of " + human(bigCount) + ")", verifyRate, "events/s", ">= 200,000",
                     verifyRate >= 200_000, shaBaseline, "SHA-256 of the same bytes");
 
-            long[] mem = memory(server.pid());
+            long[] mem = ServerProbe.memory(server.pid());
             table.add("heap used after full GC @" + human(size), mem[0] / 1048576.0, "MB", "<= 512", mem[0] <= 512L << 20, 0, "");
             table.add("RSS @" + human(size), mem[1] / 1048576.0, "MB", "", true, 0, "");
 
@@ -258,7 +253,7 @@ public final class LoadGenerator {
         }
         long size = stats().get("total_events").asLong();
         awaitSearchable(); // latencies are measured on a settled service, not while the index catches up
-        awaitQuiet(server.pid()); // nor while it merges index segments in the background
+        ServerProbe.awaitQuiet(server.pid()); // nor while it merges index segments in the background
         System.err.println("filled to " + size + " events");
         return size;
     }
@@ -456,104 +451,6 @@ public final class LoadGenerator {
         return JSON.readTree(get("/v1/stats").text());
     }
 
-    /**
-     * Waits until the server is idle (under 5% of a core over a second, at most 5 minutes): after a
-     * large ingest Lucene goes on merging segments in the background for a while, and on 2 cores
-     * a merge would make every latency measured meanwhile a measure of the merge.
-     */
-    static void awaitQuiet(long serverPid) throws Exception {
-        long t0 = System.nanoTime();
-        long last = cpuNanos(serverPid)[0];
-        while (System.nanoTime() - t0 < 300_000_000_000L) {
-            Thread.sleep(1000);
-            long now = cpuNanos(serverPid)[0];
-            if (now - last < 50_000_000L) {
-                break;
-            }
-            last = now;
-        }
-        System.err.printf(Locale.ROOT, "server idle after %.1f s%n", (System.nanoTime() - t0) / 1e9);
-    }
-
-    /** CPU time used so far by the server process (from /proc, clock ticks) and by this client JVM, in ns. */
-    static long[] cpuNanos(long serverPid) throws IOException {
-        String stat = Files.readString(Path.of("/proc/" + serverPid + "/stat"));
-        String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
-        long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
-        long client = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getProcessCpuTime();
-        return new long[] {ticks * 10_000_000L, client};
-    }
-
-    /** Heap used after a full GC (jcmd) and RSS (/proc), in bytes. */
-    static long[] memory(long pid) throws Exception {
-        String javaCmd = ProcessHandle.of(pid).flatMap(h -> h.info().command()).orElseThrow();
-        Path jcmd = Path.of(javaCmd).resolveSibling("jcmd");
-        run(jcmd.toString(), Long.toString(pid), "GC.run");
-        String info = run(jcmd.toString(), Long.toString(pid), "GC.heap_info");
-        long used = 0;
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("used (\\d+)K").matcher(info);
-        if (m.find()) {
-            used = Long.parseLong(m.group(1)) * 1024;
-        }
-        long rss = 0;
-        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
-            if (line.startsWith("VmRSS:")) {
-                rss = Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-            }
-        }
-        return new long[] {used, rss};
-    }
-
-    // ------------------------------------------------------------------ baselines
-
-    /** A stored event's size: what the log writes per event. */
-    static byte[] storedSizedPayload() {
-        String e = SampleEvents.event(123456, "agent-1");
-        String stored = e.substring(0, e.length() - 1) + ",\"id\":\"019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00\",\"schema_version\":\"1.0\","
-                + "\"sequence\":1234,\"prev_hash\":\"" + "ab".repeat(32) + "\",\"recorded_at\":\"2026-11-22T00:00:00.000000Z\","
-                + "\"timestamp\":\"2026-11-22T00:00:00.000000Z\",\"hash\":\"" + "cd".repeat(32) + "\",\"log_index\":123456}";
-        return stored.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Frames of the same bytes appended to a plain file, forced after every 1,000: the disk's limit for us. */
-    static double fileAppendBaseline(Path dir, byte[] payload, int frames) throws IOException {
-        Path file = Files.createTempFile(dir, "baseline", ".seg");
-        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.WRITE, StandardOpenOption.APPEND)) {
-            ByteBuffer group = ByteBuffer.allocate(1000 * (payload.length + 8));
-            long t0 = System.nanoTime();
-            for (int f = 0; f < frames; f += 1000) {
-                group.clear();
-                for (int i = 0; i < 1000; i++) {
-                    CRC32C crc = new CRC32C();
-                    crc.update(payload);
-                    group.putInt(payload.length).putInt((int) crc.getValue()).put(payload);
-                }
-                group.flip();
-                while (group.hasRemaining()) {
-                    ch.write(group);
-                }
-                ch.force(false);
-            }
-            return frames / ((System.nanoTime() - t0) / 1e9);
-        } finally {
-            Files.deleteIfExists(file);
-        }
-    }
-
-    /** SHA-256 over the same bytes, one event at a time: the CPU limit of hashing. */
-    static double sha256Baseline(byte[] payload, int events) throws Exception {
-        MessageDigest sha = MessageDigest.getInstance("SHA-256");
-        for (int i = 0; i < 100_000; i++) {
-            sha.digest(payload);
-        }
-        long t0 = System.nanoTime();
-        for (int i = 0; i < events; i++) {
-            sha.digest(payload);
-        }
-        return events / ((System.nanoTime() - t0) / 1e9);
-    }
-
     // ------------------------------------------------------------------ plumbing
 
     /**
@@ -619,13 +516,6 @@ public final class LoadGenerator {
 
     static String human(long n) {
         return n >= 1_000_000 ? (n / 100_000) / 10.0 + "M" : n >= 1000 ? n / 1000 + "k" : Long.toString(n);
-    }
-
-    static String run(String... cmd) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        p.waitFor();
-        return out;
     }
 
     static void deleteTree(Path root) throws IOException {

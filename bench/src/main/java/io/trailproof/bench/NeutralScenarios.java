@@ -50,10 +50,10 @@ final class NeutralScenarios {
         Files.writeString(file, body.append(']'), StandardCharsets.UTF_8);
         long before = g.stats().get("total_events").asLong();
         long t0 = System.nanoTime();
-        long[] cpu0 = LoadGenerator.cpuNanos(serverPid);
+        long[] cpu0 = ServerProbe.cpuNanos(serverPid);
         Wrk.Result r = wrk.run(url("/v1/batch"), 8, seconds, Map.of("WRK_BODY_FILE", file.toString()));
         long searchable = g.awaitSearchable();
-        long[] cpu1 = LoadGenerator.cpuNanos(serverPid);
+        long[] cpu1 = ServerProbe.cpuNanos(serverPid);
         long stored = g.stats().get("total_events").asLong() - before;
         double durable = r.requests() * 1000.0 / r.seconds();
         System.err.printf(Locale.ROOT, "wrk batch ingest: %,d events stored, %,.0f/s durable%n", stored, durable);

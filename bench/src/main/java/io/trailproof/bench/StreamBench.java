@@ -72,12 +72,12 @@ public final class StreamBench {
             long warmUp = Math.min(events, 50_000);
             b.ingest(warmUp, 0, null);
             b.rate = rate;
-            LoadGenerator.awaitQuiet(server.pid());
+            ServerProbe.awaitQuiet(server.pid());
 
-            long[] c0 = LoadGenerator.cpuNanos(server.pid());
+            long[] c0 = ServerProbe.cpuNanos(server.pid());
             double alone = b.ingest(events, warmUp, null);
-            long[] c1 = LoadGenerator.cpuNanos(server.pid());
-            LoadGenerator.awaitQuiet(server.pid());
+            long[] c1 = ServerProbe.cpuNanos(server.pid());
+            ServerProbe.awaitQuiet(server.pid());
 
             long from = warmUp + events;
             List<Subscriber> subs = new ArrayList<>();
@@ -86,13 +86,13 @@ public final class StreamBench {
             }
             Thread.sleep(500); // every stream registered with the dispatcher
             long[] acks = new long[(int) (events / SAMPLE_EVERY) + 1];
-            long[] c2 = LoadGenerator.cpuNanos(server.pid());
+            long[] c2 = ServerProbe.cpuNanos(server.pid());
             double watched = b.ingest(events, from, (index, nanos) -> {
                 if ((index - from) % SAMPLE_EVERY == 0) {
                     acks[(int) ((index - from) / SAMPLE_EVERY)] = nanos;
                 }
             });
-            long[] c3 = LoadGenerator.cpuNanos(server.pid());
+            long[] c3 = ServerProbe.cpuNanos(server.pid());
             List<Long> latencies = new ArrayList<>();
             long overflows = 0;
             for (Subscriber s : subs) {
