@@ -20,45 +20,58 @@ public final class BuiltInRedactionRules {
     private BuiltInRedactionRules() {
     }
 
+    /** Card rules need at least the shortest card's digits. */
+    private static final java.util.function.Predicate<TextTraits> CARD_DIGITS = t -> t.digits() >= 13;
+
     /** A run of 13 to 19 digits, single spaces or dashes allowed between them. */
     private static final Pattern CARD = Pattern.compile("(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])");
 
     private static final List<RedactionRule> RULES = List.of(
             new RedactionRule("email", Pattern.compile(
                     "(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]{1,64}+@[A-Za-z0-9][A-Za-z0-9-]{0,62}+(?:\\.[A-Za-z0-9-]{1,63}+)++"),
-                    BuiltInRedactionRules::emailExtent),
+                    BuiltInRedactionRules::emailExtent, TextTraits::hasAt),
             new RedactionRule("aws_access_key", Pattern.compile(
-                    "(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])")),
+                    "(?<![A-Za-z0-9])(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[A-Z0-9]{16}(?![A-Za-z0-9])"),
+                    RedactionRule.Extent.WHOLE, t -> t.containsAny("AKIA", "ASIA", "ABIA", "ACCA", "A3T")),
             new RedactionRule("github_token", Pattern.compile(
-                    "(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}+|github_pat_[A-Za-z0-9_]{22,255}+)(?![A-Za-z0-9_])")),
+                    "(?<![A-Za-z0-9_])(?:gh[pousr]_[A-Za-z0-9]{36,255}+|github_pat_[A-Za-z0-9_]{22,255}+)(?![A-Za-z0-9_])"),
+                    RedactionRule.Extent.WHOLE, t -> t.containsAny("gh")),
             new RedactionRule("api_key", Pattern.compile(
                     "(?<![A-Za-z0-9_-])(?:(?:sk|pk)-[A-Za-z0-9_-]{20,512}+|(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{16,512}+)"
-                            + "(?![A-Za-z0-9_-])")),
+                            + "(?![A-Za-z0-9_-])"),
+                    RedactionRule.Extent.WHOLE, t -> t.containsAny("k-", "k_")),
             new RedactionRule("bearer_token", Pattern.compile(
-                    "(?<![A-Za-z0-9])[Bb]earer[ \\t]{1,8}+[A-Za-z0-9._~+/-]{16,4096}+=*+")),
+                    "(?<![A-Za-z0-9])[Bb]earer[ \\t]{1,8}+[A-Za-z0-9._~+/-]{16,4096}+=*+"),
+                    RedactionRule.Extent.WHOLE, t -> t.containsAny("earer")),
             new RedactionRule("jwt", Pattern.compile(
-                    "(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}+\\.eyJ[A-Za-z0-9_-]{4,}+\\.[A-Za-z0-9_-]{8,}+")),
+                    "(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{4,}+\\.eyJ[A-Za-z0-9_-]{4,}+\\.[A-Za-z0-9_-]{8,}+"),
+                    RedactionRule.Extent.WHOLE, t -> t.containsAny("eyJ")),
             new RedactionRule("us_ssn", Pattern.compile(
-                    "(?<![0-9-])(?!000|666|9[0-9][0-9])[0-9]{3}([- ])(?!00)[0-9]{2}\\1(?!0000)[0-9]{4}(?![0-9-])")),
+                    "(?<![0-9-])(?!000|666|9[0-9][0-9])[0-9]{3}([- ])(?!00)[0-9]{2}\\1(?!0000)[0-9]{4}(?![0-9-])"),
+                    RedactionRule.Extent.WHOLE, t -> t.digits() >= 9),
             new RedactionRule("ca_sin", Pattern.compile("(?<![0-9-])[0-79][0-9]{2}([- ])[0-9]{3}\\1[0-9]{3}(?![0-9-])"),
-                    match -> Luhn.valid(digits(match)) ? match.length() : 0),
+                    match -> Luhn.valid(digits(match)) ? match.length() : 0, t -> t.digits() >= 9),
             new RedactionRule("uk_nino", Pattern.compile(
                     "(?<![A-Za-z0-9])(?!BG|GB|NK|KN|TN|NT|ZZ)[A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z] ?[0-9]{2} ?[0-9]{2} ?[0-9]{2} ?"
-                            + "[A-D](?![A-Za-z0-9])")),
-            new RedactionRule("visa", CARD, card(n -> n == 13 || n == 16 || n == 19, d -> d.startsWith("4"))),
+                            + "[A-D](?![A-Za-z0-9])"),
+                    RedactionRule.Extent.WHOLE, t -> t.digits() >= 6),
+            new RedactionRule("visa", CARD, card(n -> n == 13 || n == 16 || n == 19, d -> d.startsWith("4")), CARD_DIGITS),
             new RedactionRule("mastercard", CARD, card(n -> n == 16,
-                    d -> between(d, 2, 51, 55) || between(d, 4, 2221, 2720))),
-            new RedactionRule("amex", CARD, card(n -> n == 15, d -> d.startsWith("34") || d.startsWith("37"))),
+                    d -> between(d, 2, 51, 55) || between(d, 4, 2221, 2720)), CARD_DIGITS),
+            new RedactionRule("amex", CARD, card(n -> n == 15, d -> d.startsWith("34") || d.startsWith("37")), CARD_DIGITS),
             new RedactionRule("discover", CARD, card(n -> n >= 16 && n <= 19, d -> d.startsWith("6011")
-                    || d.startsWith("65") || between(d, 3, 644, 649) || between(d, 6, 622126, 622925))),
+                    || d.startsWith("65") || between(d, 3, 644, 649) || between(d, 6, 622126, 622925)), CARD_DIGITS),
             new RedactionRule("iban", Pattern.compile("(?<![A-Za-z0-9])[A-Z]{2}[0-9]{2}(?: ?[A-Z0-9]){11,30}(?![A-Za-z0-9])"),
-                    BuiltInRedactionRules::ibanExtent),
-            new RedactionRule("phone_e164", Pattern.compile("(?<![0-9+])\\+[1-9][0-9]{7,14}(?![0-9])")),
+                    BuiltInRedactionRules::ibanExtent, t -> t.digits() >= 2),
+            new RedactionRule("phone_e164", Pattern.compile("(?<![0-9+])\\+[1-9][0-9]{7,14}(?![0-9])"),
+                    RedactionRule.Extent.WHOLE, t -> t.hasPlus() && t.digits() >= 8),
             new RedactionRule("phone_nanp", Pattern.compile(
-                    "(?<![0-9+])(?:\\+?1[ .-]?)?(?:\\([2-9][0-9]{2}\\) ?|[2-9][0-9]{2}[ .-])[2-9][0-9]{2}[ .-][0-9]{4}(?![0-9])")),
+                    "(?<![0-9+])(?:\\+?1[ .-]?)?(?:\\([2-9][0-9]{2}\\) ?|[2-9][0-9]{2}[ .-])[2-9][0-9]{2}[ .-][0-9]{4}(?![0-9])"),
+                    RedactionRule.Extent.WHOLE, t -> t.digits() >= 10),
             new RedactionRule("ipv4", Pattern.compile(
                     "(?<![0-9.])(?:(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\\.){3}"
-                            + "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(?![0-9])(?!\\.[0-9])")));
+                            + "(?:25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])(?![0-9])(?!\\.[0-9])"),
+                    RedactionRule.Extent.WHOLE, t -> t.hasDot() && t.digits() >= 4));
 
     /** The rules in the order they run. */
     public static List<RedactionRule> rules() {

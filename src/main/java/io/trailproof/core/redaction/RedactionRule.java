@@ -12,10 +12,13 @@ import java.util.regex.Pattern;
  * a match begin only where a run of its characters begins, and repeats possessively or within a
  * small bound, so no position is scanned more than a bounded number of times.
  *
- * @param extent how much of a match is the secret: its length for the whole match, a shorter length
- *               for a leading part (a card number followed by more digits after a space), 0 for none
+ * @param extent   how much of a match is the secret: its length for the whole match, a shorter length
+ *                 for a leading part (a card number followed by more digits after a space), 0 for none
+ * @param mayMatch false only for text the pattern cannot match (a necessary condition, never a
+ *                 sufficient one): the pattern is then not run at all
  */
-public record RedactionRule(String name, Pattern pattern, Extent extent) {
+public record RedactionRule(String name, Pattern pattern, Extent extent,
+                            java.util.function.Predicate<TextTraits> mayMatch) {
 
     /** Rule names: what {@code [REDACTED:<name>]} and the {@code redactions} field show. */
     public static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");
@@ -35,10 +38,17 @@ public record RedactionRule(String name, Pattern pattern, Extent extent) {
         if (extent == null) {
             extent = Extent.WHOLE;
         }
+        if (mayMatch == null) {
+            mayMatch = t -> true;
+        }
     }
 
     public RedactionRule(String name, Pattern pattern) {
-        this(name, pattern, Extent.WHOLE);
+        this(name, pattern, Extent.WHOLE, null);
+    }
+
+    public RedactionRule(String name, Pattern pattern, Extent extent) {
+        this(name, pattern, extent, null);
     }
 
     /** What a match is replaced by. */

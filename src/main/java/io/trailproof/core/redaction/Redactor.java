@@ -127,12 +127,17 @@ public final class Redactor {
 
     private JsonNode redactText(JsonNode node, Map<String, Integer> counts, long[] added) {
         String text = node.textValue();
+        TextTraits traits = new TextTraits(text);
         boolean changed = false;
         for (RedactionRule rule : rules) {
+            if (!rule.mayMatch().test(traits)) {
+                continue;
+            }
             RedactionRule.Applied a = rule.apply(text);
             if (a.count() > 0) {
                 counts.merge(rule.name(), a.count(), Integer::sum);
                 text = a.text();
+                traits = new TextTraits(text);
                 changed = true;
             }
         }
