@@ -36,7 +36,9 @@ public enum ConfigKey {
     STREAM_MAX_BUFFERED_EVENTS("stream.max-buffered-events", "10000"),
     STREAM_HEARTBEAT("stream.heartbeat", "PT15S"),
     IDEMPOTENCY_RETENTION("idempotency.retention", "PT24H"),
-    IDEMPOTENCY_MAX_KEYS("idempotency.max-keys", "1000000");
+    IDEMPOTENCY_MAX_KEYS("idempotency.max-keys", "1000000"),
+    REDACTION_ENABLED("redaction.enabled", "false"),
+    REDACTION_RULES("redaction.rules", "");
 
     private final String key;
     private final String defaultValue;

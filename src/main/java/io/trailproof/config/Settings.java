@@ -27,7 +27,31 @@ public record Settings(
         int bodyTimeoutMs,
         Hardening hardening,
         Streams streams,
-        Idempotency idempotency) {
+        Idempotency idempotency,
+        Redaction redaction) {
+
+    /**
+     * Redaction before hashing (CONTRACT 16).
+     *
+     * @param enabled    whether events are redacted at all
+     * @param rulesFile  the file the extra rules came from, or null
+     * @param extraRules the rules file's rules, run after the built-in ones
+     */
+    public record Redaction(boolean enabled, java.nio.file.Path rulesFile,
+                            java.util.List<io.trailproof.core.redaction.RedactionRule> extraRules) {
+        public Redaction {
+            extraRules = java.util.List.copyOf(extraRules);
+        }
+
+        public static Redaction defaults() {
+            return new Redaction(false, null, java.util.List.of());
+        }
+
+        /** The redactor to apply, or null when redaction is off. */
+        public io.trailproof.core.redaction.Redactor redactor() {
+            return enabled ? io.trailproof.core.redaction.Redactor.withBuiltIns(extraRules) : null;
+        }
+    }
 
     /**
      * The live stream's limits (CONTRACT 11).
@@ -82,6 +106,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency);
+                streams, idempotency, redaction);
     }
 }

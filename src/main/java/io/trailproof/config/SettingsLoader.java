@@ -118,7 +118,32 @@ public final class SettingsLoader {
                 (int) longIn(raw, ConfigKey.IDEMPOTENCY_MAX_KEYS, 1, 100_000_000));
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
-                bodyTimeout, hardening, streams(raw), idempotency);
+                bodyTimeout, hardening, streams(raw), idempotency, redaction(raw));
+    }
+
+    /**
+     * {@code redaction.*}: the rules file is read and checked here, so that a bad one stops the start
+     * with the line that is wrong (CONTRACT 16), also when redaction is off (it would fail when enabled).
+     */
+    private static Settings.Redaction redaction(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        boolean enabled = bool(raw, ConfigKey.REDACTION_ENABLED);
+        String file = raw.get(ConfigKey.REDACTION_RULES).value;
+        if (file.isEmpty()) {
+            return new Settings.Redaction(enabled, null, List.of());
+        }
+        Path rulesFile = path(file);
+        String text;
+        try {
+            text = java.nio.file.Files.readString(rulesFile, java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            throw bad(ConfigKey.REDACTION_RULES, raw, "cannot be read: " + e.getMessage());
+        }
+        try {
+            return new Settings.Redaction(enabled, rulesFile,
+                    io.trailproof.core.redaction.RedactionRulesFile.parse(text, rulesFile.toString()));
+        } catch (io.trailproof.core.redaction.RedactionRulesFile.BadRulesException e) {
+            throw bad(ConfigKey.REDACTION_RULES, raw, "holds a bad rule: " + e.getMessage());
+        }
     }
 
     private static Settings.Streams streams(Map<ConfigKey, Sourced> raw) throws ConfigException {

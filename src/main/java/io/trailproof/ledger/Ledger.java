@@ -1,6 +1,7 @@
 package io.trailproof.ledger;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.redaction.Redactor;
 import io.trailproof.ledger.LedgerViews.AgentSummary;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.ledger.LedgerViews.ChainReport;
@@ -60,9 +61,10 @@ public final class Ledger implements Closeable {
      * @param maxQueuedEvents single events waiting for the sequencer before {@link #appendAsync} refuses more
      * @param dedupeRetention how long a dedupe record is honoured ({@code idempotency.retention})
      * @param dedupeMaxKeys dedupe keys held at most; beyond it the oldest are forgotten ({@code idempotency.max-keys})
+     * @param redactor applied to every event before it is sealed ({@code redaction.enabled}); null for none
      */
     public record Options(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation,
-                          int maxQueuedEvents, Duration dedupeRetention, int dedupeMaxKeys) {
+                          int maxQueuedEvents, Duration dedupeRetention, int dedupeMaxKeys, Redactor redactor) {
         public static final Duration DEFAULT_DEDUPE_RETENTION = Duration.ofHours(24);
         public static final int DEFAULT_DEDUPE_MAX_KEYS = 1_000_000;
 
@@ -73,6 +75,12 @@ public final class Ledger implements Closeable {
         public Options(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation, int maxQueuedEvents) {
             this(segmentBytes, checkpointIntervalEvents, acceptTruncation, maxQueuedEvents, DEFAULT_DEDUPE_RETENTION,
                     DEFAULT_DEDUPE_MAX_KEYS);
+        }
+
+        public Options(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation, int maxQueuedEvents,
+                       Duration dedupeRetention, int dedupeMaxKeys) {
+            this(segmentBytes, checkpointIntervalEvents, acceptTruncation, maxQueuedEvents, dedupeRetention, dedupeMaxKeys,
+                    null);
         }
 
         public static Options defaults() {
@@ -91,11 +99,14 @@ public final class Ledger implements Closeable {
     /** Told after {@link #size()} may have grown (see {@link #onSizeAdvanced}). */
     private final List<Runnable> sizeListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
     private final DedupeTable dedupe;
+    /** Null when redaction is off. */
+    private final Redactor redactor;
 
     private Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
                    RandomGenerator random, Options options, UnaryOperator<TreeAppends> treeSeam, DedupeTable dedupe) {
         this.log = log;
         this.dedupe = dedupe;
+        this.redactor = options.redactor();
         this.tree = r.tree();
         this.health = health;
         this.sequencer = new Sequencer(log, treeSeam.apply(tree::append), r.agents(), new EventIds(random), clock, health,
@@ -160,7 +171,7 @@ public final class Ledger implements Closeable {
      * @throws LedgerUnavailableException when storage failed; none of the items is acknowledged
      */
     public List<AppendOutcome> append(List<ObjectNode> events) throws IOException {
-        Sequencer.Sequenced s = sequencer.sequence(events);
+        Sequencer.Sequenced s = sequencer.sequence(Submission.of(events, redactor));
         try {
             log.awaitDurable(s.end());
         } catch (IOException e) {
@@ -183,7 +194,8 @@ public final class Ledger implements Closeable {
      * @throws LedgerUnavailableException when storage failed; neither events nor record are acknowledged
      */
     public List<AppendOutcome> append(List<ObjectNode> events, Recording recording) throws IOException {
-        Sequencer.Sequenced s = sequencer.sequence(events, List.of(new Sequencer.Keyed(0, events.size(), recording)));
+        Sequencer.Sequenced s = sequencer.sequence(Submission.of(events, redactor),
+                List.of(new Sequencer.Keyed(0, events.size(), recording)));
         try {
             if (s.stored() == 0 && !s.records().isEmpty()) {
                 log.forceWritten();   // records alone advance no index, so no count names them durable
@@ -230,7 +242,7 @@ public final class Ledger implements Closeable {
      * exceptional completion the claim is still held: the caller releases it.
      */
     public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields, Recording recording) {
-        return singles.submit(fields, recording);
+        return singles.submit(Submission.of(fields, redactor), recording);
     }
 
     /**
@@ -243,7 +255,7 @@ public final class Ledger implements Closeable {
      * before the event's group is sealed withdraws it; after, it is stored (see {@link SingleAppends}).
      */
     public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields) {
-        return singles.submit(fields);
+        return singles.submit(Submission.of(fields, redactor));
     }
 
     /** True when a failure stopped writes (see {@link #health()}). */

@@ -119,7 +119,7 @@ final class Sequencer {
      * Seals and writes a group of events in order and updates the chains and the tree; the caller
      * waits for durability before acknowledging any of them.
      */
-    Sequenced sequence(List<ObjectNode> events) throws LedgerUnavailableException {
+    Sequenced sequence(List<Submission> events) throws LedgerUnavailableException {
         return sequence(events, List.of());
     }
 
@@ -128,7 +128,7 @@ final class Sequencer {
      * {@link DedupeRecord} per keyed write whose answer builder records something. A group may then
      * hold no event at all (a batch whose every item was refused still records its answer).
      */
-    Sequenced sequence(List<ObjectNode> events, List<Keyed> keyed) throws LedgerUnavailableException {
+    Sequenced sequence(List<Submission> events, List<Keyed> keyed) throws LedgerUnavailableException {
         AppendOutcome[] outcomes = new AppendOutcome[events.size()];
         synchronized (lock) {
             if (closed) {
@@ -174,11 +174,11 @@ final class Sequencer {
         }
     }
 
-    private List<StoredEvent> seal(List<ObjectNode> events, AppendOutcome[] outcomes, long index) {
+    private List<StoredEvent> seal(List<Submission> events, AppendOutcome[] outcomes, long index) {
         Map<String, AgentState.Head> pending = new HashMap<>();
         List<StoredEvent> sealed = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
-            ObjectNode fields = events.get(i);
+            ObjectNode fields = events.get(i).fields();
             String agentId = fields.get(EventFields.AGENT_ID).asText();
             AgentState.Head head = pending.get(agentId);
             if (head == null) {
@@ -188,7 +188,8 @@ final class Sequencer {
             Instant now = nextRecordedAt();
             try {
                 StoredEvent event = StoredEvent.seal(fields, ids.create(now.toEpochMilli(), index),
-                        EventTime.formatRecordedAt(now), head.sequence() + 1, head.hash(), index);
+                        EventTime.formatRecordedAt(now), head.sequence() + 1, head.hash(), index,
+                        events.get(i).sizeAllowance());
                 sealed.add(event);
                 pending.put(agentId, new AgentState.Head(event.sequence(), event.hash()));
                 outcomes[i] = AppendOutcome.stored(event);

@@ -33,7 +33,7 @@ final class SingleAppends {
     /** Most events one group takes, so that a flood of singles still gets acknowledged in steps. */
     private static final int MAX_GROUP = 1024;
 
-    private record Pending(ObjectNode fields, CompletableFuture<AppendOutcome> done, Recording recording) {
+    private record Pending(Submission fields, CompletableFuture<AppendOutcome> done, Recording recording) {
     }
 
     /** Queued by {@link #stop}: the sequencer thread ends when it reaches it. */
@@ -65,12 +65,12 @@ final class SingleAppends {
         this.afterDurable = afterDurable;
     }
 
-    CompletableFuture<AppendOutcome> submit(ObjectNode fields) {
+    CompletableFuture<AppendOutcome> submit(Submission fields) {
         return submit(fields, null);
     }
 
-    /** As {@link #submit(ObjectNode)}; a non-null recording's record is written in the event's group. */
-    CompletableFuture<AppendOutcome> submit(ObjectNode fields, Recording recording) {
+    /** As {@link #submit(Submission)}; a non-null recording's record is written in the event's group. */
+    CompletableFuture<AppendOutcome> submit(Submission fields, Recording recording) {
         Pending p = new Pending(fields, new CompletableFuture<>(), recording);
         synchronized (this) {
             if (stopped) {
@@ -148,7 +148,7 @@ final class SingleAppends {
 
     private void store(List<Pending> taken) {
         List<Pending> group = new ArrayList<>(taken.size());
-        List<ObjectNode> fields = new ArrayList<>(taken.size());
+        List<Submission> fields = new ArrayList<>(taken.size());
         List<Sequencer.Keyed> keyed = List.of();
         for (Pending p : taken) {
             if (!p.done().isDone()) { // a cancelled one is dropped (see the class comment)

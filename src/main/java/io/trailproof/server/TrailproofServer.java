@@ -85,7 +85,8 @@ public final class TrailproofServer implements AutoCloseable {
             ledger = Ledger.open(settings.dataDir(),
                     new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
                             settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
-                            settings.idempotency().retention(), settings.idempotency().maxKeys()),
+                            settings.idempotency().retention(), settings.idempotency().maxKeys(),
+                            settings.redaction().redactor()),
                     clock, random);
             timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
             TimestampService timestamps = new TimestampService(ledger, timestampStore,

@@ -106,4 +106,21 @@ class SettingsLoaderTest {
                 .isEqualTo(7600);
         assertThat(Set.of(ConfigKey.values())).isNotEmpty();
     }
+
+    @Test
+    void aRedactionRulesFileWithABadLineStopsTheStartNamingTheLine(@org.junit.jupiter.api.io.TempDir Path tmp)
+            throws Exception {
+        Path rules = tmp.resolve("rules.txt");
+        java.nio.file.Files.writeString(rules, "ticket = TCK-[0-9]+\nbroken = [unclosed\n");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("redaction.rules", rules.toString()), Map.of(), null, false))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("redaction.rules")
+                .hasMessageContaining("line 2: rule 'broken' is not a valid regular expression");
+        java.nio.file.Files.writeString(rules, "ticket = TCK-[0-9]+\n");
+        Settings s = SettingsLoader.load(Map.of("redaction.rules", rules.toString(), "redaction.enabled", "true"), Map.of(),
+                null, false);
+        assertThat(s.redaction().extraRules()).extracting(io.trailproof.core.redaction.RedactionRule::name)
+                .containsExactly("ticket");
+        assertThat(s.redaction().redactor().rules()).hasSize(18);
+        assertThat(SettingsLoader.load(Map.of(), Map.of(), null, false).redaction().redactor()).isNull();
+    }
 }

@@ -32,6 +32,11 @@ public final class EventFields {
     public static final String RECORDED_AT = "recorded_at";
     public static final String LOG_INDEX = "log_index";
     public static final String HASH = "hash";
+    /**
+     * CONTRACT 16: set only when redaction replaced something, {@code {"<rule name>": count}}; covered
+     * by the hash like every field but {@code hash} and {@code log_index}.
+     */
+    public static final String REDACTIONS = "redactions";
 
     /** The value of {@code schema_version} for every event this version writes. */
     public static final String SCHEMA_VERSION_1_0 = "1.0";

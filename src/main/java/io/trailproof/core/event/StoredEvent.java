@@ -69,6 +69,16 @@ public final class StoredEvent {
      */
     public static StoredEvent seal(ObjectNode clientFields, String id, String recordedAt, long sequence,
             String prevHashHex, long logIndex) throws EventRejection {
+        return seal(clientFields, id, recordedAt, sequence, prevHashHex, logIndex, 0);
+    }
+
+    /**
+     * As {@link #seal(ObjectNode, String, String, long, String, long)} for fields that redaction
+     * lengthened by {@code sizeAllowance} canonical bytes (CONTRACT 16): the size limit applies to the
+     * event as sent, so the stored form may exceed it by that much.
+     */
+    public static StoredEvent seal(ObjectNode clientFields, String id, String recordedAt, long sequence,
+            String prevHashHex, long logIndex, int sizeAllowance) throws EventRejection {
         if (clientFields == null || !clientFields.path(AGENT_ID).isTextual()) {
             throw new IllegalArgumentException("client fields must be a validated event with agent_id");
         }
@@ -106,7 +116,7 @@ public final class StoredEvent {
         byte[] payload = covered.with(HASH, hashNode, LOG_INDEX, indexNode);
         event.set(HASH, hashNode);
         event.set(LOG_INDEX, indexNode);
-        EventValidator.checkCanonicalSize(payload.length);
+        EventValidator.checkCanonicalSize(payload.length - Math.max(0, sizeAllowance));
         return new StoredEvent(event, payload);
     }
 

@@ -1,0 +1,124 @@
+package io.trailproof.bench;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Issue 16's redaction figure: batch ingest with redaction on (every built-in rule) beside off, in
+ * the same run (goal: at least 0.7 of the rate without).
+ *
+ * <p>Two packaged servers, one with {@code redaction.enabled=true}; after a warm-up of both, rounds
+ * of the batch ingest scenario (8 clients, 1,000 events of about 500 bytes a batch; one event in ten
+ * also holds an e-mail address, an IP and a card number, so the rules replace something) alternate
+ * between them (A B B A A B B A), each round's server CPU counted until that server is quiet again.
+ *
+ * <pre>
+ *   bench/run-redaction [--events N]      (default 400,000: 100,000 warm-up for each, then rounds)
+ * </pre>
+ */
+public final class RedactionBench {
+
+    private static final int CLIENTS = 8;
+    private static final int BATCH = 1000;
+
+    private final AtomicLong nextEvent = new AtomicLong();
+
+    public static void main(String[] args) throws Exception {
+        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
+        long events = 400_000;
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].equals("--events")) {
+                events = Long.parseLong(args[++i]);
+            }
+        }
+        Path work = Files.createTempDirectory("trailproof-redaction-bench");
+        Path on = work.resolve("redaction.properties");
+        Files.writeString(on, "redaction.enabled=true\n");
+        String opts = ("-Xmx1g " + System.getProperty("bench.serverOpts", "")).trim();
+        RedactionBench b = new RedactionBench();
+        try (ServerUnderTest off = ServerUnderTest.start(dist, work.resolve("off"), opts);
+             ServerUnderTest redacting = ServerUnderTest.start(dist, work.resolve("on"), opts, "--config", on.toString())) {
+            ServerUnderTest[] servers = {off, redacting};
+            long warmUp = Math.max(BATCH * CLIENTS, events / 4);
+            for (ServerUnderTest s : servers) {
+                b.ingest(s.port, warmUp);
+                ServerProbe.awaitQuiet(s.pid());
+            }
+            int rounds = 4;
+            long perRound = Math.max(BATCH * CLIENTS, (events - warmUp) / (2 * rounds));
+            long[] cpu = new long[2];
+            long[] count = new long[2];
+            double[] seconds = new double[2];
+            int[] order = {0, 1, 1, 0, 0, 1, 1, 0};
+            for (int r = 0; r < 2 * rounds; r++) {
+                int k = order[r % order.length];
+                ServerUnderTest s = servers[k];
+                long c0 = ServerProbe.cpuNanos(s.pid())[0];
+                long t0 = System.nanoTime();
+                count[k] += b.ingest(s.port, perRound);
+                seconds[k] += (System.nanoTime() - t0) / 1e9;
+                ServerProbe.awaitQuiet(s.pid());
+                cpu[k] += ServerProbe.cpuNanos(s.pid())[0] - c0;
+            }
+            double rateOff = count[0] / seconds[0];
+            double rateOn = count[1] / seconds[1];
+            System.out.printf(Locale.ROOT, "%n| figure | value | goal |%n|---|---|---|%n");
+            System.out.printf(Locale.ROOT, "| batch ingest, redaction off | %,.0f events/s, %.1f us server CPU per event | |%n",
+                    rateOff, cpu[0] / 1e3 / count[0]);
+            System.out.printf(Locale.ROOT, "| batch ingest, redaction on (17 built-in rules) | %,.0f events/s, %.1f us server CPU per event | |%n",
+                    rateOn, cpu[1] / 1e3 / count[1]);
+            System.out.printf(Locale.ROOT, "| rate on / off | %.2f | >= 0.7 |%n", rateOn / rateOff);
+            System.out.printf(Locale.ROOT, "| server CPU per event on / off | %.2f | |%n",
+                    (cpu[1] / (double) count[1]) / (cpu[0] / (double) count[0]));
+        }
+    }
+
+    /** The sample event; one in ten also carries an e-mail address, an IP and a card number. */
+    static String event(long i) {
+        String e = SampleEvents.event(i, "agent-" + (i % 100));
+        if (i % 10 != 0) {
+            return e;
+        }
+        return e.substring(0, e.length() - 2) + ",\"contact\":\"mail bob" + i + "@example.com from 10.0.0." + (i % 250)
+                + ", card 4111 1111 1111 1111\"}}";
+    }
+
+    private long ingest(int port, long events) throws Exception {
+        long batches = Math.max(1, events / BATCH);
+        AtomicLong left = new AtomicLong(batches);
+        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
+        List<Future<?>> fs = new ArrayList<>();
+        for (int c = 0; c < CLIENTS; c++) {
+            fs.add(pool.submit(() -> {
+                try (PlainHttp http = new PlainHttp(port)) {
+                    while (left.getAndDecrement() > 0) {
+                        long first = nextEvent.getAndAdd(BATCH);
+                        StringBuilder b = new StringBuilder(BATCH * 560).append('[');
+                        for (int i = 0; i < BATCH; i++) {
+                            b.append(i == 0 ? "" : ",").append(event(first + i));
+                        }
+                        PlainHttp.Response r = http.post("/v1/batch", b.append(']').toString()
+                                .getBytes(StandardCharsets.UTF_8), "");
+                        if (r.status() != 201) {
+                            throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
+                        }
+                    }
+                }
+                return null;
+            }));
+        }
+        for (Future<?> f : fs) {
+            f.get();
+        }
+        pool.shutdown();
+        return batches * BATCH;
+    }
+}
