@@ -207,6 +207,8 @@ class OtlpSdkIT {
             assertThat(found.get("total").asInt()).isEqualTo(1);
             assertThat(found.at("/results/0/agent_id").asText()).isEqualTo("weather-pb");
             assertThat(get(port, "/v1/search?q=" + q("Paris")).get("total").asInt()).isGreaterThanOrEqualTo(3);
+            assertThat(get(port, "/v1/search?q=" + q("metadata:call_mszuSIzqtI65i1wAUOE8w5H4")).get("total").asInt()).isEqualTo(3);
+            assertThat(get(port, "/v1/events?label.service=weather-agent&limit=1000")).hasSize(9);
 
             viaProtobuf.shutdown().join(10, TimeUnit.SECONDS);
             viaJson.shutdown().join(10, TimeUnit.SECONDS);
