@@ -26,7 +26,7 @@ final class OtlpClient {
 
     Answer post(byte[] body, String contentType, String contentEncoding) throws Exception {
         HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(base + "/v1/traces"))
-                .timeout(Duration.ofSeconds(60)).expectContinue(true)
+                .timeout(Duration.ofSeconds(60))
                 .POST(HttpRequest.BodyPublishers.ofByteArray(body));
         if (contentType != null) {
             b.header("Content-Type", contentType);

@@ -43,6 +43,7 @@ class OtlpCrashIT {
     @Test
     void everySpanIsStoredOnceWhenExportsAreRetriedAfterAKill() throws Exception {
         Path data = dir.resolve("data");
+        long t0 = System.nanoTime();
         AtomicInteger acknowledged = new AtomicInteger();
         try (ServerProcess server = ServerProcess.start(data)) {
             OtlpClient client = new OtlpClient(server.port(), null);
@@ -67,6 +68,7 @@ class OtlpCrashIT {
             while (acknowledged.get() < EXPORTS / 4) {
                 Thread.sleep(5);
             }
+            System.out.printf("OtlpCrashIT: killing after %.1f s%n", (System.nanoTime() - t0) / 1e9);
             server.kill();
             for (Future<?> f : sending) {
                 f.get();
@@ -74,7 +76,9 @@ class OtlpCrashIT {
             pool.shutdown();
         }
         assertThat(acknowledged.get()).isBetween(EXPORTS / 4, EXPORTS);
+        System.out.printf("OtlpCrashIT: senders done after %.1f s%n", (System.nanoTime() - t0) / 1e9);
         try (ServerProcess server = ServerProcess.start(data)) {
+            System.out.printf("OtlpCrashIT: restarted after %.1f s%n", (System.nanoTime() - t0) / 1e9);
             OtlpClient client = new OtlpClient(server.port(), null);
             for (int e = 0; e < EXPORTS; e++) {
                 assertThat(client.protobuf(export(e)).status()).isEqualTo(200);
