@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -197,7 +198,7 @@ public final class Ledger implements Closeable {
         if (recordings.size() != events.size()) {
             throw new IllegalArgumentException("one recording (or null) per event");
         }
-        List<Sequencer.Keyed> keyed = new java.util.ArrayList<>(events.size());
+        List<Sequencer.Keyed> keyed = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
             if (recordings.get(i) != null) {
                 keyed.add(new Sequencer.Keyed(i, i + 1, recordings.get(i)));
