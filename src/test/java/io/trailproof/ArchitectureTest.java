@@ -111,6 +111,19 @@ class ArchitectureTest {
     }
 
     @Test
+    void otlpSitsBetweenTheLedgerAndTheHttpApi() {
+        noClasses().that().resideInAPackage("io.trailproof.otlp..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.undertow..")
+                .because("OTLP decoding, mapping and storing know no HTTP: http -> otlp -> ledger")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.trailproof.core..", "io.trailproof.store..", "io.trailproof.ledger..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.otlp..", "io.opentelemetry..",
+                        "com.google.protobuf..")
+                .check(classes);
+    }
+
+    @Test
     void ledgerKnowsNothingOfTheIndex() {
         noClasses().that().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.store..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.index..", "org.apache.lucene..")

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.config.Settings;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.otlp.TraceIngest;
 import io.trailproof.stream.StreamHub;
 import io.trailproof.stream.StreamOptions;
 import io.trailproof.timestamp.TimestampService;
@@ -48,6 +49,7 @@ public final class HttpApi {
         Authenticator authenticator = new Authenticator(settings.apiKeys());
         new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents(), new IdempotentRequests(ledger, authenticator))
                 .register(router);
+        new TraceEndpoint(new TraceIngest(ledger), bodies).register(router);
         new SearchEndpoints(index, ledger::payloadAt).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst).register(router);

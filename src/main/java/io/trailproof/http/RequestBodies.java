@@ -237,14 +237,25 @@ final class RequestBodies {
      * room as a body does. 413 when that could never fit, 503 when no room came in time.
      */
     void holdEvents(HttpServerExchange ex, int events) throws ApiException, InterruptedException {
+        holdAtLeast(ex, (long) events * InFlightBudget.WEIGHT_PER_EVENT, "the batch of " + events + " events");
+    }
+
+    /**
+     * As {@link #holdEvents}, for a body that grew after it was received: a decompressed body holds
+     * at least its own size (OTLP with {@code Content-Encoding: gzip}).
+     */
+    void holdBytes(HttpServerExchange ex, long bytes) throws ApiException, InterruptedException {
+        holdAtLeast(ex, bytes, "the decompressed body of " + bytes + " bytes");
+    }
+
+    private void holdAtLeast(HttpServerExchange ex, long wanted, String what) throws ApiException, InterruptedException {
         Held held = hold(ex);
-        long wanted = (long) events * InFlightBudget.WEIGHT_PER_EVENT;
         long extra = wanted - held.weight();
         if (extra <= 0) {
             return;
         }
         if (!budget.fits(wanted)) {
-            throw new ApiException(413, "the batch of " + events + " events needs more memory than this server sets "
+            throw new ApiException(413, what + " needs more memory than this server sets "
                     + "aside for requests (" + budget.capacity() + " request bytes, limits.max-in-flight-bytes); "
                     + "send fewer events at once or give the server a larger heap");
         }
@@ -346,6 +357,20 @@ final class RequestBodies {
     int received(HttpServerExchange ex) {
         byte[] body = ex.getAttachment(BODY);
         return body == null ? 0 : body.length;
+    }
+
+    /**
+     * The received body as it came, whatever its type: for endpoints that accept other types than
+     * JSON and check the type themselves (OTLP, CONTRACT 13).
+     */
+    byte[] raw(HttpServerExchange ex) {
+        byte[] body = ex.getAttachment(BODY);
+        return body != null ? body : new byte[0];
+    }
+
+    /** The body limit ({@code limits.max-body-bytes}); also the limit of a body once decompressed. */
+    long maxBodyBytes() {
+        return maxBodyBytes;
     }
 
     /** The received body of a JSON request. */

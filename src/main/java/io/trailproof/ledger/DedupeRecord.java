@@ -12,11 +12,12 @@ import java.util.Arrays;
  * <pre>
  *   'D'              1 byte, marks a dedupe record among side frames
  *   version          1 byte, 1
- *   namespace        1 byte ({@link #IDEMPOTENCY_KEY}; {@link #OTLP_SPAN} reserved for issue 13)
+ *   namespace        1 byte ({@link #IDEMPOTENCY_KEY}, {@link #OTLP_SPAN})
  *   key digest       32 bytes, SHA-256 naming the key within its namespace and scope ({@link DedupeKey})
  *   content digest   32 bytes, SHA-256 of what was sent under the key (a request body)
  *   recorded at      8 bytes big-endian, epoch milliseconds of the service's clock when sealed
- *   answer           the rest, owned by the namespace (for an Idempotency-Key: the recorded answer)
+ *   answer           the rest, owned by the namespace (for an Idempotency-Key: the recorded answer;
+ *                    for an OTLP span: the log index of its event, 8 bytes big-endian)
  * </pre>
  */
 public record DedupeRecord(byte namespace, byte[] keyDigest, byte[] contentDigest, long recordedAtMillis,
@@ -24,7 +25,10 @@ public record DedupeRecord(byte namespace, byte[] keyDigest, byte[] contentDiges
 
     /** Namespace of HTTP {@code Idempotency-Key} records (CONTRACT 12). */
     public static final byte IDEMPOTENCY_KEY = 1;
-    /** Namespace reserved for OTLP span dedupe by (trace id, span id) (CONTRACT 13). */
+    /**
+     * Namespace of OTLP span marks, one per stored span, keyed by (trace id, span id) (CONTRACT 13;
+     * {@code io.trailproof.otlp.TraceIngest}). Every mark has the same content digest (zeros).
+     */
     public static final byte OTLP_SPAN = 2;
 
     static final byte MARKER = 'D';

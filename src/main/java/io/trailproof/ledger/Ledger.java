@@ -18,6 +18,7 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
@@ -194,8 +195,31 @@ public final class Ledger implements Closeable {
      * @throws LedgerUnavailableException when storage failed; neither events nor record are acknowledged
      */
     public List<AppendOutcome> append(List<ObjectNode> events, Recording recording) throws IOException {
-        Sequencer.Sequenced s = sequencer.sequence(Submission.of(events, redactor),
-                List.of(new Sequencer.Keyed(0, events.size(), recording)));
+        return appendKeyed(events, List.of(new Sequencer.Keyed(0, events.size(), recording)));
+    }
+
+    /**
+     * {@link #append(List, Recording)} with a recording per event ({@code recordings.get(i)} for
+     * {@code events.get(i)}, null where an event records nothing): each record is built from its own
+     * event's outcome and written in the one group of all the events, under its commit. For keys
+     * that name single events (an OTLP span's (trace id, span id), CONTRACT 13). On an exception
+     * every claim is still held: the caller releases them.
+     */
+    public List<AppendOutcome> appendEach(List<ObjectNode> events, List<Recording> recordings) throws IOException {
+        if (recordings.size() != events.size()) {
+            throw new IllegalArgumentException("one recording (or null) per event");
+        }
+        List<Sequencer.Keyed> keyed = new ArrayList<>(events.size());
+        for (int i = 0; i < events.size(); i++) {
+            if (recordings.get(i) != null) {
+                keyed.add(new Sequencer.Keyed(i, i + 1, recordings.get(i)));
+            }
+        }
+        return appendKeyed(events, keyed);
+    }
+
+    private List<AppendOutcome> appendKeyed(List<ObjectNode> events, List<Sequencer.Keyed> keyed) throws IOException {
+        Sequencer.Sequenced s = sequencer.sequence(Submission.of(events, redactor), keyed);
         try {
             if (s.stored() == 0 && !s.records().isEmpty()) {
                 log.forceWritten();   // records alone advance no index, so no count names them durable
@@ -229,6 +253,16 @@ public final class Ledger implements Closeable {
         }
         return Arrays.equals(record.contentDigest(), contentDigest) ? new DedupeTable.Replay(record)
                 : new DedupeTable.Conflict();
+    }
+
+    /**
+     * Looks a dedupe key up and claims it when it is free, without reading its record back: for
+     * namespaces whose record marks a thing as stored and carries no answer to replay (an OTLP span,
+     * CONTRACT 13), where {@link DedupeTable.Recorded} is all the caller needs to know, and where
+     * one read per key would make a retried export of 512 spans 512 random reads.
+     */
+    public DedupeTable.Lookup claimMark(DedupeKey key, byte[] contentDigest) {
+        return dedupe.claim(key, contentDigest);
     }
 
     /** The dedupe table (sizes, for tests and benchmarks). */

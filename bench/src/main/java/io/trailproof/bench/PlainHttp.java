@@ -58,7 +58,12 @@ final class PlainHttp implements Closeable {
 
     /** A POST with extra header lines ({@code "Name: value\r\n"} each). */
     Response post(String path, byte[] json, String extraHeaders) throws IOException {
-        byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: application/json\r\n"
+        return post(path, json, "application/json", extraHeaders);
+    }
+
+    /** A POST of a body of any type (OTLP protobuf, say), with extra header lines. */
+    Response post(String path, byte[] json, String contentType, String extraHeaders) throws IOException {
+        byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: " + contentType + "\r\n"
                 + extraHeaders + "Content-Length: " + json.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
         byte[] request = new byte[head.length + json.length];
         System.arraycopy(head, 0, request, 0, head.length);

@@ -1,0 +1,14 @@
+package io.trailproof.otlp;
+
+/**
+ * A span that cannot become an event (CONTRACT 13): its ids are malformed, a value cannot be
+ * stored faithfully, or its event breaks a rule of CONTRACT 2.1. The span alone is refused; the
+ * message is one sentence a person can act on and becomes the {@code partial_success} error.
+ */
+public final class SpanRejected extends Exception {
+    private static final long serialVersionUID = 1L;
+
+    public SpanRejected(String message) {
+        super(message, null, false, false);
+    }
+}
