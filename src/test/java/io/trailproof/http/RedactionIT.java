@@ -91,6 +91,25 @@ class RedactionIT {
     }
 
     @Test
+    void anOtlpSpanIsRedactedLikeAnyOtherEvent() throws Exception {
+        try (InProcessServer s = start()) {
+            String span = "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\",\"value\":"
+                    + "{\"stringValue\":\"otlp-mailer\"}}]},\"scopeSpans\":[{\"scope\":{\"name\":\"s\"},\"spans\":[{"
+                    + "\"traceId\":\"0af7651916cd43dd8448eb211c80319c\",\"spanId\":\"b7ad6b7169203331\",\"name\":\"send\","
+                    + "\"startTimeUnixNano\":\"1700000000000000000\",\"endTimeUnixNano\":\"1700000001000000000\","
+                    + "\"attributes\":[{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"execute_tool\"}},"
+                    + "{\"key\":\"gen_ai.tool.call.arguments\",\"value\":{\"stringValue\":"
+                    + "\"{\\\"to\\\":\\\"bob@example.com\\\"}\"}}]}]}]}]}";
+            Reply r = s.api().post("/v1/traces", span.getBytes(java.nio.charset.StandardCharsets.UTF_8), "application/json");
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            JsonNode stored = s.api().get("/v1/events?agent_id=otlp-mailer").json().get(0);
+            assertThat(stored.at("/action_input/arguments/to").asText()).isEqualTo("[REDACTED:email]");
+            assertThat(stored.get("redactions").toString()).isEqualTo("{\"email\":1}");
+            assertThat(LedgerEndpointsIT.recomputeHash(stored)).isEqualTo(stored.get("hash").asText());
+        }
+    }
+
+    @Test
     void withRedactionOffNothingIsReplaced() throws Exception {
         try (InProcessServer s = InProcessServer.start(dir.resolve("off"))) {
             Reply r = s.api().post("/v1/events", "{\"agent_id\":\"a\",\"metadata\":{\"to\":\"bob@example.com\"}}");
