@@ -36,7 +36,13 @@ public enum ConfigKey {
     STREAM_MAX_BUFFERED_EVENTS("stream.max-buffered-events", "10000"),
     STREAM_HEARTBEAT("stream.heartbeat", "PT15S"),
     IDEMPOTENCY_RETENTION("idempotency.retention", "PT24H"),
-    IDEMPOTENCY_MAX_KEYS("idempotency.max-keys", "1000000");
+    IDEMPOTENCY_MAX_KEYS("idempotency.max-keys", "1000000"),
+    // Signed checkpoints, tiles and witnesses (CONTRACT 14)
+    CHECKPOINT_ORIGIN("checkpoint.origin", ""),
+    CHECKPOINT_SIGNING_KEY("checkpoint.signing-key", ""),
+    CHECKPOINT_INTERVAL("checkpoint.interval", "PT1S"),
+    CHECKPOINT_PUBLIC("checkpoint.public", "true"),
+    CHECKPOINT_WITNESSES("checkpoint.witnesses", "");
 
     private final String key;
     private final String defaultValue;

@@ -2,6 +2,8 @@ package io.trailproof.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.checkpoint.CheckpointService;
+import io.trailproof.checkpoint.Tiles;
 import io.trailproof.config.Settings;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
@@ -36,11 +38,12 @@ public final class HttpApi {
     private final InFlightBudget budget;
     private final StreamHub streams;
 
-    public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps) {
+    public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps,
+                   CheckpointService checkpoints, Tiles tiles) {
         Router router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail (issue #19).
-        Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, health(ledger));
+        Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, health(ledger, checkpoints));
         router.add("GET", "/health", null, health, ex -> CompletableFuture.completedFuture(e -> health.handle(e, null)));
         budget = InFlightBudget.of(settings.hardening().maxInFlightBytes());
         RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs(), budget);
@@ -53,6 +56,7 @@ public final class HttpApi {
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
+        new CheckpointEndpoints(checkpoints, tiles, settings.checkpoints().publicAccess()).register(router);
         draining = new Draining(new ApiHandler(router, authenticator, bodies));
         undertow = Undertow.builder()
                 .addHttpListener(settings.port(), settings.host())
@@ -79,12 +83,14 @@ public final class HttpApi {
      * accepted loss of acknowledged events, derived files found wrong, writes stopped); each is a
      * sentence in {@code problems}.
      */
-    private static ObjectNode health(Ledger ledger) {
-        List<String> problems = ledger.health().problems();
+    private static ObjectNode health(Ledger ledger, CheckpointService checkpoints) {
+        List<String> problems = new java.util.ArrayList<>(ledger.health().problems());
+        problems.addAll(checkpoints.problems());
         ObjectNode o = Responses.MAPPER.createObjectNode()
                 .put("status", problems.isEmpty() ? "ok" : "degraded")
                 .put("tree_size", ledger.size())
                 .put("writable", !ledger.failed());
+        o.put("checkpoint_size", checkpoints.latest().map(c -> c.size()).orElse(-1L));
         ArrayNode list = o.putArray("problems");
         problems.forEach(list::add);
         return o;

@@ -1,0 +1,167 @@
+package io.trailproof.checkpoint;
+
+import io.trailproof.core.note.Ed25519NoteVerifier;
+import io.trailproof.core.note.NoteSignature;
+import io.trailproof.core.note.NoteSigner;
+import io.trailproof.core.note.SignedNote;
+import io.trailproof.core.note.TlogCheckpoint;
+import io.trailproof.core.note.TlogRejection;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * Signs the log's checkpoints (CONTRACT 14) and keeps the latest one with its cosignatures.
+ *
+ * <p><b>Never two inconsistent checkpoints.</b> The last signed size and root are on disk
+ * ({@link CheckpointFile}) before a checkpoint is published. Before each signature the tree must
+ * still be at least that size and give that root there; if it ever does not (a log restored from an
+ * older backup, truncated, or rewritten), signing stops for good, the reason is logged and reported
+ * by {@link #problems()} (so on {@code /health}), and the last good checkpoint stays served. Only an
+ * operator can resume, by starting a new log identity (see the README).
+ *
+ * <p>Thread-safety: {@link #signIfGrown} and {@link #addCosignature} are serialised; readers take the
+ * latest checkpoint without a lock.
+ */
+public final class CheckpointService {
+    private static final System.Logger LOG = System.getLogger(CheckpointService.class.getName());
+
+    private final NoteSigner signer;
+    private final LogTree tree;
+    private final CheckpointFile file;
+    private final List<Consumer<SignedCheckpoint>> listeners = new CopyOnWriteArrayList<>();
+    private volatile SignedCheckpoint latest;
+    private volatile String refusal;
+
+    private CheckpointService(NoteSigner signer, LogTree tree, CheckpointFile file) {
+        this.signer = signer;
+        this.tree = tree;
+        this.file = file;
+    }
+
+    /** Reads the last signed checkpoint of {@code dataDir} and checks the tree still agrees with it. */
+    public static CheckpointService open(Path dataDir, NoteSigner signer, LogTree tree) throws IOException {
+        CheckpointService s = new CheckpointService(signer, tree, new CheckpointFile(dataDir));
+        try {
+            s.latest = s.file.read(signer.verifier()).orElse(null);
+        } catch (TlogRejection e) {
+            s.refuse("the stored checkpoint " + s.file.path() + " is not one this log's key signed (" + e.getMessage()
+                    + "); it may have been damaged or replaced");
+            return s;
+        }
+        if (s.latest != null && !s.latest.checkpoint().origin().equals(signer.name())) {
+            s.refuse("the stored checkpoint is of origin " + s.latest.checkpoint().origin() + ", not " + signer.name());
+        } else if (s.latest != null) {
+            s.checkAgainstTree(s.latest);
+        }
+        return s;
+    }
+
+    /** Registers a consumer of each newly signed checkpoint (the witness client); it must not block. */
+    public void onSigned(Consumer<SignedCheckpoint> listener) {
+        listeners.add(listener);
+    }
+
+    /**
+     * Signs the tree at its current durable size when that is larger than the last signed size (or
+     * when nothing was signed yet, the empty tree included), persists the checkpoint and publishes it.
+     *
+     * @return the new checkpoint; empty when the tree has not grown or signing is refused
+     */
+    public Optional<SignedCheckpoint> signIfGrown() throws IOException {
+        SignedCheckpoint signed;
+        synchronized (this) {
+            if (refusal != null) {
+                return Optional.empty();
+            }
+            long size = tree.size();
+            SignedCheckpoint last = latest;
+            if (last != null && (!checkAgainstTree(last) || size == last.size())) {
+                return Optional.empty();
+            }
+            TlogCheckpoint cp = TlogCheckpoint.of(signer.name(), size, tree.root(size));
+            signed = new SignedCheckpoint(cp, signer.sign(new SignedNote(cp.text(), List.of())));
+            file.write(signed);
+            latest = signed;
+        }
+        for (Consumer<SignedCheckpoint> l : listeners) {
+            try {
+                l.accept(signed);
+            } catch (RuntimeException e) {
+                LOG.log(System.Logger.Level.WARNING, "a checkpoint listener failed: " + e);
+            }
+        }
+        return Optional.of(signed);
+    }
+
+    /**
+     * Adds a verified cosignature to the checkpoint of {@code size} if it is still the latest, and
+     * persists it so it is served after a restart too. The caller has verified it with the witness key.
+     */
+    public synchronized boolean addCosignature(long size, NoteSignature cosignature) throws IOException {
+        SignedCheckpoint last = latest;
+        if (last == null || last.size() != size) {
+            return false;
+        }
+        SignedCheckpoint with = last.withCosignature(cosignature);
+        file.write(with);
+        latest = with;
+        return true;
+    }
+
+    /** The latest signed checkpoint, with the cosignatures gathered so far. */
+    public Optional<SignedCheckpoint> latest() {
+        return Optional.ofNullable(latest);
+    }
+
+    /** The origin, which is also the signing key's name. */
+    public String origin() {
+        return signer.name();
+    }
+
+    /** The public key that verifies this log's checkpoints. */
+    public Ed25519NoteVerifier verifier() {
+        return signer.verifier();
+    }
+
+    /** Why signing stopped; empty while the log signs. */
+    public Optional<String> refusal() {
+        return Optional.ofNullable(refusal);
+    }
+
+    /** Sentences for {@code /health}: why signing stopped, if it did. */
+    public List<String> problems() {
+        String r = refusal;
+        return r == null ? List.of() : List.of("checkpoint signing stopped: " + r);
+    }
+
+    // True when the tree still has `last`'s size and root; otherwise stops signing and says why.
+    private boolean checkAgainstTree(SignedCheckpoint last) {
+        long size = tree.size();
+        if (size < last.size()) {
+            refuse("the log holds " + size + " events but checkpoint " + last.size() + " was signed: the log lost events "
+                    + "that a signed checkpoint covers");
+            return false;
+        }
+        byte[] root = tree.root(last.size());
+        if (!MessageDigest.isEqual(root, last.checkpoint().root())) {
+            refuse("the log's root at size " + last.size() + " is " + HexFormat.of().formatHex(root) + " but the signed "
+                    + "checkpoint says " + HexFormat.of().formatHex(last.checkpoint().root())
+                    + ": the log's history changed after it was signed");
+            return false;
+        }
+        return true;
+    }
+
+    private void refuse(String why) {
+        if (refusal == null) {
+            refusal = why;
+            LOG.log(System.Logger.Level.ERROR, "refusing to sign checkpoints: " + why);
+        }
+    }
+}
