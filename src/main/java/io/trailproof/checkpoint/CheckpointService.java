@@ -36,6 +36,8 @@ public final class CheckpointService {
     private final CheckpointFile file;
     private final List<Consumer<SignedCheckpoint>> listeners = new CopyOnWriteArrayList<>();
     private volatile SignedCheckpoint latest;
+    // The latest checkpoint that carries at least one cosignature (it may be older than `latest`).
+    private volatile SignedCheckpoint latestCosigned;
     private volatile String refusal;
 
     private CheckpointService(NoteSigner signer, LogTree tree, CheckpointFile file) {
@@ -111,12 +113,23 @@ public final class CheckpointService {
         SignedCheckpoint with = last.withCosignature(cosignature);
         file.write(with);
         latest = with;
+        latestCosigned = with;
         return true;
     }
 
     /** The latest signed checkpoint, with the cosignatures gathered so far. */
     public Optional<SignedCheckpoint> latest() {
         return Optional.ofNullable(latest);
+    }
+
+    /** The latest checkpoint with at least one witness cosignature, since this start or as stored. */
+    public Optional<SignedCheckpoint> latestCosigned() {
+        SignedCheckpoint c = latestCosigned;
+        if (c == null) {
+            SignedCheckpoint l = latest;
+            return l != null && !l.cosignatures().isEmpty() ? Optional.of(l) : Optional.empty();
+        }
+        return Optional.of(c);
     }
 
     /** The origin, which is also the signing key's name. */

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.checkpoint.CheckpointService;
 import io.trailproof.checkpoint.Tiles;
+import io.trailproof.checkpoint.TlogProofs;
 import io.trailproof.config.Settings;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
@@ -49,6 +50,7 @@ public final class HttpApi {
         RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs(), budget);
         Authenticator authenticator = new Authenticator(settings.apiKeys());
         new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents(), new IdempotentRequests(ledger, authenticator))
+                .withTlogProofs(new TlogProofEndpoint(new TlogProofs(ledger, checkpoints)))
                 .register(router);
         new SearchEndpoints(index).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
