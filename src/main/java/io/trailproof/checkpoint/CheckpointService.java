@@ -117,6 +117,34 @@ public final class CheckpointService {
         return true;
     }
 
+    /**
+     * A checkpoint note for exactly {@code size} (an evidence package's tree), with its cosignatures
+     * when it is the latest one. A size past the latest checkpoint is first signed as the new latest
+     * (so the persisted state stays the largest size signed); an earlier size is signed as it is, a
+     * prefix of the same history and so consistent with every checkpoint signed. Empty while signing
+     * is refused or when the tree does not reach {@code size}.
+     */
+    public Optional<String> noteFor(long size) {
+        try {
+            SignedCheckpoint last = latest;
+            if (last == null || last.size() < size) {
+                signIfGrown();
+                last = latest;
+            }
+            if (refusal != null || last == null || size > last.size() || size > tree.size()) {
+                return Optional.empty();
+            }
+            if (last.size() == size) {
+                return Optional.of(last.text());
+            }
+            TlogCheckpoint cp = TlogCheckpoint.of(signer.name(), size, tree.root(size));
+            return Optional.of(signer.sign(new SignedNote(cp.text(), List.of())).format());
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "no checkpoint for tree size " + size + ": " + e);
+            return Optional.empty();
+        }
+    }
+
     /** The latest signed checkpoint, with the cosignatures gathered so far. */
     public Optional<SignedCheckpoint> latest() {
         return Optional.ofNullable(latest);

@@ -54,7 +54,7 @@ public final class HttpApi {
                 .register(router);
         new SearchEndpoints(index).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
-        new ExportEndpoints(ledger, timestamps::forEachOldestFirst).register(router);
+        new ExportEndpoints(ledger, timestamps::forEachOldestFirst, checkpoints::noteFor).register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
