@@ -9,11 +9,13 @@ import io.trailproof.core.note.TlogRejection;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 
 /**
  * Signs the log's checkpoints (CONTRACT 14) and keeps the latest one with its cosignatures.
@@ -35,6 +37,7 @@ public final class CheckpointService {
     private final LogTree tree;
     private final CheckpointFile file;
     private final List<Consumer<SignedCheckpoint>> listeners = new CopyOnWriteArrayList<>();
+    private final List<Supplier<Optional<String>>> problemSources = new CopyOnWriteArrayList<>();
     private volatile SignedCheckpoint latest;
     // The latest checkpoint that carries at least one cosignature (it may be older than `latest`).
     private volatile SignedCheckpoint latestCosigned;
@@ -175,10 +178,20 @@ public final class CheckpointService {
         return Optional.ofNullable(refusal);
     }
 
-    /** Sentences for {@code /health}: why signing stopped, if it did. */
+    /** Adds a source of {@code /health} sentences (a witness client's failure or alarm). */
+    public void addProblemSource(Supplier<Optional<String>> source) {
+        problemSources.add(source);
+    }
+
+    /** Sentences for {@code /health}: why signing stopped, if it did, and what is wrong with witnesses. */
     public List<String> problems() {
+        List<String> out = new ArrayList<>();
         String r = refusal;
-        return r == null ? List.of() : List.of("checkpoint signing stopped: " + r);
+        if (r != null) {
+            out.add("checkpoint signing stopped: " + r);
+        }
+        problemSources.forEach(s -> s.get().ifPresent(out::add));
+        return out;
     }
 
     // True when the tree still has `last`'s size and root; otherwise stops signing and says why.

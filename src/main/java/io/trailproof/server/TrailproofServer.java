@@ -5,6 +5,9 @@ import io.trailproof.checkpoint.CheckpointScheduler;
 import io.trailproof.checkpoint.CheckpointService;
 import io.trailproof.checkpoint.LedgerTree;
 import io.trailproof.checkpoint.Tiles;
+import io.trailproof.checkpoint.WitnessClient;
+import io.trailproof.core.note.TlogRejection;
+import io.trailproof.core.note.VerifierKey;
 import io.trailproof.config.Settings;
 import io.trailproof.core.note.NoteSigner;
 import io.trailproof.http.HttpApi;
@@ -50,12 +53,15 @@ public final class TrailproofServer implements AutoCloseable {
     private final TimestampStore timestampStore;
     private final TimestampScheduler stamper;
     private final CheckpointScheduler checkpointing;
+    private final List<WitnessClient> witnesses;
     private boolean stopped;
 
     private TrailproofServer(DataDirLock lock, Ledger ledger, SearchIndex index, HttpApi http,
                              ScheduledExecutorService scheduler, TimestampStore timestampStore,
-                             TimestampScheduler stamper, CheckpointScheduler checkpointing) {
+                             TimestampScheduler stamper, CheckpointScheduler checkpointing,
+                             List<WitnessClient> witnesses) {
         this.checkpointing = checkpointing;
+        this.witnesses = List.copyOf(witnesses);
         this.lock = lock;
         this.ledger = ledger;
         this.index = index;
@@ -89,6 +95,7 @@ public final class TrailproofServer implements AutoCloseable {
         TimestampStore timestampStore = null;
         SearchIndex index = null;
         CheckpointScheduler checkpointing = null;
+        List<WitnessClient> witnesses = new java.util.ArrayList<>();
         try {
             SecureRandom random = new SecureRandom();
             ledger = Ledger.open(settings.dataDir(),
@@ -110,6 +117,17 @@ public final class TrailproofServer implements AutoCloseable {
             }
             LedgerTree tree = new LedgerTree(ledger);
             CheckpointService checkpoints = CheckpointService.open(settings.dataDir(), signer, tree);
+            for (Settings.Witness w : cps.witnesses()) {
+                WitnessClient client;
+                try {
+                    client = new WitnessClient(VerifierKey.parse(w.vkey()), w.addCheckpointUrl(), checkpoints, tree, clock);
+                } catch (TlogRejection e) {
+                    throw new StartException("checkpoint.witnesses: " + e.getMessage());
+                }
+                witnesses.add(client);
+                checkpoints.onSigned(c -> client.checkpointSigned());
+                checkpoints.addProblemSource(client::problem);
+            }
             checkpointing = new CheckpointScheduler(checkpoints, cps.interval());
             HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints));
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -121,8 +139,10 @@ public final class TrailproofServer implements AutoCloseable {
                     : new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),
                             TIMESTAMP_FIRST_RETRY, clock);
             TrailproofServer server = new TrailproofServer(lock, ledger, index, http, scheduler, timestampStore,
-                    stamper, checkpointing);
+                    stamper, checkpointing, witnesses);
             checkpointing.start();
+            // The latest checkpoint may lack a cosignature from before a restart: ask once now.
+            witnesses.forEach(WitnessClient::checkpointSigned);
             http.start();
             server.scheduleVerification(settings);
             if (stamper != null) {
@@ -133,6 +153,7 @@ public final class TrailproofServer implements AutoCloseable {
             if (checkpointing != null) {
                 checkpointing.close();
             }
+            witnesses.forEach(WitnessClient::close);
             if (index != null) {
                 index.close();
             }
@@ -198,6 +219,7 @@ public final class TrailproofServer implements AutoCloseable {
             stamper.close();
         }
         checkpointing.close();
+        witnesses.forEach(WitnessClient::close);
         try {
             index.close();
         } catch (IOException e) {
