@@ -39,6 +39,9 @@ public final class CheckpointKeys {
     public static NoteSigner loadOrCreate(Path dataDir, Optional<Path> configuredKey, Optional<String> configuredOrigin,
                                           RandomGenerator random) throws IOException {
         Path file = configuredKey.orElse(dataDir.resolve(KEY_FILE));
+        if (configuredKey.isPresent() && !Files.isReadable(file)) {
+            throw new IllegalArgumentException("checkpoint.signing-key " + file + " is not a readable file");
+        }
         NoteSigner signer;
         if (Files.exists(file) || configuredKey.isPresent()) {
             signer = read(file);

@@ -23,9 +23,9 @@ final class TlogProofEndpoint {
         this.proofs = proofs;
     }
 
+    /** True when the request names a {@code format}: this endpoint answers it, or refuses an unknown one. */
     boolean asked(HttpServerExchange ex) {
-        var format = ex.getQueryParameters().get("format");
-        return format != null && format.size() == 1 && FORMAT.equals(format.getFirst());
+        return ex.getQueryParameters().containsKey("format");
     }
 
     Router.Endpoint endpoint() {
@@ -45,6 +45,10 @@ final class TlogProofEndpoint {
     }
 
     private String body(HttpServerExchange ex) throws Exception {
+        var format = ex.getQueryParameters().get("format");
+        if (format.size() != 1 || !FORMAT.equals(format.getFirst())) {
+            throw ApiException.badRequest("format must be " + FORMAT + " (leave it out for the JSON proof)");
+        }
         String eventId = new Params(ex).required("event_id");
         if (!Ledger.wellFormedId(eventId)) {
             throw ApiException.badRequest("event_id must be a lowercase UUID version 7");

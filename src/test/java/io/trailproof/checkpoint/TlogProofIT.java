@@ -44,6 +44,9 @@ class TlogProofIT {
             assertThat(api.get("/v1/merkle/proof?event_id=018f0000-0000-7000-8000-000000000000&format=tlog-proof")
                     .status()).isEqualTo(404);
             assertThat(api.get("/v1/merkle/proof?format=tlog-proof").status()).isEqualTo(400);
+            Api.Reply unknown = api.get("/v1/merkle/proof?event_id=" + id + "&format=xml");
+            assertThat(unknown.status()).isEqualTo(400);
+            assertThat(unknown.body()).contains("tlog-proof");
         }
     }
 
