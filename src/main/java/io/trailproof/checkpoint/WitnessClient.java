@@ -11,7 +11,11 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import io.trailproof.core.note.VerifierKey;
+import io.trailproof.store.AtomicFile;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -35,7 +39,9 @@ import java.util.concurrent.TimeUnit;
  * <p><b>Split view.</b> A witness that holds a checkpoint our tree contradicts (a 422 for our
  * consistency proof, a 409 at the same size, or a size larger than anything this log signed) has seen
  * another history of this log: the client logs an alarm, reports it on {@code /health} and stops
- * sending to that witness for good; it never retries its way past that evidence.
+ * sending to that witness for good; it never retries its way past that evidence. The alarm is kept in
+ * {@code DIR/tlog/witness-alarms/<name>+<key id>} and read at the next start, so a restart does not
+ * clear it either: only an operator who has looked at it does, by deleting that file.
  *
  * <p>One thread per witness; state is confined to it except the volatile fields read by {@link #problem()}.
  */
@@ -61,7 +67,19 @@ public final class WitnessClient implements AutoCloseable {
     private volatile Instant failingSince;
     private volatile String alarm;
 
-    public WitnessClient(NoteVerifier witness, URI url, CheckpointService checkpoints, LogTree tree, Clock clock) {
+    /** The directory of persisted split-view alarms, under the data directory. */
+    public static final String ALARMS_DIR = "tlog/witness-alarms";
+
+    private final Path alarmFile;
+
+    public WitnessClient(NoteVerifier witness, URI url, CheckpointService checkpoints, LogTree tree, Clock clock,
+                         Path dataDir) throws IOException {
+        this.alarmFile = dataDir.resolve(ALARMS_DIR).resolve(witness.name().replace('/', '_') + "+"
+                + VerifierKey.keyIdHex(witness.keyId()));
+        if (Files.exists(alarmFile)) {
+            this.alarm = Files.readString(alarmFile, StandardCharsets.UTF_8).strip() + " (alarm kept in " + alarmFile
+                    + "; delete it to send to this witness again)";
+        }
         this.witness = witness;
         this.url = url;
         this.checkpoints = checkpoints;
@@ -112,6 +130,11 @@ public final class WitnessClient implements AutoCloseable {
             failing = null;
         } catch (SplitView e) {
             alarm = e.getMessage();
+            try {
+                AtomicFile.write(alarmFile, (clock.instant() + " " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8));
+            } catch (IOException io) {
+                LOG.log(System.Logger.Level.ERROR, "cannot keep the split-view alarm in " + alarmFile + ": " + io);
+            }
             LOG.log(System.Logger.Level.ERROR, "ALARM: witness " + witness.name() + " at " + url + " " + e.getMessage()
                     + ": it has seen a history of this log that contradicts ours (a split view); "
                     + "no longer sending it checkpoints");

@@ -120,7 +120,8 @@ public final class TrailproofServer implements AutoCloseable {
             for (Settings.Witness w : cps.witnesses()) {
                 WitnessClient client;
                 try {
-                    client = new WitnessClient(VerifierKey.parse(w.vkey()), w.addCheckpointUrl(), checkpoints, tree, clock);
+                    client = new WitnessClient(VerifierKey.parse(w.vkey()), w.addCheckpointUrl(), checkpoints, tree, clock,
+                            settings.dataDir());
                 } catch (TlogRejection e) {
                     throw new StartException("checkpoint.witnesses: " + e.getMessage());
                 }

@@ -87,6 +87,14 @@ class WitnessIT {
                 String served = api.get("/checkpoint").body();
                 assertThat(served).doesNotContain(TestWitness.NAME);
             }
+            // The alarm outlives a restart, even if the witness were made to agree again.
+            witness.store(0, io.trailproof.core.merkle.Rfc9162.emptyRoot());
+            int before = witness.requests.get();
+            try (InProcessServer server = InProcessServer.start(dir.resolve("data"), config(witness.url()))) {
+                Thread.sleep(300);
+                assertThat(server.api().get("/health").json().get("problems").toString()).contains("SPLIT VIEW");
+                assertThat(witness.requests.get()).isEqualTo(before);
+            }
         }
     }
 
