@@ -147,6 +147,18 @@ class ArchitectureTest {
     }
 
     @Test
+    void checkpointsKnowNothingAboveThem() {
+        noClasses().that().resideInAPackage("io.trailproof.checkpoint..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..")
+                .because("signed checkpoints sit beside timestamping: http -> checkpoint -> ledger")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.store..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.checkpoint..")
+                .check(classes);
+    }
+
+    @Test
     void indexKnowsNothingAboveIt() {
         noClasses().that().resideInAPackage("io.trailproof.index..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",

@@ -1,5 +1,9 @@
 package io.trailproof.cli;
 
+import io.trailproof.core.note.NoteVerifier;
+import io.trailproof.core.note.TlogRejection;
+import io.trailproof.core.note.VerifierKey;
+
 import io.trailproof.core.evidence.EvidenceReport;
 import io.trailproof.core.evidence.EvidenceReportWriter;
 import io.trailproof.core.evidence.EvidenceVerifier;
@@ -39,6 +43,10 @@ final class VerifyExportCommand implements Callable<Integer> {
                     + "(the JDK trust store always counts).")
     List<Path> trustAnchors = List.of();
 
+    @Option(names = "--log-key", paramLabel = "VKEY", description = "The log's verifier key (GET /v1/checkpoint/key, "
+            + "field vkey): checks the package's signed checkpoint. Without it that check is reported as not done.")
+    String logKey;
+
     @Override
     public Integer call() {
         for (Path pem : trustAnchors) {
@@ -52,6 +60,15 @@ final class VerifyExportCommand implements Callable<Integer> {
                     : "no such file"));
             return Main.BAD_USAGE;
         }
+        NoteVerifier logVerifier = null;
+        if (logKey != null) {
+            try {
+                logVerifier = VerifierKey.parse(logKey);
+            } catch (TlogRejection e) {
+                System.err.println("trailproof: --log-key: " + e.getMessage());
+                return Main.BAD_USAGE;
+            }
+        }
         TokenChecker tokens;
         try {
             tokens = tokenChecker(trustAnchors);
@@ -61,7 +78,7 @@ final class VerifyExportCommand implements Callable<Integer> {
         }
         EvidenceReport report;
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
-            report = new EvidenceVerifier(tokens).verify(in);
+            report = new EvidenceVerifier(tokens, logVerifier).verify(in);
         } catch (IOException e) {
             System.err.println("trailproof: cannot read " + file + ": " + e.getMessage());
             return Main.BAD_USAGE;

@@ -38,7 +38,13 @@ public enum ConfigKey {
     IDEMPOTENCY_RETENTION("idempotency.retention", "PT24H"),
     IDEMPOTENCY_MAX_KEYS("idempotency.max-keys", "1000000"),
     REDACTION_ENABLED("redaction.enabled", "false"),
-    REDACTION_RULES("redaction.rules", "");
+    REDACTION_RULES("redaction.rules", ""),
+    // Signed checkpoints, tiles and witnesses (CONTRACT 14)
+    CHECKPOINT_ORIGIN("checkpoint.origin", ""),
+    CHECKPOINT_SIGNING_KEY("checkpoint.signing-key", ""),
+    CHECKPOINT_INTERVAL("checkpoint.interval", "PT1S"),
+    CHECKPOINT_PUBLIC("checkpoint.public", "true"),
+    CHECKPOINT_WITNESSES("checkpoint.witnesses", "");
 
     private final String key;
     private final String defaultValue;

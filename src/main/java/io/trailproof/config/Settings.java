@@ -4,6 +4,7 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /** The service's validated configuration: every value typed and checked (see {@link SettingsLoader}). */
 public record Settings(
@@ -28,7 +29,8 @@ public record Settings(
         Hardening hardening,
         Streams streams,
         Idempotency idempotency,
-        Redaction redaction) {
+        Redaction redaction,
+        Checkpoints checkpoints) {
 
     /**
      * Redaction before hashing (CONTRACT 16).
@@ -51,6 +53,30 @@ public record Settings(
         public io.trailproof.core.redaction.Redactor redactor() {
             return enabled ? io.trailproof.core.redaction.Redactor.withBuiltIns(extraRules) : null;
         }
+    }
+
+    /**
+     * Signed checkpoints, tiles and witnesses (CONTRACT 14).
+     *
+     * @param origin {@code checkpoint.origin}; empty: the key's name, or a random one at the first start
+     * @param signingKey {@code checkpoint.signing-key}; empty: the key kept in the data directory
+     * @param interval at most this often a new checkpoint is signed, when the tree grew
+     * @param publicAccess the checkpoint, tiles and key need no API key
+     * @param witnesses each {@code <witness vkey>@<add-checkpoint URL>}, checked when loaded
+     */
+    public record Checkpoints(Optional<String> origin, Optional<Path> signingKey, Duration interval,
+                              boolean publicAccess, List<Witness> witnesses) {
+        public Checkpoints {
+            witnesses = List.copyOf(witnesses);
+        }
+
+        public static Checkpoints defaults() {
+            return new Checkpoints(Optional.empty(), Optional.empty(), Duration.ofSeconds(1), true, List.of());
+        }
+    }
+
+    /** One configured witness: its cosignature verifier key (type 0x04) and its add-checkpoint URL. */
+    public record Witness(String vkey, URI addCheckpointUrl) {
     }
 
     /**
@@ -106,6 +132,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction);
+                streams, idempotency, redaction, checkpoints);
     }
 }

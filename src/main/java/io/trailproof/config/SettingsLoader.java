@@ -18,6 +18,11 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.Optional;
+import io.trailproof.core.note.CosignatureVerifier;
+import io.trailproof.core.note.SignedNote;
+import io.trailproof.core.note.TlogRejection;
+import io.trailproof.core.note.VerifierKey;
 
 /**
  * Builds {@link Settings} from, in order of precedence: command-line flags, environment variables,
@@ -118,7 +123,8 @@ public final class SettingsLoader {
                 (int) longIn(raw, ConfigKey.IDEMPOTENCY_MAX_KEYS, 1, 100_000_000));
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
-                bodyTimeout, hardening, streams(raw), idempotency, redaction(raw));
+                bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
+                checkpoints(raw));
     }
 
     /**
@@ -143,6 +149,51 @@ public final class SettingsLoader {
                     io.trailproof.core.redaction.RedactionRulesFile.parse(text, rulesFile.toString()));
         } catch (io.trailproof.core.redaction.RedactionRulesFile.BadRulesException e) {
             throw bad(ConfigKey.REDACTION_RULES, raw, "holds a bad rule: " + e.getMessage());
+        }
+    }
+
+    private static Settings.Checkpoints checkpoints(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        String origin = raw.get(ConfigKey.CHECKPOINT_ORIGIN).value;
+        if (!origin.isEmpty() && !SignedNote.isValidName(origin)) {
+            throw bad(ConfigKey.CHECKPOINT_ORIGIN, raw, "must be non-empty, without spaces or '+', such as "
+                    + "example.com/audit (it is also the signing key's name)");
+        }
+        String key = raw.get(ConfigKey.CHECKPOINT_SIGNING_KEY).value;
+        Duration interval = duration(raw, ConfigKey.CHECKPOINT_INTERVAL);
+        if (interval.toMillis() < 1) {
+            throw bad(ConfigKey.CHECKPOINT_INTERVAL, raw, "must be a positive ISO 8601 duration such as PT1S");
+        }
+        List<Settings.Witness> witnesses = new ArrayList<>();
+        for (String entry : list(raw.get(ConfigKey.CHECKPOINT_WITNESSES).value)) {
+            witnesses.add(witness(entry, raw));
+        }
+        return new Settings.Checkpoints(origin.isEmpty() ? Optional.empty() : Optional.of(origin),
+                key.isEmpty() ? Optional.empty() : Optional.of(path(key)), interval,
+                bool(raw, ConfigKey.CHECKPOINT_PUBLIC), witnesses);
+    }
+
+    // <vkey>@<URL>: the vkey (name+id+base64) holds no '@' before the URL's scheme.
+    private static Settings.Witness witness(String entry, Map<ConfigKey, Sourced> raw) throws ConfigException {
+        int at = entry.indexOf("@http");
+        String why = "entries are <witness vkey>@<add-checkpoint URL>";
+        if (at < 0) {
+            throw bad(ConfigKey.CHECKPOINT_WITNESSES, raw, why);
+        }
+        String vkey = entry.substring(0, at);
+        try {
+            if (!(VerifierKey.parse(vkey) instanceof CosignatureVerifier)) {
+                throw bad(ConfigKey.CHECKPOINT_WITNESSES, raw, "the witness key " + vkey
+                        + " is not a cosignature v1 key (signature type 0x04)");
+            }
+            URI url = new URI(entry.substring(at + 1));
+            if (url.getHost() == null) {
+                throw bad(ConfigKey.CHECKPOINT_WITNESSES, raw, why);
+            }
+            return new Settings.Witness(vkey, url);
+        } catch (TlogRejection e) {
+            throw bad(ConfigKey.CHECKPOINT_WITNESSES, raw, e.getMessage());
+        } catch (URISyntaxException e) {
+            throw bad(ConfigKey.CHECKPOINT_WITNESSES, raw, why);
         }
     }
 

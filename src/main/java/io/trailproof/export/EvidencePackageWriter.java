@@ -48,6 +48,15 @@ public final class EvidencePackageWriter {
      */
     public static void write(ChainSlice slice, List<TimestampRecord> timestamps, String since, String until,
                              OutputStream out) throws IOException {
+        write(slice, timestamps, null, since, until, out);
+    }
+
+    /**
+     * As {@link #write(ChainSlice, List, String, String, OutputStream)}, with {@code checkpoint}: the
+     * log's signed checkpoint note for exactly the slice's tree size and root (CONTRACT 14), or null.
+     */
+    public static void write(ChainSlice slice, List<TimestampRecord> timestamps, String checkpoint, String since,
+                             String until, OutputStream out) throws IOException {
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             g.disable(JsonGenerator.Feature.AUTO_CLOSE_TARGET);
             g.setPrettyPrinter(new OneItemPerLine());
@@ -65,6 +74,9 @@ public final class EvidencePackageWriter {
             g.writeStringField(MERKLE_TREE, RFC_9162);
             g.writeStringField(MERKLE_ROOT, HEX.formatHex(slice.root()));
             g.writeNumberField(TREE_SIZE, slice.treeSize());
+            if (checkpoint != null) {
+                g.writeStringField(CHECKPOINT, checkpoint);
+            }
             writeChain(g, slice);
 
             ArrayWriter items = new ArrayWriter(out);

@@ -19,6 +19,8 @@ import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
 import java.util.List;
+import java.util.Optional;
+import java.util.function.LongFunction;
 
 /** {@code GET /v1/export}: the evidence package of one agent's chain or of a time slice of it (CONTRACT 5). */
 final class ExportEndpoints {
@@ -31,9 +33,13 @@ final class ExportEndpoints {
     private final Ledger ledger;
     private final TimestampSource timestamps;
 
-    ExportEndpoints(Ledger ledger, TimestampSource timestamps) {
+    // The signed checkpoint note for a tree size (CONTRACT 14); empty when none can be had.
+    private final LongFunction<Optional<String>> checkpoints;
+
+    ExportEndpoints(Ledger ledger, TimestampSource timestamps, LongFunction<Optional<String>> checkpoints) {
         this.ledger = ledger;
         this.timestamps = timestamps;
+        this.checkpoints = checkpoints;
     }
 
     void register(Router router) {
@@ -60,7 +66,8 @@ final class ExportEndpoints {
                 slice.takenAt()) + "\"");
         OutputStream out = new BufferedOutputStream(ex.getOutputStream(), 64 * 1024);
         try {
-            EvidencePackageWriter.write(slice, stamps, since, until, out);
+            EvidencePackageWriter.write(slice, stamps, checkpoints.apply(slice.treeSize()).orElse(null), since, until,
+                    out);
             out.flush();
         } catch (IOException | RuntimeException e) {
             // The answer has started: a status can no longer say so. Cutting the connection makes the

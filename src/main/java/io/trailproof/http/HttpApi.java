@@ -2,6 +2,9 @@ package io.trailproof.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.checkpoint.CheckpointService;
+import io.trailproof.checkpoint.Tiles;
+import io.trailproof.checkpoint.TlogProofs;
 import io.trailproof.config.Settings;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
@@ -38,24 +41,27 @@ public final class HttpApi {
     private final InFlightBudget budget;
     private final StreamHub streams;
 
-    public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps) {
+    public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps,
+                   CheckpointService checkpoints, Tiles tiles) {
         Router router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail (issue #19).
-        Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, health(ledger));
+        Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, health(ledger, checkpoints));
         router.add("GET", "/health", null, health, ex -> CompletableFuture.completedFuture(e -> health.handle(e, null)));
         budget = InFlightBudget.of(settings.hardening().maxInFlightBytes());
         RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs(), budget);
         Authenticator authenticator = new Authenticator(settings.apiKeys());
         new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents(), new IdempotentRequests(ledger, authenticator))
+                .withTlogProofs(new TlogProofEndpoint(new TlogProofs(ledger, checkpoints)))
                 .register(router);
         new TraceEndpoint(new TraceIngest(ledger), bodies).register(router);
         new SearchEndpoints(index, ledger::payloadAt).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
-        new ExportEndpoints(ledger, timestamps::forEachOldestFirst).register(router);
+        new ExportEndpoints(ledger, timestamps::forEachOldestFirst, checkpoints::noteFor).register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
+        new CheckpointEndpoints(checkpoints, tiles, settings.checkpoints().publicAccess()).register(router);
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).
@@ -85,12 +91,14 @@ public final class HttpApi {
      * accepted loss of acknowledged events, derived files found wrong, writes stopped); each is a
      * sentence in {@code problems}.
      */
-    private static ObjectNode health(Ledger ledger) {
-        List<String> problems = ledger.health().problems();
+    private static ObjectNode health(Ledger ledger, CheckpointService checkpoints) {
+        List<String> problems = new java.util.ArrayList<>(ledger.health().problems());
+        problems.addAll(checkpoints.problems());
         ObjectNode o = Responses.MAPPER.createObjectNode()
                 .put("status", problems.isEmpty() ? "ok" : "degraded")
                 .put("tree_size", ledger.size())
                 .put("writable", !ledger.failed());
+        o.put("checkpoint_size", checkpoints.latest().map(c -> c.size()).orElse(-1L));
         ArrayNode list = o.putArray("problems");
         problems.forEach(list::add);
         return o;

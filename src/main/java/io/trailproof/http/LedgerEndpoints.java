@@ -43,6 +43,9 @@ final class LedgerEndpoints {
     private final int maxBatchEvents;
     private final IdempotentRequests idempotency;
 
+    // Answers ?format=tlog-proof (CONTRACT 14); null until HttpApi wires the checkpoints in.
+    private TlogProofEndpoint tlogProof;
+
     LedgerEndpoints(Ledger ledger, RequestBodies bodies, int maxBatchEvents, IdempotentRequests idempotency) {
         this.ledger = ledger;
         this.bodies = bodies;
@@ -60,7 +63,8 @@ final class LedgerEndpoints {
                 .add("GET", "/v1/merkle/root", ApiKey.Role.READ, (ex, p) -> root(ex),
                         ex -> CompletableFuture.completedFuture(this::root))
                 .add("GET", "/v1/merkle/proof", ApiKey.Role.READ, (ex, p) -> proof(ex),
-                        ex -> CompletableFuture.completedFuture(this::proof))
+                        ex -> tlogProof != null && tlogProof.asked(ex) ? tlogProof.start(ex)
+                                : CompletableFuture.completedFuture(this::proof))
                 .get("/v1/merkle/consistency", (ex, p) -> consistency(ex));
     }
 
@@ -274,7 +278,17 @@ final class LedgerEndpoints {
      * Also answered on the I/O thread: one event read and at most three tree nodes, all small
      * positioned reads, cost less than waking a worker (which made the p99 several milliseconds).
      */
+    /** Lets {@code format=tlog-proof} be answered by {@code endpoint}; the JSON form stays here. */
+    LedgerEndpoints withTlogProofs(TlogProofEndpoint endpoint) {
+        this.tlogProof = endpoint;
+        return this;
+    }
+
     private void proof(HttpServerExchange ex) throws Exception {
+        if (tlogProof != null && tlogProof.asked(ex)) {
+            tlogProof.endpoint().handle(ex, null);
+            return;
+        }
         Params params = new Params(ex);
         String eventId = params.required("event_id");
         if (!Ledger.wellFormedId(eventId)) {

@@ -9,7 +9,8 @@ import java.util.TreeMap;
 
 /**
  * Maps method and path to an endpoint and the role it needs. Exact paths, plus one trailing path
- * parameter ({@code /v1/events/{id}}). A known path with another method is a 405 with {@code Allow}.
+ * parameter ({@code /v1/events/{id}}), plus a trailing rest of the path that may hold slashes
+ * ({@code /tile/{*}}, for tlog-tiles paths). A known path with another method is a 405 with {@code Allow}.
  */
 final class Router {
 
@@ -47,6 +48,7 @@ final class Router {
 
     private final Map<String, Map<String, Route>> exact = new LinkedHashMap<>();
     private final Map<String, Map<String, Route>> prefixed = new LinkedHashMap<>();
+    private final Map<String, Map<String, Route>> subtrees = new LinkedHashMap<>();
 
     /** Registers an endpoint that needs {@code role} (null: no authentication, only for /health). */
     Router add(String method, String path, ApiKey.Role role, Endpoint endpoint) {
@@ -56,7 +58,9 @@ final class Router {
     /** Registers an endpoint with a non-blocking form for small bodies and the blocking one for the rest. */
     Router add(String method, String path, ApiKey.Role role, Endpoint endpoint, NonBlockingEndpoint nonBlocking) {
         Route route = new Route(role, endpoint, nonBlocking);
-        if (path.endsWith("/{id}")) {
+        if (path.endsWith("/{*}")) {
+            subtrees.computeIfAbsent(path.substring(0, path.length() - 3), p -> new TreeMap<>()).put(method, route);
+        } else if (path.endsWith("/{id}")) {
             prefixed.computeIfAbsent(path.substring(0, path.length() - 4), p -> new TreeMap<>()).put(method, route);
         } else {
             exact.computeIfAbsent(path, p -> new TreeMap<>()).put(method, route);
@@ -80,6 +84,15 @@ final class Router {
                 if (path.startsWith(prefix) && path.length() > prefix.length() && path.indexOf('/', prefix.length()) < 0) {
                     methods = e.getValue();
                     parameter = path.substring(prefix.length());
+                    break;
+                }
+            }
+        }
+        if (methods == null) {
+            for (Map.Entry<String, Map<String, Route>> e : subtrees.entrySet()) {
+                if (path.startsWith(e.getKey()) && path.length() > e.getKey().length()) {
+                    methods = e.getValue();
+                    parameter = path.substring(e.getKey().length());
                     break;
                 }
             }

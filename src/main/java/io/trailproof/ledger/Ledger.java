@@ -371,6 +371,16 @@ public final class Ledger implements Closeable {
         return queries.inclusionProof(eventId, treeSize);
     }
 
+    /**
+     * {@code count} consecutive perfect-subtree hashes of {@code level} from index {@code from},
+     * concatenated, as stored (no hashing): what tlog-tiles serves. Only nodes of the readable tree.
+     *
+     * @throws IllegalArgumentException when the readable tree does not have them all
+     */
+    public byte[] treeNodes(int level, long from, int count) {
+        return queries.treeNodes(level, from, count);
+    }
+
     /** The RFC 9162 consistency proof from size {@code from} to size {@code to}. */
     public List<byte[]> consistencyProof(long from, long to) {
         return queries.consistencyProof(from, to);

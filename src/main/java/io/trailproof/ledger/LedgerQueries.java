@@ -108,6 +108,15 @@ final class LedgerQueries {
                 tree.root(treeSize), MerkleTree.inclusionProof(tree, leafIndex, treeSize)));
     }
 
+    byte[] treeNodes(int level, long from, int count) {
+        long readable = readableSize.getAsLong();
+        if (level < 0 || level >= Long.SIZE - 1 || from < 0 || count < 0 || from + count > (readable >>> level)) {
+            throw new IllegalArgumentException("the readable tree of " + readable + " leaves has no nodes at level "
+                    + level + " from " + from + " + " + count);
+        }
+        return tree.nodes(level, from, count);
+    }
+
     List<byte[]> consistencyProof(long from, long to) {
         checkSize(to, "to");
         if (from < 1 || from > to) {

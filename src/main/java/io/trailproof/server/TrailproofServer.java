@@ -1,6 +1,15 @@
 package io.trailproof.server;
 
+import io.trailproof.checkpoint.CheckpointKeys;
+import io.trailproof.checkpoint.CheckpointScheduler;
+import io.trailproof.checkpoint.CheckpointService;
+import io.trailproof.checkpoint.LedgerTree;
+import io.trailproof.checkpoint.Tiles;
+import io.trailproof.checkpoint.WitnessClient;
+import io.trailproof.core.note.TlogRejection;
+import io.trailproof.core.note.VerifierKey;
 import io.trailproof.config.Settings;
+import io.trailproof.core.note.NoteSigner;
 import io.trailproof.http.HttpApi;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
@@ -43,11 +52,16 @@ public final class TrailproofServer implements AutoCloseable {
     private final ScheduledExecutorService scheduler;
     private final TimestampStore timestampStore;
     private final TimestampScheduler stamper;
+    private final CheckpointScheduler checkpointing;
+    private final List<WitnessClient> witnesses;
     private boolean stopped;
 
     private TrailproofServer(DataDirLock lock, Ledger ledger, SearchIndex index, HttpApi http,
                              ScheduledExecutorService scheduler, TimestampStore timestampStore,
-                             TimestampScheduler stamper) {
+                             TimestampScheduler stamper, CheckpointScheduler checkpointing,
+                             List<WitnessClient> witnesses) {
+        this.checkpointing = checkpointing;
+        this.witnesses = List.copyOf(witnesses);
         this.lock = lock;
         this.ledger = ledger;
         this.index = index;
@@ -80,6 +94,8 @@ public final class TrailproofServer implements AutoCloseable {
         Ledger ledger = null;
         TimestampStore timestampStore = null;
         SearchIndex index = null;
+        CheckpointScheduler checkpointing = null;
+        List<WitnessClient> witnesses = new java.util.ArrayList<>();
         try {
             SecureRandom random = new SecureRandom();
             ledger = Ledger.open(settings.dataDir(),
@@ -93,7 +109,29 @@ public final class TrailproofServer implements AutoCloseable {
                     new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), tsaUrls, settings.defaultTsaUrl(),
                     anchors, clock, random);
             index = SearchIndex.open(settings.dataDir(), ledger, clock, settings.hardening().indexRamBufferMb());
-            HttpApi http = new HttpApi(settings, ledger, index, timestamps);
+            Settings.Checkpoints cps = settings.checkpoints();
+            NoteSigner signer;
+            try {
+                signer = CheckpointKeys.loadOrCreate(settings.dataDir(), cps.signingKey(), cps.origin(), random);
+            } catch (IllegalArgumentException e) {
+                throw new StartException(e.getMessage());
+            }
+            LedgerTree tree = new LedgerTree(ledger);
+            CheckpointService checkpoints = CheckpointService.open(settings.dataDir(), signer, tree);
+            for (Settings.Witness w : cps.witnesses()) {
+                WitnessClient client;
+                try {
+                    client = new WitnessClient(VerifierKey.parse(w.vkey()), w.addCheckpointUrl(), checkpoints, tree, clock,
+                            settings.dataDir());
+                } catch (TlogRejection e) {
+                    throw new StartException("checkpoint.witnesses: " + e.getMessage());
+                }
+                witnesses.add(client);
+                checkpoints.onSigned(c -> client.checkpointSigned());
+                checkpoints.addProblemSource(client::problem);
+            }
+            checkpointing = new CheckpointScheduler(checkpoints, cps.interval());
+            HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints));
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);
@@ -103,14 +141,21 @@ public final class TrailproofServer implements AutoCloseable {
                     : new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),
                             TIMESTAMP_FIRST_RETRY, clock);
             TrailproofServer server = new TrailproofServer(lock, ledger, index, http, scheduler, timestampStore,
-                    stamper);
+                    stamper, checkpointing, witnesses);
+            checkpointing.start();
+            // The latest checkpoint may lack a cosignature from before a restart: ask once now.
+            witnesses.forEach(WitnessClient::checkpointSigned);
             http.start();
             server.scheduleVerification(settings);
             if (stamper != null) {
                 stamper.start();
             }
             return server;
-        } catch (IOException | RuntimeException e) {
+        } catch (IOException | RuntimeException | StartException e) {
+            if (checkpointing != null) {
+                checkpointing.close();
+            }
+            witnesses.forEach(WitnessClient::close);
             if (index != null) {
                 index.close();
             }
@@ -175,6 +220,8 @@ public final class TrailproofServer implements AutoCloseable {
         if (stamper != null) {
             stamper.close();
         }
+        checkpointing.close();
+        witnesses.forEach(WitnessClient::close);
         try {
             index.close();
         } catch (IOException e) {

@@ -258,6 +258,13 @@ public final class LoadGenerator {
         return size;
     }
 
+    /** Ids of events sampled during batch ingest (for proof requests). */
+    List<String> sampleIds() {
+        synchronized (sampleIds) {
+            return List.copyOf(sampleIds);
+        }
+    }
+
     Table table() {
         return table;
     }

@@ -18,7 +18,9 @@ public enum EvidenceCheck {
     INCLUSION_PROOFS("inclusion_proofs", "Every event is included in the log whose Merkle tree has the stated "
             + "root and size (one RFC 9162 inclusion proof per event)."),
     WINDOW("window", "The first and last events have a timestamp inside the requested time window."),
-    TIMESTAMPS("timestamps", "Each timestamp is a valid RFC 3161 token over an earlier root of this same log.");
+    TIMESTAMPS("timestamps", "Each timestamp is a valid RFC 3161 token over an earlier root of this same log."),
+    CHECKPOINT("checkpoint", "The package's tree size and root are those of a checkpoint signed by the log's key "
+            + "(c2sp.org/tlog-checkpoint), which witnesses and monitors can compare with what everyone else was shown.");
 
     private final String id;
     private final String meaning;

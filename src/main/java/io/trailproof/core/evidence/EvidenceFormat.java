@@ -36,6 +36,8 @@ public final class EvidenceFormat {
     public static final String EVENTS = "events";
     public static final String MERKLE_PROOFS = "merkle_proofs";
     public static final String TIMESTAMPS = "timestamps";
+    /** The log's signed checkpoint note for exactly {@code tree_size} and {@code merkle_root} (CONTRACT 14). */
+    public static final String CHECKPOINT = "checkpoint";
 
     // Members of "filter".
     public static final String AGENT_ID = "agent_id";

@@ -1,5 +1,7 @@
 package io.trailproof.core.evidence;
 
+import io.trailproof.core.note.NoteVerifier;
+
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.evidence.EvidenceReport.Verdict;
 import io.trailproof.core.merkle.Rfc9162;
@@ -30,6 +32,7 @@ import java.io.InputStream;
 public final class EvidenceVerifier {
 
     private final TokenChecker tokens;
+    private final NoteVerifier logKey;
 
     /** A verifier without RFC 3161 support: timestamp tokens are reported as not checked. */
     public EvidenceVerifier() {
@@ -37,7 +40,13 @@ public final class EvidenceVerifier {
     }
 
     public EvidenceVerifier(TokenChecker tokens) {
+        this(tokens, null);
+    }
+
+    /** With {@code logKey} (null: the signed checkpoint is reported as not checked). */
+    public EvidenceVerifier(TokenChecker tokens, NoteVerifier logKey) {
         this.tokens = tokens;
+        this.logKey = logKey;
     }
 
     /**
@@ -64,6 +73,7 @@ public final class EvidenceVerifier {
                 .check(WindowChecker.result(header.filter(), first, last))
                 .check(inclusion.result())
                 .check(timestamps.result())
+                .check(CheckpointChecker.result(header, logKey))
                 .build(header, first, last, leaves.size(), timestamps.timestamps());
     }
 

@@ -143,7 +143,7 @@ final class PackageReader {
                     }
                 }
                 case FORMAT, VERSION, EXPORTED_AT, FILTER, HASH_ALGORITHM, CANONICALIZATION, MERKLE_TREE,
-                     MERKLE_ROOT, TREE_SIZE -> {
+                     MERKLE_ROOT, TREE_SIZE, CHECKPOINT -> {
                     JsonNode value = small(p, name);
                     header.put(name, value);
                     if (name.equals(FORMAT) || name.equals(VERSION)) {

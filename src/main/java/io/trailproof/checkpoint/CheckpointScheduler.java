@@ -1,0 +1,56 @@
+package io.trailproof.checkpoint;
+
+import java.time.Duration;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Signs a checkpoint every {@code checkpoint.interval} when the durable tree grew (CONTRACT 14), so
+ * the served checkpoint lags the log by at most about one interval. Runs on its own daemon thread; a
+ * failure (a full disk) is logged and tried again at the next tick, and never stops the service.
+ *
+ * <p>Signing reads no clock: a checkpoint carries no time. The interval is the executor's.
+ */
+public final class CheckpointScheduler implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(CheckpointScheduler.class.getName());
+
+    private final CheckpointService service;
+    private final Duration interval;
+    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "trailproof-checkpoint");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public CheckpointScheduler(CheckpointService service, Duration interval) {
+        if (interval.isZero() || interval.isNegative()) {
+            throw new IllegalArgumentException("checkpoint.interval must be positive");
+        }
+        this.service = service;
+        this.interval = interval;
+    }
+
+    /** Signs at once (so a fresh log has its size-0 checkpoint), then every interval. */
+    public void start() {
+        executor.scheduleWithFixedDelay(this::runOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void runOnce() {
+        try {
+            service.signIfGrown();
+        } catch (Throwable t) {
+            LOG.log(System.Logger.Level.WARNING, "signing a checkpoint failed, trying again in " + interval + ": " + t);
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdownNow();
+        try {
+            executor.awaitTermination(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
