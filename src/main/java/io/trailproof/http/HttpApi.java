@@ -50,6 +50,7 @@ public final class HttpApi {
         new SearchEndpoints(index).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst).register(router);
+        new PolicyEndpoints(ledger, bodies).register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
