@@ -7,7 +7,8 @@ import picocli.CommandLine.Command;
 @Command(name = "trailproof", mixinStandardHelpOptions = true, version = "trailproof 0.1.0",
         description = "Tamper-evident audit trail for AI agents.",
         subcommands = {ServeCommand.class, IngestCommand.class, SearchCommand.class, TailCommand.class, IndexCommand.class,
-                TimestampCommand.class, ExportCommand.class, VerifyCommand.class, VerifyExportCommand.class})
+                TimestampCommand.class, ExportCommand.class, VerifyCommand.class, VerifyExportCommand.class,
+                PolicyCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code for bad usage (CONTRACT 7): 0 success or valid, 1 invalid or failed, 2 bad usage. */

@@ -55,6 +55,15 @@ public final class PolicyParser {
 
     /** Parses a whole document: an object whose only key is {@code policies}. */
     public static List<Policy> parseDocument(byte[] text) throws PolicyRejection {
+        return parsePolicies(documentPolicies(text));
+    }
+
+    /**
+     * The list a document holds under {@code policies}, as a tree, with the document's outer shape
+     * checked (its policies are checked by {@link #parsePolicies}): what a client sends as the
+     * {@code policies} of a check request.
+     */
+    public static JsonNode documentPolicies(byte[] text) throws PolicyRejection {
         JsonNode root;
         try {
             root = YAML.readTree(text);
@@ -78,7 +87,7 @@ public final class PolicyParser {
         if (policies == null) {
             throw new PolicyRejection("the policy document has no key 'policies' (a list of policies)");
         }
-        return parsePolicies(policies);
+        return policies;
     }
 
     /** Parses the list a document holds under {@code policies} (also the {@code policies} of a check request). */
