@@ -3,6 +3,7 @@ package io.trailproof.core.policy;
 import io.trailproof.core.chain.ChainFailure;
 import io.trailproof.core.chain.ChainVerifier;
 import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.IntactEvent;
 import io.trailproof.core.merkle.SubtreeHashes;
 
 import java.util.HashMap;
@@ -32,14 +33,19 @@ final class ChainIntegrityCheck extends RuleCheck {
         return true;
     }
 
-    /** @param position the event's position in the log (its leaf index) */
-    void accept(PolicyEvent e, long position) {
+    /**
+     * @param intact   the event's facts when its bytes were shown to hash to its {@code hash} in the
+     *                 parse that read it, else null (the verifier then checks the bytes itself)
+     * @param position the event's position in the log (its leaf index)
+     */
+    void accept(PolicyEvent e, IntactEvent intact, long position) {
         ChainVerifier v = chains.computeIfAbsent(e.agentId(),
                 a -> new ChainVerifier(a, 1, EventFields.GENESIS_PREV_HASH));
         if (v.failure().isPresent()) {
             return;
         }
-        Optional<ChainFailure> failure = v.next(e.payload(), position, tree);
+        Optional<ChainFailure> failure = intact != null ? v.next(intact, position, tree)
+                : v.next(e.payload(), position, tree);
         if (failure.isPresent()) {
             violation(e, "the chain of agent " + e.agentId() + " does not verify: " + failure.get().message());
         }
@@ -47,6 +53,6 @@ final class ChainIntegrityCheck extends RuleCheck {
 
     @Override
     void accept(PolicyEvent e) {
-        accept(e, e.logIndex());
+        accept(e, null, e.logIndex());
     }
 }

@@ -86,8 +86,16 @@ public final class PolicyEngine {
             throw new IllegalStateException("the check has finished");
         }
         PolicyEvent e;
+        io.trailproof.core.event.IntactEvent intact = null;
         try {
-            e = reader.read(payload);
+            if (chainCheck != null) {
+                // One parse for both: the chain's hash check and the fields the rules read.
+                PolicyEventReader.Read read = reader.readIntact(payload);
+                e = read.event();
+                intact = read.intact();
+            } else {
+                e = reader.read(payload);
+            }
         } catch (RuntimeException unreadable) {
             if (chainCheck != null) {
                 chainCheck.violation(new EventRef(position, null, null, 0, 0), "the stored event at log_index "
@@ -109,7 +117,7 @@ public final class PolicyEngine {
                 continue;
             }
             if (check == chainCheck) {
-                chainCheck.accept(e, position);
+                chainCheck.accept(e, intact, position);
             } else {
                 check.accept(e);
             }

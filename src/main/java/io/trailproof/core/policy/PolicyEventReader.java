@@ -6,9 +6,14 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trailproof.core.event.EventTime;
 
+import com.fasterxml.jackson.databind.node.LongNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import io.trailproof.core.event.IntactEvent;
+
 import java.io.IOException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 
 import static io.trailproof.core.event.EventFields.*;
@@ -30,64 +35,130 @@ public final class PolicyEventReader {
         this.captureRoots = Set.copyOf(captureRoots);
     }
 
+    /** One parse's findings: the event, and its facts shown intact (null when not shown, or not asked for). */
+    public record Read(PolicyEvent event, IntactEvent intact) {
+    }
+
     public PolicyEvent read(byte[] payload) {
         try (JsonParser p = MAPPER.getFactory().createParser(payload)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 throw new IllegalArgumentException("a stored event is not a JSON object");
             }
-            String id = null, agentId = null, sessionId = null, actionType = null, actionName = null;
-            String actionStatus = null, timestamp = null;
-            long sequence = -1, logIndex = -1, durationMs = -1;
-            Map<String, String> labels = Map.of();
-            Map<String, JsonNode> captured = Map.of();
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
+            Fields f = new Fields();
+            JsonToken t;
+            while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
                 JsonToken value = p.nextToken();
-                if (!captureRoots.isEmpty() && captureRoots.contains(name)) {
-                    JsonNode tree = p.readValueAsTree();
-                    if (captured.isEmpty()) {
-                        captured = new HashMap<>(4);
-                    }
-                    captured.put(name, tree);
-                    // The fields below are read from the tree when a pattern rule also wants them.
-                    switch (name) {
-                        case ID -> id = tree.textValue();
-                        case AGENT_ID -> agentId = tree.textValue();
-                        case SESSION_ID -> sessionId = tree.textValue();
-                        case ACTION_TYPE -> actionType = tree.textValue();
-                        case ACTION_NAME -> actionName = tree.textValue();
-                        case ACTION_STATUS -> actionStatus = tree.textValue();
-                        case TIMESTAMP -> timestamp = tree.textValue();
-                        case SEQUENCE -> sequence = tree.asLong(-1);
-                        case LOG_INDEX -> logIndex = tree.asLong(-1);
-                        case DURATION_MS -> durationMs = tree.asLong(-1);
-                        case LABELS -> labels = labelsOf(tree);
-                        default -> { }
-                    }
-                    continue;
-                }
                 switch (name) {
-                    case ID -> id = text(p, value);
-                    case AGENT_ID -> agentId = text(p, value);
-                    case SESSION_ID -> sessionId = text(p, value);
-                    case ACTION_TYPE -> actionType = text(p, value);
-                    case ACTION_NAME -> actionName = text(p, value);
-                    case ACTION_STATUS -> actionStatus = text(p, value);
-                    case TIMESTAMP -> timestamp = text(p, value);
-                    case SEQUENCE -> sequence = number(p, value);
-                    case LOG_INDEX -> logIndex = number(p, value);
-                    case DURATION_MS -> durationMs = number(p, value);
-                    case LABELS -> labels = labels(p, value);
-                    default -> p.skipChildren();
+                    case ID -> f.id = captureOr(f, name, p, value) ? f.captured.get(name).textValue() : text(p, value);
+                    case AGENT_ID -> f.agentId = captureOr(f, name, p, value) ? f.captured.get(name).textValue() : text(p, value);
+                    case SEQUENCE -> f.sequence = captureOr(f, name, p, value) ? f.captured.get(name).asLong(-1) : number(p, value);
+                    case LOG_INDEX -> f.logIndex = captureOr(f, name, p, value) ? f.captured.get(name).asLong(-1) : number(p, value);
+                    default -> f.member(name, p, value);
                 }
             }
+            if (t != JsonToken.END_OBJECT) {
+                throw new IllegalArgumentException("a stored event is not a JSON object");
+            }
+            return f.build(payload);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("a stored event is not readable JSON: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Reads the event and, in the same parse, checks that its bytes hash to its {@code hash}
+     * ({@link IntactEvent#check}), for the chain check; when that is not shown, reads it again the
+     * plain way and answers {@code intact} null (the chain check then explains, from the bytes).
+     */
+    public Read readIntact(byte[] payload) {
+        Fields f = new Fields();
+        Optional<IntactEvent> intact = IntactEvent.check(payload, f);
+        if (intact.isEmpty()) {
+            return new Read(read(payload), null);
+        }
+        IntactEvent e = intact.get();
+        f.id = e.id();
+        f.agentId = e.agentId();
+        f.sequence = e.sequence();
+        f.logIndex = e.logIndex();
+        // The members the intact check reads itself never reach Fields: capture those a pattern reads here.
+        for (String root : captureRoots) {
+            JsonNode own = switch (root) {
+                case ID -> TextNode.valueOf(e.id());
+                case AGENT_ID -> TextNode.valueOf(e.agentId());
+                case PREV_HASH -> TextNode.valueOf(e.prevHash());
+                case HASH -> TextNode.valueOf(e.hash());
+                case RECORDED_AT -> TextNode.valueOf(e.recordedAt());
+                case SEQUENCE -> LongNode.valueOf(e.sequence());
+                case LOG_INDEX -> LongNode.valueOf(e.logIndex());
+                default -> null;
+            };
+            if (own != null) {
+                f.capture(root, own);
+            }
+        }
+        return new Read(f.build(payload), e);
+    }
+
+    /** Captures the member whole when a pattern rule reads it; true when it did (the value is consumed). */
+    private boolean captureOr(Fields f, String name, JsonParser p, JsonToken value) throws IOException {
+        if (captureRoots.isEmpty() || !captureRoots.contains(name)) {
+            return false;
+        }
+        f.capture(name, MAPPER.readTree(p));
+        return true;
+    }
+
+    /** The facts found so far in one parse; receives the members (other than the chain's own) one by one. */
+    private final class Fields implements IntactEvent.OtherMembers {
+        String id, agentId, sessionId, actionType, actionName, actionStatus, timestamp;
+        long sequence = -1, logIndex = -1, durationMs = -1;
+        Map<String, String> labels = Map.of();
+        Map<String, JsonNode> captured = Map.of();
+
+        void capture(String name, JsonNode tree) {
+            if (captured.isEmpty()) {
+                captured = new HashMap<>(4);
+            }
+            captured.put(name, tree);
+        }
+
+        @Override
+        public void member(String name, JsonParser p, JsonToken value) throws IOException {
+            if (captureOr(this, name, p, value)) {
+                // The fields below are read from the tree when a pattern rule also wants them.
+                JsonNode tree = captured.get(name);
+                switch (name) {
+                    case SESSION_ID -> sessionId = tree.textValue();
+                    case ACTION_TYPE -> actionType = tree.textValue();
+                    case ACTION_NAME -> actionName = tree.textValue();
+                    case ACTION_STATUS -> actionStatus = tree.textValue();
+                    case TIMESTAMP -> timestamp = tree.textValue();
+                    case DURATION_MS -> durationMs = tree.asLong(-1);
+                    case LABELS -> labels = labelsOf(tree);
+                    default -> { }
+                }
+                return;
+            }
+            switch (name) {
+                case SESSION_ID -> sessionId = text(p, value);
+                case ACTION_TYPE -> actionType = text(p, value);
+                case ACTION_NAME -> actionName = text(p, value);
+                case ACTION_STATUS -> actionStatus = text(p, value);
+                case TIMESTAMP -> timestamp = text(p, value);
+                case DURATION_MS -> durationMs = number(p, value);
+                case LABELS -> labels = labels(p, value);
+                default -> p.skipChildren();
+            }
+        }
+
+        PolicyEvent build(byte[] payload) {
             if (id == null || agentId == null || timestamp == null || sequence < 1 || logIndex < 0) {
                 throw new IllegalArgumentException("a stored event lacks id, agent_id, timestamp, sequence or log_index");
             }
             return new PolicyEvent(logIndex, id, agentId, sessionId, sequence, actionType, actionName, actionStatus,
                     epochMicros(timestamp), durationMs, labels, captured, payload);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("a stored event is not readable JSON: " + e.getMessage(), e);
         }
     }
 

@@ -200,6 +200,27 @@ class PolicyCorpusTest {
     }
 
     @Test
+    void patternsReadTheChainsOwnFieldsAlsoWhileTheChainIsChecked() throws Exception {
+        List<Policy> policies = new java.util.ArrayList<>(PolicyParser.parseDocument("""
+                policies:
+                  - name: ids
+                    rules:
+                      - {name: agent-a2, type: pattern, severity: fail, for_field: agent_id, deny_pattern: '^a2$'}
+                      - {name: late, type: pattern, severity: fail, for_field: sequence, match_pattern: '^[1-5]$'}
+                      - {name: input, type: pattern, severity: fail, for_field: action_input, deny_pattern: '"query":"ssn'}
+                """.getBytes(StandardCharsets.UTF_8)));
+        PolicyReport alone = trail.check(policies);
+        policies.addAll(BuiltinPolicies.all());
+        PolicyReport withChain = trail.check(policies);
+        for (PolicyReport report : List.of(alone, withChain)) {
+            assertRule(report, "agent-a2", 2, 6, 7);
+            assertRule(report, "late", 4, 5, 8, 9, 10); // a1's sequences 6 to 9
+            assertRule(report, "input", 1, 2);
+        }
+        assertRule(withChain, "chain_integrity", 0);
+    }
+
+    @Test
     void anEmptyTrailPassesEveryRule() throws Exception {
         PolicyReport report = new Trail().check(document());
         assertThat(report.passed()).isTrue();
