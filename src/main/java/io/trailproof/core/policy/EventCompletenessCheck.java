@@ -8,7 +8,7 @@ import java.util.Map;
  * Built-in {@code event_completeness}: every {@code TOOL_CALL} is followed later in its session by a
  * {@code TOOL_RESULT} with the same {@code action_name}; each result answers one call, the oldest
  * pending one of that name (a result with no pending call is not a violation). Calls never answered
- * are the violations. Memory: the pending calls.
+ * are the violations. Memory: the pending calls, and a queue per session and name.
  */
 final class EventCompletenessCheck extends RuleCheck {
 
@@ -34,16 +34,12 @@ final class EventCompletenessCheck extends RuleCheck {
                     .computeIfAbsent(name, n -> new ArrayDeque<>(2)).addLast(EventRef.of(e));
             return;
         }
+        // Emptied queues stay: a session's next call of the name reuses its queue. That is state per
+        // session and name, as error_rate and session_health keep per session anyway.
         Map<String, ArrayDeque<EventRef>> byName = pending.get(scope);
         ArrayDeque<EventRef> calls = byName == null ? null : byName.get(name);
         if (calls != null) {
             calls.pollFirst();
-            if (calls.isEmpty()) {
-                byName.remove(name);
-                if (byName.isEmpty()) {
-                    pending.remove(scope);
-                }
-            }
         }
     }
 

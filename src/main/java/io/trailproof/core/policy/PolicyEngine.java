@@ -26,6 +26,7 @@ public final class PolicyEngine {
     }
 
     private final List<Running> checks = new ArrayList<>();
+    private final ScopeKey.Cache keys = new ScopeKey.Cache();
     private final PolicyEventReader reader;
     private final String agentId;
     private final long sinceMicros;
@@ -46,6 +47,7 @@ public final class PolicyEngine {
         for (Policy p : policies) {
             for (Rule r : p.rules()) {
                 RuleCheck check = create(r, tree);
+                check.keys = keys;
                 if (check instanceof PatternCheck pc) {
                     roots.add(pc.root());
                 } else if (check instanceof ChainIntegrityCheck cc) {

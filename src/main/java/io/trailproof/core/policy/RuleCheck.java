@@ -31,8 +31,11 @@ abstract class RuleCheck {
         return false;
     }
 
+    /** Shared by the checks of one engine, which sets it before the first event; null: no sharing. */
+    ScopeKey.Cache keys;
+
     final ScopeKey scope(PolicyEvent e) {
-        return ScopeKey.of(e, rule.scope());
+        return keys != null ? keys.of(e, rule.scope()) : ScopeKey.of(e, rule.scope());
     }
 
     final void violation(PolicyEvent e, String message) {
