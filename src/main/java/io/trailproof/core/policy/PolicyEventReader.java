@@ -4,10 +4,9 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.trailproof.core.event.EventTime;
-
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.TextNode;
+import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.IntactEvent;
 
 import java.io.IOException;
@@ -39,6 +38,7 @@ public final class PolicyEventReader {
     public record Read(PolicyEvent event, IntactEvent intact) {
     }
 
+    /** Reads the event's facts (no hash check). */
     public PolicyEvent read(byte[] payload) {
         try (JsonParser p = MAPPER.getFactory().createParser(payload)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
