@@ -31,6 +31,7 @@ import java.util.Set;
  * <pre>
  * java -Xmx1g   -cp ... io.trailproof.bench.PolicyCheckBench fill DIR [events]
  * java -Xmx256m -cp ... io.trailproof.bench.PolicyCheckBench check DIR [rounds]
+ * java          -cp ... io.trailproof.bench.PolicyCheckBench http DIST DIR [rounds]
  * </pre>
  *
  * {@code fill} writes events of about 500 bytes ({@link SampleEvents}) for 1,000 agents, each
@@ -38,7 +39,10 @@ import java.util.Set;
  * few slow calls, so every built-in rule has work and some violations. {@code check} prints, per
  * round, three passes that split where the time goes: reading the log alone, reading it and
  * extracting the fields rules look at, and the whole built-in check (which also re-hashes every
- * event for {@code chain_integrity}).
+ * event for {@code chain_integrity}). {@code http} starts the packaged server (DIST) on the filled
+ * directory in {@code -Xmx256m}, waits until its start-up re-verification is over, and times
+ * {@code POST /v1/policy/check} with no body (the built-ins) end to end: the HTTP path, with the
+ * server's CPU time per event (from {@code /proc}) and its heap after the rounds.
  */
 public final class PolicyCheckBench {
 
@@ -50,12 +54,15 @@ public final class PolicyCheckBench {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 2 || !Set.of("fill", "check").contains(args[0])) {
-            System.err.println("usage: PolicyCheckBench fill DIR [events] | check DIR [rounds]");
+        if (args.length < 2 || !Set.of("fill", "check", "http").contains(args[0])
+                || args[0].equals("http") && args.length < 3) {
+            System.err.println("usage: PolicyCheckBench fill DIR [events] | check DIR [rounds] | http DIST DIR [rounds]");
             System.exit(2);
         }
         Path data = Path.of(args[1]);
-        if (args[0].equals("fill")) {
+        if (args[0].equals("http")) {
+            http(Path.of(args[1]), Path.of(args[2]), args.length > 3 ? Integer.parseInt(args[3]) : 3);
+        } else if (args[0].equals("fill")) {
             fill(data, args.length > 2 ? Long.parseLong(args[2]) : 1_000_000);
         } else {
             check(data, args.length > 2 ? Integer.parseInt(args[2]) : 3);
@@ -129,6 +136,34 @@ public final class PolicyCheckBench {
                         r.passed(), v, (double) bytes[0] / size, peakHeap() >> 20);
             }
         }
+    }
+
+    private static void http(Path dist, Path data, int rounds) throws Exception {
+        try (ServerUnderTest server = ServerUnderTest.start(dist, data, "-Xmx256m")) {
+            ServerProbe.awaitQuiet(server.pid()); // the start-up re-verification of every chain
+            java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
+            java.net.URI uri = java.net.URI.create("http://127.0.0.1:" + server.port + "/v1/policy/check");
+            for (int round = 1; round <= rounds; round++) {
+                long cpu = ServerProbe.cpuNanos(server.pid())[0];
+                long wall = System.nanoTime();
+                java.net.http.HttpResponse<String> r = client.send(java.net.http.HttpRequest.newBuilder(uri)
+                        .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
+                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                double seconds = (System.nanoTime() - wall) / 1e9;
+                double cpuSeconds = (ServerProbe.cpuNanos(server.pid())[0] - cpu) / 1e9;
+                var answer = JSON.readTree(r.body());
+                long events = answer.path("events_checked").asLong();
+                System.out.printf(Locale.ROOT, "round %d POST /v1/policy/check: HTTP %d, %,d events in %.2f s, "
+                                + "%,.0f events/s, server cpu %.2f s (%.2f us an event), passed=%s%n", round, r.statusCode(),
+                        events, seconds, events / seconds, cpuSeconds, cpuSeconds * 1e6 / Math.max(1, events),
+                        answer.path("passed").asBoolean());
+            }
+            long[] memory = ServerProbe.memory(server.pid());
+            System.out.printf(Locale.ROOT, "server in -Xmx256m: heap used after a full GC %d MB, RSS %d MB%n",
+                    memory[0] >> 20, memory[1] >> 20);
+            server.stop();
+        }
+        System.exit(0); // the HTTP client's threads would keep the JVM alive
     }
 
     private static void report(int round, String what, long events, long wall, long cpu, ThreadMXBean threads) {
