@@ -154,4 +154,35 @@ class PolicyParserTest {
                 .hasMessageContaining("no policy is named 'nope'")
                 .hasMessageContaining("chain_integrity");
     }
+
+    /**
+     * Seeded mutations of a valid document (characters deleted, duplicated or replaced): each either
+     * parses or is refused with a PolicyRejection; nothing else (no NullPointerException, no
+     * ClassCastException) ever escapes, whatever the input.
+     */
+    @Test
+    void mutatedDocumentsAreParsedOrRefusedNeverCrash() {
+        String valid = PolicyCorpusTest.DOCUMENT;
+        String alphabet = " :-[]{},'\"\n#&*!|>%@`0123456789abcdefghijklmnopqrstuvwxyz.";
+        java.util.Random random = new java.util.Random(16);
+        int refused = 0;
+        for (int i = 0; i < 3000; i++) {
+            StringBuilder b = new StringBuilder(valid);
+            for (int k = 1 + random.nextInt(4); k > 0; k--) {
+                int at = random.nextInt(b.length());
+                switch (random.nextInt(3)) {
+                    case 0 -> b.deleteCharAt(at);
+                    case 1 -> b.insert(at, b.charAt(at));
+                    default -> b.setCharAt(at, alphabet.charAt(random.nextInt(alphabet.length())));
+                }
+            }
+            try {
+                parse(b.toString());
+            } catch (PolicyRejection e) {
+                refused++;
+                assertThat(e.getMessage()).as(b.toString()).isNotBlank().doesNotContain("Exception");
+            }
+        }
+        assertThat(refused).isGreaterThan(100);
+    }
 }
