@@ -221,6 +221,30 @@ class PolicyCorpusTest {
     }
 
     @Test
+    void rateKeepsABoundedNumberOfWindowsPerScope() throws Exception {
+        Trail t = new Trail();
+        java.time.Instant base = java.time.Instant.parse("2026-01-05T00:00:00Z");
+        // two events in each of minutes 0 and 1, one in each of minutes 2 to 1099; then a third event
+        // in minute 0, by then more than 1,024 windows behind (forgotten: it counts alone, no
+        // violation), and a second and third in minute 1099 (the third is the one violation)
+        t.add("a", null, "LLM", "x", base.toString(), "");
+        t.add("a", null, "LLM", "x", base.plusSeconds(1).toString(), "");
+        t.add("a", null, "LLM", "x", base.plusSeconds(60).toString(), "");
+        t.add("a", null, "LLM", "x", base.plusSeconds(61).toString(), "");
+        for (int m = 2; m < 1100; m++) {
+            t.add("a", null, "LLM", "x", base.plusSeconds(60L * m).toString(), "");
+        }
+        t.add("a", null, "LLM", "x", base.plusSeconds(2).toString(), "");                // 1102
+        t.add("a", null, "LLM", "x", base.plusSeconds(60L * 1099 + 1).toString(), "");   // 1103
+        t.add("a", null, "LLM", "x", base.plusSeconds(60L * 1099 + 2).toString(), "");   // 1104
+        trail = t;
+        PolicyReport report = t.check(PolicyParser.parseDocument("""
+                policies: [{name: p, rules: [{name: two, type: rate, severity: fail, per: 1m, max: 2}]}]
+                """.getBytes(StandardCharsets.UTF_8)));
+        assertRule(report, "two", 1, 1104);
+    }
+
+    @Test
     void anEmptyTrailPassesEveryRule() throws Exception {
         PolicyReport report = new Trail().check(document());
         assertThat(report.passed()).isTrue();
