@@ -22,13 +22,19 @@ import static io.trailproof.core.event.EventFields.*;
  * builds no tree, except for the top-level fields pattern rules read ({@code captureRoots}): reading
  * each stored event is most of a check's cost, and most of an event (inputs, outputs, metadata) is
  * skipped. The payload is trusted to be a stored event (ingestion validated it; the chain check
- * is what detects tampering); bytes that are not one are an {@link IllegalArgumentException}.
+ * is what detects tampering); bytes that are not one are an {@link IllegalArgumentException}. One
+ * reader per check: it keeps one instance of each agent id. Not thread-safe.
  */
 public final class PolicyEventReader {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final Set<String> captureRoots;
+    /**
+     * One instance of each agent id: every event's parse makes a new string, and rules keep an
+     * event's agent for as long as it is pending. Grows with the number of agents, not events.
+     */
+    private final Map<String, String> agents = new HashMap<>();
 
     public PolicyEventReader(Set<String> captureRoots) {
         this.captureRoots = Set.copyOf(captureRoots);
@@ -157,7 +163,8 @@ public final class PolicyEventReader {
             if (id == null || agentId == null || timestamp == null || sequence < 1 || logIndex < 0) {
                 throw new IllegalArgumentException("a stored event lacks id, agent_id, timestamp, sequence or log_index");
             }
-            return new PolicyEvent(logIndex, id, agentId, sessionId, sequence, actionType, actionName, actionStatus,
+            String agent = agents.putIfAbsent(agentId, agentId);
+            return new PolicyEvent(logIndex, id, agent != null ? agent : agentId, sessionId, sequence, actionType, actionName, actionStatus,
                     epochMicros(timestamp), durationMs, labels, captured, payload);
         }
     }
