@@ -1,5 +1,6 @@
 package io.trailproof.core.policy;
 
+import io.trailproof.core.event.IntactEvent;
 import io.trailproof.core.merkle.SubtreeHashes;
 
 import java.time.Instant;
@@ -88,7 +89,7 @@ public final class PolicyEngine {
             throw new IllegalStateException("the check has finished");
         }
         PolicyEvent e;
-        io.trailproof.core.event.IntactEvent intact = null;
+        IntactEvent intact = null;
         try {
             if (chainCheck != null) {
                 // One parse for both: the chain's hash check and the fields the rules read.
