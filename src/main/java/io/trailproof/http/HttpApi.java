@@ -58,6 +58,7 @@ public final class HttpApi {
         new SearchEndpoints(index, ledger::payloadAt).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst, checkpoints::noteFor).register(router);
+        new PolicyEndpoints(ledger, bodies).register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);

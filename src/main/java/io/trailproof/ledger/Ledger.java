@@ -444,6 +444,19 @@ public final class Ledger implements Closeable {
         return audit.verifyAll(pacer);
     }
 
+    // ---------------------------------------------------------------- policy checks
+
+    /**
+     * Runs policies over the readable events in one sequential pass in log order (CONTRACT 16);
+     * memory does not grow with the number of events. Changes nothing.
+     *
+     * @see io.trailproof.core.policy.PolicyEngine for the narrowing by agent and time
+     */
+    public io.trailproof.core.policy.PolicyReport checkPolicies(java.util.List<io.trailproof.core.policy.Policy> policies,
+            String agentId, Instant since, Instant until) throws IOException {
+        return PolicyPass.run(log, tree, size(), policies, agentId, since, until);
+    }
+
     // ---------------------------------------------------------------- lifecycle
 
     /** Stops writes, writes a final checkpoint and closes storage. */

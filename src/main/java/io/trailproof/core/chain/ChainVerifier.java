@@ -64,6 +64,19 @@ public final class ChainVerifier {
     }
 
     /**
+     * Checks the next stored event, already shown intact by {@link IntactEvent#check} (by a caller
+     * that read other fields of it in the same parse, such as a policy check).
+     *
+     * @see #next(byte[], long, SubtreeHashes)
+     */
+    public Optional<ChainFailure> next(IntactEvent e, long position, SubtreeHashes tree) {
+        if (failure.isPresent()) {
+            return failure;
+        }
+        return linked(e.agentId(), e.sequence(), e.prevHash(), e.hash(), e.logIndex(), position, tree);
+    }
+
+    /**
      * Checks the next stored event, already parsed (by a caller that keeps other facts of it, such as
      * the offline verifier of an evidence package).
      *

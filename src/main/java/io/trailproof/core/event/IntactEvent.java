@@ -26,8 +26,28 @@ public record IntactEvent(String id, String agentId, long sequence, String prevH
 
     private static final JsonFactory JSON = new JsonFactory();
 
+    /**
+     * Receives, during {@link #check(byte[], OtherMembers)}, each top-level member the check does not
+     * read itself, with the parser on the member's first value token; it must consume exactly that value.
+     */
+    @FunctionalInterface
+    public interface OtherMembers {
+        void member(String name, JsonParser parser, JsonToken value) throws java.io.IOException;
+    }
+
+    private static final OtherMembers SKIP = (name, p, value) -> p.skipChildren();
+
     /** The event's facts when its bytes hash to its stored {@code hash}; empty when that is not shown. */
     public static Optional<IntactEvent> check(byte[] payload) {
+        return check(payload, SKIP);
+    }
+
+    /**
+     * {@link #check(byte[])} that also hands every other top-level member to {@code others}, so that a
+     * caller needing more of the event (a policy check) reads it in the same parse. When the answer is
+     * empty, {@code others} may have seen only some members.
+     */
+    public static Optional<IntactEvent> check(byte[] payload, OtherMembers others) {
         try (JsonParser p = JSON.createParser(payload)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
                 return Optional.empty();
@@ -54,7 +74,7 @@ public record IntactEvent(String id, String agentId, long sequence, String prevH
                     case HASH -> hash = text(p, value);
                     case SEQUENCE -> sequence = counter(p, value);
                     case LOG_INDEX -> logIndex = counter(p, value);
-                    default -> p.skipChildren();
+                    default -> others.member(name, p, value);
                 }
                 if (name.equals(HASH) || name.equals(LOG_INDEX)) {
                     if (cuts == 4) {

@@ -1,0 +1,190 @@
+package io.trailproof.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.policy.Policy;
+import io.trailproof.core.policy.PolicyEngine;
+import io.trailproof.core.policy.PolicyParser;
+import io.trailproof.core.policy.PolicyRejection;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code trailproof policy check|test} (CONTRACT 16). {@code check} asks a running server to run
+ * the built-in policies or a document's, prints a table and exits 0 when nothing failed, 1 when a
+ * rule of severity {@code fail} failed (or the server could not answer), 2 on a malformed document
+ * or bad usage; a document is checked here first, so a malformed one never reaches the server.
+ * {@code test} only validates a document, offline.
+ */
+@Command(name = "policy", mixinStandardHelpOptions = true,
+        description = "Check the stored trail against policies (built-in ones, or a YAML/JSON document).",
+        subcommands = {PolicyCommand.Check.class, PolicyCommand.Test.class})
+final class PolicyCommand implements Runnable {
+
+    @Override
+    public void run() {
+        new picocli.CommandLine(this).usage(System.err);
+    }
+
+    /** Reads and validates a document; the message for the user is in the exception. */
+    static JsonNode readDocument(Path file) throws PolicyRejection {
+        byte[] bytes;
+        try {
+            bytes = Files.readAllBytes(file);
+        } catch (IOException e) {
+            throw new PolicyRejection("cannot read " + file + ": " + e.getMessage());
+        }
+        JsonNode policies = PolicyParser.documentPolicies(bytes);
+        PolicyParser.parsePolicies(policies);
+        return policies;
+    }
+
+    @Command(name = "check", mixinStandardHelpOptions = true,
+            description = "Run policies over the trail on the server; exit 0 when none failed, 1 when a 'fail' rule "
+                    + "failed, 2 on a malformed document or bad usage.")
+    static final class Check implements Callable<Integer> {
+
+        @Mixin
+        ClientOptions options;
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--file", paramLabel = "F", description = "A policy document (YAML or JSON); default: the built-in policies.")
+        Path file;
+
+        @Option(names = "--policy", paramLabel = "NAME", description = "Run only the policy of this name.")
+        String policy;
+
+        @Option(names = "--agent-id", paramLabel = "A", description = "Check only this agent's events.")
+        String agentId;
+
+        @Option(names = "--since", paramLabel = "T", description = "Only events whose timestamp is at or after T (ISO 8601).")
+        String since;
+
+        @Option(names = "--until", paramLabel = "T", description = "Only events whose timestamp is before T (ISO 8601).")
+        String until;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            ObjectNode body = ServerClient.JSON.createObjectNode();
+            if (file != null) {
+                try {
+                    JsonNode policies = readDocument(file);
+                    PolicyEngine.select(PolicyParser.parsePolicies(policies), policy);
+                    body.set("policies", policies);
+                } catch (PolicyRejection e) {
+                    err.println("trailproof: " + file + ": " + e.getMessage());
+                    return Main.BAD_USAGE;
+                }
+            }
+            body.put("policy", policy).put("agent_id", agentId).put("since", since).put("until", until);
+            try {
+                ServerClient.Answer answer = options.client().post("/v1/policy/check",
+                        ServerClient.JSON.writeValueAsBytes(body));
+                if (!answer.ok()) {
+                    err.println("trailproof: " + answer.error());
+                    return answer.status() == 400 ? Main.BAD_USAGE : 1;
+                }
+                JsonNode report = answer.json();
+                if (options.json) {
+                    out.println(answer.text());
+                } else {
+                    printTable(report, out);
+                }
+                out.flush();
+                return report.path("passed").asBoolean(false) ? 0 : 1;
+            } catch (ServerClient.ClientException | IOException e) {
+                err.println("trailproof: " + e.getMessage());
+                return 1;
+            }
+        }
+
+        /** One row per rule, then each violated rule's examples, then the verdict. */
+        static void printTable(JsonNode report, PrintWriter out) {
+            List<String[]> rows = new ArrayList<>();
+            rows.add(new String[]{"POLICY", "RULE", "TYPE", "SEVERITY", "RESULT", "VIOLATIONS"});
+            int failedFail = 0;
+            for (JsonNode r : report.path("results")) {
+                boolean passed = r.path("passed").asBoolean();
+                if (!passed && r.path("severity").asText().equals("fail")) {
+                    failedFail++;
+                }
+                rows.add(new String[]{r.path("policy").asText(), r.path("rule").asText(), r.path("type").asText(),
+                        r.path("severity").asText(), passed ? "pass" : r.path("severity").asText().equals("fail")
+                        ? "FAIL" : "warn", Long.toString(r.path("violations").asLong())});
+            }
+            int[] width = new int[6];
+            for (String[] row : rows) {
+                for (int i = 0; i < row.length; i++) {
+                    width[i] = Math.max(width[i], row[i].length());
+                }
+            }
+            for (String[] row : rows) {
+                StringBuilder line = new StringBuilder();
+                for (int i = 0; i < row.length; i++) {
+                    line.append(i == row.length - 1 ? row[i] : String.format("%-" + (width[i] + 2) + "s", row[i]));
+                }
+                out.println(line);
+            }
+            for (JsonNode r : report.path("results")) {
+                if (r.path("passed").asBoolean()) {
+                    continue;
+                }
+                out.println();
+                long shown = r.path("examples").size();
+                long total = r.path("violations").asLong();
+                out.println(r.path("policy").asText() + " / " + r.path("rule").asText() + ": " + total + " violation"
+                        + (total == 1 ? "" : "s") + (shown < total ? ", the first " + shown : ""));
+                for (JsonNode e : r.path("examples")) {
+                    out.println("  agent " + e.path("agent_id").asText() + " seq " + e.path("sequence").asLong()
+                            + " event " + e.path("event_id").asText() + ": " + e.path("message").asText());
+                }
+            }
+            out.println();
+            out.println((report.path("passed").asBoolean() ? "PASSED" : "FAILED: " + failedFail + " rule"
+                    + (failedFail == 1 ? "" : "s") + " of severity fail violated") + " (" + report.path("events_checked")
+                    .asLong() + " events checked)");
+        }
+    }
+
+    @Command(name = "test", mixinStandardHelpOptions = true,
+            description = "Validate a policy document without running it; exit 0 when valid, 2 when malformed.")
+    static final class Test implements Callable<Integer> {
+
+        @Spec
+        CommandSpec spec;
+
+        @Option(names = "--file", required = true, paramLabel = "F", description = "The policy document (YAML or JSON).")
+        Path file;
+
+        @Override
+        public Integer call() {
+            try {
+                List<Policy> policies = PolicyParser.parsePolicies(readDocument(file));
+                int rules = policies.stream().mapToInt(p -> p.rules().size()).sum();
+                spec.commandLine().getOut().println(file + ": valid, " + policies.size() + " polic"
+                        + (policies.size() == 1 ? "y" : "ies") + " with " + rules + " rule" + (rules == 1 ? "" : "s"));
+                spec.commandLine().getOut().flush();
+                return 0;
+            } catch (PolicyRejection e) {
+                spec.commandLine().getErr().println("trailproof: " + file + ": " + e.getMessage());
+                return Main.BAD_USAGE;
+            }
+        }
+    }
+
+}

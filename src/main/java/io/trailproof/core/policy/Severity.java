@@ -1,0 +1,10 @@
+package io.trailproof.core.policy;
+
+/** What a violated rule does to the check (CONTRACT 16): {@code fail} fails it, {@code warn} is only reported. */
+public enum Severity {
+    FAIL, WARN;
+
+    public String wireName() {
+        return name().toLowerCase(java.util.Locale.ROOT);
+    }
+}
