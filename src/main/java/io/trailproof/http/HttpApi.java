@@ -53,7 +53,9 @@ public final class HttpApi {
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
-        draining = new Draining(new ApiHandler(router, authenticator, bodies));
+        // The console (issue #15) answers /, /ui and /ui/* before authentication and passes the rest on.
+        draining = new Draining(new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()),
+                new ApiHandler(router, authenticator, bodies)));
         undertow = Undertow.builder()
                 .addHttpListener(settings.port(), settings.host())
                 .setWorkerThreads(Math.max(64, Runtime.getRuntime().availableProcessors() * 32))
