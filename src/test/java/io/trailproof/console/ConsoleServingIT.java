@@ -85,6 +85,21 @@ class ConsoleServingIT {
         assertThat(api.get("/v1/agents").status()).isEqualTo(401);
     }
 
+    /** index.html asks for every module at once (modulepreload); a module left off that list would load a round trip later. */
+    @Test
+    void everyModuleIsPreloaded() throws Exception {
+        String index = api.get("/ui/").body();
+        try (var modules = java.nio.file.Files.list(Path.of("src/main/resources/ui/js"))) {
+            for (Path m : modules.toList()) {
+                String name = m.getFileName().toString();
+                if (!name.equals("main.js")) {
+                    assertThat(index).as(name).contains("<link rel=\"modulepreload\" href=\"js/" + name + "\">");
+                }
+                assertThat(api.get("/ui/js/" + name).status()).as(name).isEqualTo(200);
+            }
+        }
+    }
+
     @Test
     void aFileIsRevalidatedByItsEtag() throws Exception {
         Api.Reply first = api.get("/ui/js/api.js");
