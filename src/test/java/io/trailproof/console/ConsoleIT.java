@@ -284,6 +284,23 @@ class ConsoleIT {
         }
     }
 
+    /**
+     * The small modules' contracts, checked in the page itself: address round trips and bad
+     * addresses, query composition and escaping, SSE parsing across chunks, highlight fragments,
+     * time parsing, histogram buckets and RFC 8785 edge cases. Returns the failures; none expected.
+     */
+    @Test
+    @SuppressWarnings("unchecked")
+    void theConsoleModulesKeepTheirContracts() throws Exception {
+        browser.open(ui);
+        String script;
+        try (var in = ConsoleIT.class.getResourceAsStream("/console/module-contracts.js")) {
+            script = new String(in.readAllBytes(), StandardCharsets.UTF_8);
+        }
+        List<Object> failures = (List<Object>) browser.asyncScript(script);
+        assertThat(failures).isEmpty();
+    }
+
     @Test
     @SuppressWarnings("unchecked")
     void theInclusionCheckInTheBrowserRejectsAWrongProof() throws Exception {
