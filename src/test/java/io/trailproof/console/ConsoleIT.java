@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Browser;
 import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.TestTsa;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,6 +37,7 @@ class ConsoleIT {
     @TempDir
     static Path dir;
 
+    private static TestTsa tsa;
     private static InProcessServer server;
     private static Api api;
     private static Browser browser;
@@ -44,7 +46,9 @@ class ConsoleIT {
     /** 40 events of two agents over ten days (2026-03-01..10); every fourth is an error with "timeout". */
     @BeforeAll
     static void start() throws Exception {
-        server = InProcessServer.start(dir.resolve("data"));
+        tsa = TestTsa.start();
+        server = InProcessServer.start(dir.resolve("data"), "timestamp.default-tsa-url", tsa.url(),
+                "timestamp.trust-anchors", tsa.writeRootPem(dir.resolve("ca.pem")).toString());
         api = server.api();
         ui = api.base() + "/ui/";
         ArrayNode batch = Api.JSON.createArrayNode();
@@ -73,6 +77,9 @@ class ConsoleIT {
         }
         if (server != null) {
             server.close();
+        }
+        if (tsa != null) {
+            tsa.close();
         }
     }
 
@@ -223,6 +230,23 @@ class ConsoleIT {
         assertThat(browser.visible("#verify-status[data-ok]").getAttribute("data-ok")).isEqualTo("true");
         keys.sendKeys(Keys.ESCAPE).perform();
         browser.await(d -> !d.getCurrentUrl().contains("event="));
+    }
+
+    @Test
+    void timestampsViewListsThemAndVerifiesTheLatest() throws Exception {
+        JsonNode stamp = api.post("/v1/timestamp", "{}").json();
+        browser.open(ui + "?view=timestamps");
+
+        assertThat(browser.visible("#timestamp-verification.ok").getText())
+                .startsWith("✓ the latest timestamp").contains("tree size " + stamp.get("tree_size").asLong())
+                .contains("✓ signature", "✓ message_imprint", "✓ certificate_chain", "✓ consistency");
+        assertThat(browser.visible("#timestamps-body").getText()).contains(stamp.get("merkle_root").asText());
+        assertThat(browser.visible("#current-root").getText()).startsWith("tree size ");
+        // The signed checkpoint is shown exactly when the service has one.
+        boolean checkpoint = api.get("/checkpoint").status() == 200;
+        browser.await(d -> browser.script("return document.getElementById('checkpoint-section').hidden")
+                .equals(!checkpoint));
+        browser.screenshot("timestamps");
     }
 
     @Test
