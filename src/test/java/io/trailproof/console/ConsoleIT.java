@@ -137,6 +137,41 @@ class ConsoleIT {
     }
 
     @Test
+    void aBadAddressNeverBreaksThePage() {
+        browser.open(ui + "?since=yesterday-ish&page=abc&sort=sideways&view=nowhere&label.=x&event="
+                + encode("../../v1/agents"));
+        assertThat(browser.visible("#query-error").getText()).startsWith("parameter since must be an ISO 8601 date-time");
+        assertThat(browser.visible("#detail").getText()).contains("The event cannot be shown");
+        browser.open(ui + "?q=" + encode("\"unclosed") + "&event=" + encode("<img src=x onerror=window.__xss=1>"));
+        assertThat(browser.visible("#query-error").getText()).isNotEmpty();
+        assertThat(browser.visible("#detail").getText()).contains("The event cannot be shown");
+        assertThat(browser.script("return window.__xss === undefined")).isEqualTo(true);
+        assertThat(browser.severeLogs()).isEmpty();
+    }
+
+    private static boolean downloadsSupported() throws Exception {
+        return api.get("/v1/search?q=*:*&format=csv").status() == 200;
+    }
+
+    @Test
+    void theResultsDownloadAsCsvAndNdjson() throws Exception {
+        assumeTrue(downloadsSupported(), "GET /v1/search has no format=csv|ndjson yet (the lead's API addition)");
+        openSearch("?q=timeout&sort=timestamp");
+        browser.visible("#download-csv").click();
+        Path csv = browser.downloads().resolve("trailproof-search.csv");
+        browser.await(d -> Files.exists(csv) && browser.text("#notice").startsWith("Downloaded trailproof-search.csv"));
+        List<String> rows = Files.readAllLines(csv);
+        assertThat(rows.get(0)).startsWith("log_index,id,timestamp,agent_id,sequence,action_type");
+        assertThat(rows).hasSize(11);
+        browser.visible("#download-ndjson").click();
+        Path ndjson = browser.downloads().resolve("trailproof-search.ndjson");
+        browser.await(d -> Files.exists(ndjson));
+        List<String> lines = Files.readAllLines(ndjson);
+        assertThat(lines).hasSize(10).allSatisfy(line -> assertThat(Api.JSON.readTree(line).get("error_message").asText())
+                .startsWith("timeout"));
+    }
+
+    @Test
     void filtersAndReloadRestoreTheSameViewFromTheAddress() {
         browser.open(ui);
         browser.visible("#q").sendKeys("revenue");
