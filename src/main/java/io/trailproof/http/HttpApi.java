@@ -47,7 +47,7 @@ public final class HttpApi {
         Authenticator authenticator = new Authenticator(settings.apiKeys());
         new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents(), new IdempotentRequests(ledger, authenticator))
                 .register(router);
-        new SearchEndpoints(index).register(router);
+        new SearchEndpoints(index, ledger::payloadAt).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst).register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),

@@ -10,6 +10,7 @@ import io.trailproof.index.EventFilter;
 import io.trailproof.index.IndexRequest;
 import io.trailproof.index.IndexUnavailableException;
 import io.trailproof.index.SearchIndex;
+import io.trailproof.index.SummaryRequest;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.HttpString;
 
@@ -35,15 +36,17 @@ import java.util.concurrent.Semaphore;
 final class SearchEndpoints {
 
     private static final String LABEL = "label.";
-    private static final Set<String> LIST_PARAMS = Set.of("agent_id", "action_type", "since", "until", "order", "limit",
-            "offset");
-    private static final Set<String> SEARCH_PARAMS = Set.of("q", "agent_id", "action_type", "since", "until", "sort",
-            "limit", "offset");
+    private static final Set<String> LIST_PARAMS = Set.of("agent_id", "action_type", "action_status", "source", "since",
+            "until", "order", "limit", "offset", "format");
+    private static final Set<String> SEARCH_PARAMS = Set.of("q", "agent_id", "action_type", "action_status", "source",
+            "since", "until", "sort", "limit", "offset", "format", SummaryParams.FACETS, SummaryParams.HISTOGRAM);
 
     private final SearchIndex index;
+    private final StreamedMatches.LogPayloads log;
 
-    SearchEndpoints(SearchIndex index) {
+    SearchEndpoints(SearchIndex index, StreamedMatches.LogPayloads log) {
         this.index = index;
+        this.log = log;
     }
 
     /**
@@ -90,6 +93,11 @@ final class SearchEndpoints {
         }
         int limit = params.limit();
         long offset = params.offset();
+        StreamedMatches.Format format = StreamedMatches.format(params);
+        if (format != null) {
+            return new Prepared(new IndexRequest(null, filter, o, 0, StreamedMatches.MAX_ROWS, null, true),
+                    results -> StreamedMatches.answer(results, format, log, "events"));
+        }
         return new Prepared(new IndexRequest(null, filter, o, offset, limit), results -> {
             ByteBuffer[] body = Responses.write(g -> {
                 g.writeStartArray();
@@ -124,7 +132,17 @@ final class SearchEndpoints {
         }
         int limit = params.limit();
         long offset = params.offset();
-        return new Prepared(new IndexRequest(q, filter, o, offset, limit), results -> {
+        StreamedMatches.Format format = StreamedMatches.format(params);
+        SummaryRequest summary = SummaryParams.of(params);
+        if (format != null) {
+            if (!summary.isEmpty()) {
+                throw ApiException.badRequest("facets and histogram are part of the JSON answer; leave them out with "
+                        + "format=" + format.extension);
+            }
+            return new Prepared(new IndexRequest(q, filter, o, 0, StreamedMatches.MAX_ROWS, null, true),
+                    results -> StreamedMatches.answer(results, format, log, "search"));
+        }
+        return new Prepared(new IndexRequest(q, filter, o, offset, limit, summary, false), results -> {
             ByteBuffer[] body = Responses.write(g -> {
                 g.writeStartObject();
                 g.writeStringField("query", q);
@@ -143,6 +161,7 @@ final class SearchEndpoints {
                     g.writeRawValue(event.substring(0, event.lastIndexOf('}')) + "," + extras.substring(1));
                 }
                 g.writeEndArray();
+                SummaryParams.write(g, summary, results.summary());
                 g.writeEndObject();
             });
             return e -> Responses.bytes(e, 200, body);
@@ -214,7 +233,8 @@ final class SearchEndpoints {
             }
         }
         return new EventFilter(nonEmpty(params, "agent_id"), nonEmpty(params, "action_type"),
-                instant(params, "since"), instant(params, "until"), labels);
+                nonEmpty(params, "action_status"), nonEmpty(params, "source"), instant(params, "since"),
+                instant(params, "until"), labels);
     }
 
     private static String nonEmpty(Params params, String name) throws ApiException {

@@ -20,7 +20,7 @@ import java.util.concurrent.CompletionStage;
  */
 final class StreamEndpoint {
 
-    private static final Set<String> PARAMS = Set.of("from", "agent_id", "action_type", "q");
+    private static final Set<String> PARAMS = Set.of("from", "agent_id", "action_type", "action_status", "source", "q");
     private static final String LAST_EVENT_ID = "Last-Event-ID";
 
     private final Ledger ledger;
@@ -44,7 +44,7 @@ final class StreamEndpoint {
         for (String name : ex.getQueryParameters().keySet()) {
             if (!PARAMS.contains(name) && !name.startsWith("label.")) {
                 throw ApiException.badRequest("unknown parameter " + Params.shorten(name) + "; this endpoint takes "
-                        + "action_type, agent_id, from, q and label.{key}");
+                        + "action_status, action_type, agent_id, from, q, source and label.{key}");
             }
         }
         Params params = new Params(ex);

@@ -5,17 +5,31 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The filters of {@code GET /v1/events} and {@code GET /v1/search} (CONTRACT 4.2), all combined with
- * AND: exact {@code agent_id} and {@code action_type}, {@code since} (inclusive) and {@code until}
- * (exclusive) on the event {@code timestamp}, and exact label values. Null means no filter.
+ * The filters of {@code GET /v1/events}, {@code GET /v1/search} and {@code GET /v1/stream} (CONTRACT
+ * 4.2), all combined with AND: exact {@code agent_id}, {@code action_type}, {@code action_status} and
+ * {@code source}, {@code since} (inclusive) and {@code until} (exclusive) on the event
+ * {@code timestamp}, and exact label values. Null means no filter. {@code action_status} and
+ * {@code source} go beyond CONTRACT 4.2: they let a facet value of either narrow a search
+ * (CONTRACT 15) the way agent and action type already do.
  */
-public record EventFilter(String agentId, String actionType, Instant since, Instant until, Map<String, String> labels) {
+public record EventFilter(String agentId, String actionType, String actionStatus, String source, Instant since,
+                          Instant until, Map<String, String> labels) {
 
     public EventFilter {
         labels = labels == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(labels));
     }
 
+    /** The filters of CONTRACT 4.2 alone. */
+    public EventFilter(String agentId, String actionType, Instant since, Instant until, Map<String, String> labels) {
+        this(agentId, actionType, null, null, since, until, labels);
+    }
+
     public static EventFilter none() {
         return new EventFilter(null, null, null, null, Map.of());
+    }
+
+    /** True when some exact filter (every filter but the time range) is set. */
+    boolean hasExact() {
+        return agentId != null || actionType != null || actionStatus != null || source != null || !labels.isEmpty();
     }
 }

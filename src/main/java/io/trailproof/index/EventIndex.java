@@ -59,7 +59,7 @@ public interface EventIndex extends Closeable {
     /** Returns once searches see at least the first {@code size} log entries (at most {@link #size()}). */
     void makeSearchable(long size) throws IOException;
 
-    /** One page of matching log indexes, with the exact number of matches. */
+    /** One page of matching log indexes, with the exact number of matches and the summary the request asks. */
     Page find(IndexRequest request) throws BadQueryException, IOException;
 
     /**
@@ -78,7 +78,10 @@ public interface EventIndex extends Closeable {
     record Hit(long logIndex, float score) {
     }
 
-    /** A page of hits and the total number of matches. */
-    record Page(long total, List<Hit> hits) {
+    /** A page of hits, the total number of matches, and their summary (null when none was asked). */
+    record Page(long total, List<Hit> hits, MatchSummary summary) {
+        public Page(long total, List<Hit> hits) {
+            this(total, hits, null);
+        }
     }
 }

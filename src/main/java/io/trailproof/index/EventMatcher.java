@@ -28,7 +28,8 @@ public final class EventMatcher {
 
     /**
      * The matcher of {@code queryText} (null: every event) restricted by {@code filter}; only its
-     * exact filters ({@code agent_id}, {@code action_type}, labels) may be set.
+     * exact filters ({@code agent_id}, {@code action_type}, {@code action_status}, {@code source},
+     * labels) may be set.
      *
      * @throws BadQueryException when the text is refused, with the same message the search gives
      */
@@ -45,7 +46,7 @@ public final class EventMatcher {
 
     /** True when every event matches (no query, no filter): nothing about the event need be read. */
     public boolean matchesEverything() {
-        return query == null && filter.agentId() == null && filter.actionType() == null && filter.labels().isEmpty();
+        return query == null && !filter.hasExact();
     }
 
     /** Whether {@code event} matches. */
@@ -59,6 +60,12 @@ public final class EventMatcher {
                 return false;
             }
             if (filter.actionType() != null && !filter.actionType().equals(doc.get(IndexFields.ACTION_TYPE))) {
+                return false;
+            }
+            if (filter.actionStatus() != null && !filter.actionStatus().equals(doc.get(IndexFields.ACTION_STATUS))) {
+                return false;
+            }
+            if (filter.source() != null && !filter.source().equals(doc.get(IndexFields.SOURCE))) {
                 return false;
             }
             for (Map.Entry<String, String> label : filter.labels().entrySet()) {

@@ -182,6 +182,10 @@ final class IndexReads {
             EventIndex.Page page = index.find(request);
             List<Result> out = new ArrayList<>(page.hits().size());
             for (EventIndex.Hit hit : page.hits()) {
+                if (request.positionsOnly()) {
+                    out.add(new Result(hit.logIndex(), null, hit.score(), Map.of()));
+                    continue;
+                }
                 byte[] payload = ledger.payloadAt(hit.logIndex());
                 Map<String, List<String>> highlights = Map.of();
                 if (request.query() != null) {
@@ -191,9 +195,9 @@ final class IndexReads {
                         highlights = Map.of();
                     }
                 }
-                out.add(new Result(payload, hit.score(), highlights));
+                out.add(new Result(hit.logIndex(), payload, hit.score(), highlights));
             }
-            return new Results(page.total(), out);
+            return new Results(page.total(), out, page.summary());
         } catch (CorruptIndexException e) {
             LOG.log(System.Logger.Level.ERROR, "search index is damaged (" + e + "); rebuilding it from the log");
             live.rebuildDamaged();

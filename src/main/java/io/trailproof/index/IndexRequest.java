@@ -2,9 +2,12 @@ package io.trailproof.index;
 
 /**
  * One page of a listing or a search: an optional query in Lucene classic syntax (null lists every
- * event), the filters, the order, and the page.
+ * event), the filters, the order, the page, what to summarise over all matches, and whether the
+ * events themselves are read ({@code positionsOnly}: only their log indexes, for a caller that
+ * streams many of them and reads them a few at a time).
  */
-public record IndexRequest(String query, EventFilter filter, Order order, long offset, int limit) {
+public record IndexRequest(String query, EventFilter filter, Order order, long offset, int limit,
+                           SummaryRequest summary, boolean positionsOnly) {
 
     /** Result order. Ties are always broken by {@code log_index}, newest first unless ascending. */
     public enum Order {
@@ -23,5 +26,15 @@ public record IndexRequest(String query, EventFilter filter, Order order, long o
         if (filter == null) {
             filter = EventFilter.none();
         }
+        if (summary == null) {
+            summary = NO_SUMMARY;
+        }
+    }
+
+    private static final SummaryRequest NO_SUMMARY = new SummaryRequest(java.util.List.of(), null);
+
+    /** A page of events, with no summary. */
+    public IndexRequest(String query, EventFilter filter, Order order, long offset, int limit) {
+        this(query, filter, order, offset, limit, null, false);
     }
 }

@@ -46,8 +46,9 @@ public final class LuceneEventIndex implements EventIndex {
      * Version of {@link EventDocument}'s layout; a change means existing indexes are rebuilt. 2: the
      * free text is no longer copied into {@code text} (an index of format 1 would answer the same
      * queries, but bigger and slower to build; it is rebuilt so that every index has one layout).
+     * 3: the facetable keyword fields and labels also hold a sorted doc value (facets, CONTRACT 15).
      */
-    static final String FORMAT = "2";
+    static final String FORMAT = "3";
     static final String COMMIT_FORMAT = "format";
     static final String COMMIT_LOG_SIZE = "log_size";
     static final String COMMIT_LAST_HASH = "last_hash";
@@ -400,7 +401,18 @@ public final class LuceneEventIndex implements EventIndex {
             if (searcher.timedOut()) {
                 throw tooSlow();
             }
-            return new Page(total, hits);
+            MatchSummary summary = null;
+            if (!request.summary().isEmpty()) {
+                try {
+                    summary = MatchSummaries.of(searcher, filtered, request.summary());
+                } catch (ExitableDirectoryReader.ExitingReaderException e) {
+                    throw tooSlow();
+                }
+                if (searcher.timedOut()) {
+                    throw tooSlow();
+                }
+            }
+            return new Page(total, hits, summary);
         } finally {
             searchers.release(base);
         }

@@ -60,6 +60,12 @@ final class RequestQuery {
         if (filter.actionType() != null) {
             b.add(new TermQuery(new Term(IndexFields.ACTION_TYPE, filter.actionType())), BooleanClause.Occur.FILTER);
         }
+        if (filter.actionStatus() != null) {
+            b.add(new TermQuery(new Term(IndexFields.ACTION_STATUS, filter.actionStatus())), BooleanClause.Occur.FILTER);
+        }
+        if (filter.source() != null) {
+            b.add(new TermQuery(new Term(IndexFields.SOURCE, filter.source())), BooleanClause.Occur.FILTER);
+        }
         for (Map.Entry<String, String> label : filter.labels().entrySet()) {
             b.add(new TermQuery(new Term(IndexFields.LABEL_PREFIX + label.getKey(), label.getValue())),
                     BooleanClause.Occur.FILTER);

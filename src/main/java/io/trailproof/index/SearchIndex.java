@@ -51,11 +51,15 @@ public final class SearchIndex implements Closeable {
     /** At a clean stop, at most this many events are indexed before the final commit; the rest wait for the next start. */
     static final long CLOSE_CATCH_UP_LIMIT = 100_000;
 
-    /** A page of results: stored events as read from the log, with score and highlights for searches. */
-    public record Result(byte[] payload, float score, Map<String, List<String>> highlights) {
+    /**
+     * A result: its log index and, unless only positions were asked, the stored event as read from the
+     * log (else null), with score and highlights for searches.
+     */
+    public record Result(long logIndex, byte[] payload, float score, Map<String, List<String>> highlights) {
     }
 
-    public record Results(long total, List<Result> results) {
+    /** A page of results, the total number of matches, and their summary (null when none was asked). */
+    public record Results(long total, List<Result> results, MatchSummary summary) {
     }
 
     /**

@@ -79,6 +79,13 @@ final class NeutralScenarios {
         endpoint("GET /v1/merkle/proof" + at, proofs, null, "<= 2", 2.0);
         endpoint("GET /health" + at, List.of("/health"), null, "", 0);
         endpoint("GET /v1/search selective" + at, searches, null, "", 0);
+        // The console's search page (issue #15): the page with facets and a histogram over all matches,
+        // for a selective query and for one that every event matches (the console's widest view).
+        String summaries = "&facets=agent_id,action_type,action_status,source,label.env&histogram=PT1M";
+        endpoint("GET /v1/search selective + facets + histogram" + at,
+                searches.stream().map(q -> q + summaries).toList(), null, "", 0);
+        endpoint("GET /v1/search every event + facets + histogram" + at,
+                List.of("/v1/search?q=search_database&limit=50" + summaries), null, "", 0);
         endpoint("POST /v1/events (one event)" + at, List.of("/v1/events"),
                 SampleEvents.event(size, "neutral-single"), "", 0);
     }
