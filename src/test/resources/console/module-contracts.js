@@ -20,14 +20,16 @@ Promise.all(['url-state', 'query', 'tail', 'dom', 'time', 'histogram-view', 'can
   eq('narrowing resets the page', u.withChanges(state, { agent_id: 'z' }).page, 1);
   eq('opening keeps the page', u.withChanges(state, { event: 'y' }).page, 3);
 
-  // query: composition and escaping
+  // query: what is asked of the API
   eq('match all', q.effectiveQuery(u.emptyState()), '*:*');
   eq('typed only', q.effectiveQuery({ ...u.emptyState(), q: ' a OR b ' }), 'a OR b');
-  eq('clauses', q.effectiveQuery({ ...u.emptyState(), q: 'a OR b', action_status: 'x', source: 's' }),
-    '(a OR b) AND action_status:"x" AND source:"s"');
-  eq('escaping', q.phrase('e"r\\r'), '"e\\"r\\\\r"');
-  eq('stream takes no match-all and no time', q.streamParams({ ...u.emptyState(), since: '2026-01-01', agent_id: 'a' }),
-    [['agent_id', 'a']]);
+  eq('filters are parameters, the query is as typed',
+    q.searchParams({ ...u.emptyState(), q: 'a OR b', action_status: 'x', source: 's', since: '2026-01-01',
+      labels: [['env', 'prod']], sort: 'timestamp' }),
+    [['q', 'a OR b'], ['action_status', 'x'], ['source', 's'], ['since', '2026-01-01'], ['label.env', 'prod'],
+      ['sort', 'timestamp']]);
+  eq('stream takes no match-all and no time', q.streamParams({ ...u.emptyState(), since: '2026-01-01', agent_id: 'a',
+    action_status: 'error' }), [['agent_id', 'a'], ['action_status', 'error']]);
 
   // tail: SSE parsing across chunks, CRLF, comments, multi-line data
   const [events, rest] = t.parseSse('id: 1\r\nevent: event\r\ndata: {"a":1}\r\n\r\n: keep-alive\n\n'

@@ -1,32 +1,16 @@
-// What the console asks the API for, built from the view state. The status and source filters
-// have no request parameter (CONTRACT 4.2 filters are agent_id, action_type, since, until and
-// label.{key}), so they become keyword clauses of the query; an empty query matches everything.
+// What the console asks the API for, built from the view state. Every filter is a request
+// parameter (agent_id, action_type, action_status, source, since, until, label.{key}); the typed
+// query goes to q unchanged, so the server's error positions are positions in what the user typed.
+// An empty query matches everything.
 
 const MATCH_ALL = '*:*';
+const FILTER_PARAMS = ['agent_id', 'action_type', 'action_status', 'source', 'since', 'until'];
+/** The stream filters as GET /v1/stream takes them (no time range: it starts now). */
+const STREAM_PARAMS = ['agent_id', 'action_type', 'action_status', 'source'];
 
-/** A keyword value as a Lucene classic-syntax phrase: quoted, with \ and " escaped. */
-export function phrase(value) {
-  return `"${String(value).replace(/[\\"]/g, (c) => `\\${c}`)}"`;
-}
-
-/**
- * The q sent to the server: the typed query, AND-ed with the status and source clauses. The typed
- * query is wrapped in parentheses only when clauses are added, so that the server's error
- * positions match what the user typed in the usual case.
- */
+/** The q sent to the server: the typed query, or match-all when nothing was typed. */
 export function effectiveQuery(state) {
-  const typed = state.q.trim();
-  const clauses = [];
-  if (state.action_status) {
-    clauses.push(`action_status:${phrase(state.action_status)}`);
-  }
-  if (state.source) {
-    clauses.push(`source:${phrase(state.source)}`);
-  }
-  if (!clauses.length) {
-    return typed || MATCH_ALL;
-  }
-  return (typed ? [`(${typed})`, ...clauses] : clauses).join(' AND ');
+  return state.q.trim() || MATCH_ALL;
 }
 
 /** True when the query matches everything (the live stream then takes no q at all). */
@@ -37,7 +21,7 @@ export function matchesAll(query) {
 /** The request parameters shared by search, facets, histogram and download, as [name, value] pairs. */
 export function filterParams(state) {
   const params = [];
-  for (const name of ['agent_id', 'action_type', 'since', 'until']) {
+  for (const name of FILTER_PARAMS) {
     if (state[name]) {
       params.push([name, state[name]]);
     }
@@ -61,7 +45,7 @@ export function searchParams(state) {
 export function streamParams(state) {
   const query = effectiveQuery(state);
   const params = matchesAll(query) ? [] : [['q', query]];
-  for (const name of ['agent_id', 'action_type']) {
+  for (const name of STREAM_PARAMS) {
     if (state[name]) {
       params.push([name, state[name]]);
     }
