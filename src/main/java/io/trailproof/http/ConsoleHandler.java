@@ -15,7 +15,9 @@ import java.util.Map;
  * Serves the investigator console (CONTRACT 15) in front of the API: {@code /} and {@code /ui}
  * redirect to {@code /ui/}, {@code /ui/} is {@code index.html}, {@code /ui/<file>} a packaged file;
  * every other path goes on to the API. Console files are public (they hold no data; the API calls
- * the console makes need a key), so this runs before authentication.
+ * the console makes need a key), so this runs before authentication. It sits in front of
+ * {@link Draining}: its answers are written from memory on the I/O thread, so a stop has nothing
+ * of it to wait for.
  *
  * <p>Every answer under these paths, errors and redirects included, carries the console's security
  * headers: a Content-Security-Policy that allows scripts, styles and connections only from this

@@ -53,9 +53,7 @@ public final class HttpApi {
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
-        // The console (issue #15) answers /, /ui and /ui/* before authentication and passes the rest on.
-        draining = new Draining(new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()),
-                new ApiHandler(router, authenticator, bodies)));
+        draining = new Draining(new ApiHandler(router, authenticator, bodies));
         undertow = Undertow.builder()
                 .addHttpListener(settings.port(), settings.host())
                 .setWorkerThreads(Math.max(64, Runtime.getRuntime().availableProcessors() * 32))
@@ -72,7 +70,9 @@ public final class HttpApi {
                 // until a connection closes; each I/O thread takes its share of the limit.
                 .setSocketOption(Options.CONNECTION_HIGH_WATER, settings.hardening().maxConnections())
                 .setSocketOption(Options.CONNECTION_LOW_WATER, settings.hardening().maxConnections())
-                .setHandler(draining)
+                // The console (issue #15) answers /, /ui and /ui/* from memory before authentication and
+                // passes everything else on.
+                .setHandler(new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()), draining))
                 .build();
     }
 
