@@ -64,12 +64,46 @@ export function createTimestampsView(app) {
 
   async function checkpoint(signal) {
     const section = $('checkpoint-section');
+    let text;
     try {
-      const response = await get('/checkpoint', { signal });
-      replace($('checkpoint-text'), await response.text());
-      section.hidden = false;
+      text = await (await get('/checkpoint', { signal })).text();
     } catch {
       section.hidden = true; // no checkpoints on this service (or none signed yet): the view has none
+      return;
+    }
+    replace($('checkpoint-text'), text);
+    section.hidden = false;
+    await compareCheckpoint(text, signal);
+  }
+
+  /**
+   * Compares the checkpoint's tree size and root (its second and third lines, C2SP tlog-checkpoint)
+   * with the root the API gives for that size. The signature is not checked here: the key to
+   * trust must come from somewhere other than this server.
+   */
+  async function compareCheckpoint(text, signal) {
+    const box = $('checkpoint-check');
+    const [, sizeLine, rootLine] = text.split('\n');
+    const size = Number(sizeLine);
+    let rootHex = null;
+    try {
+      rootHex = Array.from(atob(rootLine || ''), (c) => c.charCodeAt(0).toString(16).padStart(2, '0')).join('');
+    } catch {
+      // not base64: reported below
+    }
+    if (!Number.isSafeInteger(size) || size < 1 || !rootHex || rootHex.length !== 64) {
+      replace(box, 'The checkpoint does not have the tlog-checkpoint form (origin, tree size, base64 root).');
+      box.className = 'error';
+      return;
+    }
+    try {
+      const r = await getJson(apiUrl('/v1/merkle/root', { tree_size: size }), { signal });
+      const same = r.root === rootHex;
+      box.className = same ? 'verify-result ok' : 'verify-result failed';
+      replace(box, same ? `✓ the checkpoint's root ${rootHex} is the tree's root at size ${size}`
+        : `✗ the checkpoint says root ${rootHex} at size ${size}, the API says ${String(r.root)}`);
+    } catch (e) {
+      app.fail(e, box, 'The checkpoint cannot be compared with the tree');
     }
   }
 

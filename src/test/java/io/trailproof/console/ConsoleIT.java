@@ -284,6 +284,9 @@ class ConsoleIT {
         boolean checkpoint = api.get("/checkpoint").status() == 200;
         browser.await(d -> browser.script("return document.getElementById('checkpoint-section').hidden")
                 .equals(!checkpoint));
+        if (checkpoint) {
+            browser.await(d -> browser.text("#checkpoint-check").startsWith("✓ the checkpoint's root "));
+        }
         browser.screenshot("timestamps");
     }
 
