@@ -19,6 +19,7 @@ export function createSearchView(app) {
   let tail = null;
   let tailWasOn = false;
   let shownState = null;
+  let liveCount = 0; // events the tail added above the current page (the total is the search's, not theirs)
 
   $('search-form').addEventListener('submit', (e) => {
     e.preventDefault();
@@ -82,6 +83,8 @@ export function createSearchView(app) {
     const list = $('results');
     const offset = (state.page - 1) * PAGE_SIZE;
     delete $('total').dataset.total; // present again once this search's results are shown
+    liveCount = 0;
+    replace($('live-count'));
     replace($('total'), 'Searching…');
     let body;
     try {
@@ -164,6 +167,8 @@ export function createSearchView(app) {
       onEvent: (event) => {
         const list = $('results');
         list.prepend(item(state, event, true));
+        liveCount += 1;
+        replace($('live-count'), `+${liveCount} live`);
         while (list.children.length > PAGE_SIZE + MAX_LIVE_ROWS) {
           list.lastElementChild.remove();
         }

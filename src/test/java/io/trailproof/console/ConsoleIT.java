@@ -315,6 +315,7 @@ class ConsoleIT {
         api.post("/v1/events", "{\"agent_id\":\"someone-else\",\"action_name\":\"not_for_this_view\"}");
         browser.await(d -> browser.visible("#results li.result.live").getText().contains("streamed_in"));
         assertThat(browser.all("#results li.result.live")).hasSize(1);
+        assertThat(browser.text("#live-count")).isEqualTo("+1 live");
         browser.screenshot("live-tail");
         browser.visible("#tail-toggle").click();
         assertThat(browser.visible("#tail-paused").getText()).contains("paused");
