@@ -83,7 +83,9 @@ public final class HttpApi {
                 // until a connection closes; each I/O thread takes its share of the limit.
                 .setSocketOption(Options.CONNECTION_HIGH_WATER, settings.hardening().maxConnections())
                 .setSocketOption(Options.CONNECTION_LOW_WATER, settings.hardening().maxConnections())
-                .setHandler(draining)
+                // The console (issue #15) answers /, /ui and /ui/* from memory before authentication and
+                // passes everything else on.
+                .setHandler(new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()), draining))
                 .build();
     }
 
