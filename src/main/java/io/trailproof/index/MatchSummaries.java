@@ -1,15 +1,12 @@
 package io.trailproof.index;
 
-import org.apache.lucene.facet.FacetResult;
 import org.apache.lucene.facet.FacetsCollector;
 import org.apache.lucene.facet.FacetsCollectorManager;
-import org.apache.lucene.facet.LabelAndValue;
-import org.apache.lucene.facet.StringDocValuesReaderState;
-import org.apache.lucene.facet.StringValueFacetCounts;
 import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.SortedDocValues;
 import org.apache.lucene.search.DocIdSetIterator;
 import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.Query;
@@ -17,14 +14,16 @@ import org.apache.lucene.search.Query;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * Computes a {@link MatchSummary} over every match of a query: one collection of the matching
- * documents, then facet counts from the keyword fields' sorted doc values (Lucene's doc-values
- * faceting, no taxonomy index) and histogram counts from the {@code timestamp} doc values. Memory
+ * documents (lucene-facet's {@link FacetsCollectorManager}), then facet counts from the keyword
+ * fields' sorted doc values (no taxonomy index) and histogram counts from the {@code timestamp}
+ * doc values. Memory
  * depends on the number of distinct values and buckets, never on the number of matches beyond the
  * match bit sets Lucene keeps per segment.
  */
@@ -36,44 +35,75 @@ final class MatchSummaries {
     static MatchSummary of(IndexSearcher searcher, Query query, SummaryRequest request)
             throws IOException, BadQueryException {
         FacetsCollector matches = searcher.search(query, new FacetsCollectorManager());
-        Map<String, List<MatchSummary.FacetCount>> facets = new LinkedHashMap<>();
-        for (String field : request.facets()) {
-            facets.put(field, facet(searcher, matches, field));
-        }
+        Map<String, List<MatchSummary.FacetCount>> facets = request.facets().isEmpty() ? Map.of()
+                : facets(matches, request.facets());
         List<MatchSummary.Bucket> histogram = request.histogram() == null ? List.of()
                 : histogram(matches, request.histogram().getSeconds() * 1_000_000 + request.histogram().getNano() / 1_000);
         return new MatchSummary(facets, histogram);
     }
 
-    private static List<MatchSummary.FacetCount> facet(IndexSearcher searcher, FacetsCollector matches, String field)
+    /**
+     * Every requested field counted in one walk over each segment's matches: per segment, a count per
+     * ordinal of each field's sorted doc values, then the ordinals with a count turned into their
+     * values and summed across segments. One walk instead of one per field, and no global ordinal
+     * map to build: at 1,000,000 matches and six fields this is what keeps a broad search's facets
+     * within a page's time.
+     */
+    private static Map<String, List<MatchSummary.FacetCount>> facets(FacetsCollector matches, List<String> fields)
             throws IOException {
-        if (!hasSortedValues(searcher, field)) {
-            return List.of(); // no event has this field (a label key nobody used): nothing to count
+        int n = fields.size();
+        List<Map<String, Long>> totals = new ArrayList<>(n);
+        for (int f = 0; f < n; f++) {
+            totals.add(new HashMap<>());
         }
-        StringValueFacetCounts counts = new StringValueFacetCounts(
-                new StringDocValuesReaderState(searcher.getIndexReader(), field), matches);
-        FacetResult all = counts.getAllChildren(field);
-        List<MatchSummary.FacetCount> out = new ArrayList<>();
-        if (all != null) {
-            for (LabelAndValue lv : all.labelValues) {
-                if (lv.value.longValue() > 0) {
-                    out.add(new MatchSummary.FacetCount(lv.label, lv.value.longValue()));
+        for (FacetsCollector.MatchingDocs docs : matches.getMatchingDocs()) {
+            if (docs.totalHits() == 0) {
+                continue;
+            }
+            SortedDocValues[] values = new SortedDocValues[n];
+            int[][] counts = new int[n][];
+            boolean any = false;
+            for (int f = 0; f < n; f++) {
+                FieldInfo info = docs.context().reader().getFieldInfos().fieldInfo(fields.get(f));
+                if (info != null && info.getDocValuesType() == DocValuesType.SORTED) {
+                    values[f] = docs.context().reader().getSortedDocValues(fields.get(f));
+                    counts[f] = new int[values[f].getValueCount()];
+                    any = true;
+                }
+            }
+            if (!any) {
+                continue; // no event of this segment has any of the fields (label keys nobody used)
+            }
+            DocIdSetIterator it = docs.bits().iterator();
+            for (int doc = it.nextDoc(); doc != DocIdSetIterator.NO_MORE_DOCS; doc = it.nextDoc()) {
+                for (int f = 0; f < n; f++) {
+                    SortedDocValues v = values[f];
+                    if (v != null && v.advanceExact(doc)) {
+                        counts[f][v.ordValue()]++;
+                    }
+                }
+            }
+            for (int f = 0; f < n; f++) {
+                if (values[f] == null) {
+                    continue;
+                }
+                for (int ord = 0; ord < counts[f].length; ord++) {
+                    if (counts[f][ord] > 0) {
+                        totals.get(f).merge(values[f].lookupOrd(ord).utf8ToString(), (long) counts[f][ord], Long::sum);
+                    }
                 }
             }
         }
-        out.sort(Comparator.comparingLong(MatchSummary.FacetCount::count).reversed()
-                .thenComparing(MatchSummary.FacetCount::value));
-        return out.size() > SummaryRequest.TOP_VALUES ? List.copyOf(out.subList(0, SummaryRequest.TOP_VALUES)) : out;
-    }
-
-    private static boolean hasSortedValues(IndexSearcher searcher, String field) {
-        for (LeafReaderContext leaf : searcher.getIndexReader().leaves()) {
-            FieldInfo info = leaf.reader().getFieldInfos().fieldInfo(field);
-            if (info != null && info.getDocValuesType() == DocValuesType.SORTED) {
-                return true;
-            }
+        Map<String, List<MatchSummary.FacetCount>> out = new LinkedHashMap<>();
+        for (int f = 0; f < n; f++) {
+            List<MatchSummary.FacetCount> top = new ArrayList<>();
+            totals.get(f).forEach((value, count) -> top.add(new MatchSummary.FacetCount(value, count)));
+            top.sort(Comparator.comparingLong(MatchSummary.FacetCount::count).reversed()
+                    .thenComparing(MatchSummary.FacetCount::value));
+            out.put(fields.get(f), top.size() > SummaryRequest.TOP_VALUES
+                    ? List.copyOf(top.subList(0, SummaryRequest.TOP_VALUES)) : top);
         }
-        return false;
+        return out;
     }
 
     /**

@@ -7,15 +7,32 @@ import io.trailproof.store.EventLog;
 import io.trailproof.store.MerkleNodeStore;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Instant;
+import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * Feeds the readable log to a {@link PolicyEngine} in one sequential read (CONTRACT 16), with the
- * tree's leaves read a window at a time for {@code chain_integrity}: memory is the engine's state
- * and a window of leaves, whatever the length of the log.
+ * tree's leaves read a window at a time for {@code chain_integrity}: memory is the engine's state,
+ * a window of leaves and a bounded number of events in flight, whatever the length of the log.
+ *
+ * <p>Parsing and hash-checking each event is most of a check's cost and needs no rule state, so it
+ * runs on a few threads, a batch of events at a time ({@link PolicyEngine#prepare}); the calling
+ * thread reads the log and hands the prepared batches to the rules in log order.
  */
 final class PolicyPass {
+
+    /** Events parsed together on one thread. */
+    static final int BATCH = 512;
+    /** Batches read ahead of the rules at most: with events of about 1 KB, a few MB. */
+    static final int IN_FLIGHT = 8;
+    /** Below this many events the check runs on the calling thread alone: starting threads costs more. */
+    static final long SMALL = 4 * BATCH;
 
     private PolicyPass() {
     }
@@ -24,7 +41,92 @@ final class PolicyPass {
     static PolicyReport run(EventLog log, MerkleNodeStore tree, long size, List<Policy> policies, String agentId,
                             Instant since, Instant until) throws IOException {
         PolicyEngine engine = new PolicyEngine(policies, agentId, since, until, new LeafWindow(tree, size));
-        log.scan(0, size, engine::accept);
+        int threads = Math.min(2, Runtime.getRuntime().availableProcessors());
+        if (size < SMALL || threads < 2) {
+            log.scan(0, size, engine::accept);
+            return engine.finish();
+        }
+        ExecutorService parsers = Executors.newFixedThreadPool(threads, r -> {
+            Thread t = new Thread(r, "policy-check-parse");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            Pipeline p = new Pipeline(engine, parsers);
+            log.scan(0, size, p::add);
+            p.submit();
+            while (!p.inFlight.isEmpty()) {
+                p.acceptOldest();
+            }
+        } finally {
+            parsers.shutdownNow();
+        }
         return engine.finish();
+    }
+
+    /** The batches being prepared, oldest first, and the batch being filled. */
+    private static final class Pipeline {
+        private final PolicyEngine engine;
+        private final ExecutorService parsers;
+        private final ArrayDeque<Future<PolicyEngine.Prepared[]>> inFlight = new ArrayDeque<>();
+        private long[] positions = new long[BATCH];
+        private byte[][] payloads = new byte[BATCH][];
+        private int filled;
+
+        Pipeline(PolicyEngine engine, ExecutorService parsers) {
+            this.engine = engine;
+            this.parsers = parsers;
+        }
+
+        void add(long position, byte[] payload) throws IOException {
+            positions[filled] = position;
+            payloads[filled] = payload;
+            if (++filled == BATCH) {
+                submit();
+            }
+            while (inFlight.size() >= IN_FLIGHT) {
+                acceptOldest();
+            }
+        }
+
+        void submit() {
+            if (filled == 0) {
+                return;
+            }
+            long[] pos = positions;
+            byte[][] pay = payloads;
+            int n = filled;
+            inFlight.add(parsers.submit(() -> {
+                PolicyEngine.Prepared[] out = new PolicyEngine.Prepared[n];
+                for (int i = 0; i < n; i++) {
+                    out[i] = engine.prepare(pos[i], pay[i]);
+                }
+                return out;
+            }));
+            positions = new long[BATCH];
+            payloads = new byte[BATCH][];
+            filled = 0;
+        }
+
+        void acceptOldest() throws IOException {
+            PolicyEngine.Prepared[] batch;
+            try {
+                batch = inFlight.removeFirst().get();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("interrupted during a policy check");
+            } catch (ExecutionException e) {
+                if (e.getCause() instanceof RuntimeException r) {
+                    throw r;
+                }
+                if (e.getCause() instanceof Error err) {
+                    throw err;
+                }
+                throw new IOException(e.getCause());
+            }
+            for (PolicyEngine.Prepared prepared : batch) {
+                engine.accept(prepared);
+            }
+        }
     }
 }

@@ -37,6 +37,10 @@ public final class TlogBench {
             g.port = server.port;
             g.batchIngest(4, 1000, events, 0);
             awaitCheckpoint(g, events);
+            // Measured on a server that has finished with the ingest: the index still being built
+            // from it, or the verification after it, would otherwise be the tail of every figure.
+            g.awaitSearchable();
+            ServerProbe.awaitQuiet(server.pid());
             Random r = new Random(7);
             long fullTiles = events / TilePath.FULL_WIDTH;
             measure(table, g, "GET /tile/0/<N> (full)", requests,

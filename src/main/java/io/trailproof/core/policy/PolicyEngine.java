@@ -19,7 +19,8 @@ import java.util.Set;
  * <p>The narrowing of a check: only events of {@code agentId} (when given) are looked at, and only
  * those whose {@code timestamp} is in {@code [since, until)} (either bound may be null), except by
  * {@code chain_integrity}, which verifies the whole chains of the agents looked at. Each rule then
- * sees only the events that carry every label of its {@code label_filter}. Not thread-safe.
+ * sees only the events that carry every label of its {@code label_filter}. {@link #prepare} is
+ * thread-safe; {@link #accept} and {@link #finish} are not (one thread, events in log order).
  */
 public final class PolicyEngine {
 
@@ -80,32 +81,55 @@ public final class PolicyEngine {
     }
 
     /**
+     * What one stored event yields before any rule sees it: its facts, and for {@code chain_integrity}
+     * whether its bytes hash to its {@code hash}; or why it is not a readable event.
+     */
+    public record Prepared(long position, PolicyEvent event, IntactEvent intact, String unreadable) {
+    }
+
+    /**
+     * The costly half of {@link #accept(long, byte[])}: parses the stored event at {@code position}
+     * (its log index) and, when {@code chain_integrity} runs, checks its hash in the same parse.
+     * Thread-safe and free of the rules' state, so a caller may prepare many events on other threads,
+     * in any order, and then {@link #accept(Prepared) accept} them in log order.
+     */
+    public Prepared prepare(long position, byte[] payload) {
+        try {
+            if (chainCheck != null) {
+                // One parse for both: the chain's hash check and the fields the rules read.
+                PolicyEventReader.Read read = reader.readIntact(payload);
+                return new Prepared(position, read.event(), read.intact(), null);
+            }
+            return new Prepared(position, reader.read(payload), null, null);
+        } catch (RuntimeException unreadable) {
+            return new Prepared(position, null, null, String.valueOf(unreadable.getMessage()));
+        }
+    }
+
+    /**
      * Looks at the stored event at {@code position} (its log index). A payload that is not a stored
      * event at all counts against {@code chain_integrity} when that runs (the chain cannot verify),
      * and is otherwise skipped, as no rule can say anything of it.
      */
     public void accept(long position, byte[] payload) {
+        accept(prepare(position, payload));
+    }
+
+    /** The rules' half of {@link #accept(long, byte[])}: events must come in log order, on one thread at a time. */
+    public void accept(Prepared prepared) {
         if (finished) {
             throw new IllegalStateException("the check has finished");
         }
-        PolicyEvent e;
-        IntactEvent intact = null;
-        try {
-            if (chainCheck != null) {
-                // One parse for both: the chain's hash check and the fields the rules read.
-                PolicyEventReader.Read read = reader.readIntact(payload);
-                e = read.event();
-                intact = read.intact();
-            } else {
-                e = reader.read(payload);
-            }
-        } catch (RuntimeException unreadable) {
+        long position = prepared.position();
+        if (prepared.event() == null) {
             if (chainCheck != null) {
                 chainCheck.violation(new EventRef(position, null, null, 0, 0), "the stored event at log_index "
-                        + position + " is not a readable event: " + unreadable.getMessage());
+                        + position + " is not a readable event: " + prepared.unreadable());
             }
             return;
         }
+        PolicyEvent e = prepared.event();
+        IntactEvent intact = prepared.intact();
         if (agentId != null && !agentId.equals(e.agentId())) {
             return;
         }

@@ -33,8 +33,9 @@ public final class PolicyEventReader {
     /**
      * One instance of each agent id: every event's parse makes a new string, and rules keep an
      * event's agent for as long as it is pending. Grows with the number of agents, not events.
+     * Concurrent: events may be read on several threads at once ({@link PolicyEngine#prepare}).
      */
-    private final Map<String, String> agents = new HashMap<>();
+    private final Map<String, String> agents = new java.util.concurrent.ConcurrentHashMap<>();
 
     public PolicyEventReader(Set<String> captureRoots) {
         this.captureRoots = Set.copyOf(captureRoots);
