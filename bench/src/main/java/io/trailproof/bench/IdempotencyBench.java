@@ -7,9 +7,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -105,28 +102,14 @@ public final class IdempotencyBench {
     /** The batch ingest scenario, with or without a fresh key on every batch; returns the events stored. */
     private long ingest(long events, boolean keyed) throws Exception {
         long batches = Math.max(1, events / BATCH);
-        AtomicLong left = new AtomicLong(batches);
-        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-        List<Future<?>> fs = new ArrayList<>();
-        for (int c = 0; c < CLIENTS; c++) {
-            fs.add(pool.submit(() -> {
-                try (PlainHttp http = new PlainHttp(port)) {
-                    while (left.getAndDecrement() > 0) {
-                        byte[] json = body(nextEvent.getAndAdd(BATCH), BATCH).getBytes(StandardCharsets.UTF_8);
-                        String header = keyed ? "Idempotency-Key: bench-" + nextKey.getAndIncrement() + "\r\n" : "";
-                        PlainHttp.Response r = http.post("/v1/batch", json, header);
-                        if (r.status() != 201) {
-                            throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
-                        }
-                    }
-                }
-                return null;
-            }));
-        }
-        for (Future<?> f : fs) {
-            f.get();
-        }
-        pool.shutdown();
+        ClosedLoopClients.run(port, CLIENTS, batches, http -> {
+            byte[] json = body(nextEvent.getAndAdd(BATCH), BATCH).getBytes(StandardCharsets.UTF_8);
+            String header = keyed ? "Idempotency-Key: bench-" + nextKey.getAndIncrement() + "\r\n" : "";
+            PlainHttp.Response r = http.post("/v1/batch", json, header);
+            if (r.status() != 201) {
+                throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
+            }
+        });
         return batches * BATCH;
     }
 

@@ -3,12 +3,7 @@ package io.trailproof.bench;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -94,31 +89,16 @@ public final class OtlpBench {
 
     /** {@code requests} requests of {@link #PER_REQUEST} events from {@link #CLIENTS} clients; returns the events sent. */
     private long ingest(boolean otlp, int requests) throws Exception {
-        AtomicLong left = new AtomicLong(requests);
-        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-        List<Future<?>> fs = new ArrayList<>();
-        for (int c = 0; c < CLIENTS; c++) {
-            fs.add(pool.submit(() -> {
-                try (PlainHttp http = new PlainHttp(port)) {
-                    while (left.getAndDecrement() > 0) {
-                        long first = next.getAndAdd(PER_REQUEST);
-                        PlainHttp.Response r = otlp
-                                ? http.post("/v1/traces", GenAiSpans.export(first, PER_REQUEST), "application/x-protobuf", "")
-                                : http.post("/v1/batch", GenAiSpans.batch(first, PER_REQUEST).getBytes(StandardCharsets.UTF_8));
-                        int expected = otlp ? 200 : 201;
-                        if (r.status() != expected || otlp && r.body().length != 0) {   // a partial success has a body
-                            throw new IllegalStateException((otlp ? "export" : "batch") + " answered " + r.status()
-                                    + ": " + r.text());
-                        }
-                    }
-                }
-                return null;
-            }));
-        }
-        for (Future<?> f : fs) {
-            f.get();
-        }
-        pool.shutdown();
+        ClosedLoopClients.run(port, CLIENTS, requests, http -> {
+            long first = next.getAndAdd(PER_REQUEST);
+            PlainHttp.Response r = otlp
+                    ? http.post("/v1/traces", GenAiSpans.export(first, PER_REQUEST), "application/x-protobuf", "")
+                    : http.post("/v1/batch", GenAiSpans.batch(first, PER_REQUEST).getBytes(StandardCharsets.UTF_8));
+            int expected = otlp ? 200 : 201;
+            if (r.status() != expected || otlp && r.body().length != 0) {   // a partial success has a body
+                throw new IllegalStateException((otlp ? "export" : "batch") + " answered " + r.status() + ": " + r.text());
+            }
+        });
         return (long) requests * PER_REQUEST;
     }
 

@@ -3,12 +3,7 @@ package io.trailproof.bench;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -93,32 +88,17 @@ public final class RedactionBench {
 
     private long ingest(int port, long events) throws Exception {
         long batches = Math.max(1, events / BATCH);
-        AtomicLong left = new AtomicLong(batches);
-        ExecutorService pool = Executors.newFixedThreadPool(CLIENTS);
-        List<Future<?>> fs = new ArrayList<>();
-        for (int c = 0; c < CLIENTS; c++) {
-            fs.add(pool.submit(() -> {
-                try (PlainHttp http = new PlainHttp(port)) {
-                    while (left.getAndDecrement() > 0) {
-                        long first = nextEvent.getAndAdd(BATCH);
-                        StringBuilder b = new StringBuilder(BATCH * 560).append('[');
-                        for (int i = 0; i < BATCH; i++) {
-                            b.append(i == 0 ? "" : ",").append(event(first + i));
-                        }
-                        PlainHttp.Response r = http.post("/v1/batch", b.append(']').toString()
-                                .getBytes(StandardCharsets.UTF_8), "");
-                        if (r.status() != 201) {
-                            throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
-                        }
-                    }
-                }
-                return null;
-            }));
-        }
-        for (Future<?> f : fs) {
-            f.get();
-        }
-        pool.shutdown();
+        ClosedLoopClients.run(port, CLIENTS, batches, http -> {
+            long first = nextEvent.getAndAdd(BATCH);
+            StringBuilder b = new StringBuilder(BATCH * 560).append('[');
+            for (int i = 0; i < BATCH; i++) {
+                b.append(i == 0 ? "" : ",").append(event(first + i));
+            }
+            PlainHttp.Response r = http.post("/v1/batch", b.append(']').toString().getBytes(StandardCharsets.UTF_8), "");
+            if (r.status() != 201) {
+                throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
+            }
+        });
         return batches * BATCH;
     }
 }
