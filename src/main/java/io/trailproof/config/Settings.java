@@ -36,17 +36,15 @@ public record Settings(
      * Redaction before hashing (CONTRACT 16).
      *
      * @param enabled    whether events are redacted at all
-     * @param rulesFile  the file the extra rules came from, or null
      * @param extraRules the rules file's rules, run after the built-in ones
      */
-    public record Redaction(boolean enabled, java.nio.file.Path rulesFile,
-                            java.util.List<io.trailproof.core.redaction.RedactionRule> extraRules) {
+    public record Redaction(boolean enabled, java.util.List<io.trailproof.core.redaction.RedactionRule> extraRules) {
         public Redaction {
             extraRules = java.util.List.copyOf(extraRules);
         }
 
         public static Redaction defaults() {
-            return new Redaction(false, null, java.util.List.of());
+            return new Redaction(false, java.util.List.of());
         }
 
         /** The redactor to apply, or null when redaction is off. */

@@ -135,7 +135,7 @@ public final class SettingsLoader {
         boolean enabled = bool(raw, ConfigKey.REDACTION_ENABLED);
         String file = raw.get(ConfigKey.REDACTION_RULES).value;
         if (file.isEmpty()) {
-            return new Settings.Redaction(enabled, null, List.of());
+            return new Settings.Redaction(enabled, List.of());
         }
         Path rulesFile = path(file);
         String text;
@@ -145,7 +145,7 @@ public final class SettingsLoader {
             throw bad(ConfigKey.REDACTION_RULES, raw, "cannot be read: " + e.getMessage());
         }
         try {
-            return new Settings.Redaction(enabled, rulesFile,
+            return new Settings.Redaction(enabled,
                     io.trailproof.core.redaction.RedactionRulesFile.parse(text, rulesFile.toString()));
         } catch (io.trailproof.core.redaction.RedactionRulesFile.BadRulesException e) {
             throw bad(ConfigKey.REDACTION_RULES, raw, "holds a bad rule: " + e.getMessage());

@@ -57,31 +57,18 @@ public final class IdempotencyBench {
             ServerProbe.awaitQuiet(server.pid());
             int rounds = 4;
             long perRound = Math.max(BATCH * CLIENTS, (events - warmUp) / (2 * rounds));
-            long[] cpu = new long[2];
-            long[] count = new long[2];
-            double[] seconds = new double[2];
-            // A B B A A B B A: neither kind always goes first. Each round's CPU is counted until the
-            // server is quiet again, so the indexing that trails a round is charged to that round.
-            int[] order = {0, 1, 1, 0, 0, 1, 1, 0};
-            for (int r = 0; r < 2 * rounds; r++) {
-                int keyed = order[r % order.length];
-                long c0 = ServerProbe.cpuNanos(server.pid())[0];
-                long t0 = System.nanoTime();
-                count[keyed] += b.ingest(perRound, keyed == 1);
-                seconds[keyed] += (System.nanoTime() - t0) / 1e9;
-                ServerProbe.awaitQuiet(server.pid());
-                cpu[keyed] += ServerProbe.cpuNanos(server.pid())[0] - c0;
-            }
-            double plain = cpu[0] / 1e3 / count[0];
-            double withKey = cpu[1] / 1e3 / count[1];
+            AlternatingRounds.Totals t = AlternatingRounds.run(rounds, kind -> server.pid(),
+                    kind -> b.ingest(perRound, kind == 1));
+            double plain = t.cpuMicrosPerEvent(0);
+            double withKey = t.cpuMicrosPerEvent(1);
             ServerProbe.awaitQuiet(server.pid());
             double[] batchReplay = b.replays(300, BATCH, server.pid());
             double[] singleReplay = b.replays(2000, 1, server.pid());
             System.out.printf(Locale.ROOT, "%n| figure | value | goal |%n|---|---|---|%n");
             System.out.printf(Locale.ROOT, "| server CPU per event, batch ingest without keys | %.1f us (%,.0f events/s) | |%n",
-                    plain, count[0] / seconds[0]);
+                    plain, t.rate(0));
             System.out.printf(Locale.ROOT, "| server CPU per event, batch ingest with a key on every batch | %.1f us (%,.0f events/s) | |%n",
-                    withKey, count[1] / seconds[1]);
+                    withKey, t.rate(1));
             System.out.printf(Locale.ROOT, "| ratio with / without keys | %.3f | <= 1.05 |%n", withKey / plain);
             System.out.printf(Locale.ROOT, "| replayed answer, 1,000-event batch, p50 / p99 | %.2f / %.2f ms | p99 <= 5 |%n",
                     batchReplay[0], batchReplay[1]);

@@ -49,30 +49,16 @@ public final class RedactionBench {
             }
             int rounds = 4;
             long perRound = Math.max(BATCH * CLIENTS, (events - warmUp) / (2 * rounds));
-            long[] cpu = new long[2];
-            long[] count = new long[2];
-            double[] seconds = new double[2];
-            int[] order = {0, 1, 1, 0, 0, 1, 1, 0};
-            for (int r = 0; r < 2 * rounds; r++) {
-                int k = order[r % order.length];
-                ServerUnderTest s = servers[k];
-                long c0 = ServerProbe.cpuNanos(s.pid())[0];
-                long t0 = System.nanoTime();
-                count[k] += b.ingest(s.port, perRound);
-                seconds[k] += (System.nanoTime() - t0) / 1e9;
-                ServerProbe.awaitQuiet(s.pid());
-                cpu[k] += ServerProbe.cpuNanos(s.pid())[0] - c0;
-            }
-            double rateOff = count[0] / seconds[0];
-            double rateOn = count[1] / seconds[1];
+            AlternatingRounds.Totals t = AlternatingRounds.run(rounds, kind -> servers[kind].pid(),
+                    kind -> b.ingest(servers[kind].port, perRound));
             System.out.printf(Locale.ROOT, "%n| figure | value | goal |%n|---|---|---|%n");
             System.out.printf(Locale.ROOT, "| batch ingest, redaction off | %,.0f events/s, %.1f us server CPU per event | |%n",
-                    rateOff, cpu[0] / 1e3 / count[0]);
+                    t.rate(0), t.cpuMicrosPerEvent(0));
             System.out.printf(Locale.ROOT, "| batch ingest, redaction on (17 built-in rules) | %,.0f events/s, %.1f us server CPU per event | |%n",
-                    rateOn, cpu[1] / 1e3 / count[1]);
-            System.out.printf(Locale.ROOT, "| rate on / off | %.2f | >= 0.7 |%n", rateOn / rateOff);
+                    t.rate(1), t.cpuMicrosPerEvent(1));
+            System.out.printf(Locale.ROOT, "| rate on / off | %.2f | >= 0.7 |%n", t.rate(1) / t.rate(0));
             System.out.printf(Locale.ROOT, "| server CPU per event on / off | %.2f | |%n",
-                    (cpu[1] / (double) count[1]) / (cpu[0] / (double) count[0]));
+                    t.cpuMicrosPerEvent(1) / t.cpuMicrosPerEvent(0));
         }
     }
 

@@ -47,10 +47,6 @@ public record RedactionRule(String name, Pattern pattern, Extent extent,
         this(name, pattern, Extent.WHOLE, null);
     }
 
-    public RedactionRule(String name, Pattern pattern, Extent extent) {
-        this(name, pattern, extent, null);
-    }
-
     /** What a match is replaced by. */
     public String replacement() {
         return "[REDACTED:" + name + "]";

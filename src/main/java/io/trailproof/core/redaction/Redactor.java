@@ -21,7 +21,8 @@ import java.util.TreeMap;
  * count), which the hash then covers.
  *
  * <p>Pure and thread-safe: validated client fields in, new fields out; the input is never modified
- * (the request tree may be shared).
+ * (the request tree may be shared). Only the containers on the way to a replaced string are new;
+ * every unchanged value is shared with the input, not copied.
  */
 public final class Redactor {
 
@@ -73,7 +74,7 @@ public final class Redactor {
                 redacted = redactText(value, counts, added);
             }
             if (redacted != value && out == null) {
-                out = clientFields.deepCopy();
+                out = NODES.objectNode().setAll(clientFields);
             }
             if (out != null) {
                 out.set(name, redacted);
@@ -101,7 +102,7 @@ public final class Redactor {
             for (Map.Entry<String, JsonNode> e : node.properties()) {
                 JsonNode r = redactValues(e.getValue(), counts, added);
                 if (r != e.getValue() && copy == null) {
-                    copy = ((ObjectNode) node).deepCopy();
+                    copy = NODES.objectNode().setAll((ObjectNode) node);
                 }
                 if (copy != null) {
                     copy.set(e.getKey(), r);
@@ -114,7 +115,7 @@ public final class Redactor {
             for (int i = 0; i < node.size(); i++) {
                 JsonNode r = redactValues(node.get(i), counts, added);
                 if (r != node.get(i) && copy == null) {
-                    copy = ((ArrayNode) node).deepCopy();
+                    copy = NODES.arrayNode(node.size()).addAll((ArrayNode) node);
                 }
                 if (copy != null) {
                     copy.set(i, r);

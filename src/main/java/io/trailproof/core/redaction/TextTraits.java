@@ -38,10 +38,6 @@ public final class TextTraits {
         this.dot = o;
     }
 
-    public String text() {
-        return text;
-    }
-
     /** Number of ASCII digits in the text. */
     public int digits() {
         return digits;
