@@ -128,8 +128,11 @@ public final class PolicyCheckBench {
 
                 wall = System.nanoTime();
                 cpu = threads.getCurrentThreadCpuTime();
+                long processCpu = processCpuNanos();
                 PolicyReport r = ledger.checkPolicies(builtins, null, null, null);
                 report(round, "built-in check", size, wall, cpu, threads);
+                System.out.printf(Locale.ROOT, "    all threads of the check: cpu %.2f us an event%n",
+                        (processCpuNanos() - processCpu) / 1e3 / size);
                 StringBuilder v = new StringBuilder();
                 r.results().forEach(x -> v.append(x.rule()).append('=').append(x.violations()).append(' '));
                 System.out.printf(Locale.ROOT, "    passed=%s, violations: %s(%.0f bytes an event), peak heap used %d MB%n",
@@ -171,6 +174,11 @@ public final class PolicyCheckBench {
         double cpuSeconds = (threads.getCurrentThreadCpuTime() - cpu) / 1e9;
         System.out.printf(Locale.ROOT, "round %d %-22s %6.2f s  %,10.0f events/s  cpu %.2f s (%.2f us an event)%n",
                 round, what, seconds, events / seconds, cpuSeconds, cpuSeconds * 1e6 / events);
+    }
+
+    /** CPU time of this whole JVM: the check's parse threads included (and the JIT's and GC's). */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static void resetPeaks() {

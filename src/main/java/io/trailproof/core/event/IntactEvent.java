@@ -1,9 +1,5 @@
 package io.trailproof.core.event;
 
-import com.fasterxml.jackson.core.JsonFactory;
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
-
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.Optional;
@@ -17,25 +13,24 @@ import static io.trailproof.core.event.EventFields.*;
  * resistance of SHA-256, these are the very bytes that were hashed, so they hold no duplicate keys,
  * no other layout and no other values), and the fields read here are the ones the hash covers.
  *
- * <p>This reads the payload once with a streaming parser and builds no tree. When it answers empty
+ * <p>This reads the payload once with a {@link MemberScanner} and builds nothing. When it answers empty
  * (any doubt: a mismatch, a layout it does not expect, bytes that are not JSON), the caller falls
  * back to {@link StoredEvent#parse} and {@link StoredEvent#recomputeHash}, which decide and explain.
  */
 public record IntactEvent(String id, String agentId, long sequence, String prevHash, String hash, long logIndex,
                           String recordedAt) {
 
-    private static final JsonFactory JSON = new JsonFactory();
-
     /**
      * Receives, during {@link #check(byte[], OtherMembers)}, each top-level member the check does not
-     * read itself, with the parser on the member's first value token; it must consume exactly that value.
+     * read itself, with the scanner on that member; it may read the member's value, and must not move
+     * the scanner.
      */
     @FunctionalInterface
     public interface OtherMembers {
-        void member(String name, JsonParser parser, JsonToken value) throws java.io.IOException;
+        void member(MemberScanner member);
     }
 
-    private static final OtherMembers SKIP = (name, p, value) -> p.skipChildren();
+    private static final OtherMembers SKIP = member -> { };
 
     /** The event's facts when its bytes hash to its stored {@code hash}; empty when that is not shown. */
     public static Optional<IntactEvent> check(byte[] payload) {
@@ -44,14 +39,12 @@ public record IntactEvent(String id, String agentId, long sequence, String prevH
 
     /**
      * {@link #check(byte[])} that also hands every other top-level member to {@code others}, so that a
-     * caller needing more of the event (a policy check) reads it in the same parse. When the answer is
+     * caller needing more of the event (a policy check) reads it in the same pass. When the answer is
      * empty, {@code others} may have seen only some members.
      */
     public static Optional<IntactEvent> check(byte[] payload, OtherMembers others) {
-        try (JsonParser p = JSON.createParser(payload)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return Optional.empty();
-            }
+        try {
+            MemberScanner m = new MemberScanner(payload);
             String id = null;
             String agentId = null;
             String prevHash = null;
@@ -59,56 +52,60 @@ public record IntactEvent(String id, String agentId, long sequence, String prevH
             String recordedAt = null;
             long sequence = -1;
             long logIndex = -1;
-            long[] cut = new long[4]; // [hashStart, hashEnd, logIndexStart, logIndexEnd]
+            int[] cut = new int[4]; // [hashStart, hashEnd, logIndexStart, logIndexEnd]
             int cuts = 0;
-            JsonToken t;
-            while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                long start = p.currentTokenLocation().getByteOffset();
-                JsonToken value = p.nextToken();
-                switch (name) {
-                    case ID -> id = text(p, value);
-                    case AGENT_ID -> agentId = text(p, value);
-                    case PREV_HASH -> prevHash = text(p, value);
-                    case RECORDED_AT -> recordedAt = text(p, value);
-                    case HASH -> hash = text(p, value);
-                    case SEQUENCE -> sequence = counter(p, value);
-                    case LOG_INDEX -> logIndex = counter(p, value);
-                    default -> others.member(name, p, value);
-                }
-                if (name.equals(HASH) || name.equals(LOG_INDEX)) {
-                    if (cuts == 4) {
+            while (m.next()) {
+                boolean cutHere = false;
+                if (m.nameIs(HASH)) {
+                    if (!m.isHashValue()) {
                         return Optional.empty();
                     }
-                    cut[cuts++] = start;
-                    cut[cuts++] = -1; // the member ends where the next token starts
-                } else if (cuts > 0 && cut[cuts - 1] == -1) {
-                    cut[cuts - 1] = start;
+                    hash = m.stringValue();
+                    cutHere = true;
+                } else if (m.nameIs(LOG_INDEX)) {
+                    logIndex = counter(m);
+                    cutHere = true;
+                } else if (m.nameIs(PREV_HASH)) {
+                    if (!m.isHashValue()) {
+                        return Optional.empty();
+                    }
+                    prevHash = m.stringValue();
+                } else if (m.nameIs(ID)) {
+                    id = m.stringValue();
+                } else if (m.nameIs(AGENT_ID)) {
+                    agentId = m.stringValue();
+                } else if (m.nameIs(RECORDED_AT)) {
+                    recordedAt = m.stringValue();
+                } else if (m.nameIs(SEQUENCE)) {
+                    sequence = counter(m);
+                } else {
+                    others.member(m);
+                }
+                if (cutHere) {
+                    // Each cut member is followed by its comma: "hash":"...", (last is not the layout RFC 8785 gives)
+                    if (cuts == 4 || m.after() != ',') {
+                        return Optional.empty();
+                    }
+                    cut[cuts++] = m.memberStart();
+                    cut[cuts++] = m.valueEnd() + 1;
                 }
             }
-            if (t != JsonToken.END_OBJECT || p.nextToken() != null) {
-                return Optional.empty();
-            }
-            if (cuts > 0 && cut[cuts - 1] == -1) {
-                return Optional.empty(); // hash or log_index last: not the layout RFC 8785 gives these fields
-            }
             if (cuts != 4 || id == null || agentId == null || prevHash == null || hash == null || recordedAt == null
-                    || sequence < 1 || logIndex < 0 || !EventHash.isHex(hash) || !EventHash.isHex(prevHash)) {
+                    || sequence < 1 || logIndex < 0) {
                 return Optional.empty();
             }
-            // Each cut member is followed by its comma: "hash":"...",
             MessageDigest sha = EventHash.newDigest();
             int from = 0;
             for (int i = 0; i < 4; i += 2) {
-                sha.update(payload, from, (int) cut[i] - from);
-                from = (int) cut[i + 1];
+                sha.update(payload, from, cut[i] - from);
+                from = cut[i + 1];
             }
             sha.update(payload, from, payload.length - from);
             if (!MessageDigest.isEqual(sha.digest(), HexFormat.of().parseHex(hash))) {
                 return Optional.empty();
             }
             return Optional.of(new IntactEvent(id, agentId, sequence, prevHash, hash, logIndex, recordedAt));
-        } catch (Exception e) {
+        } catch (RuntimeException e) {
             return Optional.empty();
         }
     }
@@ -118,12 +115,9 @@ public record IntactEvent(String id, String agentId, long sequence, String prevH
         return HexFormat.of().parseHex(hash);
     }
 
-    private static String text(JsonParser p, JsonToken value) throws java.io.IOException {
-        return value == JsonToken.VALUE_STRING ? p.getText() : null;
-    }
-
-    private static long counter(JsonParser p, JsonToken value) throws java.io.IOException {
-        return value == JsonToken.VALUE_NUMBER_INT && p.getNumberType() != JsonParser.NumberType.BIG_INTEGER
-                ? p.getLongValue() : -1;
+    /** A sequence or log index: a plain non-negative integer, else -1. */
+    private static long counter(MemberScanner m) {
+        long v = m.integerValue();
+        return v >= 0 ? v : -1;
     }
 }

@@ -26,7 +26,12 @@ public final class Rfc9162 {
 
     /** SHA-256(0x00 || leaf): the RFC 9162 leaf hash of an arbitrary leaf value. */
     public static byte[] leafHash(byte[] leaf) {
-        MessageDigest md = digest();
+        return leafHash(digest(), leaf);
+    }
+
+    /** {@link #leafHash(byte[])} with a SHA-256 digest the caller keeps (it is reset on return). */
+    public static byte[] leafHash(MessageDigest md, byte[] leaf) {
+        md.reset();
         md.update(LEAF_PREFIX);
         md.update(leaf);
         return md.digest();

@@ -1,13 +1,12 @@
 package io.trailproof.core.policy;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.IntactEvent;
+import io.trailproof.core.event.MemberScanner;
 
 import java.io.IOException;
 import java.util.HashMap;
@@ -18,8 +17,9 @@ import java.util.Set;
 import static io.trailproof.core.event.EventFields.*;
 
 /**
- * Reads the {@link PolicyEvent} facts out of a stored event's bytes with one streaming parse that
- * builds no tree, except for the top-level fields pattern rules read ({@code captureRoots}): reading
+ * Reads the {@link PolicyEvent} facts out of a stored event's bytes in one pass of a
+ * {@link MemberScanner} that builds nothing, except for the top-level fields pattern rules read
+ * ({@code captureRoots}), which are parsed whole: reading
  * each stored event is most of a check's cost, and most of an event (inputs, outputs, metadata) is
  * skipped. The payload is trusted to be a stored event (ingestion validated it; the chain check
  * is what detects tampering); bytes that are not one are an {@link IllegalArgumentException}. One
@@ -47,39 +47,31 @@ public final class PolicyEventReader {
 
     /** Reads the event's facts (no hash check). */
     public PolicyEvent read(byte[] payload) {
-        try (JsonParser p = MAPPER.getFactory().createParser(payload)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                throw new IllegalArgumentException("a stored event is not a JSON object");
+        Fields f = new Fields(payload);
+        MemberScanner m = new MemberScanner(payload);
+        while (m.next()) {
+            if (m.nameIs(ID)) {
+                f.id = f.captureOr(m) ? f.captured.get(ID).textValue() : m.stringValue();
+            } else if (m.nameIs(AGENT_ID)) {
+                f.agentId = f.captureOr(m) ? f.captured.get(AGENT_ID).textValue() : m.stringValue();
+            } else if (m.nameIs(SEQUENCE)) {
+                f.sequence = f.captureOr(m) ? f.captured.get(SEQUENCE).asLong(-1) : number(m);
+            } else if (m.nameIs(LOG_INDEX)) {
+                f.logIndex = f.captureOr(m) ? f.captured.get(LOG_INDEX).asLong(-1) : number(m);
+            } else {
+                f.member(m);
             }
-            Fields f = new Fields();
-            JsonToken t;
-            while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken value = p.nextToken();
-                switch (name) {
-                    case ID -> f.id = captureOr(f, name, p, value) ? f.captured.get(name).textValue() : text(p, value);
-                    case AGENT_ID -> f.agentId = captureOr(f, name, p, value) ? f.captured.get(name).textValue() : text(p, value);
-                    case SEQUENCE -> f.sequence = captureOr(f, name, p, value) ? f.captured.get(name).asLong(-1) : number(p, value);
-                    case LOG_INDEX -> f.logIndex = captureOr(f, name, p, value) ? f.captured.get(name).asLong(-1) : number(p, value);
-                    default -> f.member(name, p, value);
-                }
-            }
-            if (t != JsonToken.END_OBJECT) {
-                throw new IllegalArgumentException("a stored event is not a JSON object");
-            }
-            return f.build(payload);
-        } catch (IOException e) {
-            throw new IllegalArgumentException("a stored event is not readable JSON: " + e.getMessage(), e);
         }
+        return f.build();
     }
 
     /**
-     * Reads the event and, in the same parse, checks that its bytes hash to its {@code hash}
+     * Reads the event and, in the same pass, checks that its bytes hash to its {@code hash}
      * ({@link IntactEvent#check}), for the chain check; when that is not shown, reads it again the
      * plain way and answers {@code intact} null (the chain check then explains, from the bytes).
      */
     public Read readIntact(byte[] payload) {
-        Fields f = new Fields();
+        Fields f = new Fields(payload);
         Optional<IntactEvent> intact = IntactEvent.check(payload, f);
         if (intact.isEmpty()) {
             return new Read(read(payload), null);
@@ -105,24 +97,20 @@ public final class PolicyEventReader {
                 f.capture(root, own);
             }
         }
-        return new Read(f.build(payload), e);
+        return new Read(f.build(), e);
     }
 
-    /** Captures the member whole when a pattern rule reads it; true when it did (the value is consumed). */
-    private boolean captureOr(Fields f, String name, JsonParser p, JsonToken value) throws IOException {
-        if (captureRoots.isEmpty() || !captureRoots.contains(name)) {
-            return false;
-        }
-        f.capture(name, MAPPER.readTree(p));
-        return true;
-    }
-
-    /** The facts found so far in one parse; receives the members (other than the chain's own) one by one. */
+    /** The facts found so far in one pass; receives the members (other than the chain's own) one by one. */
     private final class Fields implements IntactEvent.OtherMembers {
+        final byte[] payload;
         String id, agentId, sessionId, actionType, actionName, actionStatus, timestamp;
         long sequence = -1, logIndex = -1, durationMs = -1;
         Map<String, String> labels = Map.of();
         Map<String, JsonNode> captured = Map.of();
+
+        Fields(byte[] payload) {
+            this.payload = payload;
+        }
 
         void capture(String name, JsonNode tree) {
             if (captured.isEmpty()) {
@@ -131,75 +119,95 @@ public final class PolicyEventReader {
             captured.put(name, tree);
         }
 
+        /** Captures the member whole when a pattern rule reads it; true when it did. */
+        boolean captureOr(MemberScanner m) {
+            if (captureRoots.isEmpty()) {
+                return false;
+            }
+            String name = m.name();
+            if (!captureRoots.contains(name)) {
+                return false;
+            }
+            try {
+                capture(name, MAPPER.readTree(payload, m.valueStart(), m.valueEnd() - m.valueStart()));
+            } catch (IOException e) {
+                throw new IllegalArgumentException("a stored event is not readable JSON: " + e.getMessage(), e);
+            }
+            return true;
+        }
+
         @Override
-        public void member(String name, JsonParser p, JsonToken value) throws IOException {
-            if (captureOr(this, name, p, value)) {
+        public void member(MemberScanner m) {
+            if (captureOr(m)) {
                 // The fields below are read from the tree when a pattern rule also wants them.
-                JsonNode tree = captured.get(name);
-                switch (name) {
-                    case SESSION_ID -> sessionId = tree.textValue();
-                    case ACTION_TYPE -> actionType = tree.textValue();
-                    case ACTION_NAME -> actionName = tree.textValue();
-                    case ACTION_STATUS -> actionStatus = tree.textValue();
-                    case TIMESTAMP -> timestamp = tree.textValue();
-                    case DURATION_MS -> durationMs = tree.asLong(-1);
-                    case LABELS -> labels = labelsOf(tree);
-                    default -> { }
+                JsonNode tree = captured.get(m.name());
+                if (m.nameIs(SESSION_ID)) {
+                    sessionId = tree.textValue();
+                } else if (m.nameIs(ACTION_TYPE)) {
+                    actionType = tree.textValue();
+                } else if (m.nameIs(ACTION_NAME)) {
+                    actionName = tree.textValue();
+                } else if (m.nameIs(ACTION_STATUS)) {
+                    actionStatus = tree.textValue();
+                } else if (m.nameIs(TIMESTAMP)) {
+                    timestamp = tree.textValue();
+                } else if (m.nameIs(DURATION_MS)) {
+                    durationMs = tree.asLong(-1);
+                } else if (m.nameIs(LABELS)) {
+                    labels = labelsOf(tree);
                 }
                 return;
             }
-            switch (name) {
-                case SESSION_ID -> sessionId = text(p, value);
-                case ACTION_TYPE -> actionType = text(p, value);
-                case ACTION_NAME -> actionName = text(p, value);
-                case ACTION_STATUS -> actionStatus = text(p, value);
-                case TIMESTAMP -> timestamp = text(p, value);
-                case DURATION_MS -> durationMs = number(p, value);
-                case LABELS -> labels = labels(p, value);
-                default -> p.skipChildren();
+            if (m.nameIs(SESSION_ID)) {
+                sessionId = m.stringValue();
+            } else if (m.nameIs(ACTION_TYPE)) {
+                actionType = m.stringValue();
+            } else if (m.nameIs(ACTION_NAME)) {
+                actionName = m.stringValue();
+            } else if (m.nameIs(ACTION_STATUS)) {
+                actionStatus = m.stringValue();
+            } else if (m.nameIs(TIMESTAMP)) {
+                timestamp = m.stringValue();
+            } else if (m.nameIs(DURATION_MS)) {
+                durationMs = number(m);
+            } else if (m.nameIs(LABELS)) {
+                labels = labels(m);
             }
         }
 
-        PolicyEvent build(byte[] payload) {
+        PolicyEvent build() {
             if (id == null || agentId == null || timestamp == null || sequence < 1 || logIndex < 0) {
                 throw new IllegalArgumentException("a stored event lacks id, agent_id, timestamp, sequence or log_index");
             }
-            String agent = agents.putIfAbsent(agentId, agentId);
-            return new PolicyEvent(logIndex, id, agent != null ? agent : agentId, sessionId, sequence, actionType, actionName, actionStatus,
-                    epochMicros(timestamp), durationMs, labels, captured, payload);
+            String agent = agents.get(agentId);
+            if (agent == null) {
+                agent = agents.putIfAbsent(agentId, agentId);
+            }
+            return new PolicyEvent(logIndex, id, agent != null ? agent : agentId, sessionId, sequence, actionType, actionName,
+                    actionStatus, epochMicros(timestamp), durationMs, labels, captured, payload);
         }
     }
 
-    private static String text(JsonParser p, JsonToken t) throws IOException {
-        if (t == JsonToken.VALUE_STRING) {
-            return p.getText();
+    /** A number as a long: plain integers exactly, others (RFC 8785 writes 1e+21 and up so) truncated; -1 for a non-number. */
+    private static long number(MemberScanner m) {
+        if (m.kind() != MemberScanner.Kind.NUMBER) {
+            return -1;
         }
-        p.skipChildren();
-        return null;
+        long v = m.integerValue();
+        return v != Long.MIN_VALUE ? v : (long) m.doubleValue();
     }
 
-    private static long number(JsonParser p, JsonToken t) throws IOException {
-        if (t == JsonToken.VALUE_NUMBER_INT) {
-            return p.getLongValue();
-        }
-        if (t == JsonToken.VALUE_NUMBER_FLOAT) {
-            return (long) p.getDoubleValue(); // RFC 8785 writes 1e+21 and up this way
-        }
-        p.skipChildren();
-        return -1;
-    }
-
-    private static Map<String, String> labels(JsonParser p, JsonToken t) throws IOException {
-        if (t != JsonToken.START_OBJECT) {
-            p.skipChildren();
+    /** The string members of a {@code labels} object (labels are strings; anything else is left out). */
+    private static Map<String, String> labels(MemberScanner m) {
+        if (m.kind() != MemberScanner.Kind.OBJECT) {
             return Map.of();
         }
         Map<String, String> out = new HashMap<>(4);
-        while (p.nextToken() == JsonToken.FIELD_NAME) {
-            String key = p.currentName();
-            String v = text(p, p.nextToken());
+        MemberScanner inner = m.objectValue();
+        while (inner.next()) {
+            String v = inner.stringValue();
             if (v != null) {
-                out.put(key, v);
+                out.put(inner.name(), v);
             }
         }
         return out;
