@@ -3,6 +3,7 @@ package io.trailproof.ledger;
 import io.trailproof.core.policy.Policy;
 import io.trailproof.core.policy.PolicyEngine;
 import io.trailproof.core.policy.PolicyReport;
+import io.trailproof.store.CorruptLogException;
 import io.trailproof.store.EventLog;
 import io.trailproof.store.MerkleNodeStore;
 
@@ -43,7 +44,7 @@ final class PolicyPass {
         PolicyEngine engine = new PolicyEngine(policies, agentId, since, until, new LeafWindow(tree, size));
         int threads = Math.min(2, Runtime.getRuntime().availableProcessors());
         if (size < SMALL || threads < 2) {
-            log.scan(0, size, engine::accept);
+            scan(log, size, engine::accept, (position, why) -> engine.accept(new PolicyEngine.Prepared(position, null, null, why)));
             return engine.finish();
         }
         ExecutorService parsers = Executors.newFixedThreadPool(threads, r -> {
@@ -53,7 +54,7 @@ final class PolicyPass {
         });
         try {
             Pipeline p = new Pipeline(engine, parsers);
-            log.scan(0, size, p::add);
+            scan(log, size, p::add, p::addUnreadable);
             p.submit();
             while (!p.inFlight.isEmpty()) {
                 p.acceptOldest();
@@ -62,6 +63,47 @@ final class PolicyPass {
             parsers.shutdownNow();
         }
         return engine.finish();
+    }
+
+    /** Receives an event the log cannot give back (its frame fails its check), in its place in log order. */
+    @FunctionalInterface
+    interface Unreadable {
+        void at(long position, String why) throws IOException;
+    }
+
+    /**
+     * Visits every event below {@code size} in log order. A frame that fails its check does not end
+     * the pass: the event it stands for is handed to {@code unreadable} (the chain check reports it,
+     * by log index) and the scan goes on after it, as {@code GET /v1/verify} would find the damage
+     * and the rest of the log is still worth checking. The failure may be in a frame between two
+     * events (a commit frame): the next event is then read by itself and, when it is fine, kept.
+     */
+    static void scan(EventLog log, long size, EventLog.PayloadVisitor visitor, Unreadable unreadable) throws IOException {
+        long next = 0;
+        while (next < size) {
+            long[] visited = {next - 1};
+            try {
+                log.scan(next, size, (index, payload) -> {
+                    visited[0] = index;
+                    visitor.accept(index, payload);
+                });
+                return;
+            } catch (CorruptLogException e) {
+                long bad = visited[0] + 1;
+                byte[] alone;
+                try {
+                    alone = log.read(bad);
+                } catch (CorruptLogException again) {
+                    alone = null;
+                }
+                if (alone != null) {
+                    visitor.accept(bad, alone);
+                } else {
+                    unreadable.at(bad, e.getMessage());
+                }
+                next = bad + 1;
+            }
+        }
     }
 
     /** The batches being prepared, oldest first, and the batch being filled. */
@@ -84,6 +126,15 @@ final class PolicyPass {
             if (++filled == BATCH) {
                 submit();
             }
+            while (inFlight.size() >= IN_FLIGHT) {
+                acceptOldest();
+            }
+        }
+
+        void addUnreadable(long position, String why) throws IOException {
+            submit();
+            inFlight.add(java.util.concurrent.CompletableFuture.completedFuture(
+                    new PolicyEngine.Prepared[] {new PolicyEngine.Prepared(position, null, null, why)}));
             while (inFlight.size() >= IN_FLIGHT) {
                 acceptOldest();
             }

@@ -79,4 +79,51 @@ class PolicyPassTest {
             assertThat(expected.results().stream().mapToLong(x -> x.violations()).sum()).isPositive();
         }
     }
+
+    @Test
+    void aFrameDamagedOnDiskIsAChainIntegrityViolationByLogIndexAndTheRestIsStillChecked() throws Exception {
+        for (int events : new int[] {500, (int) PolicyPass.SMALL * 3}) {
+            Path data = dir.resolve("damaged-" + events);
+            try (Ledger ledger = Ledger.open(data, new Ledger.Options(1 << 20, 100_000), Clock.systemUTC(), new Random(2))) {
+                List<ObjectNode> batch = new ArrayList<>();
+                for (int i = 0; i < events; i++) {
+                    batch.add(EventValidator.validate(JSON.createObjectNode().put("agent_id", "agent-" + (i % 7))
+                            .put("action_type", "TOOL_CALL").put("action_name", "step-" + i)
+                            .put("timestamp", "2026-11-25T10:00:00Z")));
+                }
+                ledger.append(batch);
+                long victim = events / 2;
+                Path segment;
+                try (var files = java.nio.file.Files.walk(data)) {
+                    segment = files.filter(f -> f.toString().endsWith(".seg")).sorted().findFirst().orElseThrow();
+                }
+                byte[] bytes = java.nio.file.Files.readAllBytes(segment);
+                int at = indexOf(bytes, ("\"action_name\":\"step-" + victim + "\"").getBytes(StandardCharsets.UTF_8));
+                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(segment,
+                        java.nio.file.StandardOpenOption.WRITE)) {
+                    ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) (bytes[at + 5] ^ 0x01)}), at + 5);
+                }
+
+                PolicyReport report = ledger.checkPolicies(BuiltinPolicies.all(), null, null, null);
+                var chain = report.results().stream().filter(r -> r.rule().equals("chain_integrity")).findFirst().orElseThrow();
+                assertThat(report.passed()).isFalse();
+                assertThat(chain.violations()).as("the damaged event, then the gap it leaves in its agent's chain").isEqualTo(2);
+                assertThat(JSON.valueToTree(chain).toString()).contains("log_index " + victim).contains("not a readable event");
+                assertThat(report.eventsChecked()).as("every readable event is checked").isEqualTo(events - 1);
+            }
+        }
+    }
+
+    private static int indexOf(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int k = 0; k < needle.length; k++) {
+                if (haystack[i + k] != needle[k]) {
+                    continue outer;
+                }
+            }
+            return i;
+        }
+        throw new AssertionError("not found");
+    }
 }
