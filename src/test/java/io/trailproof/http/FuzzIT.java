@@ -272,6 +272,79 @@ class FuzzIT {
                 + " events accepted");
     }
 
+    /**
+     * The mutator's bodies again, each under an {@code Idempotency-Key} (CONTRACT 12), sent twice and
+     * then once with another body: a refusal records nothing (the same request is judged afresh, and
+     * no replay is claimed); a stored answer is replayed byte for byte with {@code Idempotent-Replayed};
+     * another body under a recorded key is a 422; and the tree grows by the accepted events once.
+     */
+    @Test
+    void seededMutatorUnderIdempotencyKeysStoresEachAcceptedBodyOnce() throws Exception {
+        long sizeBefore = api.get("/v1/merkle/root").json().get("tree_size").asLong();
+        EventMutator mutator = new EventMutator(new Random(SEED + 1));
+        HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
+                .connectTimeout(Duration.ofSeconds(10)).build();
+        java.util.concurrent.atomic.AtomicLong stored = new java.util.concurrent.atomic.AtomicLong();
+        Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int i = 0; i < 1000; i++) {
+                boolean batch = i % 2 == 1;
+                String path = batch ? "/v1/batch" : "/v1/events";
+                byte[] body = batch ? mutator.batch() : mutator.event();
+                byte[] other = batch ? mutator.batch() : mutator.event();
+                String key = "fuzz-key-" + i;
+                done.add(pool.submit(() -> {
+                    HttpResponse<String> first = sendKeyed(client, path, key, body);
+                    HttpResponse<String> again = sendKeyed(client, path, key, body);
+                    String text = new String(body, StandardCharsets.UTF_8);
+                    String shown = path + " " + text.substring(0, Math.min(200, text.length())) + " -> "
+                            + first.statusCode() + " " + first.body();
+                    statuses.computeIfAbsent(first.statusCode(), x -> new AtomicInteger()).incrementAndGet();
+                    assertThat(first.statusCode()).as(shown).isLessThan(500);
+                    assertThat(again.statusCode()).as(shown).isEqualTo(first.statusCode());
+                    if (first.statusCode() >= 400) {
+                        assertThat(again.headers().firstValue("Idempotent-Replayed")).as(shown).isEmpty();
+                        assertThat(Api.JSON.readTree(again.body()).path("error").asText()).as(shown).isNotBlank();
+                        return null;
+                    }
+                    assertThat(again.body()).as(shown).isEqualTo(first.body());
+                    assertThat(again.headers().firstValue("Idempotent-Replayed")).as(shown).hasValue("true");
+                    if (!java.util.Arrays.equals(other, body)) {
+                        assertThat(sendKeyed(client, path, key, other).statusCode()).as(shown).isEqualTo(422);
+                    }
+                    JsonNode answer = Api.JSON.readTree(first.body());
+                    if (path.equals("/v1/events")) {
+                        stored.incrementAndGet();
+                    } else {
+                        answer.forEach(item -> {
+                            if (item.has("event")) {
+                                stored.incrementAndGet();
+                            }
+                        });
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get();
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        long sizeAfter = api.get("/v1/merkle/root").json().get("tree_size").asLong();
+        assertThat(sizeAfter).as("each accepted body stored once, whatever the retries").isEqualTo(sizeBefore + stored.get());
+        assertThat(stored.get()).isGreaterThan(100);
+        assertThat(statuses.getOrDefault(400, new AtomicInteger()).get()).isGreaterThan(100);
+    }
+
+    private static HttpResponse<String> sendKeyed(HttpClient client, String path, String key, byte[] body) throws Exception {
+        return client.send(HttpRequest.newBuilder(URI.create(base + path)).timeout(Duration.ofSeconds(30))
+                .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build(), HttpResponse.BodyHandlers.ofString());
+    }
+
     private static List<byte[]> hexList(JsonNode array) {
         List<byte[]> out = new ArrayList<>();
         array.forEach(n -> out.add(HexFormat.of().parseHex(n.asText())));
