@@ -48,6 +48,7 @@ final class GroupCommit {
     private volatile long durable;
     private volatile IOException failure;
     private volatile boolean closed;
+    private volatile ForceObserver observer = ForceObserver.NONE;
 
     GroupCommit(Path dir, long durable, Syncer syncer) {
         this.dir = dir;
@@ -57,6 +58,11 @@ final class GroupCommit {
 
     long durable() {
         return durable;
+    }
+
+    /** Replaces the observer of the flusher's forces (metrics). */
+    void observe(ForceObserver observer) {
+        this.observer = observer;
     }
 
     IOException failure() {
@@ -130,7 +136,12 @@ final class GroupCommit {
             }
             boolean ok = false;
             try {
-                forced(syncer.force());
+                long before = durable;
+                long started = System.nanoTime();
+                long count = syncer.force();
+                long nanos = System.nanoTime() - started;
+                forced(count);
+                observer.forced(nanos, Math.max(0, count - before));
                 ok = true;
             } catch (IOException | RuntimeException | Error e) {
                 fail(e, e.getMessage());
