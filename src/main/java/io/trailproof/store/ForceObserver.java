@@ -2,8 +2,8 @@ package io.trailproof.store;
 
 /**
  * Told about every group-commit force of the log, for metrics. It runs on the sync thread after the
- * force, while waiters are not yet answered: it must return at once (record a number, never block,
- * never throw).
+ * force and after its waiters were answered, before the next force: it must return at once (record
+ * a number, never block). What it throws is ignored.
  */
 @FunctionalInterface
 public interface ForceObserver {

@@ -135,13 +135,15 @@ final class GroupCommit {
                 syncing = true;
             }
             boolean ok = false;
+            long nanos = 0;
+            long covered = 0;
             try {
                 long before = durable;
                 long started = System.nanoTime();
                 long count = syncer.force();
-                long nanos = System.nanoTime() - started;
+                nanos = System.nanoTime() - started;
                 forced(count);
-                observer.forced(nanos, Math.max(0, count - before));
+                covered = Math.max(0, count - before);
                 ok = true;
             } catch (IOException | RuntimeException | Error e) {
                 fail(e, e.getMessage());
@@ -152,6 +154,16 @@ final class GroupCommit {
                 syncer.settleFailure();
                 return;
             }
+            observed(nanos, covered);
+        }
+    }
+
+    /** Tells the observer once the waiters are answered; a failing observer never fails the log. */
+    private void observed(long nanos, long covered) {
+        try {
+            observer.forced(nanos, covered);
+        } catch (RuntimeException e) {
+            // metrics only: the force itself succeeded
         }
     }
 
