@@ -82,7 +82,7 @@ final class RequestRecording implements HttpHandler {
         String endpoint = endpoint(ex);
         int status = ex.getStatusCode();
         if (metrics != null) {
-            metrics.request(endpoint, ex.getRequestMethod().toString(), status, nanos, ex.getResponseBytesSent());
+            metrics.request(endpoint, method(ex), status, nanos, ex.getResponseBytesSent());
             if (ex.getResponseHeaders().contains(IdempotentRequests.REPLAYED)) {
                 metrics.idempotentReplay();
             }
@@ -90,6 +90,15 @@ final class RequestRecording implements HttpHandler {
         if (accessLog) {
             access(ex, status, nanos);
         }
+    }
+
+    /** The standard methods as they are, any other (a client may send any token) as {@code other}: bounded labels. */
+    private static String method(HttpServerExchange ex) {
+        String m = ex.getRequestMethod().toString();
+        return switch (m) {
+            case "GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH" -> m;
+            default -> "other";
+        };
     }
 
     /** A route template, {@code console} for the console's files, or {@code other}: never a raw path. */
@@ -108,7 +117,8 @@ final class RequestRecording implements HttpHandler {
      */
     private void access(HttpServerExchange ex, int status, long nanos) {
         String method = ex.getRequestMethod().toString();
-        String path = ex.getRequestPath();
+        // Decoded, a path may hold control characters: a text line must not be split or forged by them.
+        String path = ex.getRequestPath().replaceAll("\\p{Cntrl}", "?");
         double millis = Math.round(nanos / 1e4) / 100.0;
         long bytes = ex.getResponseBytesSent();
         String key = status == 401 ? null : authenticator.keyName(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));

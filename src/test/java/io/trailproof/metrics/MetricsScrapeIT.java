@@ -43,6 +43,9 @@ class MetricsScrapeIT {
             assertThat(api.get("/v1/events/" + id).status()).isEqualTo(200);
             assertThat(api.get("/v1/search?q=agent_id:m-a").status()).isEqualTo(200);
             assertThat(api.get("/no/such/thing").status()).isEqualTo(404);
+            int brewed = api.send(HttpRequest.newBuilder(URI.create(api.base() + "/v1/events"))
+                    .method("BREW", HttpRequest.BodyPublishers.noBody())).status();
+            assertThat(brewed).isEqualTo(405);
             for (int i = 0; i < 2; i++) {
                 assertThat(api.send(HttpRequest.newBuilder(URI.create(api.base() + "/v1/events"))
                         .header("Content-Type", "application/json").header("Idempotency-Key", "metrics-it-1")
@@ -65,6 +68,9 @@ class MetricsScrapeIT {
                     Map.of("endpoint", "/v1/events/{id}", "method", "GET", "status", "200"))).isEqualTo(1);
             assertThat(delta(before, after, "trailproof_http_requests_total",
                     Map.of("endpoint", "other", "method", "GET", "status", "404"))).isEqualTo(1);
+            // a method a client made up is not a label value of its own
+            assertThat(delta(before, after, "trailproof_http_requests_total",
+                    Map.of("endpoint", "other", "method", "other", "status", Integer.toString(brewed)))).isEqualTo(1);
             assertThat(delta(before, after, "trailproof_http_request_duration_seconds_count",
                     Map.of("endpoint", "/v1/search", "method", "GET"))).isEqualTo(1);
             assertThat(delta(before, after, "trailproof_idempotent_replays_total", Map.of())).isEqualTo(1);
