@@ -71,6 +71,28 @@ class ArchitectureTest {
     }
 
     @Test
+    void onlyTheMetricsPackageKnowsThePrometheusClient() {
+        noClasses().that().resideOutsideOfPackage("io.trailproof.metrics..")
+                .should().dependOnClassesThat().resideInAPackage("io.prometheus..")
+                .because("the layers report through small observers and suppliers; ServiceMetrics alone records")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.trailproof.metrics..", "io.trailproof.logging..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.core..", "io.trailproof.store..",
+                        "io.trailproof.ledger..", "io.trailproof.index..", "io.trailproof.http..",
+                        "io.trailproof.server..", "io.trailproof.cli..", "io.trailproof.config..",
+                        "io.trailproof.timestamp..", "io.trailproof.checkpoint..", "io.trailproof.stream..",
+                        "io.trailproof.export..", "io.trailproof.otlp..")
+                .because("metrics and logging are leaves that the server, http and cli wire; they know no layer")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.trailproof.core..", "io.trailproof.store..", "io.trailproof.ledger..",
+                        "io.trailproof.index..", "io.trailproof.timestamp..", "io.trailproof.checkpoint..",
+                        "io.trailproof.stream..", "io.trailproof.export..", "io.trailproof.otlp..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.metrics..", "io.trailproof.logging..")
+                .because("lower layers expose observers; the composition root connects them to the metrics")
+                .check(classes);
+    }
+
+    @Test
     void storeKnowsNothingAboveIt() {
         noClasses().that().resideInAPackage("io.trailproof.store..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.http..",

@@ -23,6 +23,8 @@ public final class CheckpointScheduler implements AutoCloseable {
         return t;
     });
 
+    private volatile java.util.function.Consumer<Boolean> outcomes = ok -> { };
+
     public CheckpointScheduler(CheckpointService service, Duration interval) {
         if (interval.isZero() || interval.isNegative()) {
             throw new IllegalArgumentException("checkpoint.interval must be positive");
@@ -36,10 +38,21 @@ public final class CheckpointScheduler implements AutoCloseable {
         executor.scheduleWithFixedDelay(this::runOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /**
+     * Registers what is told each signing attempt's outcome (metrics): true when a new checkpoint was
+     * signed and stored, false when signing failed. It must return at once.
+     */
+    public void onOutcome(java.util.function.Consumer<Boolean> listener) {
+        this.outcomes = listener;
+    }
+
     private void runOnce() {
         try {
-            service.signIfGrown();
+            if (service.signIfGrown().isPresent()) {
+                outcomes.accept(true);
+            }
         } catch (Throwable t) {
+            outcomes.accept(false);
             LOG.log(System.Logger.Level.WARNING, "signing a checkpoint failed, trying again in " + interval + ": " + t);
         }
     }

@@ -72,6 +72,8 @@ public final class WitnessClient implements AutoCloseable {
 
     private final Path alarmFile;
 
+    private volatile java.util.function.Consumer<Boolean> outcomes = ok -> { };
+
     public WitnessClient(NoteVerifier witness, URI url, CheckpointService checkpoints, LogTree tree, Clock clock,
                          Path dataDir) throws IOException {
         this.alarmFile = dataDir.resolve(ALARMS_DIR).resolve(witness.name().replace('/', '_') + "+"
@@ -91,6 +93,19 @@ public final class WitnessClient implements AutoCloseable {
             t.setDaemon(true);
             return t;
         });
+    }
+
+    /**
+     * Registers what is told each request's outcome (metrics): true when the witness cosigned, false
+     * when it failed or showed a split view. It runs on this client's thread and must return at once.
+     */
+    public void onOutcome(java.util.function.Consumer<Boolean> listener) {
+        this.outcomes = listener;
+    }
+
+    /** The witness's name (its key name), for metrics labels. */
+    public String name() {
+        return witness.name();
     }
 
     /** Asks for a cosignature of the latest checkpoint soon (at once unless backing off). */
@@ -128,7 +143,9 @@ public final class WitnessClient implements AutoCloseable {
             send(latest.get());
             failures = 0;
             failing = null;
+            outcomes.accept(true);
         } catch (SplitView e) {
+            outcomes.accept(false);
             alarm = e.getMessage();
             try {
                 AtomicFile.write(alarmFile, (clock.instant() + " " + e.getMessage() + "\n").getBytes(StandardCharsets.UTF_8));
@@ -139,6 +156,7 @@ public final class WitnessClient implements AutoCloseable {
                     + ": it has seen a history of this log that contradicts ours (a split view); "
                     + "no longer sending it checkpoints");
         } catch (IOException | TlogRejection | RuntimeException e) {
+            outcomes.accept(false);
             failures++;
             if (failing == null) {
                 failingSince = clock.instant();

@@ -4,6 +4,7 @@ import io.trailproof.config.ConfigException;
 import io.trailproof.config.ConfigKey;
 import io.trailproof.config.Settings;
 import io.trailproof.config.SettingsLoader;
+import io.trailproof.logging.ServiceLogging;
 import io.trailproof.server.TrailproofServer;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -58,6 +59,7 @@ final class ServeCommand implements Callable<Integer> {
             System.err.println("trailproof: " + e.getMessage());
             return Main.BAD_USAGE;
         }
+        ServiceLogging.install(settings.observability().jsonLogs());
         TrailproofServer server;
         try {
             server = TrailproofServer.start(settings, Clock.systemUTC());

@@ -44,7 +44,11 @@ public enum ConfigKey {
     CHECKPOINT_SIGNING_KEY("checkpoint.signing-key", ""),
     CHECKPOINT_INTERVAL("checkpoint.interval", "PT1S"),
     CHECKPOINT_PUBLIC("checkpoint.public", "true"),
-    CHECKPOINT_WITNESSES("checkpoint.witnesses", "");
+    CHECKPOINT_WITNESSES("checkpoint.witnesses", ""),
+    // Metrics and logs (CONTRACT 17)
+    METRICS_ENABLED("metrics.enabled", "true"),
+    LOG_FORMAT("log.format", "text"),
+    LOG_ACCESS("log.access", "false");
 
     private final String key;
     private final String defaultValue;

@@ -30,7 +30,22 @@ public record Settings(
         Streams streams,
         Idempotency idempotency,
         Redaction redaction,
-        Checkpoints checkpoints) {
+        Checkpoints checkpoints,
+        Observability observability) {
+
+    /**
+     * Metrics and logs (CONTRACT 17).
+     *
+     * @param metricsEnabled {@code metrics.enabled}: record metrics and serve {@code GET /metrics}; false
+     *     records nothing (the benchmark's baseline) and answers 404 there
+     * @param jsonLogs {@code log.format=json}: every line the service prints is one JSON object
+     * @param accessLog {@code log.access}: one log line per request
+     */
+    public record Observability(boolean metricsEnabled, boolean jsonLogs, boolean accessLog) {
+        public static Observability defaults() {
+            return new Observability(true, false, false);
+        }
+    }
 
     /**
      * Redaction before hashing (CONTRACT 16).
@@ -130,6 +145,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints);
+                streams, idempotency, redaction, checkpoints, observability);
     }
 }

@@ -124,7 +124,17 @@ public final class SettingsLoader {
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
-                checkpoints(raw));
+                checkpoints(raw), observability(raw));
+    }
+
+    /** {@code metrics.enabled}, {@code log.format}, {@code log.access} (CONTRACT 17). */
+    private static Settings.Observability observability(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        String format = raw.get(ConfigKey.LOG_FORMAT).value;
+        if (!format.equals("text") && !format.equals("json")) {
+            throw bad(ConfigKey.LOG_FORMAT, raw, "must be text or json");
+        }
+        return new Settings.Observability(bool(raw, ConfigKey.METRICS_ENABLED), format.equals("json"),
+                bool(raw, ConfigKey.LOG_ACCESS));
     }
 
     /**

@@ -76,6 +76,9 @@ final class ApiHandler implements HttpHandler {
         } catch (ApiException e) {
             unrouted = e;
         }
+        if (match != null) {
+            ex.putAttachment(RequestRecording.ENDPOINT, match.route().template());
+        }
         if (match != null && match.route().role() == null) {
             return match;
         }
@@ -143,7 +146,7 @@ final class ApiHandler implements HttpHandler {
                     Map.of("Retry-After", "30")));
         } else {
             String reference = UUID.randomUUID().toString();
-            LOG.log(System.Logger.Level.ERROR, "internal error " + reference + " on " + ex.getRequestMethod() + " "
+            RequestRecording.logError(ex, "internal error " + reference + " on " + ex.getRequestMethod() + " "
                     + ex.getRequestPath(), failure);
             answer(ex, new ApiException(500, "internal error (reference " + reference
                     + "); the server log has the details"));

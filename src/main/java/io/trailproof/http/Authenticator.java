@@ -90,6 +90,17 @@ final class Authenticator {
     }
 
     /**
+     * The name under which a request's key appears in the access log: {@code key-} and the first 8 hex
+     * digits of its SHA-256 (keys have no other name; this identifies one among those configured and
+     * reveals nothing usable of it). Null when no keys are configured or the request sent none.
+     */
+    String keyName(String authorization) {
+        String scope = authorization == null || !authorization.strip().toLowerCase(Locale.ROOT).startsWith(SCHEME)
+                ? "" : scope(authorization);
+        return scope.isEmpty() ? null : "key-" + scope.substring(0, 8);
+    }
+
+    /**
      * @throws ApiException 403 when {@code granted} lacks {@code needed} (admin grants everything)
      */
     static void authorize(Set<ApiKey.Role> granted, ApiKey.Role needed, String method, String path)

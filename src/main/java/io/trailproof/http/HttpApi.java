@@ -8,6 +8,7 @@ import io.trailproof.checkpoint.TlogProofs;
 import io.trailproof.config.Settings;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.metrics.ServiceMetrics;
 import io.trailproof.otlp.TraceIngest;
 import io.trailproof.stream.StreamHub;
 import io.trailproof.stream.StreamOptions;
@@ -41,8 +42,9 @@ public final class HttpApi {
     private final InFlightBudget budget;
     private final StreamHub streams;
 
+    /** {@code metrics} is null when {@code metrics.enabled} is false: nothing is recorded and /metrics is a 404. */
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps,
-                   CheckpointService checkpoints, Tiles tiles) {
+                   CheckpointService checkpoints, Tiles tiles, ServiceMetrics metrics) {
         Router router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail (issue #19).
@@ -63,6 +65,12 @@ public final class HttpApi {
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
         new CheckpointEndpoints(checkpoints, tiles, settings.checkpoints().publicAccess()).register(router);
+        // Metrics (CONTRACT 17): read at scrape time, written by RequestRecording around every request.
+        if (metrics != null) {
+            metrics.gauge("trailproof_stream_subscribers", "Live streams (SSE and WebSocket) open now",
+                    streams::openStreams);
+            router.get("/metrics", (ex, p) -> MetricsEndpoint.answer(ex, metrics));
+        }
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).
@@ -85,8 +93,16 @@ public final class HttpApi {
                 .setSocketOption(Options.CONNECTION_LOW_WATER, settings.hardening().maxConnections())
                 // The console (issue #15) answers /, /ui and /ui/* from memory before authentication and
                 // passes everything else on.
-                .setHandler(new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()), draining))
+                .setHandler(recorded(new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()), draining),
+                        metrics, settings.observability().accessLog(), authenticator))
                 .build();
+    }
+
+    /** The handler with metrics and the access log around it, or as it is when both are off. */
+    private static io.undertow.server.HttpHandler recorded(io.undertow.server.HttpHandler handler, ServiceMetrics metrics,
+                                                           boolean accessLog, Authenticator authenticator) {
+        return metrics == null && !accessLog ? handler
+                : new RequestRecording(handler, metrics, accessLog, authenticator, new java.security.SecureRandom());
     }
 
     /**

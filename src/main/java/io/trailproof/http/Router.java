@@ -38,8 +38,9 @@ final class Router {
     /**
      * An endpoint and the role a caller needs for it; {@code role} null means open to everyone
      * (/health). {@code nonBlocking}, when present, serves the requests with small bodies.
+     * {@code template} is the path as registered ({@code /v1/events/{id}}): a bounded label for metrics.
      */
-    record Route(ApiKey.Role role, Endpoint endpoint, NonBlockingEndpoint nonBlocking) {
+    record Route(ApiKey.Role role, Endpoint endpoint, NonBlockingEndpoint nonBlocking, String template) {
     }
 
     /** Where a request goes: the route and the path parameter, if the path has one. */
@@ -57,7 +58,7 @@ final class Router {
 
     /** Registers an endpoint with a non-blocking form for small bodies and the blocking one for the rest. */
     Router add(String method, String path, ApiKey.Role role, Endpoint endpoint, NonBlockingEndpoint nonBlocking) {
-        Route route = new Route(role, endpoint, nonBlocking);
+        Route route = new Route(role, endpoint, nonBlocking, path);
         if (path.endsWith("/{*}")) {
             subtrees.computeIfAbsent(path.substring(0, path.length() - 3), p -> new TreeMap<>()).put(method, route);
         } else if (path.endsWith("/{id}")) {

@@ -337,6 +337,14 @@ public final class Ledger implements Closeable {
         }
     }
 
+    /**
+     * Registers the observer of the log's group-commit forces (metrics: fsync latency and group
+     * sizes); it runs on the sync thread and must return at once.
+     */
+    public void observeForces(io.trailproof.store.ForceObserver observer) {
+        log.observeForces(observer);
+    }
+
     /** The stored event's bytes (exactly as hashed and returned by the API), or empty when unknown. */
     public Optional<byte[]> eventPayload(String id) throws IOException {
         return queries.eventPayload(id);

@@ -14,6 +14,7 @@ import io.trailproof.http.HttpApi;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.Pacer;
+import io.trailproof.metrics.ServiceMetrics;
 import io.trailproof.store.DataDirLock;
 import io.trailproof.timestamp.LogTimestampStore;
 import io.trailproof.timestamp.TimestampScheduler;
@@ -54,12 +55,15 @@ public final class TrailproofServer implements AutoCloseable {
     private final TimestampScheduler stamper;
     private final CheckpointScheduler checkpointing;
     private final List<WitnessClient> witnesses;
+    /** Null when metrics.enabled is false. */
+    private final ServiceMetrics metrics;
     private boolean stopped;
 
     private TrailproofServer(DataDirLock lock, Ledger ledger, SearchIndex index, HttpApi http,
                              ScheduledExecutorService scheduler, TimestampStore timestampStore,
                              TimestampScheduler stamper, CheckpointScheduler checkpointing,
-                             List<WitnessClient> witnesses) {
+                             List<WitnessClient> witnesses, ServiceMetrics metrics) {
+        this.metrics = metrics;
         this.checkpointing = checkpointing;
         this.witnesses = List.copyOf(witnesses);
         this.lock = lock;
@@ -131,7 +135,12 @@ public final class TrailproofServer implements AutoCloseable {
                 checkpoints.addProblemSource(client::problem);
             }
             checkpointing = new CheckpointScheduler(checkpoints, cps.interval());
-            HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints));
+            ServiceMetrics metrics = settings.observability().metricsEnabled() ? new ServiceMetrics() : null;
+            if (metrics != null) {
+                observe(metrics, ledger, index, timestamps, checkpoints, checkpointing, witnesses);
+            }
+            HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints),
+                    metrics);
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);
@@ -141,12 +150,12 @@ public final class TrailproofServer implements AutoCloseable {
                     : new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),
                             TIMESTAMP_FIRST_RETRY, clock);
             TrailproofServer server = new TrailproofServer(lock, ledger, index, http, scheduler, timestampStore,
-                    stamper, checkpointing, witnesses);
+                    stamper, checkpointing, witnesses, metrics);
             checkpointing.start();
             // The latest checkpoint may lack a cosignature from before a restart: ask once now.
             witnesses.forEach(WitnessClient::checkpointSigned);
             http.start();
-            server.scheduleVerification(settings);
+            server.scheduleVerification(settings, clock);
             if (stamper != null) {
                 stamper.start();
             }
@@ -170,13 +179,46 @@ public final class TrailproofServer implements AutoCloseable {
         }
     }
 
-    private void scheduleVerification(Settings settings) {
+    /**
+     * Wires the metrics (CONTRACT 17) to what the lower layers already keep, read at scrape time, and
+     * to their outcome observers; none of it runs per event.
+     */
+    private static void observe(ServiceMetrics metrics, Ledger ledger, SearchIndex index, TimestampService timestamps,
+                                CheckpointService checkpoints, CheckpointScheduler checkpointing,
+                                List<WitnessClient> witnesses) {
+        long sizeAtStart = ledger.size();
+        metrics.counter("trailproof_events_ingested_total", "Events stored and acknowledged since this process started",
+                () -> ledger.size() - sizeAtStart);
+        metrics.gauge("trailproof_tree_size", "Events in the Merkle tree (readable, durable)", ledger::size);
+        metrics.gauge("trailproof_index_lag_events", "Events stored but not yet searchable",
+                () -> Math.max(0, ledger.size() - index.status().indexed()));
+        metrics.gauge("trailproof_log_writable", "1 while the ledger accepts writes, 0 after a storage failure stopped them",
+                () -> ledger.failed() ? 0 : 1);
+        metrics.gauge("trailproof_health_problems", "Problems GET /health lists now (0 when its status is ok)",
+                () -> ledger.health().problems().size() + checkpoints.problems().size());
+        metrics.gauge("trailproof_checkpoint_size", "Tree size of the latest signed checkpoint (-1 before the first)",
+                () -> checkpoints.latest().map(c -> c.size()).orElse(-1L));
+        ledger.observeForces(metrics::logForced);
+        timestamps.onOutcome(metrics::timestamp);
+        checkpointing.onOutcome(metrics::checkpoint);
+        for (WitnessClient w : witnesses) {
+            String name = w.name();
+            metrics.witnessConfigured(name);
+            w.onOutcome(ok -> metrics.witness(name, ok));
+        }
+    }
+
+    private void scheduleVerification(Settings settings, Clock clock) {
         Runnable verifyAll = () -> {
             try {
                 long started = System.nanoTime();
                 long valid = ledger.verifyAll(new Pacer(settings.hardening().verifyCpuShare(), System::nanoTime,
                         nanos -> TimeUnit.NANOSECONDS.sleep(nanos)));
-                LOG.log(System.Logger.Level.INFO, "re-verified every chain: " + valid + " of " + ledger.agents().size()
+                long agents = ledger.agents().size();
+                if (metrics != null) {
+                    metrics.verified(Math.max(0, agents - valid), clock.millis());
+                }
+                LOG.log(System.Logger.Level.INFO, "re-verified every chain: " + valid + " of " + agents
                         + " valid (" + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms)");
             } catch (java.io.InterruptedIOException e) {
                 // the service is stopping: the next start verifies again

@@ -75,6 +75,10 @@ public interface EventLog extends Closeable {
      */
     byte[] readSide(long address) throws IOException;
 
+    /** Registers the observer of group-commit forces (metrics); logs without group commit ignore it. */
+    default void observeForces(ForceObserver observer) {
+    }
+
     /**
      * Receives every committed side record of the log when it is opened, oldest first (the log
      * checks every frame when it opens anyway, so this costs no extra read). Side records of a

@@ -48,6 +48,7 @@ final class GroupCommit {
     private volatile long durable;
     private volatile IOException failure;
     private volatile boolean closed;
+    private volatile ForceObserver observer = ForceObserver.NONE;
 
     GroupCommit(Path dir, long durable, Syncer syncer) {
         this.dir = dir;
@@ -57,6 +58,11 @@ final class GroupCommit {
 
     long durable() {
         return durable;
+    }
+
+    /** Replaces the observer of the flusher's forces (metrics). */
+    void observe(ForceObserver observer) {
+        this.observer = observer;
     }
 
     IOException failure() {
@@ -129,8 +135,15 @@ final class GroupCommit {
                 syncing = true;
             }
             boolean ok = false;
+            long nanos = 0;
+            long covered = 0;
             try {
-                forced(syncer.force());
+                long before = durable;
+                long started = System.nanoTime();
+                long count = syncer.force();
+                nanos = System.nanoTime() - started;
+                forced(count);
+                covered = Math.max(0, count - before);
                 ok = true;
             } catch (IOException | RuntimeException | Error e) {
                 fail(e, e.getMessage());
@@ -141,6 +154,16 @@ final class GroupCommit {
                 syncer.settleFailure();
                 return;
             }
+            observed(nanos, covered);
+        }
+    }
+
+    /** Tells the observer once the waiters are answered; a failing observer never fails the log. */
+    private void observed(long nanos, long covered) {
+        try {
+            observer.forced(nanos, covered);
+        } catch (RuntimeException e) {
+            // metrics only: the force itself succeeded
         }
     }
 

@@ -246,6 +246,11 @@ public final class SegmentLog implements EventLog {
         return commit.durable();
     }
 
+    @Override
+    public void observeForces(ForceObserver observer) {
+        commit.observe(observer);
+    }
+
     /** Number of syncs of segment files done by group commit and rolling (for tests and metrics). */
     public long forceCount() {
         return commit.forceCount();

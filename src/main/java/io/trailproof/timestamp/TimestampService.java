@@ -43,6 +43,7 @@ public final class TimestampService {
     private final List<X509Certificate> anchors;
     private final Clock clock;
     private final RandomGenerator random;
+    private volatile java.util.function.Consumer<Boolean> outcomes = ok -> { };
 
     /**
      * @param anchors trust anchors for the certificate_chain check (the JDK trust store plus configured PEM files)
@@ -68,6 +69,31 @@ public final class TimestampService {
      * @throws LedgerUnavailableException when the record cannot be stored
      */
     public TimestampRecord stamp(String tsaUrl) throws TimestampRefusal, IOException {
+        try {
+            TimestampRecord record = stampOnce(tsaUrl);
+            outcomes.accept(true);
+            return record;
+        } catch (TimestampRefusal e) {
+            if (e.reason() == TimestampRefusal.Reason.TSA_FAILED) {
+                outcomes.accept(false);
+            }
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            outcomes.accept(false);
+            throw e;
+        }
+    }
+
+    /**
+     * Registers what is told each timestamp's outcome (metrics): true when a record was stored, false
+     * when the TSA failed or the record could not be stored (a bad URL or an empty log is the caller's
+     * matter and is not told). It must return at once.
+     */
+    public void onOutcome(java.util.function.Consumer<Boolean> listener) {
+        this.outcomes = listener;
+    }
+
+    private TimestampRecord stampOnce(String tsaUrl) throws TimestampRefusal, IOException {
         URI tsa = tsaUrl == null ? defaultTsa : policy.check(tsaUrl);
         long size = ledger.size();
         if (size == 0) {

@@ -28,6 +28,17 @@ class AuthenticatorTest {
     }
 
     @Test
+    void aKeysNameIsAFingerprintNeverTheKey() throws Exception {
+        String name = auth.keyName("Bearer k-read");
+        assertThat(name).isEqualTo("key-" + java.util.HexFormat.of().formatHex(java.security.MessageDigest
+                .getInstance("SHA-256").digest("k-read".getBytes(java.nio.charset.StandardCharsets.UTF_8))).substring(0, 8));
+        assertThat(auth.keyName("bearer   k-read ")).isEqualTo(name);
+        assertThat(auth.keyName(null)).isNull();
+        assertThat(auth.keyName("Basic abc")).isNull();
+        assertThat(new Authenticator(List.of()).keyName("Bearer k-read")).isNull();
+    }
+
+    @Test
     void knownKeysGrantTheirRoles() throws Exception {
         assertThat(auth.authenticate("Bearer k-ingest")).containsExactly(Role.INGEST);
         assertThat(auth.authenticate("bearer k-read")).containsExactly(Role.READ);

@@ -1,0 +1,138 @@
+package io.trailproof.http;
+
+import io.trailproof.logging.LogFields;
+import io.trailproof.metrics.ServiceMetrics;
+import io.undertow.server.HttpHandler;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.AttachmentKey;
+import io.undertow.util.Headers;
+import io.undertow.util.HttpString;
+
+import java.util.HexFormat;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.logging.Level;
+import java.util.logging.Logger;
+import java.util.random.RandomGenerator;
+import java.util.regex.Pattern;
+
+/**
+ * In front of every other handler: when each exchange completes, counts it in the metrics (by route
+ * template, method and status, with its duration and bytes sent) and writes its access log line
+ * ({@code log.access}). Installed only when one of them is on; it costs a request one completion
+ * listener and, with metrics, a few lock-free counter updates.
+ *
+ * <p>Request ids: a request's {@code X-Request-Id} is kept when it is 1 to 64 characters of
+ * {@code [A-Za-z0-9._-]}; otherwise, with the access log on, the request gets one
+ * ({@code <8 hex digits chosen at start>-<sequence>}). The id is echoed in {@code X-Request-Id} and
+ * named in the access line and in the error log line of a 500.
+ */
+final class RequestRecording implements HttpHandler {
+
+    /** The route template the router matched; requests that match no route are counted as {@code other}. */
+    static final AttachmentKey<String> ENDPOINT = AttachmentKey.create(String.class);
+    static final AttachmentKey<String> REQUEST_ID = AttachmentKey.create(String.class);
+    static final HttpString REQUEST_ID_HEADER = new HttpString("X-Request-Id");
+
+    private static final Pattern CLIENT_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+    private static final Logger ACCESS = Logger.getLogger("io.trailproof.access");
+    private static final Logger ERRORS = Logger.getLogger(ApiHandler.class.getName());
+
+    private final HttpHandler next;
+    /** Null when metrics.enabled is false. */
+    private final ServiceMetrics metrics;
+    private final boolean accessLog;
+    private final Authenticator authenticator;
+    private final String idPrefix;
+    private final AtomicLong sequence = new AtomicLong();
+
+    RequestRecording(HttpHandler next, ServiceMetrics metrics, boolean accessLog, Authenticator authenticator,
+                     RandomGenerator random) {
+        this.next = next;
+        this.metrics = metrics;
+        this.accessLog = accessLog;
+        this.authenticator = authenticator;
+        this.idPrefix = HexFormat.of().toHexDigits(random.nextInt());
+    }
+
+    @Override
+    public void handleRequest(HttpServerExchange ex) throws Exception {
+        long started = System.nanoTime();
+        String id = ex.getRequestHeaders().getFirst(REQUEST_ID_HEADER);
+        if (id != null && !CLIENT_ID.matcher(id).matches()) {
+            id = null;
+        }
+        if (id == null && accessLog) {
+            id = idPrefix + "-" + sequence.incrementAndGet();
+        }
+        if (id != null) {
+            ex.putAttachment(REQUEST_ID, id);
+            ex.getResponseHeaders().put(REQUEST_ID_HEADER, id);
+        }
+        ex.addExchangeCompleteListener((exchange, nextListener) -> {
+            try {
+                completed(exchange, System.nanoTime() - started);
+            } finally {
+                nextListener.proceed();
+            }
+        });
+        next.handleRequest(ex);
+    }
+
+    private void completed(HttpServerExchange ex, long nanos) {
+        String endpoint = endpoint(ex);
+        int status = ex.getStatusCode();
+        if (metrics != null) {
+            metrics.request(endpoint, method(ex), status, nanos, ex.getResponseBytesSent());
+            if (ex.getResponseHeaders().contains(IdempotentRequests.REPLAYED)) {
+                metrics.idempotentReplay();
+            }
+        }
+        if (accessLog) {
+            access(ex, status, nanos);
+        }
+    }
+
+    /** The standard methods as they are, any other (a client may send any token) as {@code other}: bounded labels. */
+    private static String method(HttpServerExchange ex) {
+        String m = ex.getRequestMethod().toString();
+        return switch (m) {
+            case "GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH" -> m;
+            default -> "other";
+        };
+    }
+
+    /** A route template, {@code console} for the console's files, or {@code other}: never a raw path. */
+    private static String endpoint(HttpServerExchange ex) {
+        String template = ex.getAttachment(ENDPOINT);
+        if (template != null) {
+            return template;
+        }
+        String path = ex.getRelativePath();
+        return path.equals("/") || path.equals("/ui") || path.startsWith(ConsoleHandler.PREFIX) ? "console" : "other";
+    }
+
+    /**
+     * One access line: method, path (without the query string, which may hold search terms about the
+     * audited data), status, duration, bytes sent, the API key's name (never the key) and the request id.
+     */
+    private void access(HttpServerExchange ex, int status, long nanos) {
+        String method = ex.getRequestMethod().toString();
+        // Decoded, a path may hold control characters: a text line must not be split or forged by them.
+        String path = ex.getRequestPath().replaceAll("\\p{Cntrl}", "?");
+        double millis = Math.round(nanos / 1e4) / 100.0;
+        long bytes = ex.getResponseBytesSent();
+        String key = status == 401 ? null : authenticator.keyName(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
+        String id = ex.getAttachment(REQUEST_ID);
+        LogFields.of("method", method, "path", path, "status", status, "duration_ms", millis, "bytes", bytes,
+                        "key_name", key, "request_id", id)
+                .log(ACCESS, Level.INFO, method + " " + path + " " + status + " " + millis + " ms " + bytes + " bytes"
+                        + (key == null ? "" : " key " + key) + " request " + id, null);
+    }
+
+    /** Logs an endpoint's failure with the request's id (when it has one) as a field and in the message. */
+    static void logError(HttpServerExchange ex, String message, Throwable failure) {
+        String id = ex.getAttachment(REQUEST_ID);
+        LogFields.of("request_id", id).log(ERRORS, Level.SEVERE, id == null ? message : message + " (request " + id + ")",
+                failure);
+    }
+}

@@ -1,0 +1,129 @@
+package io.trailproof.logging;
+
+import java.io.ByteArrayOutputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.logging.Formatter;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogManager;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
+
+/**
+ * Sends everything the service prints through one formatter ({@code log.format}, CONTRACT 17).
+ *
+ * <p>Our classes log through {@link System.Logger}, Undertow and XNIO through JBoss Logging; both end
+ * in java.util.logging, whose root gets one handler writing to standard error. With {@code json},
+ * standard output and standard error themselves are replaced by streams that turn each printed line
+ * into a JSON record (logger {@code stdout} or {@code stderr}), on the stream it was printed to, and
+ * an exception no thread caught is logged instead of printed: nothing printed after this call
+ * reaches either stream except as a JSON line.
+ */
+public final class ServiceLogging {
+
+    private ServiceLogging() {
+    }
+
+    /** Installs the format for the rest of the process; call once, before the service starts. */
+    public static void install(boolean json) {
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        Formatter formatter = json ? new JsonLogFormatter() : new TextLogFormatter();
+        Logger root = LogManager.getLogManager().getLogger("");
+        for (Handler old : root.getHandlers()) {
+            root.removeHandler(old);
+        }
+        root.addHandler(new LineHandler(err, formatter));
+        if (json) {
+            System.setOut(new PrintStream(new LineRecords(out, formatter, "stdout", Level.INFO), true,
+                    StandardCharsets.UTF_8));
+            System.setErr(new PrintStream(new LineRecords(err, formatter, "stderr", Level.WARNING), true,
+                    StandardCharsets.UTF_8));
+            Thread.setDefaultUncaughtExceptionHandler((thread, e) -> Logger.getLogger("uncaught")
+                    .log(Level.SEVERE, "exception not caught in thread " + thread.getName(), e));
+        }
+    }
+
+    /** Writes each record, whole, to one stream, and flushes it (a crash loses no line). */
+    static final class LineHandler extends Handler {
+        private final PrintStream target;
+
+        LineHandler(PrintStream target, Formatter formatter) {
+            this.target = target;
+            setFormatter(formatter);
+            setLevel(Level.ALL);
+        }
+
+        @Override
+        public synchronized void publish(LogRecord record) {
+            if (!isLoggable(record)) {
+                return;
+            }
+            target.print(getFormatter().format(record));
+            target.flush();
+        }
+
+        @Override
+        public void flush() {
+            target.flush();
+        }
+
+        @Override
+        public void close() {
+            flush();
+        }
+    }
+
+    /** An output stream that formats each line written to it as one record and writes that to {@code target}. */
+    static final class LineRecords extends OutputStream {
+        private final PrintStream target;
+        private final Formatter formatter;
+        private final String logger;
+        private final Level level;
+        private final ByteArrayOutputStream line = new ByteArrayOutputStream();
+
+        LineRecords(PrintStream target, Formatter formatter, String logger, Level level) {
+            this.target = target;
+            this.formatter = formatter;
+            this.logger = logger;
+            this.level = level;
+        }
+
+        @Override
+        public synchronized void write(int b) {
+            if (b == '\n') {
+                emit();
+            } else {
+                line.write(b);
+            }
+        }
+
+        @Override
+        public synchronized void write(byte[] b, int off, int len) {
+            for (int i = off; i < off + len; i++) {
+                write(b[i]);
+            }
+        }
+
+        /** A partial line stays buffered until its end arrives; flushing does not cut it in two. */
+        @Override
+        public void flush() {
+        }
+
+        private void emit() {
+            String text = line.toString(StandardCharsets.UTF_8);
+            line.reset();
+            if (text.endsWith("\r")) {
+                text = text.substring(0, text.length() - 1);
+            }
+            LogRecord r = new LogRecord(level, text);
+            r.setLoggerName(logger);
+            synchronized (target) {
+                target.print(formatter.format(r));
+                target.flush();
+            }
+        }
+    }
+}
