@@ -63,6 +63,7 @@ public final class HttpApi {
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
         new CheckpointEndpoints(checkpoints, tiles, settings.checkpoints().publicAccess()).register(router);
+        new OpenApiEndpoint().register(router); // GET /v1/openapi.json (issue #17)
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).

@@ -1,0 +1,140 @@
+package io.trailproof.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The OpenAPI document itself: an OpenAPI 3.1 document whose references all resolve, whose schemas
+ * compile as JSON Schema 2020-12, and from which a client can be generated (unique operationIds,
+ * declared tags, a role and a security requirement on every operation). The validator library
+ * ships no OpenAPI 3.1 meta-schema, so the structure that matters is checked here by hand.
+ */
+class OpenApiDocumentTest {
+
+    private static OpenApiContract contract;
+    private static JsonNode doc;
+
+    @BeforeAll
+    static void load() throws Exception {
+        contract = OpenApiContract.load();
+        doc = contract.document();
+    }
+
+    @Test
+    void isAnOpenApi31DocumentInTheJsonSchema202012Dialect() {
+        assertThat(doc.path("openapi").asText()).startsWith("3.1.");
+        assertThat(doc.path("jsonSchemaDialect").asText()).isEqualTo("https://json-schema.org/draft/2020-12/schema");
+        assertThat(doc.path("info").path("title").asText()).isNotEmpty();
+        assertThat(doc.path("info").path("version").asText()).isNotEmpty();
+        assertThat(doc.path("paths").isObject()).isTrue();
+        doc.path("paths").fieldNames().forEachRemaining(p -> assertThat(p).startsWith("/"));
+    }
+
+    @Test
+    void everyReferenceResolves() {
+        assertThat(contract.references()).isNotEmpty();
+        List<String> unresolved = new ArrayList<>();
+        contract.references().forEach((at, ref) -> {
+            if (!ref.startsWith("#/") || doc.at(ref.substring(1)).isMissingNode()) {
+                unresolved.add(at + " -> " + ref);
+            }
+        });
+        assertThat(unresolved).isEmpty();
+    }
+
+    @Test
+    void everySchemaCompilesAndTheErrorShapeValidates() {
+        doc.at("/components/schemas").fields().forEachRemaining(e ->
+                contract.validate(e.getValue(), OpenApiContract.MAPPER.createObjectNode()));
+        JsonNode error = doc.at("/components/schemas/Error");
+        assertThat(contract.validate(error, OpenApiContract.MAPPER.createObjectNode().put("error", "bad"))).isEmpty();
+        assertThat(contract.validate(error, OpenApiContract.MAPPER.createObjectNode())).isNotEmpty();
+        assertThat(contract.validate(error, OpenApiContract.MAPPER.createObjectNode().put("error", "x")
+                .put("stack", "trace"))).isNotEmpty();
+    }
+
+    @Test
+    void operationsHaveUniqueIdsTagsRolesAndSecurity() {
+        Set<String> ids = new HashSet<>();
+        Set<String> tags = new HashSet<>();
+        doc.path("tags").forEach(t -> tags.add(t.path("name").asText()));
+        Set<String> roles = Set.of("none", "ingest", "read", "admin");
+        for (OpenApiContract.Operation op : contract.operations()) {
+            JsonNode o = op.node();
+            String id = o.path("operationId").asText();
+            assertThat(id).as(op.key()).matches("[a-z][A-Za-z0-9]*");
+            assertThat(ids.add(id)).as("operationId " + id + " is unique").isTrue();
+            assertThat(o.path("tags")).as(op.key()).hasSize(1);
+            assertThat(tags).as(op.key()).contains(o.path("tags").get(0).asText());
+            assertThat(o.path("summary").asText()).as(op.key()).isNotEmpty();
+            String role = o.path("x-trailproof-role").asText();
+            assertThat(roles).as(op.key()).contains(role);
+            assertThat(o.has("security")).as(op.key()).isTrue();
+            if (role.equals("none")) {
+                assertThat(o.get("security")).as(op.key()).isEmpty();
+            } else {
+                // the role is the scope of the bearer requirement, and a refused key is documented
+                boolean named = false;
+                for (JsonNode req : o.get("security")) {
+                    if (req.has("apiKey")) {
+                        named |= req.get("apiKey").toString().equals("[\"" + role + "\"]");
+                    }
+                }
+                assertThat(named).as(op.key() + " names its role in security").isTrue();
+                assertThat(o.path("responses").has("401")).as(op.key()).isTrue();
+                assertThat(o.path("responses").has("403")).as(op.key()).isTrue();
+            }
+            o.path("responses").fields().forEachRemaining(r -> {
+                int status = Integer.parseInt(r.getKey());
+                JsonNode response = contract.resolve(r.getValue());
+                assertThat(response.path("description").asText()).as(op.key() + " " + status).isNotEmpty();
+                if (status >= 400 && !(op.key().equals("POST /v1/traces") && status == 400)) {
+                    assertThat(response.at("/content/application~1json/schema/$ref").asText())
+                            .as(op.key() + " " + status + " answers {\"error\"}")
+                            .isEqualTo("#/components/schemas/Error");
+                }
+            });
+        }
+        assertThat(ids).hasSizeGreaterThan(30);
+    }
+
+    @Test
+    void everyPathParameterIsDeclared() {
+        for (OpenApiContract.Operation op : contract.operations()) {
+            Set<String> declared = new HashSet<>();
+            op.node().path("parameters").forEach(p -> {
+                JsonNode param = contract.resolve(p);
+                if (param.path("in").asText().equals("path")) {
+                    declared.add(param.path("name").asText());
+                    assertThat(param.path("required").asBoolean()).as(op.key()).isTrue();
+                }
+            });
+            Set<String> inTemplate = new HashSet<>();
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{([^}]+)}").matcher(op.template());
+            while (m.find()) {
+                inTemplate.add(m.group(1));
+            }
+            assertThat(declared).as(op.key()).isEqualTo(inTemplate);
+        }
+    }
+
+    @Test
+    void concretePathsFindTheirTemplates() {
+        assertThat(contract.templateOf("/v1/events")).isEqualTo("/v1/events");
+        assertThat(contract.templateOf("/v1/events/019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00")).isEqualTo("/v1/events/{id}");
+        assertThat(contract.templateOf("/tile/entries/x001/234.p/7")).isEqualTo("/tile/entries/{N}.p/{W}");
+        assertThat(contract.templateOf("/tile/0/x001/234")).isEqualTo("/tile/{L}/{N}");
+        assertThat(contract.templateOf("/tile/entries/000")).isEqualTo("/tile/entries/{N}");
+        assertThat(contract.templateOf("/ui/js/app.js")).isEqualTo("/ui/{file}");
+        assertThat(contract.templateOf("/ui/")).isEqualTo("/ui/");
+        assertThat(contract.templateOf("/v1/nothing")).isNull();
+    }
+}
