@@ -62,6 +62,24 @@ class OpenApiDocumentTest {
     }
 
     @Test
+    void aStoredEventIsClosedAndASearchResultExtendsIt() throws Exception {
+        String event = "{\"id\":\"019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00\",\"schema_version\":\"1.0\",\"agent_id\":\"a\","
+                + "\"sequence\":1,\"prev_hash\":\"" + "0".repeat(64) + "\",\"recorded_at\":\"2026-11-25T10:00:00.000000Z\","
+                + "\"timestamp\":\"2026-11-25T10:00:00\",\"log_index\":0,\"hash\":\"" + "a".repeat(64) + "\"}";
+        JsonNode stored = OpenApiContract.MAPPER.readTree(event);
+        JsonNode schema = doc.at("/components/schemas/StoredEvent");
+        assertThat(contract.validate(schema, stored)).isEmpty();
+        assertThat(contract.validate(schema, ((com.fasterxml.jackson.databind.node.ObjectNode) stored.deepCopy())
+                .put("score", 1.0))).isNotEmpty();
+        assertThat(contract.validate(schema, ((com.fasterxml.jackson.databind.node.ObjectNode) stored.deepCopy())
+                .put("sequence", 0))).isNotEmpty();
+        JsonNode result = ((com.fasterxml.jackson.databind.node.ObjectNode) stored.deepCopy()).put("score", 1.5)
+                .set("highlights", OpenApiContract.MAPPER.createObjectNode());
+        assertThat(contract.validate(doc.at("/components/schemas/SearchResult"), result)).isEmpty();
+        assertThat(contract.validate(doc.at("/components/schemas/SearchResult"), stored)).isNotEmpty();
+    }
+
+    @Test
     void operationsHaveUniqueIdsTagsRolesAndSecurity() {
         Set<String> ids = new HashSet<>();
         Set<String> tags = new HashSet<>();
