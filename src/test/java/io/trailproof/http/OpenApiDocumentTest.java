@@ -144,6 +144,40 @@ class OpenApiDocumentTest {
         }
     }
 
+    private static io.trailproof.testing.AnswerRecorder.Answer answer(String method, String path, int status,
+                                                                      String contentType, String body,
+                                                                      String... headers) {
+        java.util.Map<String, List<String>> h = new java.util.TreeMap<>();
+        for (int i = 0; i < headers.length; i += 2) {
+            h.put(headers[i].toLowerCase(java.util.Locale.ROOT), List.of(headers[i + 1]));
+        }
+        return new io.trailproof.testing.AnswerRecorder.Answer(method, path, null, status, contentType, h, body);
+    }
+
+    /** The checker itself finds what disagrees: otherwise a green OpenApiContractIT would prove nothing. */
+    @Test
+    void theCheckerFindsAnswersThatDisagree() {
+        String stats = "{\"total_events\":1,\"events_last_24h\":1,\"active_agents\":1,\"chain_health\":1.0,"
+                + "\"total_agents\":1,\"tree_size\":1,\"merkle_root\":\"" + "b".repeat(64) + "\"}";
+        assertThat(contract.problems(answer("GET", "/v1/stats", 200, "application/json", stats))).isEmpty();
+        assertThat(contract.problems(answer("GET", "/v1/stats", 200, "application/json",
+                stats.replace("}", ",\"extra\":1}")))).isNotEmpty();
+        assertThat(contract.problems(answer("GET", "/v1/stats", 200, "text/plain", stats))).isNotEmpty();
+        assertThat(contract.problems(answer("GET", "/v1/stats", 418, "application/json", "{\"error\":\"x\"}")))
+                .isNotEmpty();
+        assertThat(contract.problems(answer("GET", "/v1/stats", 503, "application/json", "{\"error\":\"x\"}",
+                "Retry-After", "soon"))).isNotEmpty();
+        assertThat(contract.problems(answer("GET", "/v1/stats", 401, "application/json", "{\"error\":\"x\"}")))
+                .as("401 without WWW-Authenticate").isNotEmpty();
+        assertThat(contract.problems(answer("GET", "/v1/nothing", 404, "application/json", "{\"error\":\"x\"}")))
+                .isEmpty();
+        assertThat(contract.problems(answer("GET", "/v1/nothing", 200, "application/json", "{}"))).isNotEmpty();
+        assertThat(contract.problems(answer("DELETE", "/v1/stats", 405, "application/json", "{\"error\":\"x\"}")))
+                .as("405 without Allow").isNotEmpty();
+        assertThat(contract.problems(answer("DELETE", "/v1/stats", 405, "application/json", "{\"error\":\"x\"}",
+                "Allow", "GET"))).isEmpty();
+    }
+
     @Test
     void concretePathsFindTheirTemplates() {
         assertThat(contract.templateOf("/v1/events")).isEqualTo("/v1/events");
