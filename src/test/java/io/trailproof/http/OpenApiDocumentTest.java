@@ -80,6 +80,39 @@ class OpenApiDocumentTest {
     }
 
     @Test
+    void eitherOrAnswersAreConditionsThatValidatorsCheckAndGeneratorsRead() throws Exception {
+        JsonNode verification = doc.at("/components/schemas/ChainVerification");
+        String head = ",\"head_sequence\":3,\"head_hash\":\"" + "c".repeat(64) + "\"";
+        assertThat(contract.validate(verification, json("{\"valid\":true,\"agent_id\":\"a\",\"events_verified\":3"
+                + head + "}"))).isEmpty();
+        assertThat(contract.validate(verification, json("{\"valid\":true,\"agent_id\":\"a\",\"events_verified\":3"
+                + head + ",\"error\":\"x\",\"check\":\"sequence_gap\"}"))).isNotEmpty();
+        assertThat(contract.validate(verification, json("{\"valid\":false,\"agent_id\":\"a\",\"events_verified\":1,"
+                + "\"error\":\"sequence gap at sequence 2\",\"sequence\":2,\"check\":\"sequence_gap\","
+                + "\"expected\":\"2\",\"actual\":\"3\"}"))).isEmpty();
+        assertThat(contract.validate(verification, json("{\"valid\":false,\"agent_id\":\"a\",\"events_verified\":1}")))
+                .isNotEmpty();
+        JsonNode item = doc.at("/components/schemas/BatchItemResult");
+        assertThat(contract.validate(item, json("{\"index\":0,\"error\":\"bad\"}"))).isEmpty();
+        assertThat(contract.validate(item, json("{\"index\":0}"))).isNotEmpty();
+        // OpenAPI Generator refuses a $ref with sibling keywords (legal in 3.1): extensions use allOf
+        List<String> mixed = new ArrayList<>();
+        contract.references().keySet().forEach(at -> {
+            JsonNode holder = doc.at(at.substring(0, at.length() - "/$ref".length()));
+            holder.fieldNames().forEachRemaining(k -> {
+                if (!k.equals("$ref") && !k.equals("description") && !k.equals("summary")) {
+                    mixed.add(at + " beside " + k);
+                }
+            });
+        });
+        assertThat(mixed).isEmpty();
+    }
+
+    private static JsonNode json(String text) throws Exception {
+        return OpenApiContract.MAPPER.readTree(text);
+    }
+
+    @Test
     void operationsHaveUniqueIdsTagsRolesAndSecurity() {
         Set<String> ids = new HashSet<>();
         Set<String> tags = new HashSet<>();
