@@ -19,8 +19,9 @@ public final class Api {
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private final AnswerRecorder recorder;
 
+    /** A client of the server on {@code port}; it records its answers when {@link AnswerRecorder#FILE_PROPERTY} is set. */
     public Api(int port) {
-        this(port, null);
+        this(port, AnswerRecorder.global());
     }
 
     private Api(int port, AnswerRecorder recorder) {
