@@ -70,7 +70,6 @@ class OpenApiContractIT {
     static final AnswerRecorder recorder = new AnswerRecorder();
     static Api api;
     static OpenApiContract contract;
-    static List<String> routes;
 
     @BeforeAll
     static void start() throws Exception {
@@ -82,49 +81,6 @@ class OpenApiContractIT {
                 "limits.max-body-bytes", Integer.toString(MAX_BODY),
                 "checkpoint.interval", "PT0.2S");
         api = server.api().recordingTo(recorder);
-        // The routes the running server registered (the test reaches its HttpApi: nothing public exposes it).
-        java.lang.reflect.Field http = server.server().getClass().getDeclaredField("http");
-        http.setAccessible(true);
-        routes = ((HttpApi) http.get(server.server())).routes();
-    }
-
-    /**
-     * The document and the router agree: every registered route is documented, and every documented
-     * operation outside the console (served in front of the router) is registered, but for those of
-     * {@link #NOT_DRIVEN} that other branches serve. A route added without its documentation fails here.
-     */
-    @Test
-    void everyRouteIsDocumentedAndEveryDocumentedOperationIsRouted() {
-        Set<String> routed = new TreeSet<>();
-        for (String r : routes) {
-            routed.add(normal(r));
-        }
-        Set<String> documented = new TreeSet<>();
-        for (OpenApiContract.Operation op : contract.operations()) {
-            if (op.node().path("tags").path(0).asText().equals("console")) {
-                continue;
-            }
-            String key = normal(op.key());
-            if (!NOT_DRIVEN.containsKey(op.key() + " *")) {
-                documented.add(key);
-                assertThat(routed).as(op.key() + " is served").contains(key);
-            }
-        }
-        assertThat(routed).as("every route is documented").isSubsetOf(documented);
-        assertThat(routed).hasSizeGreaterThan(20);
-    }
-
-    /** {@code GET /v1/events/{id}} for any parameter name; every tile path as the router's {@code /tile/{*}}. */
-    private static String normal(String methodAndPath) {
-        String[] parts = methodAndPath.split(" ", 2);
-        String path = parts[1].startsWith("/tile/") ? "/tile/{*}" : parts[1].replaceAll("\\{[^}]+}", "{}");
-        return parts[0].toUpperCase(java.util.Locale.ROOT) + " " + path;
-    }
-
-    @AfterAll
-    static void stop() throws Exception {
-        server.close();
-        tsa.close();
     }
 
     private static Reply call(String method, String pathAndQuery, String key, String contentType, byte[] body,
