@@ -237,6 +237,21 @@ class ArchitectureTest {
     }
 
     @Test
+    void theApiDescriptionIsAStaticHttpResource() {
+        // GET /v1/openapi.json serves a file checked against real answers by the tests; it is not built
+        // from the layers below at run time, and the schema validator that checks it stays in the tests.
+        noClasses().that().haveFullyQualifiedName("io.trailproof.http.OpenApiEndpoint")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.core..", "io.trailproof.store..",
+                        "io.trailproof.ledger..", "io.trailproof.index..", "io.trailproof.checkpoint..",
+                        "io.trailproof.timestamp..", "io.trailproof.export..", "io.trailproof.otlp..",
+                        "io.trailproof.stream..", "io.trailproof.config..")
+                .check(classes);
+        noClasses().should().dependOnClassesThat().resideInAPackage("com.networknt..")
+                .because("json-schema-validator is a test dependency: the server does not validate its own answers")
+                .check(classes);
+    }
+
+    @Test
     void onlyTheAuthenticatorReadsApiKeySecrets() {
         noClasses().that().resideOutsideOfPackage("io.trailproof.config..")
                 .and().doNotHaveFullyQualifiedName("io.trailproof.http.Authenticator")

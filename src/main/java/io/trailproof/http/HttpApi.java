@@ -41,11 +41,12 @@ public final class HttpApi {
     private final Draining draining;
     private final InFlightBudget budget;
     private final StreamHub streams;
+    private final Router router;
 
     /** {@code metrics} is null when {@code metrics.enabled} is false: nothing is recorded and /metrics is a 404. */
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps,
                    CheckpointService checkpoints, Tiles tiles, ServiceMetrics metrics) {
-        Router router = new Router();
+        router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail (issue #19).
         Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, health(ledger, checkpoints));
@@ -71,6 +72,7 @@ public final class HttpApi {
                     streams::openStreams);
             router.get("/metrics", (ex, p) -> MetricsEndpoint.answer(ex, metrics));
         }
+        new OpenApiEndpoint().register(router); // GET /v1/openapi.json (issue #17)
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).
@@ -121,6 +123,11 @@ public final class HttpApi {
         ArrayNode list = o.putArray("problems");
         problems.forEach(list::add);
         return o;
+    }
+
+    /** Every route of the API as {@code "METHOD path"} (for the OpenAPI test: each must be documented). */
+    java.util.List<String> routes() {
+        return router.routes();
     }
 
     public void start() {

@@ -74,6 +74,18 @@ final class Router {
         return add("GET", path, ApiKey.Role.READ, endpoint);
     }
 
+    /**
+     * Every registered route as {@code "METHOD path"}, paths as registered ({@code /v1/events/{id}},
+     * {@code /tile/{*}}): what the OpenAPI document must describe (checked by OpenApiContractIT).
+     */
+    java.util.List<String> routes() {
+        java.util.List<String> all = new java.util.ArrayList<>();
+        exact.forEach((path, methods) -> methods.keySet().forEach(m -> all.add(m + " " + path)));
+        prefixed.forEach((prefix, methods) -> methods.keySet().forEach(m -> all.add(m + " " + prefix + "{id}")));
+        subtrees.forEach((prefix, methods) -> methods.keySet().forEach(m -> all.add(m + " " + prefix + "{*}")));
+        return all;
+    }
+
     /** Finds the route for a request, or throws the 404 / 405 answer. */
     Match match(HttpServerExchange ex) throws ApiException {
         String path = ex.getRelativePath();

@@ -56,7 +56,8 @@ final class TlogProofEndpoint {
         try {
             return proofs.proof(eventId).orElseThrow(() -> ApiException.notFound("no event with id " + eventId));
         } catch (IllegalStateException e) {
-            throw new ApiException(503, e.getMessage());
+            // CONTRACT 4.1: a 503 says when to retry (as the OpenAPI document promises for every 503)
+            throw new ApiException(503, e.getMessage(), java.util.Map.of("Retry-After", "30"));
         }
     }
 

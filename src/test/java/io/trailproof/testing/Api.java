@@ -17,9 +17,21 @@ public final class Api {
 
     private final String base;
     private final HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+    private final AnswerRecorder recorder;
 
+    /** A client of the server on {@code port}; it records its answers when {@link AnswerRecorder#FILE_PROPERTY} is set. */
     public Api(int port) {
+        this(port, AnswerRecorder.global());
+    }
+
+    private Api(int port, AnswerRecorder recorder) {
         this.base = "http://127.0.0.1:" + port;
+        this.recorder = recorder;
+    }
+
+    /** A client of the same server that records every answer it receives into {@code recorder}. */
+    public Api recordingTo(AnswerRecorder recorder) {
+        return new Api(Integer.parseInt(base.substring(base.lastIndexOf(':') + 1)), recorder);
     }
 
     public record Reply(int status, String body, HttpResponse<String> raw) {
@@ -71,8 +83,12 @@ public final class Api {
     }
 
     public Reply send(HttpRequest.Builder builder) throws IOException, InterruptedException {
-        HttpResponse<String> r = client.send(builder.timeout(Duration.ofSeconds(60)).build(),
-                HttpResponse.BodyHandlers.ofString());
+        HttpRequest request = builder.timeout(Duration.ofSeconds(60)).build();
+        HttpResponse<String> r = client.send(request, HttpResponse.BodyHandlers.ofString());
+        if (recorder != null) {
+            recorder.record(request.method(), request.uri().getRawPath(), request.uri().getRawQuery(), r.statusCode(),
+                    r.headers(), r.body());
+        }
         return new Reply(r.statusCode(), r.body(), r);
     }
 }
