@@ -17,6 +17,8 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
@@ -53,6 +55,7 @@ public final class OnlineBackup {
     private final Ledger ledger;
     private final FileSource timestamps;
     private final Clock clock;
+    private final Map<Path, Digested> digested = new ConcurrentHashMap<>();
 
     public OnlineBackup(Path dataDir, Ledger ledger, FileSource timestamps, Clock clock) {
         this.dataDir = dataDir;
@@ -119,10 +122,38 @@ public final class OnlineBackup {
         return Files.readAllBytes(file);
     }
 
-    private static Snapshot.Item digest(String name, FilePrefix p) throws IOException {
-        MessageDigest sha = sha256();
-        copyPrefix(p, (buf, len) -> sha.update(buf, 0, len));
+    /**
+     * The prefix's SHA-256. The digest state at the end of the last prefix digested of each file is
+     * kept, so the next backup digests only what was appended since (the bytes before never change):
+     * a backup's first pass costs the new part of the log, not the whole of it. One small state per
+     * segment file.
+     */
+    private Snapshot.Item digest(String name, FilePrefix p) throws IOException {
+        Digested known = digested.get(p.file());
+        MessageDigest sha;
+        long from;
+        if (known != null && known.bytes() <= p.bytes()) {
+            sha = copy(known.state());
+            from = known.bytes();
+        } else {
+            sha = sha256();
+            from = 0;
+        }
+        MessageDigest running = sha;
+        copyRange(p.file(), from, p.bytes(), (buf, len) -> running.update(buf, 0, len));
+        digested.put(p.file(), new Digested(p.bytes(), copy(sha)));
         return new Snapshot.Item(name, p, null, HexFormat.of().formatHex(sha.digest()));
+    }
+
+    private record Digested(long bytes, MessageDigest state) {
+    }
+
+    private static MessageDigest copy(MessageDigest d) {
+        try {
+            return (MessageDigest) d.clone();
+        } catch (CloneNotSupportedException e) {
+            throw new IllegalStateException("SHA-256 of this JDK cannot be cloned", e);
+        }
     }
 
     @FunctionalInterface
@@ -130,22 +161,26 @@ public final class OnlineBackup {
         void accept(byte[] buf, int len) throws IOException;
     }
 
-    /** Reads the first {@code p.bytes()} bytes of the file, in order, into {@code chunks}. */
-    static void copyPrefix(FilePrefix p, Chunks chunks) throws IOException {
-        byte[] buf = new byte[(int) Math.min(READ_BYTES, Math.max(1, p.bytes()))];
+    /** Reads bytes {@code [from, to)} of the file, in order, into {@code chunks}. */
+    static void copyRange(Path file, long from, long to, Chunks chunks) throws IOException {
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ)) {
+            copyRange(ch, from, to, chunks);
+        }
+    }
+
+    static void copyRange(FileChannel ch, long from, long to, Chunks chunks) throws IOException {
+        byte[] buf = new byte[(int) Math.min(READ_BYTES, Math.max(1, to - from))];
         ByteBuffer bb = ByteBuffer.wrap(buf);
-        try (FileChannel ch = FileChannel.open(p.file(), StandardOpenOption.READ)) {
-            long pos = 0;
-            while (pos < p.bytes()) {
-                bb.clear().limit((int) Math.min(buf.length, p.bytes() - pos));
-                int n = ch.read(bb, pos);
-                if (n < 0) {
-                    throw new IOException(p.file() + " is shorter than the " + p.bytes() + " bytes the backup fixed: "
-                            + "the log was changed under the running service");
-                }
-                chunks.accept(buf, n);
-                pos += n;
+        long pos = from;
+        while (pos < to) {
+            bb.clear().limit((int) Math.min(buf.length, to - pos));
+            int n = ch.read(bb, pos);
+            if (n < 0) {
+                throw new IOException("a file is shorter than the " + to + " bytes the backup fixed: the log was "
+                        + "changed under the running service");
             }
+            chunks.accept(buf, n);
+            pos += n;
         }
     }
 

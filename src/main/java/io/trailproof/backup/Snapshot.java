@@ -4,6 +4,8 @@ import io.trailproof.store.FilePrefix;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
 import java.util.List;
 
 /**
@@ -43,18 +45,60 @@ public final class Snapshot {
         return TarWriter.archiveSize(sizes);
     }
 
+    /** Where {@link #writeTo(Sink)} writes: bytes, and ranges of files it may send without copying them. */
+    public interface Sink {
+        void write(byte[] b, int off, int len) throws IOException;
+
+        /** Writes bytes {@code [position, position + count)} of {@code file} (e.g. with sendfile). */
+        void transfer(FileChannel file, long position, long count) throws IOException;
+    }
+
     /**
      * Writes the tar: {@code MANIFEST.json}, then every file in manifest order, then the end
      * marker. Streams; does not close {@code out}. On an exception the tar is incomplete, and a
      * restore of it is refused.
      */
     public void writeTo(OutputStream out) throws IOException {
-        TarWriter tar = new TarWriter(out, manifest.createdAt().getEpochSecond());
+        writeTo(new Sink() {
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                out.write(b, off, len);
+            }
+
+            @Override
+            public void transfer(FileChannel file, long position, long count) throws IOException {
+                OnlineBackup.copyRange(file, position, position + count, (buf, len) -> out.write(buf, 0, len));
+            }
+        });
+        out.flush();
+    }
+
+    /** {@link #writeTo(OutputStream)} into a sink that may send file ranges without copying them. */
+    public void writeTo(Sink sink) throws IOException {
+        OutputStream headers = new OutputStream() {
+            @Override
+            public void write(int b) throws IOException {
+                sink.write(new byte[] {(byte) b}, 0, 1);
+            }
+
+            @Override
+            public void write(byte[] b, int off, int len) throws IOException {
+                sink.write(b, off, len);
+            }
+        };
+        TarWriter tar = new TarWriter(headers, manifest.createdAt().getEpochSecond());
         tar.entry(BackupManifest.NAME, manifestJson, 0644);
         for (Item item : items) {
             tar.startEntry(item.name(), item.size(), BackupLayout.mode(item.name()));
             if (item.prefix() != null) {
-                OnlineBackup.copyPrefix(item.prefix(), (buf, len) -> tar.write(buf, 0, len));
+                try (FileChannel file = FileChannel.open(item.prefix().file(), StandardOpenOption.READ)) {
+                    if (file.size() < item.size()) {
+                        throw new IOException(item.prefix().file() + " is shorter than the " + item.size()
+                                + " bytes the backup fixed: the log was changed under the running service");
+                    }
+                    sink.transfer(file, 0, item.size());
+                }
+                tar.wroteDirectly(item.size());
             } else {
                 tar.write(item.content(), 0, item.content().length);
             }

@@ -72,6 +72,17 @@ public final class TarWriter {
         remaining -= len;
     }
 
+    /**
+     * Counts {@code n} bytes of the current entry that the caller wrote past this writer, straight
+     * to the stream underneath (a zero-copy file transfer); nothing must be buffered between.
+     */
+    public void wroteDirectly(long n) {
+        if (n > remaining) {
+            throw new IllegalStateException("more bytes than the entry's declared size " + entrySize);
+        }
+        remaining -= n;
+    }
+
     /** Ends the current entry: checks its size and pads it to a block boundary. */
     public void closeEntry() throws IOException {
         if (remaining != 0) {
