@@ -25,8 +25,9 @@ import java.util.stream.Stream;
  *       beside a plain copy ({@code Files.copy}) of the same segment files to the same disk, in
  *       alternating rounds (A B B A); goal: the backup at least 0.5 of the copy;</li>
  *   <li><b>the ingest pause it causes</b>: one client posting batches of 10 events one after another
- *       and recording every request's latency, for the length of a backup, beside the same client
- *       with no backup running (alternating); goal: no request longer than 50 ms during a backup.</li>
+ *       and recording every request's latency while backups run back to back, beside the same client
+ *       with nothing else running and with plain copies of the same files running (alternating);
+ *       goal: no request longer than 50 ms during a backup.</li>
  * </ul>
  * Both read the log from the page cache (it was just written): the figures compare the backup's own
  * work (digest pass, tar, HTTP) with a copy's, not the disk.
@@ -40,6 +41,14 @@ public final class BackupBench {
     private static final int CLIENTS = 8;
     private static final int BATCH = 1000;
     private static final int SMALL_BATCH = 10;
+
+    private static final Path CURL = Files.isExecutable(Path.of("/usr/bin/curl")) ? Path.of("/usr/bin/curl") : null;
+
+    /**
+     * Where the pause measurement's backups go: what the server does to ingestion is the figure, not
+     * what a client writing 50 MB to the same file system does to its fsyncs (see the README).
+     */
+    private static final Path DEV_NULL = Path.of("/dev/null");
 
     private final AtomicLong nextEvent = new AtomicLong();
 
@@ -74,38 +83,68 @@ public final class BackupBench {
             double copyRate = bytes[0] / 1e6 / seconds[0];
             double backupRate = bytes[1] / 1e6 / seconds[1];
 
-            // The pause: latency of small batches with and without a backup running, alternating.
-            List<Long> without = new ArrayList<>();
-            List<Long> during = new ArrayList<>();
+            // The pause: latency of small batches with nothing else running, with backups running,
+            // and with plain copies of the same files running (what the machine's disk and cores do to
+            // ingestion when 50 MB are read and moved, whoever does it), in the order 0 1 2 2 1 0.
+            List<List<Long>> latencies = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
             double backupSeconds = seconds[1] / 4;
-            long windowMillis = Math.max(1000, (long) (backupSeconds * 1000));
-            for (int round = 0; round < 4; round++) {
-                boolean withBackup = round == 1 || round == 2;
-                (withBackup ? during : without).addAll(b.smallBatches(s.port, withBackup ? http : null, windowMillis,
-                        work.resolve("pause.tar")));
+            long windowMillis = Math.max(3000, (long) (backupSeconds * 1000));
+            for (int kind : new int[] {0, 1, 2, 2, 1, 0}) {
+                Load load = switch (kind) {
+                    case 1 -> () -> b.backup(http, s.port, DEV_NULL);
+                    case 2 -> () -> copy(data, work.resolve("pause-copy"));
+                    default -> null;
+                };
+                latencies.get(kind).addAll(b.smallBatches(s.port, load, windowMillis));
                 ServerProbe.awaitQuiet(s.pid());
             }
+            List<Long> without = latencies.get(0);
+            List<Long> during = latencies.get(1);
+            List<Long> copying = latencies.get(2);
             System.out.printf(Locale.ROOT, "%n| figure | value | goal |%n|---|---|---|%n");
             System.out.printf(Locale.ROOT, "| log | %,d events, %,.1f MB of segments, tar %,.1f MB | |%n", events,
                     copiedBytes / 1e6, archiveBytes / 1e6);
             System.out.printf(Locale.ROOT, "| plain copy of the segment files (Files.copy) | %,.0f MB/s | |%n", copyRate);
-            System.out.printf(Locale.ROOT, "| GET /v1/admin/backup to a file | %,.0f MB/s | |%n", backupRate);
+            System.out.printf(Locale.ROOT, "| GET /v1/admin/backup to a file (%s) | %,.0f MB/s | |%n",
+                    CURL != null ? "curl" : "JDK HttpClient", backupRate);
             System.out.printf(Locale.ROOT, "| backup / copy | %.2f | >= 0.5 |%n", backupRate / copyRate);
             System.out.printf(Locale.ROOT, "| batch of %d, no backup running: p50 / p99 / max | %s (%d requests) | |%n",
                     SMALL_BATCH, percentiles(without), without.size());
             System.out.printf(Locale.ROOT, "| batch of %d, backup running: p50 / p99 / max | %s (%d requests) | max <= 50 ms |%n",
                     SMALL_BATCH, percentiles(during), during.size());
+            System.out.printf(Locale.ROOT, "| batch of %d, plain copy running: p50 / p99 / max | %s (%d requests) | |%n",
+                    SMALL_BATCH, percentiles(copying), copying.size());
         } finally {
             deleteTree(work);
         }
     }
 
-    /** The backup, streamed to {@code file}; returns its bytes. */
+    /**
+     * The backup, streamed to {@code file} by curl (a neutral client, as an operator's script would
+     * fetch it) when there is one, else by the JDK's client; returns its bytes.
+     */
     private long backup(HttpClient http, int port, Path file) throws IOException, InterruptedException {
+        if (CURL != null) {
+            Process p = new ProcessBuilder(CURL.toString(), "-sS", "--fail", "-o", file.toString(),
+                    "http://127.0.0.1:" + port + "/v1/admin/backup").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (p.waitFor() != 0) {
+                throw new IllegalStateException("curl failed: " + out);
+            }
+            if (file.equals(DEV_NULL)) {
+                return 0;
+            }
+            long n = Files.size(file);
+            Files.delete(file);
+            return n;
+        }
         HttpResponse<Path> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/admin/backup"))
                 .build(), HttpResponse.BodyHandlers.ofFile(file));
         if (r.statusCode() != 200) {
             throw new IllegalStateException("backup answered " + r.statusCode() + ": " + Files.readString(file));
+        }
+        if (file.equals(DEV_NULL)) {
+            return 0;
         }
         long n = Files.size(file);
         Files.delete(file);
@@ -132,25 +171,36 @@ public final class BackupBench {
         return total;
     }
 
+    /** Work run back to back beside the small batches. */
+    @FunctionalInterface
+    private interface Load {
+        long run() throws Exception;
+    }
+
     /**
-     * One client posting batches of {@link #SMALL_BATCH} one after another for {@code millis} (or,
-     * with a backup, for as long as a backup runs); returns each request's latency in microseconds.
+     * One client posting batches of {@link #SMALL_BATCH} one after another for {@code millis}, with
+     * {@code load} (when not null) running back to back meanwhile; returns each request's latency in
+     * microseconds.
      */
-    private List<Long> smallBatches(int port, HttpClient backupClient, long millis, Path tar) throws Exception {
+    private List<Long> smallBatches(int port, Load load, long millis) throws Exception {
         List<Long> latencies = new ArrayList<>();
         AtomicBoolean done = new AtomicBoolean();
-        CompletableFuture<Void> backup = backupClient == null ? null : CompletableFuture.runAsync(() -> {
+        long end = System.nanoTime() + millis * 1_000_000L;
+        // The load runs back to back for the whole window (at least once), so the window is as long
+        // as the one without and every request in it overlaps the load.
+        CompletableFuture<Void> running = load == null ? null : CompletableFuture.runAsync(() -> {
             try {
-                backup(backupClient, port, tar);
+                do {
+                    load.run();
+                } while (System.nanoTime() < end);
             } catch (Exception e) {
                 throw new IllegalStateException(e);
             } finally {
                 done.set(true);
             }
         });
-        long end = System.nanoTime() + millis * 1_000_000L;
         try (PlainHttp client = new PlainHttp(port)) {
-            while (backup != null ? !done.get() : System.nanoTime() < end) {
+            while (running != null ? !done.get() : System.nanoTime() < end) {
                 long first = nextEvent.getAndAdd(SMALL_BATCH);
                 StringBuilder body = new StringBuilder("[");
                 for (int i = 0; i < SMALL_BATCH; i++) {
@@ -164,8 +214,8 @@ public final class BackupBench {
                 }
             }
         }
-        if (backup != null) {
-            backup.join();
+        if (running != null) {
+            running.join();
         }
         return latencies;
     }
