@@ -103,6 +103,31 @@ class BackupRestoreTest {
     }
 
     @Test
+    void eventsAppendedWhileTheTarIsWrittenAreNotInItAndTheNextBackupDigestsOnlyTheNewBytes() throws Exception {
+        Snapshot first = backup.capture();
+        long size = first.manifest().treeSize();
+        for (int i = 0; i < 20; i++) {   // after the capture, before and while the tar is written
+            ledger.append(List.of(event("c", i)));
+        }
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        first.writeTo(out);
+        assertThat(restore(out.toByteArray(), tmp.resolve("first")).treeSize()).isEqualTo(size);
+        try (Ledger r = Ledger.open(tmp.resolve("first"), new Ledger.Options(4096, 50), CLOCK, new Random(3))) {
+            assertThat(r.size()).isEqualTo(size);
+            assertThat(r.root(size)).isEqualTo(ledger.root(size));
+        }
+        // The second capture continues the kept digest states of the segments the first one cut.
+        Snapshot second = backup.capture();
+        assertThat(second.manifest().treeSize()).isEqualTo(size + 20);
+        ByteArrayOutputStream out2 = new ByteArrayOutputStream();
+        second.writeTo(out2);
+        BackupManifest m = restore(out2.toByteArray(), tmp.resolve("second"));   // checks every digest
+        assertThat(m.root()).isEqualTo(HexFormat.of().formatHex(ledger.root(size + 20)));
+        Snapshot fresh = new OnlineBackup(data, ledger, stamps::committedFiles, CLOCK).capture();
+        assertThat(fresh.manifest().files()).isEqualTo(second.manifest().files());
+    }
+
+    @Test
     void theLogInTheBackupEndsAtACommittedPointEvenMidSegment() throws Exception {
         Snapshot s = backup.capture();
         long logBytes = s.manifest().files().stream().filter(f -> f.name().startsWith("log/"))
