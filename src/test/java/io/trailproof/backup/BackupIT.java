@@ -63,13 +63,24 @@ class BackupIT {
 
     @Test
     void aBackupTakenUnderLoadRestoresToAServerWithItsRootAndEveryEvent() throws Exception {
+        try (io.trailproof.testing.TestTsa tsa = io.trailproof.testing.TestTsa.start()) {
+            Path ca = tsa.writeRootPem(dir.resolve("ca.pem"));
+            String[] config = {KEYS[0], KEYS[1], "timestamp.default-tsa-url", tsa.url(), "timestamp.trust-anchors",
+                    ca.toString(), "timestamp.timeout-ms", "5000"};
+            backupUnderLoad(config);
+        }
+    }
+
+    private void backupUnderLoad(String[] config) throws Exception {
         Path backupFile = dir.resolve("backup.tar");
+        String vkey;
         Path restored = dir.resolve("restored");
         Map<Long, JsonNode> acknowledged = new ConcurrentHashMap<>();
         long size;
         String root;
         long sizeAfter;
-        try (InProcessServer s = InProcessServer.start(dir.resolve("data"), KEYS)) {
+        try (InProcessServer s = InProcessServer.start(dir.resolve("data"), config)) {
+            vkey = Api.JSON.readTree(get(s, "/v1/checkpoint/key", ADMIN).body()).get("vkey").asText();
             AtomicBoolean stop = new AtomicBoolean();
             AtomicLong stored = new AtomicLong();
             ExecutorService clients = Executors.newFixedThreadPool(4);
@@ -92,6 +103,14 @@ class BackupIT {
                     return null;
                 }));
             }
+            while (stored.get() < 1000) {
+                Thread.sleep(20);
+            }
+            // A timestamp while the clients write: its record goes into the backup with the log.
+            HttpResponse<String> stamp = http.send(HttpRequest.newBuilder(URI.create(s.api().base() + "/v1/timestamp"))
+                    .header("Authorization", "Bearer " + ADMIN).header("Content-Type", "application/json")
+                    .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
+            assertThat(stamp.statusCode()).as(stamp.body()).isEqualTo(201);
             while (stored.get() < 2000) {
                 Thread.sleep(20);
             }
@@ -131,7 +150,22 @@ class BackupIT {
         assertThat(restored.resolve("index")).doesNotExist();
         assertThat(restored.resolve("merkle")).doesNotExist();
 
-        try (InProcessServer r = InProcessServer.start(restored, KEYS)) {
+        try (InProcessServer r = InProcessServer.start(restored, config)) {
+            // The same log identity, its timestamp, and no refusal to sign: the backup's signed
+            // checkpoint is not ahead of its log.
+            assertThat(Api.JSON.readTree(get(r, "/v1/checkpoint/key", ADMIN).body()).get("vkey").asText()).isEqualTo(vkey);
+            JsonNode stamps = Api.JSON.readTree(get(r, "/v1/timestamps", ADMIN).body());
+            assertThat(stamps.size()).isEqualTo(1);
+            assertThat(stamps.get(0).get("tree_size").asLong()).isLessThanOrEqualTo(size);
+            HttpResponse<String> stampCheck = get(r, "/v1/timestamps/verify", ADMIN);
+            assertThat(stampCheck.statusCode()).as(stampCheck.body()).isEqualTo(200);
+            JsonNode health = Api.JSON.readTree(get(r, "/health", null).body());
+            for (int tries = 0; health.get("checkpoint_size").asLong() < size && tries < 100; tries++) {
+                Thread.sleep(100);
+                health = Api.JSON.readTree(get(r, "/health", null).body());
+            }
+            assertThat(health.get("status").asText()).as(health.toString()).isEqualTo("ok");
+            assertThat(health.get("checkpoint_size").asLong()).isEqualTo(size);
             JsonNode now = Api.JSON.readTree(get(r, "/v1/merkle/root", ADMIN).body());
             assertThat(now.get("tree_size").asLong()).isEqualTo(size);
             assertThat(now.get("root").asText()).isEqualTo(root);
