@@ -72,7 +72,7 @@ final class BackupCommand implements Callable<Integer> {
         } catch (RestoreRefused | IOException e) {
             Files.deleteIfExists(part);
             System.err.println();
-            System.err.println("trailproof: the backup failed (" + e.getMessage() + "); nothing was written to "
+            System.err.println("trailproof: the backup failed (" + (e instanceof RestoreRefused ? e.getMessage() : e.toString()) + "); nothing was written to "
                     + output + ". Try again.");
             return 1;
         }
@@ -84,7 +84,13 @@ final class BackupCommand implements Callable<Integer> {
                     + manifest.root() + "; nothing was written to " + output);
             return 1;
         }
-        Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        try {
+            Files.move(part, target, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            Files.deleteIfExists(part);
+            System.err.println("trailproof: could not rename the backup to " + output + " (" + e + "); nothing was written");
+            return 1;
+        }
         if (options.json) {
             System.out.println(ServerClient.JSON.createObjectNode().put("file", output.toString())
                     .put("tree_size", manifest.treeSize()).put("root", manifest.root()).put("bytes", bytes)

@@ -52,6 +52,10 @@ final class RestoreCommand implements Callable<Integer> {
             System.err.println();
             System.err.println("trailproof: restore refused: " + e.getMessage());
             return e.targetProblem() ? Main.BAD_USAGE : 1;
+        } catch (java.io.IOException e) {
+            System.err.println();
+            System.err.println("trailproof: the restore failed (" + e + "); " + dataDir + " was left absent or empty");
+            return 1;
         }
         bar.finish(size / 1024);
         if (json) {
