@@ -72,8 +72,9 @@ final class BackupCommand implements Callable<Integer> {
         } catch (RestoreRefused | IOException e) {
             Files.deleteIfExists(part);
             System.err.println();
-            System.err.println("trailproof: the backup failed (" + (e instanceof RestoreRefused ? e.getMessage() : e.toString()) + "); nothing was written to "
-                    + output + ". Try again.");
+            String why = e instanceof RestoreRefused ? e.getMessage() : e.toString();
+            System.err.println("trailproof: the backup failed (" + why + "); nothing was written to " + output
+                    + ". Try again.");
             return 1;
         }
         bar.finish(bytes / 1024);
