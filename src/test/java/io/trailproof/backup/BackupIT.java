@@ -260,6 +260,59 @@ class BackupIT {
         }
     }
 
+    @Test
+    void aBackupCutOffOrDamagedInTransitLeavesNoFile() throws Exception {
+        byte[] tar;
+        try (InProcessServer s = InProcessServer.start(dir.resolve("data"), KEYS)) {
+            for (int round = 0; round < 5; round++) {
+                HttpResponse<String> r = http.send(HttpRequest.newBuilder(URI.create(s.api().base() + "/v1/batch"))
+                        .header("Authorization", "Bearer " + WRITER).header("Content-Type", "application/json")
+                        .POST(HttpRequest.BodyPublishers.ofString(batch(round, round))).build(),
+                        HttpResponse.BodyHandlers.ofString());
+                assertThat(r.statusCode()).isEqualTo(201);
+            }
+            tar = http.send(HttpRequest.newBuilder(URI.create(s.api().base() + "/v1/admin/backup"))
+                    .header("Authorization", "Bearer " + ADMIN).build(), HttpResponse.BodyHandlers.ofByteArray()).body();
+        }
+        byte[] damaged = tar.clone();
+        damaged[indexOf(damaged, "\"round\":3".getBytes()) + 8] = '4';
+        // A stand-in server: the first answer stops after half the archive (its connection closed), the
+        // second is whole but one byte differs.
+        com.sun.net.httpserver.HttpServer fake = com.sun.net.httpserver.HttpServer.create(
+                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
+        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        fake.createContext("/v1/admin/backup", ex -> {
+            boolean cut = calls.getAndIncrement() == 0;
+            ex.getResponseHeaders().add("Content-Type", "application/x-tar");
+            ex.sendResponseHeaders(200, tar.length);
+            try (var out = ex.getResponseBody()) {
+                out.write(cut ? Arrays.copyOf(tar, tar.length / 2) : damaged);
+                out.flush();
+                if (cut) {
+                    ex.close();
+                    throw new java.io.IOException("cut");
+                }
+            }
+        });
+        fake.start();
+        try {
+            String url = "http://127.0.0.1:" + fake.getAddress().getPort();
+            Path target = dir.resolve("cut.tar");
+            Cli.Run cut = Cli.run("backup", "-o", target.toString(), "--server", url);
+            assertThat(cut.exit()).as(cut.toString()).isEqualTo(1);
+            assertThat(cut.err()).contains("the backup failed").contains("nothing was written");
+            Cli.Run bad = Cli.run("backup", "-o", target.toString(), "--server", url);
+            assertThat(bad.exit()).as(bad.toString()).isEqualTo(1);
+            assertThat(bad.err()).contains("does not match its SHA-256");
+            assertThat(target).doesNotExist();
+            try (var files = Files.list(dir)) {
+                assertThat(files.map(p -> p.getFileName().toString())).noneMatch(n -> n.endsWith(".part"));
+            }
+        } finally {
+            fake.stop(0);
+        }
+    }
+
     private static int indexOf(byte[] haystack, byte[] needle) {
         outer:
         for (int i = 0; i <= haystack.length - needle.length; i++) {
