@@ -181,6 +181,20 @@ class ArchitectureTest {
     }
 
     @Test
+    void backupKnowsNothingAboveIt() {
+        noClasses().that().resideInAPackage("io.trailproof.backup..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..", "io.trailproof.index..", "io.undertow..")
+                .because("backup and restore sit beside timestamping: {http, cli} -> backup -> {ledger, store}; "
+                        + "a restore runs offline, without the service")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.trailproof.core..", "io.trailproof.store..", "io.trailproof.ledger..",
+                        "io.trailproof.timestamp..", "io.trailproof.checkpoint..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.backup..")
+                .check(classes);
+    }
+
+    @Test
     void indexKnowsNothingAboveIt() {
         noClasses().that().resideInAPackage("io.trailproof.index..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",

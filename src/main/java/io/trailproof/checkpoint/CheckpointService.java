@@ -33,6 +33,9 @@ import java.util.function.Supplier;
 public final class CheckpointService {
     private static final System.Logger LOG = System.getLogger(CheckpointService.class.getName());
 
+    /** Where the last signed checkpoint is kept, relative to the data directory. */
+    public static final String STATE_FILE = CheckpointFile.NAME;
+
     private final NoteSigner signer;
     private final LogTree tree;
     private final CheckpointFile file;

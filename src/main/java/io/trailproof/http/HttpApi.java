@@ -73,6 +73,8 @@ public final class HttpApi {
             router.get("/metrics", (ex, p) -> MetricsEndpoint.answer(ex, metrics));
         }
         new OpenApiEndpoint().register(router); // GET /v1/openapi.json (issue #17)
+        new BackupEndpoint(new io.trailproof.backup.OnlineBackup(settings.dataDir(), ledger, timestamps::storeFiles,
+                java.time.Clock.systemUTC())).register(router);
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).

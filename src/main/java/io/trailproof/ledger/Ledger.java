@@ -465,6 +465,23 @@ public final class Ledger implements Closeable {
         return PolicyPass.run(log, tree, size(), policies, agentId, since, until);
     }
 
+    // ---------------------------------------------------------------- backup (CONTRACT 17)
+
+    /**
+     * The log files holding exactly the readable events {@code [0, size)}, each cut at the end of a
+     * committed group ({@link EventLog#committedFiles}): a copy of them opens as a log of
+     * {@code size} events whose tree has {@link #root(long) root(size)}. The bytes named never
+     * change afterwards, so they are read without any lock; appends never wait for this.
+     *
+     * @throws IllegalArgumentException when {@code size} is beyond {@link #size()}
+     */
+    public List<io.trailproof.store.FilePrefix> logFiles(long size) throws IOException {
+        if (size < 0 || size > size()) {
+            throw new IllegalArgumentException("tree size " + size + " is not readable (readable: " + size() + ")");
+        }
+        return log.committedFiles(size);
+    }
+
     // ---------------------------------------------------------------- lifecycle
 
     /** Stops writes, writes a final checkpoint and closes storage. */

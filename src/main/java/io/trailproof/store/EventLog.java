@@ -136,6 +136,20 @@ public interface EventLog extends Closeable {
      */
     void readEach(long[] ascendingIndexes, PayloadVisitor visitor) throws IOException;
 
+    /**
+     * The files that hold exactly the first {@code size} payloads, each cut just after the commit
+     * frame of the group holding payload {@code size - 1} (so a copy of them opens as a log of
+     * {@code size} payloads, cut at a committed point): for an online backup. Only durable
+     * payloads may be named ({@code size <= durableSize()}); the prefixes named never change
+     * afterwards. Changes nothing; takes no lock that appends wait for.
+     *
+     * @throws UnsupportedOperationException when this log is not kept in local files
+     * @throws IllegalArgumentException when {@code size > durableSize()}
+     */
+    default java.util.List<FilePrefix> committedFiles(long size) throws IOException {
+        throw new UnsupportedOperationException("this log is not kept in local files; back it up with its own tools");
+    }
+
     /** Receives payloads from {@link #scan}. */
     @FunctionalInterface
     interface PayloadVisitor {

@@ -317,6 +317,16 @@ public final class SegmentLog implements EventLog {
         reads.scan(appender.segments(), from, to, visitor);
     }
 
+    @Override
+    public java.util.List<FilePrefix> committedFiles(long size) throws IOException {
+        if (size < 0 || size > durableSize()) {
+            throw new IllegalArgumentException("only durable payloads can be copied: " + size + " asked, "
+                    + durableSize() + " durable");
+        }
+        checkNotRefused(size);
+        return reads.committedFiles(appender.segments(), size);
+    }
+
     private void checkNotRefused(long endExclusive) throws IOException {
         long refused = appender.refusedFrom();
         if (endExclusive > refused) {

@@ -117,6 +117,42 @@ final class SegmentReads {
         }
     }
 
+    /**
+     * The segment files holding payloads {@code [0, size)}: every segment before the one holding
+     * payload {@code size - 1} whole, that one up to the end of the commit frame of its group
+     * (side frames of the group included). {@code size} must be a group's end: the commit frame
+     * found must count exactly {@code size} payloads.
+     */
+    java.util.List<FilePrefix> committedFiles(Segment[] segs, long size) throws IOException {
+        java.util.List<FilePrefix> out = new java.util.ArrayList<>();
+        if (size == 0) {
+            return out;
+        }
+        int last = segmentIndexOf(segs, size - 1);
+        for (int i = 0; i < last; i++) {
+            out.add(new FilePrefix(segs[i].path, segs[i].path.getFileName().toString(), segs[i].size()));
+        }
+        Segment seg = segs[last];
+        long pos = table.get(size - 1);
+        FrameScanner r = new FrameScanner(seg, seg.size(), 4096);
+        while (true) {
+            int kind = r.next(pos);
+            if (kind == FrameCodec.BAD) {
+                throw new CorruptLogException(seg.path, pos, r.frame().problem);
+            }
+            pos += r.frame().frameBytes;
+            if (kind == FrameCodec.COMMIT) {
+                if (r.frame().commitCount != size) {
+                    throw new IllegalArgumentException("size " + size + " is not the end of a group (the group of payload "
+                            + (size - 1) + " ends at " + r.frame().commitCount + ")");
+                }
+                break;
+            }
+        }
+        out.add(new FilePrefix(seg.path, seg.path.getFileName().toString(), pos));
+        return out;
+    }
+
     /** The side frame at {@code address} ({@link FrameCodec#sideAddress}), read and checked. */
     byte[] readSide(Segment[] segs, long address) throws IOException {
         int ordinal = FrameCodec.addressSegment(address);

@@ -63,6 +63,11 @@ public final class LogTimestampStore implements TimestampStore {
         log.scan(0, size(), (index, payload) -> visitor.accept(parse(index, payload)));
     }
 
+    @Override
+    public List<io.trailproof.store.FilePrefix> committedFiles() throws IOException {
+        return log.committedFiles(size());
+    }
+
     private TimestampRecord read(long index) throws IOException {
         return parse(index, log.read(index));
     }

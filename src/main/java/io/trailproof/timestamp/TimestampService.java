@@ -149,6 +149,11 @@ public final class TimestampService {
     }
 
     /** Verifies the latest timestamp against the current log; empty when nothing was ever timestamped. */
+    /** The files of the records durable now, cut at a committed point, for an online backup (CONTRACT 17). */
+    public List<io.trailproof.store.FilePrefix> storeFiles() throws IOException {
+        return store.committedFiles();
+    }
+
     public Optional<LatestVerification> verifyLatest() throws IOException {
         Optional<TimestampRecord> latest = store.latest();
         return latest.isEmpty() ? Optional.empty() : Optional.of(verify(latest.get()));

@@ -34,4 +34,14 @@ public interface TimestampStore extends Closeable {
      * timestamps an evidence package embeds, without holding them all).
      */
     void forEachOldestFirst(Consumer<TimestampRecord> visitor) throws IOException;
+
+    /**
+     * The files holding exactly the records durable now, each cut at a committed point
+     * ({@link io.trailproof.store.EventLog#committedFiles}): for an online backup.
+     *
+     * @throws UnsupportedOperationException when the records are not kept in local files
+     */
+    default java.util.List<io.trailproof.store.FilePrefix> committedFiles() throws IOException {
+        throw new UnsupportedOperationException("the timestamp records are not kept in local files");
+    }
 }

@@ -1,0 +1,258 @@
+package io.trailproof.bench;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+
+/**
+ * Issue 17's backup figures, in one run against one packaged server:
+ *
+ * <ul>
+ *   <li><b>throughput</b>: {@code GET /v1/admin/backup} streamed to a file, in MB/s of archive,
+ *       beside a plain copy ({@code Files.copy}) of the same segment files to the same disk, in
+ *       alternating rounds (A B B A); goal: the backup at least 0.5 of the copy;</li>
+ *   <li><b>the ingest pause it causes</b>: one client posting batches of 10 events one after another
+ *       and recording every request's latency while backups run back to back, beside the same client
+ *       with nothing else running and with plain copies of the same files running (alternating);
+ *       goal: no request longer than 50 ms during a backup.</li>
+ * </ul>
+ * Both read the log from the page cache (it was just written): the figures compare the backup's own
+ * work (digest pass, tar, HTTP) with a copy's, not the disk.
+ *
+ * <pre>
+ *   bench/run-backup [--events N]      (default 400,000 events of about 500 bytes: about 230 MB of log)
+ * </pre>
+ */
+public final class BackupBench {
+
+    private static final int CLIENTS = 8;
+    private static final int BATCH = 1000;
+    private static final int SMALL_BATCH = 10;
+
+    private static final Path CURL = Files.isExecutable(Path.of("/usr/bin/curl")) ? Path.of("/usr/bin/curl") : null;
+
+    /**
+     * Where the pause measurement's backups go: what the server does to ingestion is the figure, not
+     * what a client writing 50 MB to the same file system does to its fsyncs (see the README).
+     */
+    private static final Path DEV_NULL = Path.of("/dev/null");
+
+    private final AtomicLong nextEvent = new AtomicLong();
+
+    public static void main(String[] args) throws Exception {
+        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
+        long events = 400_000;
+        for (int i = 1; i < args.length; i++) {
+            if (args[i].equals("--events")) {
+                events = Long.parseLong(args[++i]);
+            }
+        }
+        Path work = Files.createTempDirectory("trailproof-backup-bench");
+        Path data = work.resolve("data");
+        String opts = ("-Xmx1g " + System.getProperty("bench.serverOpts", "")).trim();
+        BackupBench b = new BackupBench();
+        try (ServerUnderTest s = ServerUnderTest.start(dist, data, opts)) {
+            b.ingest(s.port, events);
+            ServerProbe.awaitQuiet(s.pid());
+            HttpClient http = HttpClient.newHttpClient();
+            // warm-up of both
+            long archiveBytes = b.backup(http, s.port, work.resolve("warm.tar"));
+            long copiedBytes = copy(data, work.resolve("warm-copy"));
+
+            double[] seconds = new double[2];
+            long[] bytes = new long[2];
+            AlternatingRounds.run(2, kind -> s.pid(), kind -> {
+                long t0 = System.nanoTime();
+                bytes[kind] += kind == 0 ? copy(data, work.resolve("copy")) : b.backup(http, s.port, work.resolve("b.tar"));
+                seconds[kind] += (System.nanoTime() - t0) / 1e9;
+                return 1;
+            });
+            double copyRate = bytes[0] / 1e6 / seconds[0];
+            double backupRate = bytes[1] / 1e6 / seconds[1];
+
+            // The pause: latency of small batches with nothing else running, with backups running,
+            // and with plain copies of the same files running (what the machine's disk and cores do to
+            // ingestion when 50 MB are read and moved, whoever does it), in the order 0 1 2 2 1 0.
+            List<List<Long>> latencies = List.of(new ArrayList<>(), new ArrayList<>(), new ArrayList<>());
+            double backupSeconds = seconds[1] / 4;
+            long windowMillis = Math.max(3000, (long) (backupSeconds * 1000));
+            for (int kind : new int[] {0, 1, 2, 2, 1, 0}) {
+                Load load = switch (kind) {
+                    case 1 -> () -> b.backup(http, s.port, DEV_NULL);
+                    case 2 -> () -> copy(data, work.resolve("pause-copy"));
+                    default -> null;
+                };
+                latencies.get(kind).addAll(b.smallBatches(s.port, load, windowMillis));
+                ServerProbe.awaitQuiet(s.pid());
+            }
+            List<Long> without = latencies.get(0);
+            List<Long> during = latencies.get(1);
+            List<Long> copying = latencies.get(2);
+            System.out.printf(Locale.ROOT, "%n| figure | value | goal |%n|---|---|---|%n");
+            System.out.printf(Locale.ROOT, "| log | %,d events, %,.1f MB of segments, tar %,.1f MB | |%n", events,
+                    copiedBytes / 1e6, archiveBytes / 1e6);
+            System.out.printf(Locale.ROOT, "| plain copy of the segment files (Files.copy) | %,.0f MB/s | |%n", copyRate);
+            System.out.printf(Locale.ROOT, "| GET /v1/admin/backup to a file (%s) | %,.0f MB/s | |%n",
+                    CURL != null ? "curl" : "JDK HttpClient", backupRate);
+            System.out.printf(Locale.ROOT, "| backup / copy | %.2f | >= 0.5 |%n", backupRate / copyRate);
+            System.out.printf(Locale.ROOT, "| batch of %d, no backup running: p50 / p99 / max | %s (%d requests) | |%n",
+                    SMALL_BATCH, percentiles(without), without.size());
+            System.out.printf(Locale.ROOT, "| batch of %d, backup running: p50 / p99 / max | %s (%d requests) | max <= 50 ms |%n",
+                    SMALL_BATCH, percentiles(during), during.size());
+            System.out.printf(Locale.ROOT, "| batch of %d, plain copy running: p50 / p99 / max | %s (%d requests) | |%n",
+                    SMALL_BATCH, percentiles(copying), copying.size());
+        } finally {
+            deleteTree(work);
+        }
+    }
+
+    /**
+     * The backup, streamed to {@code file} by curl (a neutral client, as an operator's script would
+     * fetch it) when there is one, else by the JDK's client; returns its bytes.
+     */
+    private long backup(HttpClient http, int port, Path file) throws IOException, InterruptedException {
+        if (CURL != null) {
+            Process p = new ProcessBuilder(CURL.toString(), "-sS", "--fail", "-o", file.toString(),
+                    "http://127.0.0.1:" + port + "/v1/admin/backup").redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (p.waitFor() != 0) {
+                throw new IllegalStateException("curl failed: " + out);
+            }
+            if (file.equals(DEV_NULL)) {
+                return 0;
+            }
+            long n = Files.size(file);
+            Files.delete(file);
+            return n;
+        }
+        HttpResponse<Path> r = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port + "/v1/admin/backup"))
+                .build(), HttpResponse.BodyHandlers.ofFile(file));
+        if (r.statusCode() != 200) {
+            throw new IllegalStateException("backup answered " + r.statusCode() + ": " + Files.readString(file));
+        }
+        if (file.equals(DEV_NULL)) {
+            return 0;
+        }
+        long n = Files.size(file);
+        Files.delete(file);
+        return n;
+    }
+
+    /** A plain copy of every segment file (log and timestamps) to {@code to}; returns the bytes copied. */
+    private static long copy(Path data, Path to) throws IOException {
+        long total = 0;
+        for (String sub : new String[] {"log", "timestamps"}) {
+            Path from = data.resolve(sub);
+            if (!Files.isDirectory(from)) {
+                continue;
+            }
+            Path dest = Files.createDirectories(to.resolve(sub));
+            try (Stream<Path> files = Files.list(from)) {
+                for (Path f : files.filter(f -> f.toString().endsWith(".seg")).toList()) {
+                    Files.copy(f, dest.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+                    total += Files.size(f);
+                }
+            }
+        }
+        deleteTree(to);
+        return total;
+    }
+
+    /** Work run back to back beside the small batches. */
+    @FunctionalInterface
+    private interface Load {
+        long run() throws Exception;
+    }
+
+    /**
+     * One client posting batches of {@link #SMALL_BATCH} one after another for {@code millis}, with
+     * {@code load} (when not null) running back to back meanwhile; returns each request's latency in
+     * microseconds.
+     */
+    private List<Long> smallBatches(int port, Load load, long millis) throws Exception {
+        List<Long> latencies = new ArrayList<>();
+        AtomicBoolean done = new AtomicBoolean();
+        long end = System.nanoTime() + millis * 1_000_000L;
+        // The load runs back to back for the whole window (at least once), so the window is as long
+        // as the one without and every request in it overlaps the load.
+        CompletableFuture<Void> running = load == null ? null : CompletableFuture.runAsync(() -> {
+            try {
+                do {
+                    load.run();
+                } while (System.nanoTime() < end);
+            } catch (Exception e) {
+                throw new IllegalStateException(e);
+            } finally {
+                done.set(true);
+            }
+        });
+        try (PlainHttp client = new PlainHttp(port)) {
+            while (running != null ? !done.get() : System.nanoTime() < end) {
+                long first = nextEvent.getAndAdd(SMALL_BATCH);
+                StringBuilder body = new StringBuilder("[");
+                for (int i = 0; i < SMALL_BATCH; i++) {
+                    body.append(i == 0 ? "" : ",").append(SampleEvents.event(first + i, "agent-" + ((first + i) % 100)));
+                }
+                long t0 = System.nanoTime();
+                PlainHttp.Response r = client.post("/v1/batch", body.append(']').toString().getBytes(StandardCharsets.UTF_8));
+                latencies.add((System.nanoTime() - t0) / 1000);
+                if (r.status() != 201) {
+                    throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
+                }
+            }
+        }
+        if (running != null) {
+            running.join();
+        }
+        return latencies;
+    }
+
+    private static String percentiles(List<Long> micros) {
+        long[] a = micros.stream().mapToLong(Long::longValue).sorted().toArray();
+        if (a.length == 0) {
+            return "none";
+        }
+        return String.format(Locale.ROOT, "%.1f / %.1f / %.1f ms", a[a.length / 2] / 1e3,
+                a[Math.min(a.length - 1, (int) Math.ceil(a.length * 0.99) - 1)] / 1e3, a[a.length - 1] / 1e3);
+    }
+
+    private long ingest(int port, long events) throws Exception {
+        long batches = Math.max(1, events / BATCH);
+        ClosedLoopClients.run(port, CLIENTS, batches, http -> {
+            long first = nextEvent.getAndAdd(BATCH);
+            StringBuilder b = new StringBuilder(BATCH * 560).append('[');
+            for (int i = 0; i < BATCH; i++) {
+                b.append(i == 0 ? "" : ",").append(SampleEvents.event(first + i, "agent-" + ((first + i) % 100)));
+            }
+            PlainHttp.Response r = http.post("/v1/batch", b.append(']').toString().getBytes(StandardCharsets.UTF_8), "");
+            if (r.status() != 201) {
+                throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
+            }
+        });
+        return batches * BATCH;
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        if (!Files.exists(root)) {
+            return;
+        }
+        try (Stream<Path> all = Files.walk(root)) {
+            for (Path p : all.sorted((x, y) -> y.getNameCount() - x.getNameCount()).toList()) {
+                Files.delete(p);
+            }
+        }
+    }
+}
