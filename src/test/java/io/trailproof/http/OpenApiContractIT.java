@@ -59,8 +59,7 @@ class OpenApiContractIT {
                     + "ledger's commit: timing-dependent (IdempotencyIT covers it)",
             "POST /v1/batch 409", "as POST /v1/events 409",
             "GET /checkpoint 404", "the empty tree is signed as the service starts: only a request in the first "
-                    + "milliseconds, or a log whose signing is refused (CheckpointCrashIT), sees it",
-            "GET /v1/admin/backup *", "served by the backup branch (issue #17); documented from CONTRACT 17");
+                    + "milliseconds, or a log whose signing is refused (CheckpointCrashIT), sees it");
 
     @TempDir
     static Path dir;
@@ -330,6 +329,8 @@ class OpenApiContractIT {
         Reply doc = expect(200, get("/v1/openapi.json", READ));
         assertThat(doc.header("Content-Type")).startsWith("application/json");
         assertThat(Api.JSON.readTree(doc.body())).isEqualTo(contract.document());
+        Reply backup = expect(200, get("/v1/admin/backup", ADMIN));
+        assertThat(backup.header("X-Tree-Size")).isNotBlank();
         Reply metrics = expect(200, get("/metrics", READ));
         assertThat(metrics.body()).contains("trailproof_tree_size");
     }
@@ -405,6 +406,7 @@ class OpenApiContractIT {
                 new Sample("POST", "/v1/admin/index/rebuild", null, "admin"),
                 new Sample("GET", "/v1/openapi.json", null, "read"),
                 new Sample("GET", "/metrics", null, "read"),
+                new Sample("GET", "/v1/admin/backup", null, "admin"),
                 new Sample("GET", "/health", null, "none"),
                 new Sample("GET", "/checkpoint", null, "public"),
                 new Sample("GET", "/v1/checkpoint/key", null, "public"),
