@@ -35,20 +35,37 @@ final class ApiHandler implements HttpHandler {
     private final Router router;
     private final Authenticator authenticator;
     private final RequestBodies bodies;
+    /** min_tree_size on reads (issue #18). */
+    private final MinTreeSize minTreeSize;
 
-    ApiHandler(Router router, Authenticator authenticator, RequestBodies bodies) {
+    ApiHandler(Router router, Authenticator authenticator, RequestBodies bodies, MinTreeSize minTreeSize) {
         this.router = router;
         this.authenticator = authenticator;
         this.bodies = bodies;
+        this.minTreeSize = minTreeSize;
     }
 
     @Override
     public void handleRequest(HttpServerExchange ex) throws Exception {
         Router.Match match;
+        long minSize;
         try {
             match = admit(ex);
+            minSize = ex.getRequestMethod().equalToString("GET") ? minTreeSize.asked(ex) : -1;
         } catch (ApiException e) {
             Responses.problem(ex, e);
+            return;
+        }
+        if (minSize >= 0 && !minTreeSize.await(minSize).isDone()) {
+            // A read that must wait for this node to apply more (cluster mode): on a worker, which
+            // waits at most cluster.read-wait, then runs the endpoint as a blocking one.
+            ex.dispatch(exchange -> {
+                if (!minTreeSize.await(minSize).get()) {
+                    answer(exchange, minTreeSize.notReached(minSize));
+                    return;
+                }
+                run(exchange, match);
+            });
             return;
         }
         bodies.receive(ex, () -> {

@@ -54,12 +54,15 @@ public final class TrailproofServer implements AutoCloseable {
     private final TimestampScheduler stamper;
     private final CheckpointScheduler checkpointing;
     private final List<WitnessClient> witnesses;
+    /** This node's part in a cluster (cluster mode), or null. */
+    private final io.trailproof.cluster.ClusterNode cluster;
     private boolean stopped;
 
     private TrailproofServer(DataDirLock lock, Ledger ledger, SearchIndex index, HttpApi http,
                              ScheduledExecutorService scheduler, TimestampStore timestampStore,
                              TimestampScheduler stamper, CheckpointScheduler checkpointing,
-                             List<WitnessClient> witnesses) {
+                             List<WitnessClient> witnesses, io.trailproof.cluster.ClusterNode cluster) {
+        this.cluster = cluster;
         this.checkpointing = checkpointing;
         this.witnesses = List.copyOf(witnesses);
         this.lock = lock;
@@ -96,14 +99,29 @@ public final class TrailproofServer implements AutoCloseable {
         SearchIndex index = null;
         CheckpointScheduler checkpointing = null;
         List<WitnessClient> witnesses = new java.util.ArrayList<>();
+        io.trailproof.cluster.ClusterNode cluster = null;
         try {
             SecureRandom random = new SecureRandom();
-            ledger = Ledger.open(settings.dataDir(),
-                    new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
-                            settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
-                            settings.idempotency().retention(), settings.idempotency().maxKeys(),
-                            settings.redaction().redactor()),
-                    clock, random);
+            Ledger.Options options = new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
+                    settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
+                    settings.idempotency().retention(), settings.idempotency().maxKeys(),
+                    settings.redaction().redactor());
+            if (settings.cluster().kafka()) {
+                // Cluster mode (issue #18): the topic is the source of order; this node's log is a replica of it.
+                ledger = Ledger.openReplica(settings.dataDir(), options, clock);
+                try {
+                    cluster = io.trailproof.cluster.ClusterNode.start(settings.cluster(), ledger,
+                            settings.redaction().redactor(), new io.trailproof.http.RecordedAnswers(),
+                            maxRecordBytes(settings));
+                } catch (io.trailproof.cluster.TopicGuard.TopicRefused e) {
+                    throw new StartException(e.getMessage());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new StartException("interrupted while checking the Kafka topic");
+                }
+            } else {
+                ledger = Ledger.open(settings.dataDir(), options, clock, random);
+            }
             timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
             TimestampService timestamps = new TimestampService(ledger, timestampStore,
                     new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), tsaUrls, settings.defaultTsaUrl(),
@@ -131,17 +149,22 @@ public final class TrailproofServer implements AutoCloseable {
                 checkpoints.addProblemSource(client::problem);
             }
             checkpointing = new CheckpointScheduler(checkpoints, cps.interval());
-            HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints));
+            HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints), cluster);
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);
                 return t;
             });
-            TimestampScheduler stamper = settings.timestampInterval().isZero() ? null
+            if (cluster != null && !settings.timestampInterval().isZero()) {
+                // Scheduled timestamps are not replicated yet: each node would stamp on its own.
+                LOG.log(System.Logger.Level.WARNING, "timestamp.interval is ignored in cluster mode (scheduled "
+                        + "timestamps are not replicated through the topic yet; see the README, Cluster mode)");
+            }
+            TimestampScheduler stamper = settings.timestampInterval().isZero() || cluster != null ? null
                     : new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),
                             TIMESTAMP_FIRST_RETRY, clock);
             TrailproofServer server = new TrailproofServer(lock, ledger, index, http, scheduler, timestampStore,
-                    stamper, checkpointing, witnesses);
+                    stamper, checkpointing, witnesses, cluster);
             checkpointing.start();
             // The latest checkpoint may lack a cosignature from before a restart: ask once now.
             witnesses.forEach(WitnessClient::checkpointSigned);
@@ -156,6 +179,9 @@ public final class TrailproofServer implements AutoCloseable {
                 checkpointing.close();
             }
             witnesses.forEach(WitnessClient::close);
+            if (cluster != null) {
+                cluster.close();
+            }
             if (index != null) {
                 index.close();
             }
@@ -222,6 +248,9 @@ public final class TrailproofServer implements AutoCloseable {
         }
         checkpointing.close();
         witnesses.forEach(WitnessClient::close);
+        if (cluster != null) {
+            cluster.close();   // stops applying before the index and the ledger close
+        }
         try {
             index.close();
         } catch (IOException e) {
@@ -236,6 +265,14 @@ public final class TrailproofServer implements AutoCloseable {
                 lock.close();
             }
         }
+    }
+
+    /**
+     * The largest record a request can make: a body of limits.max-body-bytes, which redaction may
+     * lengthen and the record's envelope grows; the topic and the producer must take it.
+     */
+    private static int maxRecordBytes(Settings settings) {
+        return (int) Math.min(Integer.MAX_VALUE - 1024, settings.maxBodyBytes() * 2 + (1 << 20));
     }
 
     private static boolean isLoopback(String host) {

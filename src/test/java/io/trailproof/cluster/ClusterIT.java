@@ -1,0 +1,298 @@
+package io.trailproof.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.testing.Api;
+import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.KafkaTestCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Cluster mode against a real Kafka cluster (1 controller + 3 brokers in this JVM, started once):
+ * three trailproof nodes ingest concurrently and hold byte-identical events at the same log_index;
+ * a stopped node catches up; a fresh node converges; the partition leader dies during ingest and no
+ * acknowledged event is lost; with every broker down writes answer 503 and reads go on. The tests
+ * run in order and share the cluster (each builds on the state the previous one left).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterIT {
+
+    private static final String TOPIC = "trailproof-it";
+    private static final String WRITE_TIMEOUT = "PT5S";
+
+    @TempDir
+    static Path dirs;
+
+    private static KafkaTestCluster kafka;
+    private static final Map<String, InProcessServer> nodes = new HashMap<>();
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        long t0 = System.nanoTime();
+        kafka = KafkaTestCluster.start();
+        System.out.println("kafka started in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        for (String id : List.of("n1", "n2", "n3")) {
+            start(id);
+        }
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        for (InProcessServer s : nodes.values()) {
+            s.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    private static void start(String id) throws Exception {
+        nodes.put(id, InProcessServer.start(dirs.resolve(id),
+                "cluster.mode", "kafka",
+                "cluster.bootstrap-servers", kafka.bootstrapServers(),
+                "cluster.node-id", id,
+                "cluster.topic", TOPIC,
+                "cluster.write-timeout", WRITE_TIMEOUT,
+                "cluster.read-wait", "PT20S"));
+    }
+
+    private static Api api(String id) {
+        return nodes.get(id).api();
+    }
+
+    private static String event(String agent, int i) {
+        return "{\"agent_id\":\"" + agent + "\",\"action_type\":\"TOOL_CALL\",\"action_name\":\"step\",\"metadata\":{\"i\":"
+                + i + ",\"x\":4.50,\"big\":1E30}}";
+    }
+
+    private static Api.Reply postKeyed(Api api, String path, String body, String key) throws Exception {
+        return api.send(HttpRequest.newBuilder(URI.create(api.base() + path))
+                .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
+    }
+
+    /** The size every node must reach, then every event and the root compared byte for byte across them. */
+    private static void assertIdentical(List<String> ids, long size) throws Exception {
+        String firstRoot = null;
+        List<String> firstEvents = null;
+        for (String id : ids) {
+            Api.Reply root = api(id).get("/v1/merkle/root?tree_size=" + size + "&min_tree_size=" + size);
+            assertThat(root.status()).as(id + " reaches size " + size + ": " + root.body()).isEqualTo(200);
+            List<String> events = new ArrayList<>();
+            for (int offset = 0; offset < size; offset += 1000) {
+                Api.Reply page = api(id).get("/v1/events?order=asc&limit=1000&offset=" + offset);
+                assertThat(page.status()).isEqualTo(200);
+                events.add(page.body());
+            }
+            Api.Reply current = api(id).get("/v1/merkle/root");
+            assertThat(current.json().get("tree_size").asLong()).as(id + " size").isEqualTo(size);
+            if (firstRoot == null) {
+                firstRoot = root.body();
+                firstEvents = events;
+            } else {
+                assertThat(root.body()).as("root of " + id).isEqualTo(firstRoot);
+                assertThat(events).as("events of " + id + ", byte for byte").isEqualTo(firstEvents);
+            }
+        }
+    }
+
+    @Test
+    @Order(1)
+    void threeNodesIngestingConcurrentlyHoldByteIdenticalLogs() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(9);
+        List<Future<Integer>> work = new ArrayList<>();
+        for (String id : List.of("n1", "n2", "n3")) {
+            for (int t = 0; t < 3; t++) {
+                int thread = t;
+                work.add(pool.submit(() -> {
+                    Api api = api(id);
+                    int stored = 0;
+                    for (int i = 0; i < 15; i++) {
+                        Api.Reply r = i % 3 == 0
+                                ? postKeyed(api, "/v1/events", event("agent-" + thread, i), id + "-" + thread + "-" + i)
+                                : api.post("/v1/events", event("agent-" + thread, i));
+                        assertThat(r.status()).as(r.body()).isEqualTo(201);
+                        assertThat(r.header("X-Tree-Size")).isNotNull();
+                        stored++;
+                    }
+                    StringBuilder batch = new StringBuilder("[");
+                    for (int i = 0; i < 10; i++) {
+                        batch.append(i == 0 ? "" : ",").append(event("batch-" + id, i));
+                    }
+                    Api.Reply b = api.post("/v1/batch", batch.append("]").toString());
+                    assertThat(b.status()).as(b.body()).isEqualTo(201);
+                    return stored + 10;
+                }));
+            }
+        }
+        long total = 0;
+        for (Future<Integer> f : work) {
+            total += f.get();
+        }
+        pool.shutdown();
+        assertThat(total).isEqualTo(9 * 25);
+
+        // Read-after-write across nodes: a write on n1, read on n2 and n3 at its X-Tree-Size.
+        Api.Reply w = api("n1").post("/v1/events", event("raw", 0));
+        assertThat(w.status()).isEqualTo(201);
+        long size = Long.parseLong(w.header("X-Tree-Size"));
+        String id = w.json().get("id").asText();
+        for (String other : List.of("n2", "n3")) {
+            Api.Reply r = api(other).get("/v1/events/" + id + "?min_tree_size=" + size);
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo(w.body());
+        }
+
+        // One key, sent to two nodes: stored once, answered alike.
+        String body = event("idem", 1);
+        Api.Reply first = postKeyed(api("n2"), "/v1/events", body, "same-key");
+        Api.Reply again = postKeyed(api("n3"), "/v1/events", body, "same-key");
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(again.status()).isEqualTo(201);
+        assertThat(again.body()).isEqualTo(first.body());
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+        Api.Reply conflict = postKeyed(api("n1"), "/v1/events", event("idem", 2), "same-key");
+        assertThat(conflict.status()).as(conflict.body()).isEqualTo(422);
+
+        long expected = total + 2;
+        assertIdentical(List.of("n1", "n2", "n3"), expected);
+        for (String n : List.of("n1", "n2", "n3")) {
+            JsonNode c = api(n).get("/v1/cluster").json();
+            assertThat(c.get("node_id").asText()).isEqualTo(n);
+            assertThat(c.get("applied_size").asLong()).isEqualTo(expected);
+            assertThat(c.get("lag").asLong()).isZero();
+        }
+    }
+
+    @Test
+    @Order(2)
+    void aStoppedNodeCatchesUpByteIdentical() throws Exception {
+        nodes.remove("n3").close();
+        for (int i = 0; i < 20; i++) {
+            assertThat(api(i % 2 == 0 ? "n1" : "n2").post("/v1/events", event("while-n3-down", i)).status()).isEqualTo(201);
+        }
+        long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
+        start("n3");
+        assertIdentical(List.of("n1", "n2", "n3"), size);
+    }
+
+    @Test
+    @Order(3)
+    void aFreshNodeJoiningLateConverges() throws Exception {
+        long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
+        start("n4");
+        try {
+            assertIdentical(List.of("n1", "n4"), size);
+        } finally {
+            nodes.remove("n4").close();
+        }
+    }
+
+    @Test
+    @Order(4)
+    void theLeaderBrokerDyingDuringIngestLosesNoAcknowledgedEvent() throws Exception {
+        Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+        AtomicBoolean stop = new AtomicBoolean();
+        long[] firstAfterKill = {0};
+        long[] killedAt = {0};
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<Future<?>> writers = new ArrayList<>();
+        for (String id : List.of("n1", "n2")) {
+            writers.add(pool.submit(() -> {
+                int i = 0;
+                while (!stop.get()) {
+                    String key = "failover-" + id + "-" + i;
+                    Api.Reply r = postKeyed(api(id), "/v1/events", event("failover-" + id, i), key);
+                    if (r.status() == 201) {
+                        acknowledged.add(r.json().get("id").asText());
+                        synchronized (firstAfterKill) {
+                            if (killedAt[0] != 0 && firstAfterKill[0] == 0) {
+                                firstAfterKill[0] = System.nanoTime();
+                            }
+                        }
+                        i++;
+                    } else {
+                        assertThat(r.status()).as(r.body()).isEqualTo(503);   // retried with the same key
+                    }
+                }
+                return null;
+            }));
+        }
+        Thread.sleep(1000);
+        int leader = kafka.leaderOf(TOPIC);
+        synchronized (firstAfterKill) {
+            killedAt[0] = System.nanoTime();
+        }
+        kafka.stopBroker(leader);
+        long deadline = System.nanoTime() + 40_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            synchronized (firstAfterKill) {
+                if (firstAfterKill[0] != 0 && System.nanoTime() - firstAfterKill[0] > 1_000_000_000L) {
+                    break;
+                }
+            }
+            Thread.sleep(100);
+        }
+        stop.set(true);
+        for (Future<?> f : writers) {
+            f.get();
+        }
+        pool.shutdown();
+        assertThat(firstAfterKill[0]).as("a write succeeded after the leader died").isNotZero();
+        long resumedMillis = (firstAfterKill[0] - killedAt[0]) / 1_000_000;
+        System.out.println("writes resumed " + resumedMillis + " ms after the leader broker stopped");
+        assertThat(resumedMillis).isLessThan(30_000);
+
+        long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
+        size = Math.max(size, api("n2").get("/v1/merkle/root").json().get("tree_size").asLong());
+        assertIdentical(List.of("n1", "n2", "n3"), size);
+        for (String id : acknowledged) {
+            for (String n : List.of("n1", "n2", "n3")) {
+                assertThat(api(n).get("/v1/events/" + id).status()).as(id + " on " + n).isEqualTo(200);
+            }
+        }
+    }
+
+    @Test
+    @Order(5)
+    void withEveryBrokerDownWritesAnswer503AndReadsGoOn() throws Exception {
+        for (int id : Set.copyOf(kafka.brokerIds())) {
+            try {
+                kafka.stopBroker(id);
+            } catch (RuntimeException e) {
+                // already stopped by the failover test
+            }
+        }
+        long t0 = System.nanoTime();
+        Api.Reply w = api("n1").post("/v1/events", event("no-kafka", 0));
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(w.status()).as(w.body()).isEqualTo(503);
+        assertThat(w.json().get("error").asText()).contains("outcome of this write is unknown");
+        assertThat(w.header("Retry-After")).isNotNull();
+        assertThat(millis).isLessThan(5_000 + 3_000);
+        Api.Reply r = api("n2").get("/v1/stats");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(api("n3").get("/v1/events?limit=5").status()).isEqualTo(200);
+    }
+}
