@@ -8,7 +8,7 @@ import picocli.CommandLine.Command;
         description = "Tamper-evident audit trail for AI agents.",
         subcommands = {ServeCommand.class, IngestCommand.class, SearchCommand.class, TailCommand.class, IndexCommand.class,
                 TimestampCommand.class, ExportCommand.class, VerifyCommand.class, VerifyExportCommand.class,
-                PolicyCommand.class, ProofCommand.class, VerifyProofCommand.class})
+                PolicyCommand.class, ProofCommand.class, VerifyProofCommand.class, ClusterCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code for bad usage (CONTRACT 7): 0 success or valid, 1 invalid or failed, 2 bad usage. */

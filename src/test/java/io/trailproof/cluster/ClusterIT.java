@@ -183,6 +183,11 @@ class ClusterIT {
             assertThat(c.get("applied_size").asLong()).isEqualTo(expected);
             assertThat(c.get("lag").asLong()).isZero();
         }
+        io.trailproof.testing.Cli.Run status = io.trailproof.testing.Cli.run(Map.of(), "cluster", "status",
+                "--node", api("n1").base(), "--node", api("n2").base(), "--node", api("n3").base());
+        assertThat(status.exit()).as(status.toString()).isZero();
+        assertThat(status.out()).contains("n1").contains("n2").contains("n3").contains(" " + expected + " ")
+                .contains("topic end offset");
     }
 
     @Test
@@ -211,6 +216,38 @@ class ClusterIT {
 
     @Test
     @Order(4)
+    void aRecordThatCannotBeAppliedStopsTheApplyLoopLoudlyAndIsNeverSkipped() throws Exception {
+        String topic = "poisoned";
+        InProcessServer node = InProcessServer.start(dirs.resolve("poisoned"), "cluster.mode", "kafka",
+                "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "p1", "cluster.topic", topic,
+                "cluster.write-timeout", WRITE_TIMEOUT);
+        try {
+            Api api = node.api();
+            assertThat(api.post("/v1/events", event("p", 0)).status()).isEqualTo(201);
+            java.util.Properties props = new java.util.Properties();
+            props.put("bootstrap.servers", kafka.bootstrapServers());
+            try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(props,
+                    new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                    new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null,
+                        "{\"not\": \"a write\"}".getBytes())).get();
+            }
+            Api.Reply after = api.post("/v1/events", event("p", 1));   // behind the bad record: never applied
+            assertThat(after.status()).as(after.body()).isEqualTo(503);
+            JsonNode c = api.get("/v1/cluster").json();
+            assertThat(c.get("applying").asBoolean()).isFalse();
+            assertThat(c.get("apply_error").asText()).contains("offset 0").contains("cannot be applied");
+            assertThat(c.get("applied_size").asLong()).isEqualTo(1);
+            JsonNode health = api.get("/health").json();
+            assertThat(health.get("status").asText()).isEqualTo("degraded");
+            assertThat(api.get("/v1/events?limit=5").status()).isEqualTo(200);   // reads go on
+        } finally {
+            node.close();
+        }
+    }
+
+    @Test
+    @Order(5)
     void theLeaderBrokerDyingDuringIngestLosesNoAcknowledgedEvent() throws Exception {
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         AtomicBoolean stop = new AtomicBoolean();
@@ -275,7 +312,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void withEveryBrokerDownWritesAnswer503AndReadsGoOn() throws Exception {
         for (int id : Set.copyOf(kafka.brokerIds())) {
             try {
