@@ -31,7 +31,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Cluster mode against a real Kafka cluster (1 controller + 3 brokers in this JVM, started once):
  * three trailproof nodes ingest concurrently and hold byte-identical events at the same log_index;
- * a stopped node catches up; a fresh node converges; the partition leader dies during ingest and no
+ * a stopped node catches up; a node killed with kill -9 (a separate JVM) during ingest restarts and
+ * catches up; a fresh node converges; a record that cannot be applied stops the apply loop; the partition leader dies during ingest and no
  * acknowledged event is lost; with every broker down writes answer 503 and reads go on. The tests
  * run in order and share the cluster (each builds on the state the previous one left).
  */
@@ -94,18 +95,28 @@ class ClusterIT {
 
     /** The size every node must reach, then every event and the root compared byte for byte across them. */
     private static void assertIdentical(List<String> ids, long size) throws Exception {
+        Map<String, Api> apis = new java.util.LinkedHashMap<>();
+        for (String id : ids) {
+            apis.put(id, api(id));
+        }
+        assertIdentical(apis, size);
+    }
+
+    private static void assertIdentical(Map<String, Api> apis, long size) throws Exception {
         String firstRoot = null;
         List<String> firstEvents = null;
-        for (String id : ids) {
-            Api.Reply root = api(id).get("/v1/merkle/root?tree_size=" + size + "&min_tree_size=" + size);
+        for (Map.Entry<String, Api> node : apis.entrySet()) {
+            String id = node.getKey();
+            Api api = node.getValue();
+            Api.Reply root = api.get("/v1/merkle/root?tree_size=" + size + "&min_tree_size=" + size);
             assertThat(root.status()).as(id + " reaches size " + size + ": " + root.body()).isEqualTo(200);
             List<String> events = new ArrayList<>();
             for (int offset = 0; offset < size; offset += 1000) {
-                Api.Reply page = api(id).get("/v1/events?order=asc&limit=1000&offset=" + offset);
+                Api.Reply page = api.get("/v1/events?order=asc&limit=1000&offset=" + offset);
                 assertThat(page.status()).isEqualTo(200);
                 events.add(page.body());
             }
-            Api.Reply current = api(id).get("/v1/merkle/root");
+            Api.Reply current = api.get("/v1/merkle/root");
             assertThat(current.json().get("tree_size").asLong()).as(id + " size").isEqualTo(size);
             if (firstRoot == null) {
                 firstRoot = root.body();
@@ -216,6 +227,60 @@ class ClusterIT {
 
     @Test
     @Order(4)
+    void aNodeKilledDuringIngestRestartsAndCatchesUpByteIdentical() throws Exception {
+        Path dir = dirs.resolve("k1");
+        Path config = dirs.resolve("k1.properties");
+        java.nio.file.Files.writeString(config, "cluster.mode=kafka\ncluster.bootstrap-servers=" + kafka.bootstrapServers()
+                + "\ncluster.node-id=k1\ncluster.topic=" + TOPIC + "\ncluster.write-timeout=" + WRITE_TIMEOUT + "\n");
+        io.trailproof.testing.ServerProcess k1 = io.trailproof.testing.ServerProcess.start(dir, "--config", config.toString());
+        Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<Future<?>> writers = new ArrayList<>();
+        for (Api target : List.of(k1.api(), api("n1"))) {
+            writers.add(pool.submit(() -> {
+                for (int i = 0; !stop.get(); i++) {
+                    try {
+                        Api.Reply r = target.post("/v1/events", event("killed-" + target.base().hashCode(), i));
+                        if (r.status() == 201) {
+                            acknowledged.add(r.json().get("id").asText());
+                        }
+                    } catch (java.io.IOException e) {
+                        if (!target.base().equals(api("n1").base())) {
+                            return null;   // the killed node
+                        }
+                        throw e;
+                    }
+                }
+                return null;
+            }));
+        }
+        Thread.sleep(1500);
+        k1.kill();
+        Thread.sleep(500);
+        stop.set(true);
+        for (Future<?> f : writers) {
+            f.get();
+        }
+        pool.shutdown();
+        k1 = io.trailproof.testing.ServerProcess.start(dir, "--config", config.toString());
+        try {
+            long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
+            Map<String, Api> apis = new java.util.LinkedHashMap<>();
+            apis.put("n1", api("n1"));
+            apis.put("n2", api("n2"));
+            apis.put("k1 (after kill -9)", k1.api());
+            assertIdentical(apis, size);
+            for (String id : acknowledged) {
+                assertThat(k1.api().get("/v1/events/" + id).status()).as(id).isEqualTo(200);
+            }
+        } finally {
+            k1.stop();
+        }
+    }
+
+    @Test
+    @Order(5)
     void aRecordThatCannotBeAppliedStopsTheApplyLoopLoudlyAndIsNeverSkipped() throws Exception {
         String topic = "poisoned";
         InProcessServer node = InProcessServer.start(dirs.resolve("poisoned"), "cluster.mode", "kafka",
@@ -247,7 +312,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void theLeaderBrokerDyingDuringIngestLosesNoAcknowledgedEvent() throws Exception {
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         AtomicBoolean stop = new AtomicBoolean();
@@ -312,7 +377,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void withEveryBrokerDownWritesAnswer503AndReadsGoOn() throws Exception {
         for (int id : Set.copyOf(kafka.brokerIds())) {
             try {
