@@ -186,6 +186,13 @@ class ClusterIT {
         Api.Reply conflict = postKeyed(api("n1"), "/v1/events", event("idem", 2), "same-key");
         assertThat(conflict.status()).as(conflict.body()).isEqualTo(422);
 
+        // OTLP is not replicated yet: refused with a 503 that says so, nothing stored locally.
+        Api.Reply otlp = api("n1").post("/v1/traces", ("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{"
+                + "\"traceId\":\"0af7651916cd43dd8448eb211c80319c\",\"spanId\":\"b7ad6b7169203331\",\"name\":\"x\","
+                + "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"}]}]}]}").getBytes(), "application/json");
+        assertThat(otlp.status()).as(otlp.body()).isEqualTo(503);
+        assertThat(otlp.body()).contains("cluster mode");
+
         long expected = total + 2;
         assertIdentical(List.of("n1", "n2", "n3"), expected);
         for (String n : List.of("n1", "n2", "n3")) {
