@@ -56,18 +56,24 @@ final class ApiHandler implements HttpHandler {
             Responses.problem(ex, e);
             return;
         }
-        if (minSize >= 0 && !minTreeSize.await(minSize).isDone()) {
-            // A read that must wait for this node to apply more (cluster mode): on a worker, which
-            // waits at most cluster.read-wait, then runs the endpoint as a blocking one.
-            ex.dispatch(exchange -> {
-                if (!minTreeSize.await(minSize).get()) {
-                    answer(exchange, minTreeSize.notReached(minSize));
-                    return;
+        java.util.concurrent.CompletableFuture<Boolean> reached = minSize < 0 ? null : minTreeSize.await(minSize);
+        if (reached != null && !reached.isDone()) {
+            // A read that must wait for this node to apply more (cluster mode): parked, no thread
+            // waits; resumed on the connection's I/O thread once the size came or cluster.read-wait passed.
+            ex.dispatch(SameThreadExecutor.INSTANCE, () -> reached.whenComplete((ok, error) -> onIoThread(ex, () -> {
+                if (Boolean.TRUE.equals(ok)) {
+                    receiveAndRun(ex, match);
+                } else {
+                    answer(ex, minTreeSize.notReached(minSize));
                 }
-                run(exchange, match);
-            });
+            })));
             return;
         }
+        receiveAndRun(ex, match);
+    }
+
+    /** Receives the body, then runs the endpoint on the I/O thread (non-blocking, small body) or a worker. */
+    private void receiveAndRun(HttpServerExchange ex, Router.Match match) {
         bodies.receive(ex, () -> {
             Router.NonBlockingEndpoint nonBlocking = match.route().nonBlocking();
             if (nonBlocking != null && bodies.received(ex) <= NON_BLOCKING_BODY_BYTES) {
