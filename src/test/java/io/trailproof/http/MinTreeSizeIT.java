@@ -71,4 +71,26 @@ class MinTreeSizeIT {
             assertThat(r.json().size()).isEqualTo(1);
         }
     }
+
+    @Test
+    void waitingReadsHoldNoThreadSoMoreOfThemThanWorkersStillLetAWriteThrough() throws Exception {
+        try (InProcessServer server = InProcessServer.start(dir, "cluster.read-wait", "PT30S")) {
+            Api api = server.api();
+            int waiting = 200;   // more than the 64 worker threads
+            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(waiting);
+            java.util.List<java.util.concurrent.Future<Integer>> reads = new java.util.ArrayList<>();
+            for (int i = 0; i < waiting; i++) {
+                reads.add(pool.submit(() -> api.get("/v1/stats?min_tree_size=1").status()));
+            }
+            Thread.sleep(1000);   // let them park
+            long t0 = System.nanoTime();
+            assertThat(api.get("/v1/stats").status()).isEqualTo(200);   // needs a worker thread
+            assertThat((System.nanoTime() - t0) / 1_000_000).as("a worker was free").isLessThan(10_000);
+            assertThat(api.post("/v1/events", "{\"agent_id\":\"wake\"}").status()).isEqualTo(201);
+            for (java.util.concurrent.Future<Integer> r : reads) {
+                assertThat(r.get(20, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(200);
+            }
+            pool.shutdown();
+        }
+    }
 }
