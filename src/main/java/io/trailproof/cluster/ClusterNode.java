@@ -113,7 +113,13 @@ public final class ClusterNode implements AutoCloseable {
                     ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none",
                     ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(Math.max(1 << 20, maxRecordBytes)))),
                     new ByteArrayDeserializer(), new ByteArrayDeserializer());
-            ClusterNode node = new ClusterNode(settings, ledger, redactor, admin, producer, consumer, answers, warnings);
+            ClusterNode node;
+            try {
+                node = new ClusterNode(settings, ledger, redactor, admin, producer, consumer, answers, warnings);
+            } catch (RuntimeException e) {
+                consumer.close(Duration.ZERO);   // the node would have closed it; it never came to be
+                throw e;
+            }
             node.loopThread.start();
             LOG.log(System.Logger.Level.INFO, "cluster node " + settings.nodeId() + " applies topic " + settings.topic()
                     + " from offset " + (node.loop.position() + 1) + " (" + ledger.size() + " events here)");
