@@ -133,6 +133,20 @@ class ArchitectureTest {
     }
 
     @Test
+    void theClusterSitsBetweenTheLedgerAndTheHttpApi() {
+        noClasses().that().resideInAPackage("io.trailproof.cluster..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.undertow..", "io.trailproof.index..")
+                .because("cluster mode (issue #18): http -> cluster -> ledger; the HTTP answer format comes in "
+                        + "through AnswerBuilders")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.trailproof.core..", "io.trailproof.store..", "io.trailproof.ledger..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.cluster..", "org.apache.kafka..")
+                .because("the ledger applies replicated records without knowing where they come from")
+                .check(classes);
+    }
+
+    @Test
     void otlpSitsBetweenTheLedgerAndTheHttpApi() {
         noClasses().that().resideInAPackage("io.trailproof.otlp..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",

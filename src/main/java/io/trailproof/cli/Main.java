@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         subcommands = {ServeCommand.class, IngestCommand.class, SearchCommand.class, TailCommand.class, IndexCommand.class,
                 TimestampCommand.class, ExportCommand.class, VerifyCommand.class, VerifyExportCommand.class,
                 PolicyCommand.class, ProofCommand.class, VerifyProofCommand.class,
-                BackupCommand.class, RestoreCommand.class})
+                BackupCommand.class, RestoreCommand.class, ClusterCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code for bad usage (CONTRACT 7): 0 success or valid, 1 invalid or failed, 2 bad usage. */

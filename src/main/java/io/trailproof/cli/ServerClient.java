@@ -30,6 +30,10 @@ final class ServerClient {
     private final String apiKey;
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
 
+    String apiKey() {
+        return apiKey;
+    }
+
     ServerClient(URI base, String apiKey) {
         this.base = base;
         this.apiKey = apiKey;

@@ -48,7 +48,19 @@ public enum ConfigKey {
     // Metrics and logs (CONTRACT 17)
     METRICS_ENABLED("metrics.enabled", "true"),
     LOG_FORMAT("log.format", "text"),
-    LOG_ACCESS("log.access", "false");
+    LOG_ACCESS("log.access", "false"),
+    // Cluster mode on Apache Kafka (issue #18); cluster.kafka.* keys pass through to the Kafka clients
+    CLUSTER_MODE("cluster.mode", "embedded"),
+    CLUSTER_BOOTSTRAP_SERVERS("cluster.bootstrap-servers", ""),
+    CLUSTER_TOPIC("cluster.topic", "trailproof-log"),
+    CLUSTER_NODE_ID("cluster.node-id", ""),
+    CLUSTER_REPLICATION_FACTOR("cluster.replication-factor", "3"),
+    CLUSTER_WRITE_TIMEOUT("cluster.write-timeout", "PT10S"),
+    CLUSTER_READ_WAIT("cluster.read-wait", "PT10S"),
+    CLUSTER_ALLOW_UNSAFE_TOPIC("cluster.allow-unsafe-topic", "false");
+
+    /** Keys under this prefix are Kafka client properties passed through as they are ({@code cluster.kafka.ssl.truststore.location}). */
+    public static final String KAFKA_PASS_THROUGH_PREFIX = "cluster.kafka.";
 
     private final String key;
     private final String defaultValue;

@@ -31,7 +31,8 @@ public record Settings(
         Idempotency idempotency,
         Redaction redaction,
         Checkpoints checkpoints,
-        Observability observability) {
+        Observability observability,
+        Cluster cluster) {
 
     /**
      * Metrics and logs (CONTRACT 17).
@@ -44,6 +45,32 @@ public record Settings(
     public record Observability(boolean metricsEnabled, boolean jsonLogs, boolean accessLog) {
         public static Observability defaults() {
             return new Observability(true, false, false);
+        }
+    }
+
+    /**
+     * Cluster mode on Apache Kafka (issue #18).
+     *
+     * @param kafka {@code true} for {@code cluster.mode=kafka}; false for the embedded single node
+     * @param bootstrapServers {@code host:port} list of the Kafka cluster
+     * @param topic the one-partition topic that orders every write
+     * @param nodeId this node's name, unique in the cluster
+     * @param replicationFactor the topic's replication factor when this node creates it
+     * @param writeTimeout how long a write waits for Kafka and the local apply before "outcome unknown"
+     * @param readWait how long a read with {@code min_tree_size} waits for this node to apply that size
+     * @param allowUnsafeTopic accept a topic with replication below 3 or min ISR below 2 (a trial)
+     * @param kafkaProperties {@code cluster.kafka.*} keys with the prefix removed: Kafka client properties
+     */
+    public record Cluster(boolean kafka, String bootstrapServers, String topic, String nodeId, int replicationFactor,
+                          Duration writeTimeout, Duration readWait, boolean allowUnsafeTopic,
+                          java.util.Map<String, String> kafkaProperties) {
+        public Cluster {
+            kafkaProperties = java.util.Map.copyOf(kafkaProperties);
+        }
+
+        public static Cluster embedded() {
+            return new Cluster(false, "", "trailproof-log", "", 3, Duration.ofSeconds(10), Duration.ofSeconds(10), false,
+                    java.util.Map.of());
         }
     }
 
@@ -145,6 +172,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability);
+                streams, idempotency, redaction, checkpoints, observability, cluster);
     }
 }

@@ -46,8 +46,13 @@ public final class SettingsLoader {
         for (ConfigKey key : ConfigKey.values()) {
             raw.put(key, new Sourced(key.defaultValue(), "the default"));
         }
+        // cluster.kafka.* (file, then command line): Kafka client properties, passed through unchecked.
+        Map<String, String> kafka = new java.util.TreeMap<>();
         if (file != null) {
             for (Map.Entry<String, String> e : readFile(file).entrySet()) {
+                if (passThrough(e.getKey(), e.getValue(), kafka)) {
+                    continue;
+                }
                 ConfigKey key = ConfigKey.byName(e.getKey()).orElseThrow(() -> new ConfigException(
                         "unknown configuration key '" + e.getKey() + "' in " + file
                                 + " (config/trailproof.properties lists every key)"));
@@ -61,11 +66,27 @@ public final class SettingsLoader {
             }
         }
         for (Map.Entry<String, String> e : flags.entrySet()) {
+            if (passThrough(e.getKey(), e.getValue(), kafka)) {
+                continue;
+            }
             ConfigKey key = ConfigKey.byName(e.getKey()).orElseThrow(
                     () -> new ConfigException("unknown configuration key '" + e.getKey() + "'"));
             raw.put(key, new Sourced(e.getValue().trim(), "the command line"));
         }
-        return build(raw, insecureNoAuth);
+        return build(raw, insecureNoAuth, kafka);
+    }
+
+    private static boolean passThrough(String name, String value, Map<String, String> kafka) throws ConfigException {
+        if (!name.startsWith(ConfigKey.KAFKA_PASS_THROUGH_PREFIX)) {
+            return false;
+        }
+        String property = name.substring(ConfigKey.KAFKA_PASS_THROUGH_PREFIX.length());
+        if (property.isEmpty()) {
+            throw new ConfigException("configuration key '" + name + "' names no Kafka client property "
+                    + "(cluster.kafka.<property>, such as cluster.kafka.security.protocol)");
+        }
+        kafka.put(property, value.trim());
+        return true;
     }
 
     private static Map<String, String> readFile(Path file) throws ConfigException {
@@ -82,7 +103,8 @@ public final class SettingsLoader {
         return out;
     }
 
-    private static Settings build(Map<ConfigKey, Sourced> raw, boolean insecureNoAuth) throws ConfigException {
+    private static Settings build(Map<ConfigKey, Sourced> raw, boolean insecureNoAuth, Map<String, String> kafka)
+            throws ConfigException {
         String host = nonEmpty(raw, ConfigKey.SERVER_HOST);
         int port = (int) longIn(raw, ConfigKey.SERVER_PORT, 0, 65535);
         Path dataDir = path(nonEmpty(raw, ConfigKey.DATA_DIR));
@@ -124,7 +146,7 @@ public final class SettingsLoader {
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
-                checkpoints(raw), observability(raw));
+                checkpoints(raw), observability(raw), cluster(raw, kafka));
     }
 
     /** {@code metrics.enabled}, {@code log.format}, {@code log.access} (CONTRACT 17). */
@@ -135,6 +157,39 @@ public final class SettingsLoader {
         }
         return new Settings.Observability(bool(raw, ConfigKey.METRICS_ENABLED), format.equals("json"),
                 bool(raw, ConfigKey.LOG_ACCESS));
+    }
+
+    /** {@code cluster.*} (issue #18): checked even in the embedded mode, so a typo never waits for the switch. */
+    private static Settings.Cluster cluster(Map<ConfigKey, Sourced> raw, Map<String, String> kafka) throws ConfigException {
+        String mode = raw.get(ConfigKey.CLUSTER_MODE).value.toLowerCase(Locale.ROOT);
+        if (!mode.equals("embedded") && !mode.equals("kafka")) {
+            throw bad(ConfigKey.CLUSTER_MODE, raw, "must be embedded or kafka");
+        }
+        boolean on = mode.equals("kafka");
+        String servers = raw.get(ConfigKey.CLUSTER_BOOTSTRAP_SERVERS).value;
+        String topic = raw.get(ConfigKey.CLUSTER_TOPIC).value;
+        String nodeId = raw.get(ConfigKey.CLUSTER_NODE_ID).value;
+        if (!topic.matches("[A-Za-z0-9._-]{1,249}")) {
+            throw bad(ConfigKey.CLUSTER_TOPIC, raw, "must be a Kafka topic name: 1 to 249 of A-Z a-z 0-9 . _ -");
+        }
+        if (!nodeId.isEmpty() && !nodeId.matches("[A-Za-z0-9._-]{1,64}")) {
+            throw bad(ConfigKey.CLUSTER_NODE_ID, raw, "must be 1 to 64 of A-Z a-z 0-9 . _ -");
+        }
+        if (on && servers.isEmpty()) {
+            throw bad(ConfigKey.CLUSTER_BOOTSTRAP_SERVERS, raw, "must name the Kafka brokers (host:port,...) "
+                    + "when cluster.mode=kafka");
+        }
+        if (on && nodeId.isEmpty()) {
+            throw bad(ConfigKey.CLUSTER_NODE_ID, raw, "must name this node (unique in the cluster) when cluster.mode=kafka");
+        }
+        int replication = (int) longIn(raw, ConfigKey.CLUSTER_REPLICATION_FACTOR, 1, 32);
+        Duration writeTimeout = duration(raw, ConfigKey.CLUSTER_WRITE_TIMEOUT);
+        if (writeTimeout.toMillis() < 100) {
+            throw bad(ConfigKey.CLUSTER_WRITE_TIMEOUT, raw, "must be at least 100 milliseconds, such as PT10S");
+        }
+        Duration readWait = duration(raw, ConfigKey.CLUSTER_READ_WAIT);
+        return new Settings.Cluster(on, servers, topic, nodeId, replication, writeTimeout, readWait,
+                bool(raw, ConfigKey.CLUSTER_ALLOW_UNSAFE_TOPIC), kafka);
     }
 
     /**

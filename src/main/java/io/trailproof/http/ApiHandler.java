@@ -35,22 +35,45 @@ final class ApiHandler implements HttpHandler {
     private final Router router;
     private final Authenticator authenticator;
     private final RequestBodies bodies;
+    /** min_tree_size on reads (issue #18). */
+    private final MinTreeSize minTreeSize;
 
-    ApiHandler(Router router, Authenticator authenticator, RequestBodies bodies) {
+    ApiHandler(Router router, Authenticator authenticator, RequestBodies bodies, MinTreeSize minTreeSize) {
         this.router = router;
         this.authenticator = authenticator;
         this.bodies = bodies;
+        this.minTreeSize = minTreeSize;
     }
 
     @Override
     public void handleRequest(HttpServerExchange ex) throws Exception {
         Router.Match match;
+        long minSize;
         try {
             match = admit(ex);
+            minSize = ex.getRequestMethod().equalToString("GET") ? minTreeSize.asked(ex) : -1;
         } catch (ApiException e) {
             Responses.problem(ex, e);
             return;
         }
+        java.util.concurrent.CompletableFuture<Boolean> reached = minSize < 0 ? null : minTreeSize.await(minSize);
+        if (reached != null && !reached.isDone()) {
+            // A read that must wait for this node to apply more (cluster mode): parked, no thread
+            // waits; resumed on the connection's I/O thread once the size came or cluster.read-wait passed.
+            ex.dispatch(SameThreadExecutor.INSTANCE, () -> reached.whenComplete((ok, error) -> onIoThread(ex, () -> {
+                if (Boolean.TRUE.equals(ok)) {
+                    receiveAndRun(ex, match);
+                } else {
+                    answer(ex, minTreeSize.notReached(minSize));
+                }
+            })));
+            return;
+        }
+        receiveAndRun(ex, match);
+    }
+
+    /** Receives the body, then runs the endpoint on the I/O thread (non-blocking, small body) or a worker. */
+    private void receiveAndRun(HttpServerExchange ex, Router.Match match) {
         bodies.receive(ex, () -> {
             Router.NonBlockingEndpoint nonBlocking = match.route().nonBlocking();
             if (nonBlocking != null && bodies.received(ex) <= NON_BLOCKING_BODY_BYTES) {

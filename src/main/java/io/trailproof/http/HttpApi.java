@@ -45,7 +45,8 @@ public final class HttpApi {
 
     /** {@code metrics} is null when {@code metrics.enabled} is false: nothing is recorded and /metrics is a 404. */
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps,
-                   CheckpointService checkpoints, Tiles tiles, ServiceMetrics metrics) {
+                   CheckpointService checkpoints, Tiles tiles, ServiceMetrics metrics,
+                   io.trailproof.cluster.ClusterNode cluster) {
         router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail (issue #19).
@@ -54,9 +55,12 @@ public final class HttpApi {
         budget = InFlightBudget.of(settings.hardening().maxInFlightBytes());
         RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs(), budget);
         Authenticator authenticator = new Authenticator(settings.apiKeys());
-        new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents(), new IdempotentRequests(ledger, authenticator))
+        IdempotentRequests idempotency = new IdempotentRequests(ledger, authenticator);
+        new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents(), idempotency)
                 .withTlogProofs(new TlogProofEndpoint(new TlogProofs(ledger, checkpoints)))
+                .withCluster(cluster == null ? null : new ClusterWrites(cluster, idempotency))
                 .register(router);
+        new ClusterEndpoints(ledger, cluster).register(router);
         new TraceEndpoint(new TraceIngest(ledger), bodies).register(router);
         new SearchEndpoints(index, ledger::payloadAt).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
@@ -78,7 +82,8 @@ public final class HttpApi {
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).
-        draining = new Draining(new HttpContinueReadHandler(new ApiHandler(router, authenticator, bodies)));
+        draining = new Draining(new HttpContinueReadHandler(new ApiHandler(router, authenticator, bodies,
+                new MinTreeSize(ledger, settings.cluster().readWait()))));
         undertow = Undertow.builder()
                 .addHttpListener(settings.port(), settings.host())
                 .setWorkerThreads(Math.max(64, Runtime.getRuntime().availableProcessors() * 32))

@@ -140,7 +140,7 @@ final class IdempotentRequests {
     // ------------------------------------------------------------------ replay
 
     /** The recorded answer, written again from its record and the stored events it names. */
-    private Router.Answer replay(byte[] answer) throws IOException {
+    Router.Answer replay(byte[] answer) throws IOException {
         ByteBuffer b = ByteBuffer.wrap(answer);
         byte kind = b.get();
         int status = b.getShort();

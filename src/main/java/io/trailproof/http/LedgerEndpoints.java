@@ -45,6 +45,8 @@ final class LedgerEndpoints {
 
     // Answers ?format=tlog-proof (CONTRACT 14); null until HttpApi wires the checkpoints in.
     private TlogProofEndpoint tlogProof;
+    // Cluster mode (issue #18): writes go through the topic; null in the embedded mode.
+    private ClusterWrites cluster;
 
     LedgerEndpoints(Ledger ledger, RequestBodies bodies, int maxBatchEvents, IdempotentRequests idempotency) {
         this.ledger = ledger;
@@ -68,7 +70,17 @@ final class LedgerEndpoints {
                 .get("/v1/merkle/consistency", (ex, p) -> consistency(ex));
     }
 
+    /** Lets writes go through the cluster's topic (cluster mode) instead of the local ledger. */
+    LedgerEndpoints withCluster(ClusterWrites writes) {
+        this.cluster = writes;
+        return this;
+    }
+
     private void postEvent(HttpServerExchange ex) throws Exception {
+        if (cluster != null) {
+            cluster.await(postEventNonBlocking(ex)).write(ex);
+            return;
+        }
         byte[] body = bodies.read(ex);
         IdempotentRequests.Start start = idempotency.begin(ex, body);
         if (start instanceof IdempotentRequests.Replayed r) {
@@ -100,6 +112,17 @@ final class LedgerEndpoints {
         if (start instanceof IdempotentRequests.Replayed r) {
             return CompletableFuture.completedFuture(r.answer());
         }
+        if (cluster != null) {
+            DedupeTable.Claim claim = start == null ? null : ((IdempotentRequests.Claimed) start).claim();
+            try {
+                return cluster.single(validEvent(body), claim);
+            } catch (Exception | Error e) {
+                if (claim != null) {
+                    claim.release();
+                }
+                throw e;
+            }
+        }
         if (start == null) {
             ObjectNode fields = validEvent(body);
             return ledger.appendAsync(fields).thenApply(outcome -> e -> answerStored(e, outcome));
@@ -124,7 +147,7 @@ final class LedgerEndpoints {
         }
     }
 
-    private static void answerStored(HttpServerExchange ex, AppendOutcome outcome) throws ApiException {
+    static void answerStored(HttpServerExchange ex, AppendOutcome outcome) throws ApiException {
         if (!outcome.ok()) {
             throw ApiException.badRequest(outcome.error());
         }
@@ -174,6 +197,14 @@ final class LedgerEndpoints {
             } catch (EventRejection e) {
                 errors[i] = e.getMessage();
             }
+        }
+        if (cluster != null) {
+            if (!valid.isEmpty() || claim != null) {
+                cluster.await(cluster.batch(valid, validIndex, errors, claim)).write(ex);
+            } else {
+                Responses.bytes(ex, 207, BatchAnswer.write(errors, List.of()));
+            }
+            return;
         }
         AppendOutcome[] outcomes = new AppendOutcome[node.size()];
         if (!valid.isEmpty() || claim != null) {

@@ -75,7 +75,7 @@ public final class DedupeTable {
             return key;
         }
 
-        byte[] contentDigest() {
+        public byte[] contentDigest() {
             return contentDigest.clone();
         }
 
@@ -137,6 +137,32 @@ public final class DedupeTable {
         Claim claim = new Claim(this, key, contentDigest);
         inFlight.put(key, claim);
         return new Fresh(claim);
+    }
+
+    /**
+     * For a replica applying a replicated keyed write (cluster mode): what the key holds at
+     * {@code nowMillis}, the record's time, looking at recorded entries only; claims held by this
+     * node's own requests do not count, since every replica must decide the same. Null when the key
+     * is free. Expires entries up to {@code nowMillis} first, so expiry follows the log's time.
+     */
+    synchronized Lookup recordedAt(DedupeKey key, byte[] contentDigest, long nowMillis) {
+        expire(nowMillis);
+        int pos = find(key.high(), key.low());
+        if (pos >= 0) {
+            int slot = index[pos] - 1;
+            if (nowMillis - at[slot] < retentionMillis) {
+                return content[slot] == prefix(contentDigest) ? new Recorded(address[slot]) : new Conflict();
+            }
+        }
+        return null;
+    }
+
+    /**
+     * A claim that no request holds, for a replica that records a replicated keyed write
+     * ({@link #recordedAt} found it free); {@link #recorded} enters it as any other.
+     */
+    Claim detached(DedupeKey key, byte[] contentDigest) {
+        return new Claim(this, key, contentDigest);
     }
 
     /** The claim's record is durable in the log at {@code recordAddress}: enter it and end the claim. */

@@ -24,11 +24,23 @@ final class EventIds {
     }
 
     String create(long unixMillis, long logIndex) {
+        return withBits(unixMillis, logIndex, random.nextLong());
+    }
+
+    /**
+     * The id a replica gives the event at {@code logIndex} of a replicated record (cluster mode):
+     * the bits the embedded mode draws at random are {@code bits} (from a hash of the record), so
+     * every replica derives the same id from the record alone.
+     */
+    static String derived(long unixMillis, long logIndex, int bits) {
+        return withBits(unixMillis, logIndex, bits & 0xFFFFFFFFL);
+    }
+
+    private static String withBits(long unixMillis, long logIndex, long r) {
         if (logIndex < 0 || logIndex > MAX_INDEX) {
             throw new IllegalStateException("log index " + logIndex + " does not fit in an event id");
         }
         byte[] tail = new byte[10];
-        long r = random.nextLong();
         for (int i = 0; i < 4; i++) {
             tail[i] = (byte) (r >>> (8 * i));
         }

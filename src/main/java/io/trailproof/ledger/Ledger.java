@@ -102,9 +102,15 @@ public final class Ledger implements Closeable {
     private final DedupeTable dedupe;
     /** Null when redaction is off. */
     private final Redactor redactor;
+    /** The replica's write side in cluster mode; null in the embedded mode. */
+    private final ReplicaApplies replica;
+    /** The last replica position found in the log at open (cluster mode), or null. */
+    private final ReplicaPosition openedAt;
 
     private Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
-                   RandomGenerator random, Options options, UnaryOperator<TreeAppends> treeSeam, DedupeTable dedupe) {
+                   RandomGenerator random, Options options, UnaryOperator<TreeAppends> treeSeam, DedupeTable dedupe,
+                   LogTime logTime, ReplicaPosition openedAt) {
+        this.openedAt = openedAt;
         this.log = log;
         this.dedupe = dedupe;
         this.redactor = options.redactor();
@@ -118,6 +124,11 @@ public final class Ledger implements Closeable {
             sizeAdvanced();
             checkpointer.maybeCheckpoint(end);
         }, dedupe);
+        this.replica = logTime == null ? null : new ReplicaApplies(sequencer, log, dedupe, logTime,
+                openedAt == null ? -1 : openedAt.offset(), end -> {
+                    sizeAdvanced();
+                    checkpointer.maybeCheckpoint(end);
+                });
         this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health);
         this.queries = new LedgerQueries(log, tree, r.agents(), sequencer::readableSize, clock, audit);
     }
@@ -138,12 +149,40 @@ public final class Ledger implements Closeable {
     /** As {@link #open(Path, Options, Clock, RandomGenerator)}, with the sequencer's tree appends wrapped (tests). */
     static Ledger open(Path dataDir, Options options, Clock clock, RandomGenerator random,
                        UnaryOperator<TreeAppends> treeSeam) throws IOException {
+        return open(dataDir, options, clock, random, treeSeam, false);
+    }
+
+    /**
+     * Opens the ledger of a replica (cluster mode, issue #18): as {@link #open(Path, Options, Clock,
+     * RandomGenerator)}, but its only writer is {@link #replicaApplies()}, which takes ids, times
+     * and dedupe decisions from the replicated records; {@link #append} and the other local writes
+     * refuse ({@link LedgerUnavailableException}), so nothing this node's clock or randomness made
+     * can enter its log. Redaction is the producing node's business (before the record is produced):
+     * {@code options.redactor()} is not applied here.
+     */
+    public static Ledger openReplica(Path dataDir, Options options, Clock clock) throws IOException {
+        return open(dataDir, options, clock, java.util.random.RandomGenerator.getDefault(), UnaryOperator.identity(), true);
+    }
+
+    private static Ledger open(Path dataDir, Options options, Clock clock, RandomGenerator random,
+                               UnaryOperator<TreeAppends> treeSeam, boolean replica) throws IOException {
+        LogTime logTime = replica ? new LogTime(0) : null;
         // The dedupe table is rebuilt from the side records the log visits while it recovers (it
         // reads every frame then anyway): no extra pass over the log, and no derived file to trust.
-        DedupeTable dedupe = new DedupeTable(options.dedupeRetention(), options.dedupeMaxKeys(), clock);
-        long now = clock.millis();
+        // A replica's table runs on the log's time, so that expiry is decided by the log alone.
+        DedupeTable dedupe = new DedupeTable(options.dedupeRetention(), options.dedupeMaxKeys(),
+                replica ? logTime : clock);
+        long now = replica ? Long.MIN_VALUE / 2 : clock.millis();
+        ReplicaPosition[] position = new ReplicaPosition[1];
         SegmentLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes(), options.acceptTruncation(),
-                (address, payload) -> dedupe.restore(payload, address, now));
+                (address, payload) -> {
+                    if (payload.length > 0 && payload[0] == ReplicaPosition.MARKER) {
+                        ReplicaPosition p = ReplicaPosition.decode(payload);
+                        position[0] = p == null ? position[0] : p;
+                    } else {
+                        dedupe.restore(payload, address, now);
+                    }
+                });
         if (log.recoveredTailBytes() > 0) {
             LOG.log(System.Logger.Level.WARNING, "cut " + log.recoveredTailBytes() + " bytes of torn, uncommitted or refused "
                     + "tail off the log (a crash or a failed write; none of it was acknowledged)");
@@ -155,10 +194,42 @@ public final class Ledger implements Closeable {
             if (health.problems().isEmpty()) {
                 log.acceptedLoss().ifPresent(health::report);
             }
-            return new Ledger(dataDir, log, r, health, clock, random, options, treeSeam, dedupe);
+            if (replica && position[0] != null) {
+                logTime.advanceTo(position[0].timeMillis());
+            }
+            return new Ledger(dataDir, log, r, health, clock, random, replica ? withoutRedaction(options) : options,
+                    treeSeam, dedupe, logTime, position[0]);
         } catch (IOException | RuntimeException e) {
             log.close();
             throw e;
+        }
+    }
+
+    private static Options withoutRedaction(Options o) {
+        return new Options(o.segmentBytes(), o.checkpointIntervalEvents(), o.acceptTruncation(), o.maxQueuedEvents(),
+                o.dedupeRetention(), o.dedupeMaxKeys(), null);
+    }
+
+    // ---------------------------------------------------------------- replica (cluster mode)
+
+    /** The replica's writer (cluster mode); empty in the embedded mode. One thread uses it. */
+    public Optional<ReplicaApplies> replicaApplies() {
+        return Optional.ofNullable(replica);
+    }
+
+    /**
+     * The replica position the log held when it was opened: the last applied record's offset and
+     * log time. Empty for a log that never applied a replicated record (a fresh replica, or an
+     * embedded log).
+     */
+    public Optional<ReplicaPosition> replicaPosition() {
+        return Optional.ofNullable(openedAt);
+    }
+
+    private void refuseLocalWriteInReplica() throws LedgerUnavailableException {
+        if (replica != null) {
+            throw new LedgerUnavailableException("in cluster mode events are written through the Kafka topic; "
+                    + "this path does not support cluster mode yet", null);
         }
     }
 
@@ -172,6 +243,7 @@ public final class Ledger implements Closeable {
      * @throws LedgerUnavailableException when storage failed; none of the items is acknowledged
      */
     public List<AppendOutcome> append(List<ObjectNode> events) throws IOException {
+        refuseLocalWriteInReplica();
         Sequencer.Sequenced s = sequencer.sequence(Submission.of(events, redactor));
         try {
             log.awaitDurable(s.end());
@@ -219,6 +291,7 @@ public final class Ledger implements Closeable {
     }
 
     private List<AppendOutcome> appendKeyed(List<ObjectNode> events, List<Sequencer.Keyed> keyed) throws IOException {
+        refuseLocalWriteInReplica();
         Sequencer.Sequenced s = sequencer.sequence(Submission.of(events, redactor), keyed);
         try {
             if (s.stored() == 0 && !s.records().isEmpty()) {
@@ -276,6 +349,10 @@ public final class Ledger implements Closeable {
      * exceptional completion the claim is still held: the caller releases it.
      */
     public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields, Recording recording) {
+        if (replica != null) {
+            return CompletableFuture.failedFuture(new LedgerUnavailableException("in cluster mode events are written "
+                    + "through the Kafka topic", null));
+        }
         return singles.submit(Submission.of(fields, redactor), recording);
     }
 
@@ -289,6 +366,10 @@ public final class Ledger implements Closeable {
      * before the event's group is sealed withdraws it; after, it is stored (see {@link SingleAppends}).
      */
     public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields) {
+        if (replica != null) {
+            return CompletableFuture.failedFuture(new LedgerUnavailableException("in cluster mode events are written "
+                    + "through the Kafka topic", null));
+        }
         return singles.submit(Submission.of(fields, redactor));
     }
 

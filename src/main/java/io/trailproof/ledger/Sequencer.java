@@ -97,6 +97,17 @@ final class Sequencer {
     record Written(DedupeTable.Claim claim, long address, long atMillis) {
     }
 
+    /**
+     * Service fields taken from a replicated record instead of this node's clock and randomness
+     * (cluster mode, {@link ReplicaApplies}): every replica seals the same bytes.
+     *
+     * @param time the record's broker time; {@code recorded_at} is the later of it and the previous
+     *     event's, and a dedupe record's time is it
+     * @param idBits the 26 id bits the embedded mode draws at random, from a hash of the record
+     */
+    record Stamp(Instant time, int idBits) {
+    }
+
     /** The events {@code [from, to)} of a group belong to one keyed write. */
     record Keyed(int from, int to, Recording recording) {
     }
@@ -129,6 +140,17 @@ final class Sequencer {
      * hold no event at all (a batch whose every item was refused still records its answer).
      */
     Sequenced sequence(List<Submission> events, List<Keyed> keyed) throws LedgerUnavailableException {
+        return sequence(events, keyed, null, List.of());
+    }
+
+    /**
+     * {@link #sequence(List, List)} with the service fields from {@code stamp} when it is not null
+     * (a replicated record), and {@code extraSides} (side records owned by the caller, such as the
+     * replica's position) in the same group, after the dedupe records. With extra sides, a group is
+     * written even when it holds no event and no dedupe record.
+     */
+    Sequenced sequence(List<Submission> events, List<Keyed> keyed, Stamp stamp, List<byte[]> extraSides)
+            throws LedgerUnavailableException {
         AppendOutcome[] outcomes = new AppendOutcome[events.size()];
         synchronized (lock) {
             if (closed) {
@@ -138,19 +160,19 @@ final class Sequencer {
             long index = log.size();
             List<StoredEvent> sealed;
             try {
-                sealed = seal(events, outcomes, index);
+                sealed = seal(events, outcomes, index, stamp);
             } catch (Error e) {
                 throw new LedgerUnavailableException("the sequencer could not seal the events (" + e
                         + "); nothing was stored", e);
             }
-            if (keyed.isEmpty()) {
+            if (keyed.isEmpty() && extraSides.isEmpty()) {
                 if (!sealed.isEmpty()) {
                     write(sealed, List.of());
                     index += sealed.size();
                 }
                 return new Sequenced(outcomes, index);
             }
-            long at = clock.millis();
+            long at = stamp == null ? clock.millis() : stamp.time().toEpochMilli();
             List<byte[]> sides = new ArrayList<>(keyed.size());
             List<DedupeTable.Claim> claims = new ArrayList<>(keyed.size());
             for (Keyed k : keyed) {
@@ -161,6 +183,7 @@ final class Sequencer {
                     claims.add(c);
                 }
             }
+            sides.addAll(extraSides);
             if (sealed.isEmpty() && sides.isEmpty()) {
                 return new Sequenced(outcomes, index);
             }
@@ -174,7 +197,7 @@ final class Sequencer {
         }
     }
 
-    private List<StoredEvent> seal(List<Submission> events, AppendOutcome[] outcomes, long index) {
+    private List<StoredEvent> seal(List<Submission> events, AppendOutcome[] outcomes, long index, Stamp stamp) {
         Map<String, AgentState.Head> pending = new HashMap<>();
         List<StoredEvent> sealed = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
@@ -185,9 +208,11 @@ final class Sequencer {
                 AgentState state = agents.get(agentId);
                 head = state == null ? new AgentState.Head(0, EventFields.GENESIS_PREV_HASH) : state.head();
             }
-            Instant now = nextRecordedAt();
+            Instant now = nextRecordedAt(stamp == null ? clock.instant() : stamp.time());
             try {
-                StoredEvent event = StoredEvent.seal(fields, ids.create(now.toEpochMilli(), index),
+                String id = stamp == null ? ids.create(now.toEpochMilli(), index)
+                        : EventIds.derived(now.toEpochMilli(), index, stamp.idBits());
+                StoredEvent event = StoredEvent.seal(fields, id,
                         EventTime.formatRecordedAt(now), head.sequence() + 1, head.hash(), index,
                         events.get(i).sizeAllowance());
                 sealed.add(event);
@@ -236,9 +261,12 @@ final class Sequencer {
         }
     }
 
-    /** recorded_at: the clock in microseconds, never earlier than the previous event's (CONTRACT 2.2). */
-    private Instant nextRecordedAt() {
-        Instant now = clock.instant().truncatedTo(ChronoUnit.MICROS);
+    /**
+     * recorded_at: the clock (or a replicated record's time) in microseconds, never earlier than the
+     * previous event's (CONTRACT 2.2).
+     */
+    private Instant nextRecordedAt(Instant time) {
+        Instant now = time.truncatedTo(ChronoUnit.MICROS);
         if (now.isBefore(lastRecordedAt)) {
             now = lastRecordedAt;
         }

@@ -11,10 +11,10 @@ import java.util.List;
  * 16), and how many bytes redaction added to their canonical form. The size limit applies to the
  * event as sent, so the sealer allows that many more; redaction never makes an event invalid.
  */
-record Submission(ObjectNode fields, int sizeAllowance) {
+public record Submission(ObjectNode fields, int sizeAllowance) {
 
     /** {@code fields} as they will be sealed: redacted by {@code redactor} when it is not null. */
-    static Submission of(ObjectNode fields, Redactor redactor) {
+    public static Submission of(ObjectNode fields, Redactor redactor) {
         if (redactor == null) {
             return new Submission(fields, 0);
         }
@@ -22,7 +22,7 @@ record Submission(ObjectNode fields, int sizeAllowance) {
         return new Submission(r.fields(), Math.max(0, r.addedBytes()));
     }
 
-    static List<Submission> of(List<ObjectNode> events, Redactor redactor) {
+    public static List<Submission> of(List<ObjectNode> events, Redactor redactor) {
         List<Submission> out = new ArrayList<>(events.size());
         for (ObjectNode e : events) {
             out.add(of(e, redactor));

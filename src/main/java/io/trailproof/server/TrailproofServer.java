@@ -57,13 +57,17 @@ public final class TrailproofServer implements AutoCloseable {
     private final List<WitnessClient> witnesses;
     /** Null when metrics.enabled is false. */
     private final ServiceMetrics metrics;
+    /** This node's part in a cluster (cluster mode), or null. */
+    private final io.trailproof.cluster.ClusterNode cluster;
     private boolean stopped;
 
     private TrailproofServer(DataDirLock lock, Ledger ledger, SearchIndex index, HttpApi http,
                              ScheduledExecutorService scheduler, TimestampStore timestampStore,
                              TimestampScheduler stamper, CheckpointScheduler checkpointing,
-                             List<WitnessClient> witnesses, ServiceMetrics metrics) {
+                             List<WitnessClient> witnesses, ServiceMetrics metrics,
+                             io.trailproof.cluster.ClusterNode cluster) {
         this.metrics = metrics;
+        this.cluster = cluster;
         this.checkpointing = checkpointing;
         this.witnesses = List.copyOf(witnesses);
         this.lock = lock;
@@ -100,14 +104,29 @@ public final class TrailproofServer implements AutoCloseable {
         SearchIndex index = null;
         CheckpointScheduler checkpointing = null;
         List<WitnessClient> witnesses = new java.util.ArrayList<>();
+        io.trailproof.cluster.ClusterNode cluster = null;
         try {
             SecureRandom random = new SecureRandom();
-            ledger = Ledger.open(settings.dataDir(),
-                    new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
-                            settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
-                            settings.idempotency().retention(), settings.idempotency().maxKeys(),
-                            settings.redaction().redactor()),
-                    clock, random);
+            Ledger.Options options = new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
+                    settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
+                    settings.idempotency().retention(), settings.idempotency().maxKeys(),
+                    settings.redaction().redactor());
+            if (settings.cluster().kafka()) {
+                // Cluster mode (issue #18): the topic is the source of order; this node's log is a replica of it.
+                ledger = Ledger.openReplica(settings.dataDir(), options, clock);
+                try {
+                    cluster = io.trailproof.cluster.ClusterNode.start(settings.cluster(), ledger,
+                            settings.redaction().redactor(), new io.trailproof.http.RecordedAnswers(),
+                            maxRecordBytes(settings));
+                } catch (io.trailproof.cluster.TopicGuard.TopicRefused e) {
+                    throw new StartException(e.getMessage());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new StartException("interrupted while checking the Kafka topic");
+                }
+            } else {
+                ledger = Ledger.open(settings.dataDir(), options, clock, random);
+            }
             timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
             TimestampService timestamps = new TimestampService(ledger, timestampStore,
                     new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), tsaUrls, settings.defaultTsaUrl(),
@@ -140,17 +159,22 @@ public final class TrailproofServer implements AutoCloseable {
                 observe(metrics, ledger, index, timestamps, checkpoints, checkpointing, witnesses);
             }
             HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints),
-                    metrics);
+                    metrics, cluster);
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);
                 return t;
             });
-            TimestampScheduler stamper = settings.timestampInterval().isZero() ? null
+            if (cluster != null && !settings.timestampInterval().isZero()) {
+                // Scheduled timestamps are not replicated yet: each node would stamp on its own.
+                LOG.log(System.Logger.Level.WARNING, "timestamp.interval is ignored in cluster mode (scheduled "
+                        + "timestamps are not replicated through the topic yet; see the README, Cluster mode)");
+            }
+            TimestampScheduler stamper = settings.timestampInterval().isZero() || cluster != null ? null
                     : new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),
                             TIMESTAMP_FIRST_RETRY, clock);
             TrailproofServer server = new TrailproofServer(lock, ledger, index, http, scheduler, timestampStore,
-                    stamper, checkpointing, witnesses, metrics);
+                    stamper, checkpointing, witnesses, metrics, cluster);
             checkpointing.start();
             // The latest checkpoint may lack a cosignature from before a restart: ask once now.
             witnesses.forEach(WitnessClient::checkpointSigned);
@@ -165,6 +189,9 @@ public final class TrailproofServer implements AutoCloseable {
                 checkpointing.close();
             }
             witnesses.forEach(WitnessClient::close);
+            if (cluster != null) {
+                cluster.close();
+            }
             if (index != null) {
                 index.close();
             }
@@ -264,6 +291,9 @@ public final class TrailproofServer implements AutoCloseable {
         }
         checkpointing.close();
         witnesses.forEach(WitnessClient::close);
+        if (cluster != null) {
+            cluster.close();   // stops applying before the index and the ledger close
+        }
         try {
             index.close();
         } catch (IOException e) {
@@ -278,6 +308,14 @@ public final class TrailproofServer implements AutoCloseable {
                 lock.close();
             }
         }
+    }
+
+    /**
+     * The largest record a request can make: a body of limits.max-body-bytes, which redaction may
+     * lengthen and the record's envelope grows; the topic and the producer must take it.
+     */
+    private static int maxRecordBytes(Settings settings) {
+        return (int) Math.min(Integer.MAX_VALUE - 1024, settings.maxBodyBytes() * 2 + (1 << 20));
     }
 
     private static boolean isLoopback(String host) {

@@ -123,4 +123,40 @@ class SettingsLoaderTest {
         assertThat(s.redaction().redactor().rules()).hasSize(18);
         assertThat(SettingsLoader.load(Map.of(), Map.of(), null, false).redaction().redactor()).isNull();
     }
+
+    @Test
+    void clusterModeIsOffByDefaultAndNeedsServersAndANodeIdWhenOn(@org.junit.jupiter.api.io.TempDir Path tmp)
+            throws Exception {
+        Settings.Cluster off = SettingsLoader.load(Map.of(), Map.of(), null, false).cluster();
+        assertThat(off.kafka()).isFalse();
+        assertThat(off.topic()).isEqualTo("trailproof-log");
+        assertThat(off.replicationFactor()).isEqualTo(3);
+        assertThat(off.writeTimeout()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(off.readWait()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(off.allowUnsafeTopic()).isFalse();
+        assertThat(off.kafkaProperties()).isEmpty();
+
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("cluster.mode", "kafka", "cluster.node-id", "n1"), Map.of(),
+                null, false)).isInstanceOf(ConfigException.class).hasMessageContaining("cluster.bootstrap-servers");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("cluster.mode", "kafka", "cluster.bootstrap-servers", "h:9092"),
+                Map.of(), null, false)).isInstanceOf(ConfigException.class).hasMessageContaining("cluster.node-id");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("cluster.mode", "raft"), Map.of(), null, false))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("embedded or kafka");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("cluster.topic", "bad topic"), Map.of(), null, false))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("cluster.topic");
+
+        Path file = tmp.resolve("c.properties");
+        java.nio.file.Files.writeString(file, "cluster.mode=kafka\ncluster.bootstrap-servers=a:9092,b:9092\n"
+                + "cluster.node-id=n1\ncluster.kafka.security.protocol=SSL\n");
+        Settings.Cluster on = SettingsLoader.load(Map.of("cluster.kafka.ssl.truststore.location", "/t.jks"),
+                Map.of("TRAILPROOF_CLUSTER_WRITE_TIMEOUT", "PT3S"), file, false).cluster();
+        assertThat(on.kafka()).isTrue();
+        assertThat(on.bootstrapServers()).isEqualTo("a:9092,b:9092");
+        assertThat(on.nodeId()).isEqualTo("n1");
+        assertThat(on.writeTimeout()).isEqualTo(Duration.ofSeconds(3));
+        assertThat(on.kafkaProperties()).containsExactlyInAnyOrderEntriesOf(Map.of("security.protocol", "SSL",
+                "ssl.truststore.location", "/t.jks"));
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("cluster.kafka.", "x"), Map.of(), null, false))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("names no Kafka client property");
+    }
 }

@@ -235,6 +235,9 @@ class OpenApiContractIT {
         expect(200, get("/v1/events?format=ndjson&agent_id=agent-b", READ));
         expect(200, get("/v1/events?format=csv&since=2026-01-01", READ));
         expect(400, get("/v1/events?limit=0", READ));
+        JsonNode cluster = Api.JSON.readTree(expect(200, get("/v1/cluster", READ)).body());
+        assertThat(cluster.get("mode").asText()).isEqualTo("embedded");
+        assertThat(cluster.get("applied_size").asLong()).isPositive();
         expect(400, get("/v1/events?colour=red", READ));
         expect(200, get("/v1/events/" + ids.get(0), READ));
         expect(400, get("/v1/events/not-an-id", READ));
@@ -392,6 +395,7 @@ class OpenApiContractIT {
                 new Sample("GET", "/v1/search?q=x", null, "read"),
                 new Sample("GET", "/v1/agents", null, "read"),
                 new Sample("GET", "/v1/stats", null, "read"),
+                new Sample("GET", "/v1/cluster", null, "read"),
                 new Sample("GET", "/v1/verify?agent_id=agent-a", null, "read"),
                 new Sample("GET", "/v1/merkle/root", null, "read"),
                 new Sample("GET", "/v1/merkle/proof?event_id=" + id, null, "read"),
@@ -424,6 +428,22 @@ class OpenApiContractIT {
     /** 401 without a key and 403 with a key that lacks the role, on every guarded operation; 404 and 405. */
     private void refusals(List<Sample> samples) throws Exception {
         for (Sample s : samples) {
+            if (s.method().equals("GET")) {
+                // Every read takes min_tree_size (issue #18), and refuses one that is not a size.
+                String key = switch (s.role()) {
+                    case "read" -> READ;
+                    case "admin" -> ADMIN;
+                    case "ingest" -> INGEST;
+                    default -> null;
+                };
+                String q = s.pathAndQuery() + (s.pathAndQuery().contains("?") ? "&" : "?");
+                expect(400, get(q + "min_tree_size=many", key));
+                if (!s.pathAndQuery().startsWith("/v1/stream")) { // a stream's 200 never ends
+                    Reply reached = get(q + "min_tree_size=1", key);
+                    assertThat(reached.status()).as(s.pathAndQuery()).isNotIn(400, 503);
+                }
+                expect(400, get(s.pathAndQuery(), key, "X-Min-Tree-Size", "-1"));
+            }
             if (s.role().equals("none") || s.role().equals("public")) {
                 continue;
             }

@@ -1,0 +1,151 @@
+package io.trailproof.cluster;
+
+import io.trailproof.ledger.LedgerHealth;
+import io.trailproof.ledger.LedgerUnavailableException;
+import io.trailproof.ledger.ReplicaApplies;
+import io.trailproof.ledger.ReplicaOutcome;
+import io.trailproof.ledger.ReplicatedWrite;
+import org.apache.kafka.clients.consumer.Consumer;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.ConsumerRecords;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.WakeupException;
+import org.apache.kafka.common.record.TimestampType;
+
+import java.nio.ByteBuffer;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * The replica's one apply thread: consumes the partition in offset order and applies each record
+ * to the local ledger ({@link ReplicaApplies}), a poll's worth at a time, then makes them durable
+ * and only then completes the requests of this node waiting for them.
+ *
+ * <p><b>Never skips.</b> A record that cannot be applied (it cannot be decoded, has no broker time,
+ * or storage fails) stops the loop for good: the node keeps serving reads at the size it reached,
+ * {@code GET /health} and {@code GET /v1/cluster} say why, writes answer 503. Validation ran before
+ * the record was produced, so this is a bug or damage, for a person to look at; skipping would give
+ * this node another history than the others.
+ */
+final class ApplyLoop implements Runnable {
+
+    private static final System.Logger LOG = System.getLogger(ApplyLoop.class.getName());
+
+    private final Consumer<byte[], byte[]> consumer;
+    private final ReplicaApplies replica;
+    private final AnswerBuilders answers;
+    private final Map<String, CompletableFuture<ReplicaOutcome>> waiters;
+    private final LedgerHealth health;
+    private volatile boolean running = true;
+    private volatile String failure;
+
+    ApplyLoop(Consumer<byte[], byte[]> consumer, TopicPartition partition, ReplicaApplies replica, AnswerBuilders answers,
+              Map<String, CompletableFuture<ReplicaOutcome>> waiters, LedgerHealth health) {
+        this.consumer = consumer;
+        this.replica = replica;
+        this.answers = answers;
+        this.waiters = waiters;
+        this.health = health;
+        consumer.assign(List.of(partition));
+        consumer.seek(partition, replica.position() + 1);
+    }
+
+    /** Why the loop stopped for good, or null while it runs. */
+    String failure() {
+        return failure;
+    }
+
+    /** Offset of the last record applied; -1 before the first. */
+    long position() {
+        return replica.position();
+    }
+
+    @Override
+    public void run() {
+        try {
+            while (running) {
+                ConsumerRecords<byte[], byte[]> records = consumer.poll(Duration.ofMillis(500));
+                if (records.isEmpty()) {
+                    continue;
+                }
+                List<Applied> applied = new ArrayList<>(records.count());
+                for (ConsumerRecord<byte[], byte[]> r : records) {
+                    applied.add(apply(r));
+                }
+                replica.sync();
+                for (Applied a : applied) {
+                    CompletableFuture<ReplicaOutcome> w = waiters.remove(a.request());
+                    if (w != null) {
+                        w.complete(a.outcome());
+                    }
+                }
+            }
+        } catch (WakeupException e) {
+            // close() woke the consumer: the loop ends
+        } catch (Throwable t) {
+            stop(t);
+        } finally {
+            consumer.close(Duration.ofSeconds(5));
+        }
+    }
+
+    /** A record applied, not yet durable, and the request (of whichever node) that produced it. */
+    private record Applied(String request, ReplicaOutcome outcome) {
+    }
+
+    private Applied apply(ConsumerRecord<byte[], byte[]> r) throws Exception {
+        if (r.timestampType() != TimestampType.LOG_APPEND_TIME) {
+            throw new IllegalStateException("record at offset " + r.offset() + " carries " + r.timestampType()
+                    + ", not the broker's LogAppendTime (message.timestamp.type of the topic)");
+        }
+        WriteRecord w;
+        try {
+            w = WriteRecord.decode(r.value() == null ? new byte[0] : r.value());
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException("record at offset " + r.offset() + " cannot be applied: " + e.getMessage(), e);
+        }
+        ReplicaOutcome outcome = replica.apply(new ReplicatedWrite(r.offset(), r.timestamp(), idBits(r), w.events(),
+                w.key(), w.contentDigest(), w.key() == null ? null : answers.builder(w.answer())));
+        return new Applied(w.requestId(), outcome);
+    }
+
+    /** The bits of the events' ids: from a SHA-256 of the record (offset, time, value). */
+    static int idBits(ConsumerRecord<byte[], byte[]> r) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(ByteBuffer.allocate(16).putLong(r.offset()).putLong(r.timestamp()).array());
+            if (r.value() != null) {
+                sha.update(r.value());
+            }
+            return ByteBuffer.wrap(sha.digest()).getInt();
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+
+    private void stop(Throwable t) {
+        String why = "the cluster apply loop stopped after offset " + replica.position() + " and applies nothing more "
+                + "until a person looks into it and restarts the node: " + t;
+        failure = why;
+        LOG.log(System.Logger.Level.ERROR, why, t);
+        health.report(why);
+        LedgerUnavailableException e = new LedgerUnavailableException(why, t);
+        for (String key : List.copyOf(waiters.keySet())) {
+            CompletableFuture<ReplicaOutcome> w = waiters.remove(key);
+            if (w != null) {
+                w.completeExceptionally(e);
+            }
+        }
+    }
+
+    /** Ends the loop (the consumer is woken; the thread closes it). */
+    void close() {
+        running = false;
+        consumer.wakeup();
+    }
+}

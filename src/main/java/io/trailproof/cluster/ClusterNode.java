@@ -1,0 +1,273 @@
+package io.trailproof.cluster;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.config.Settings;
+import io.trailproof.core.redaction.Redactor;
+import io.trailproof.ledger.DedupeTable;
+import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerUnavailableException;
+import io.trailproof.ledger.ReplicaOutcome;
+import io.trailproof.ledger.Submission;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.OffsetSpec;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.time.Duration;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * This node's part in a cluster (cluster mode, issue #18): the one-partition topic is the replicated
+ * source of order, and this node is a deterministic replica of it.
+ *
+ * <p><b>Writes</b> ({@link #submit}): the validated, redacted events of one request go into one record,
+ * produced with {@code acks=all} and idempotence; the answer comes once Kafka acknowledged the record
+ * <em>and</em> this node's {@link ApplyLoop} applied it and made it durable, so a 201 means: on at least
+ * {@code min.insync.replicas} brokers, and readable on the node that answered. Without both within
+ * {@code cluster.write-timeout} the outcome is unknown ({@link OutcomeUnknownException}).
+ *
+ * <p><b>Order of work</b>: the producer's sends run on one thread (a send may block while Kafka is
+ * unreachable; no HTTP thread waits for that), the applies on another.
+ */
+public final class ClusterNode implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(ClusterNode.class.getName());
+    private static final HexFormat HEX = HexFormat.of();
+
+    private final Settings.Cluster settings;
+    private final Ledger ledger;
+    private final Redactor redactor;
+    private final Admin admin;
+    private final KafkaProducer<byte[], byte[]> producer;
+    private final ApplyLoop loop;
+    private final Thread loopThread;
+    private final ExecutorService sender;
+    private final Map<String, CompletableFuture<ReplicaOutcome>> waiters = new ConcurrentHashMap<>();
+    private final TopicPartition partition;
+    private final List<String> warnings;
+    private volatile boolean closed;
+
+    private ClusterNode(Settings.Cluster settings, Ledger ledger, Redactor redactor, Admin admin,
+                        KafkaProducer<byte[], byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
+                        AnswerBuilders answers, List<String> warnings) {
+        this.settings = settings;
+        this.ledger = ledger;
+        this.redactor = redactor;
+        this.admin = admin;
+        this.producer = producer;
+        this.warnings = List.copyOf(warnings);
+        this.partition = new TopicPartition(settings.topic(), 0);
+        this.loop = new ApplyLoop(consumer, partition, ledger.replicaApplies().orElseThrow(
+                () -> new IllegalArgumentException("cluster mode needs a replica ledger (Ledger.openReplica)")),
+                answers, waiters, ledger.health());
+        this.sender = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon().name("trailproof-produce").unstarted(r));
+        this.loopThread = Thread.ofPlatform().daemon().name("trailproof-apply").unstarted(loop);
+    }
+
+    /**
+     * Checks (or creates) the topic and this node's data against it, then starts applying.
+     *
+     * @param maxRecordBytes the largest record a request can make (the topic must take it)
+     * @throws TopicGuard.TopicRefused when the topic or the local data cannot be used; the message says why
+     */
+    public static ClusterNode start(Settings.Cluster settings, Ledger ledger, Redactor redactor, AnswerBuilders answers,
+                                    int maxRecordBytes) throws TopicGuard.TopicRefused, InterruptedException {
+        Admin admin = Admin.create(props(settings, Map.of(
+                AdminClientConfig.CLIENT_ID_CONFIG, "trailproof-admin-" + settings.nodeId())));
+        KafkaProducer<byte[], byte[]> producer = null;
+        try {
+            List<String> warnings = TopicGuard.ensure(admin, settings.topic(), settings.replicationFactor(),
+                    settings.allowUnsafeTopic(), maxRecordBytes);
+            warnings.forEach(w -> LOG.log(System.Logger.Level.WARNING, w));
+            checkLocalData(admin, settings.topic(), ledger);
+            long timeout = settings.writeTimeout().toMillis();
+            producer = new KafkaProducer<>(props(settings, Map.of(
+                    ProducerConfig.CLIENT_ID_CONFIG, "trailproof-" + settings.nodeId(),
+                    ProducerConfig.ACKS_CONFIG, "all",
+                    ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true",
+                    ProducerConfig.LINGER_MS_CONFIG, "0",
+                    ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, Long.toString(Math.min(timeout, 30_000)),
+                    ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, Long.toString(timeout),
+                    ProducerConfig.MAX_BLOCK_MS_CONFIG, Long.toString(timeout),
+                    ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(maxRecordBytes))),
+                    new ByteArraySerializer(), new ByteArraySerializer());
+            KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props(settings, Map.of(
+                    ConsumerConfig.CLIENT_ID_CONFIG, "trailproof-apply-" + settings.nodeId(),
+                    ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false",
+                    ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "none",
+                    ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG, Integer.toString(Math.max(1 << 20, maxRecordBytes)))),
+                    new ByteArrayDeserializer(), new ByteArrayDeserializer());
+            ClusterNode node;
+            try {
+                node = new ClusterNode(settings, ledger, redactor, admin, producer, consumer, answers, warnings);
+            } catch (RuntimeException e) {
+                consumer.close(Duration.ZERO);   // the node would have closed it; it never came to be
+                throw e;
+            }
+            node.loopThread.start();
+            LOG.log(System.Logger.Level.INFO, "cluster node " + settings.nodeId() + " applies topic " + settings.topic()
+                    + " from offset " + (node.loop.position() + 1) + " (" + ledger.size() + " events here)");
+            return node;
+        } catch (TopicGuard.TopicRefused | InterruptedException | RuntimeException e) {
+            if (producer != null) {
+                producer.close(Duration.ZERO);
+            }
+            admin.close(Duration.ZERO);
+            throw e;
+        }
+    }
+
+    /**
+     * A data directory with events that did not come from the topic (an embedded log), or that
+     * applied more of it than the topic holds (another or a recreated topic), would give this node
+     * another history than the others: refused.
+     */
+    private static void checkLocalData(Admin admin, String topic, Ledger ledger)
+            throws TopicGuard.TopicRefused, InterruptedException {
+        long applied = ledger.replicaPosition().map(p -> p.offset()).orElse(-1L);
+        if (applied < 0 && ledger.size() > 0) {
+            throw new TopicGuard.TopicRefused("data.dir holds " + ledger.size() + " events that did not come from topic "
+                    + topic + " (an embedded log?); a cluster node starts from an empty data.dir and rebuilds from the topic");
+        }
+        TopicPartition p = new TopicPartition(topic, 0);
+        try {
+            long end = admin.listOffsets(Map.of(p, OffsetSpec.latest())).partitionResult(p).get(30, TimeUnit.SECONDS).offset();
+            long start = admin.listOffsets(Map.of(p, OffsetSpec.earliest())).partitionResult(p).get(30, TimeUnit.SECONDS).offset();
+            if (applied + 1 > end) {
+                throw new TopicGuard.TopicRefused("this node applied topic " + topic + " up to offset " + applied
+                        + " but the topic ends at " + end + ": it is another topic, or it was recreated. Start this node "
+                        + "on an empty data.dir, or point cluster.topic at the topic it applied");
+            }
+            if (applied + 1 < start) {
+                throw new TopicGuard.TopicRefused("topic " + topic + " starts at offset " + start + " but this node needs "
+                        + "offset " + (applied + 1) + ": records were deleted (retention), the node cannot catch up");
+            }
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new TopicGuard.TopicRefused("cannot read the offsets of topic " + topic + ": " + e);
+        }
+    }
+
+    private static Properties props(Settings.Cluster settings, Map<String, String> own) {
+        Properties p = new Properties();
+        p.putAll(settings.kafkaProperties());   // TLS, SASL, ...: the operator's, under ours
+        p.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, settings.bootstrapServers());
+        p.putAll(own);
+        return p;
+    }
+
+    /**
+     * Produces one record holding {@code events} (validated; redacted here, before producing, so
+     * that applying is deterministic) and completes once this node applied it: with
+     * {@link ReplicaOutcome.Stored} (each event's outcome, as the embedded mode gives them),
+     * {@link ReplicaOutcome.Replayed} or {@link ReplicaOutcome.Conflicting} when the key was used
+     * first (by any node). Completes exceptionally with {@link OutcomeUnknownException} after
+     * {@code cluster.write-timeout}, or {@link LedgerUnavailableException} when this node cannot
+     * write at all (its apply loop stopped; shutting down).
+     *
+     * @param claim the idempotency key's local claim, or null; the caller releases it
+     */
+    public CompletableFuture<ReplicaOutcome> submit(List<ObjectNode> events, DedupeTable.Claim claim, AnswerSpec answer) {
+        String failure = loop.failure();
+        if (failure != null || closed) {
+            return CompletableFuture.failedFuture(new LedgerUnavailableException(
+                    failure != null ? failure : "the service is shutting down", null));
+        }
+        String request = UUID.randomUUID().toString();
+        byte[] value = new WriteRecord(settings.nodeId(), request, Submission.of(events, redactor),
+                claim == null ? null : claim.key(), claim == null ? null : claim.contentDigest(), answer).encode();
+        CompletableFuture<ReplicaOutcome> done = new CompletableFuture<>();
+        waiters.put(request, done);
+        long timeout = settings.writeTimeout().toMillis();
+        CompletableFuture.delayedExecutor(timeout, TimeUnit.MILLISECONDS).execute(() -> unknown(request,
+                "neither a confirmation from Kafka and the local apply came within cluster.write-timeout ("
+                        + settings.writeTimeout() + ")", null));
+        sender.execute(() -> {
+            try {
+                producer.send(new ProducerRecord<>(settings.topic(), 0, null, value), (metadata, error) -> {
+                    if (error != null) {
+                        unknown(request, "Kafka did not confirm the write: " + error.getMessage(), error);
+                    }
+                });
+            } catch (RuntimeException e) {
+                unknown(request, "the write could not be handed to Kafka: " + e.getMessage(), e);
+            }
+        });
+        return done;
+    }
+
+    private void unknown(String request, String why, Throwable cause) {
+        CompletableFuture<ReplicaOutcome> w = waiters.remove(request);
+        if (w != null) {
+            w.completeExceptionally(new OutcomeUnknownException(why, cause));
+        }
+    }
+
+    /** What {@code GET /v1/cluster} answers for this node. */
+    public record Status(String nodeId, String topic, long appliedSize, String root, long appliedOffset,
+                         long topicEndOffset, String topicError, String applyLoopFailure, List<String> warnings) {
+    }
+
+    /** This node's state; asks Kafka for the topic's end offset (at most {@code waitMillis}). */
+    public Status status(long waitMillis) {
+        long size = ledger.size();
+        String root = HEX.formatHex(ledger.root(size));
+        long end = -1;
+        String error = null;
+        try {
+            end = admin.listOffsets(Map.of(partition, OffsetSpec.latest())).partitionResult(partition)
+                    .get(waitMillis, TimeUnit.MILLISECONDS).offset();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            error = "interrupted";
+        } catch (Exception e) {
+            error = "cannot reach Kafka: " + e;
+        }
+        return new Status(settings.nodeId(), settings.topic(), size, root, loop.position(), end, error, loop.failure(),
+                warnings);
+    }
+
+    public Settings.Cluster settings() {
+        return settings;
+    }
+
+    /** Stops applying and producing; requests still waiting get 503. The caller closes the ledger after. */
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        loop.close();
+        try {
+            loopThread.join(30_000);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        sender.shutdown();
+        producer.close(Duration.ofSeconds(5));
+        admin.close(Duration.ofSeconds(5));
+        LedgerUnavailableException e = new LedgerUnavailableException("the service is shutting down", null);
+        for (String key : List.copyOf(waiters.keySet())) {
+            CompletableFuture<ReplicaOutcome> w = waiters.remove(key);
+            if (w != null) {
+                w.completeExceptionally(e);
+            }
+        }
+    }
+}

@@ -1,0 +1,125 @@
+package io.trailproof.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventLimits;
+import io.trailproof.core.json.JsonRejection;
+import io.trailproof.core.json.StrictJson;
+import io.trailproof.ledger.DedupeKey;
+import io.trailproof.ledger.Submission;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * One write as a record of the topic (the record's value): what one request asked to store, after
+ * validation and redaction on the node that accepted it, so that applying it needs nothing but the
+ * record. JSON, read back with the same strict parser as requests:
+ *
+ * <pre>
+ *   {"v": 1, "node": "&lt;node id&gt;", "request": "&lt;request id&gt;",
+ *    "answer": "event" | "batch", "refused": [[item, "error"], ...], "items": n,
+ *    "key": {"ns": 1, "key": "&lt;hex&gt;", "content": "&lt;hex&gt;"},      (only for a keyed write)
+ *    "events": [{"allowance": bytes redaction added, "fields": {&lt;the event's fields&gt;}}, ...]}
+ * </pre>
+ *
+ * @param key the idempotency key (scope and path folded in), or null
+ * @param contentDigest SHA-256 of the request body sent with the key, or null
+ */
+public record WriteRecord(String nodeId, String requestId, List<Submission> events, DedupeKey key, byte[] contentDigest,
+                          AnswerSpec answer) {
+
+    private static final ObjectMapper MAPPER = new ObjectMapper();
+    private static final HexFormat HEX = HexFormat.of();
+    /** The envelope adds three levels above an event's own. */
+    private static final int MAX_DEPTH = EventLimits.MAX_NESTING_DEPTH + 3;
+
+    public WriteRecord {
+        events = List.copyOf(events);
+    }
+
+    public byte[] encode() {
+        ObjectNode o = MAPPER.createObjectNode();
+        o.put("v", 1);
+        o.put("node", nodeId);
+        o.put("request", requestId);
+        if (answer instanceof AnswerSpec.Batch b) {
+            String[] refused = b.refused();
+            o.put("answer", "batch");
+            o.put("items", refused.length);
+            ArrayNode r = o.putArray("refused");
+            for (int i = 0; i < refused.length; i++) {
+                if (refused[i] != null) {
+                    r.addArray().add(i).add(refused[i]);
+                }
+            }
+        } else {
+            o.put("answer", "event");
+        }
+        if (key != null) {
+            ObjectNode k = o.putObject("key");
+            k.put("ns", key.namespace());
+            k.put("key", HEX.formatHex(key.digest()));
+            k.put("content", HEX.formatHex(contentDigest));
+        }
+        ArrayNode list = o.putArray("events");
+        for (Submission s : events) {
+            ObjectNode e = list.addObject();
+            e.put("allowance", s.sizeAllowance());
+            e.set("fields", s.fields());
+        }
+        try {
+            return MAPPER.writeValueAsBytes(o);
+        } catch (IOException e) {
+            throw new IllegalStateException("a JSON tree always serialises", e);
+        }
+    }
+
+    /**
+     * @throws IOException when the value is not a write record of this version: a replica cannot apply
+     *     it, and must stop rather than skip it
+     */
+    public static WriteRecord decode(byte[] value) throws IOException {
+        JsonNode o;
+        try {
+            o = StrictJson.parse(value, MAX_DEPTH);
+        } catch (JsonRejection e) {
+            throw new IOException("the record is not a trailproof write: " + e.getMessage());
+        }
+        if (!o.isObject() || o.path("v").asInt(-1) != 1) {
+            throw new IOException("the record is not a version 1 trailproof write");
+        }
+        AnswerSpec answer;
+        switch (o.path("answer").asText()) {
+            case "event" -> answer = new AnswerSpec.Single();
+            case "batch" -> {
+                String[] refused = new String[o.path("items").asInt()];
+                for (JsonNode r : o.path("refused")) {
+                    refused[r.get(0).asInt()] = r.get(1).asText();
+                }
+                answer = new AnswerSpec.Batch(refused);
+            }
+            default -> throw new IOException("the record names no answer kind");
+        }
+        DedupeKey key = null;
+        byte[] content = null;
+        JsonNode k = o.get("key");
+        if (k != null) {
+            key = new DedupeKey((byte) k.path("ns").asInt(), HEX.parseHex(k.path("key").asText()));
+            content = HEX.parseHex(k.path("content").asText());
+        }
+        List<Submission> events = new ArrayList<>();
+        for (JsonNode e : o.path("events")) {
+            JsonNode fields = e.get("fields");
+            if (fields == null || !fields.isObject()) {
+                throw new IOException("an event of the record has no fields");
+            }
+            events.add(new Submission((ObjectNode) fields, e.path("allowance").asInt()));
+        }
+        return new WriteRecord(o.path("node").asText(), o.path("request").asText(), events, key, content, answer);
+    }
+}

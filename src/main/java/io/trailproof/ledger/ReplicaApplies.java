@@ -1,0 +1,132 @@
+package io.trailproof.ledger;
+
+import io.trailproof.store.EventLog;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.function.LongConsumer;
+
+/**
+ * The write side of a replica (cluster mode): applies replicated records in log order, each as one
+ * group holding its events, its dedupe record (for a keyed write) and the replica's new position,
+ * under one commit. Everything assigned comes from the record ({@link Sequencer.Stamp}), and whether
+ * a key was already used is decided in the log's time ({@link LogTime}) from recorded keys only, so
+ * every replica stores the same events at the same indexes.
+ *
+ * <p><b>Durability:</b> {@link #apply} writes; {@link #sync} makes everything applied durable and
+ * only then enters the new dedupe records and tells the size listeners. The caller (one apply
+ * thread) answers nobody before {@link #sync} returned. Not thread-safe: one thread applies.
+ */
+public final class ReplicaApplies {
+
+    private final Sequencer sequencer;
+    private final EventLog log;
+    private final DedupeTable dedupe;
+    private final LogTime time;
+    private final LongConsumer afterDurable;
+    private final List<Sequencer.Written> unpublished = new ArrayList<>();
+    private final Set<DedupeKey> unpublishedKeys = new HashSet<>();
+    private boolean sideOnlyWritten;
+    private long position;
+
+    ReplicaApplies(Sequencer sequencer, EventLog log, DedupeTable dedupe, LogTime time, long position,
+                   LongConsumer afterDurable) {
+        this.sequencer = sequencer;
+        this.log = log;
+        this.dedupe = dedupe;
+        this.time = time;
+        this.position = position;
+        this.afterDurable = afterDurable;
+    }
+
+    /** Offset of the last record applied (written, maybe not yet durable); -1 before the first. */
+    public long position() {
+        return position;
+    }
+
+    /**
+     * Applies one record; not durable on return. Records must come in offset order, each once.
+     *
+     * @throws LedgerUnavailableException when storage failed (writes stop, as in the embedded mode)
+     * @throws IOException when a dedupe record the table points at cannot be read back
+     */
+    public ReplicaOutcome apply(ReplicatedWrite w) throws IOException {
+        if (w.offset() <= position) {
+            throw new IllegalArgumentException("record at offset " + w.offset() + " is at or before the replica's "
+                    + "position " + position + ": records are applied once, in order");
+        }
+        long now = time.advanceTo(w.brokerTimeMillis());
+        Sequencer.Stamp stamp = new Sequencer.Stamp(Instant.ofEpochMilli(now), w.idBits());
+        List<byte[]> marker = List.of(new ReplicaPosition(w.offset(), now).encode());
+        List<Sequencer.Keyed> keyed = List.of();
+        if (w.key() != null) {
+            if (unpublishedKeys.contains(w.key())) {
+                sync();   // the same key twice in one batch: the first must be in the table before the second is looked up
+            }
+            DedupeTable.Lookup found = dedupe.recordedAt(w.key(), w.contentDigest(), now);
+            if (found instanceof DedupeTable.Recorded r) {
+                DedupeRecord record = DedupeRecord.decode(log.readSide(r.address()));
+                if (record == null || record.namespace() != w.key().namespace()
+                        || !Arrays.equals(record.keyDigest(), w.key().digest())) {
+                    throw new IOException("the dedupe record of " + w.key() + " is not at log address " + r.address());
+                }
+                if (Arrays.equals(record.contentDigest(), w.contentDigest())) {
+                    return new ReplicaOutcome.Replayed(record, markOnly(w, stamp, marker));
+                }
+                return new ReplicaOutcome.Conflicting(markOnly(w, stamp, marker));
+            }
+            if (found instanceof DedupeTable.Conflict) {
+                return new ReplicaOutcome.Conflicting(markOnly(w, stamp, marker));
+            }
+            keyed = List.of(new Sequencer.Keyed(0, w.events().size(),
+                    new Recording(dedupe.detached(w.key(), w.contentDigest()), w.answer())));
+        }
+        Sequencer.Sequenced s = sequencer.sequence(w.events(), keyed, stamp, marker);
+        position = w.offset();
+        if (s.stored() == 0) {
+            sideOnlyWritten = true;
+        }
+        for (Sequencer.Written written : s.records()) {
+            unpublished.add(written);
+            unpublishedKeys.add(written.claim().key());
+        }
+        return new ReplicaOutcome.Stored(Arrays.asList(s.outcomes()), s.end());
+    }
+
+    private long markOnly(ReplicatedWrite w, Sequencer.Stamp stamp, List<byte[]> marker) throws IOException {
+        Sequencer.Sequenced s = sequencer.sequence(List.of(), List.of(), stamp, marker);
+        position = w.offset();
+        sideOnlyWritten = true;
+        return s.end();
+    }
+
+    /**
+     * Makes every record applied so far durable, then enters their dedupe records into the table
+     * and tells the size listeners.
+     *
+     * @throws LedgerUnavailableException when the force failed (writes stop)
+     */
+    public void sync() throws IOException {
+        long end = log.size();
+        try {
+            log.awaitDurable(end);
+            if (sideOnlyWritten) {
+                log.forceWritten();   // groups of side records alone advance no index (EventLog#forceWritten)
+            }
+        } catch (IOException e) {
+            throw sequencer.durabilityFailed(e);
+        }
+        sideOnlyWritten = false;
+        for (Sequencer.Written w : unpublished) {
+            dedupe.recorded(w.claim(), w.address(), w.atMillis());
+        }
+        unpublished.clear();
+        unpublishedKeys.clear();
+        afterDurable.accept(end);
+    }
+}

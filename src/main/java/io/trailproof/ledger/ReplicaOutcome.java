@@ -1,0 +1,26 @@
+package io.trailproof.ledger;
+
+import io.trailproof.ledger.LedgerViews.AppendOutcome;
+
+import java.util.List;
+
+/**
+ * What applying one replicated record did (cluster mode). {@code end} is the log size right after
+ * the record: a reader that has seen that size sees everything the record stored.
+ */
+public sealed interface ReplicaOutcome {
+
+    long end();
+
+    /** The events were sealed (or refused one by one, as in the embedded mode). */
+    record Stored(List<AppendOutcome> outcomes, long end) implements ReplicaOutcome {
+    }
+
+    /** The key was already recorded with the same content: nothing stored; this is the first answer's record. */
+    record Replayed(DedupeRecord record, long end) implements ReplicaOutcome {
+    }
+
+    /** The key was already recorded with other content: nothing stored (HTTP 422). */
+    record Conflicting(long end) implements ReplicaOutcome {
+    }
+}

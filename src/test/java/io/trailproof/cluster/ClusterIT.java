@@ -1,0 +1,407 @@
+package io.trailproof.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.testing.Api;
+import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.KafkaTestCluster;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Cluster mode against a real Kafka cluster (1 controller + 3 brokers in this JVM, started once):
+ * three trailproof nodes ingest concurrently and hold byte-identical events at the same log_index;
+ * a stopped node catches up; a node killed with kill -9 (a separate JVM) during ingest restarts and
+ * catches up; a fresh node converges; a record that cannot be applied stops the apply loop; the partition leader dies during ingest and no
+ * acknowledged event is lost; with every broker down writes answer 503 and reads go on. The tests
+ * run in order and share the cluster (each builds on the state the previous one left).
+ */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class ClusterIT {
+
+    private static final String TOPIC = "trailproof-it";
+    private static final String WRITE_TIMEOUT = "PT5S";
+
+    @TempDir
+    static Path dirs;
+
+    private static KafkaTestCluster kafka;
+    private static final Map<String, InProcessServer> nodes = new HashMap<>();
+
+    @BeforeAll
+    static void startCluster() throws Exception {
+        long t0 = System.nanoTime();
+        kafka = KafkaTestCluster.start();
+        System.out.println("kafka started in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
+        for (String id : List.of("n1", "n2", "n3")) {
+            start(id);
+        }
+    }
+
+    @AfterAll
+    static void stopCluster() throws Exception {
+        for (InProcessServer s : nodes.values()) {
+            s.close();
+        }
+        if (kafka != null) {
+            kafka.close();
+        }
+    }
+
+    private static void start(String id) throws Exception {
+        nodes.put(id, InProcessServer.start(dirs.resolve(id),
+                "cluster.mode", "kafka",
+                "cluster.bootstrap-servers", kafka.bootstrapServers(),
+                "cluster.node-id", id,
+                "cluster.topic", TOPIC,
+                "cluster.write-timeout", WRITE_TIMEOUT,
+                "cluster.read-wait", "PT20S"));
+    }
+
+    private static Api api(String id) {
+        return nodes.get(id).api();
+    }
+
+    private static String event(String agent, int i) {
+        return "{\"agent_id\":\"" + agent + "\",\"action_type\":\"TOOL_CALL\",\"action_name\":\"step\",\"metadata\":{\"i\":"
+                + i + ",\"x\":4.50,\"big\":1E30}}";
+    }
+
+    private static Api.Reply postKeyed(Api api, String path, String body, String key) throws Exception {
+        return api.send(HttpRequest.newBuilder(URI.create(api.base() + path))
+                .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
+    }
+
+    /** The size every node must reach, then every event and the root compared byte for byte across them. */
+    private static void assertIdentical(List<String> ids, long size) throws Exception {
+        Map<String, Api> apis = new java.util.LinkedHashMap<>();
+        for (String id : ids) {
+            apis.put(id, api(id));
+        }
+        assertIdentical(apis, size);
+    }
+
+    private static void assertIdentical(Map<String, Api> apis, long size) throws Exception {
+        String firstRoot = null;
+        List<String> firstEvents = null;
+        for (Map.Entry<String, Api> node : apis.entrySet()) {
+            String id = node.getKey();
+            Api api = node.getValue();
+            Api.Reply root = api.get("/v1/merkle/root?tree_size=" + size + "&min_tree_size=" + size);
+            assertThat(root.status()).as(id + " reaches size " + size + ": " + root.body()).isEqualTo(200);
+            List<String> events = new ArrayList<>();
+            for (int offset = 0; offset < size; offset += 1000) {
+                Api.Reply page = api.get("/v1/events?order=asc&limit=1000&offset=" + offset);
+                assertThat(page.status()).isEqualTo(200);
+                events.add(page.body());
+            }
+            Api.Reply current = api.get("/v1/merkle/root");
+            assertThat(current.json().get("tree_size").asLong()).as(id + " size").isEqualTo(size);
+            if (firstRoot == null) {
+                firstRoot = root.body();
+                firstEvents = events;
+            } else {
+                assertThat(root.body()).as("root of " + id).isEqualTo(firstRoot);
+                assertThat(events).as("events of " + id + ", byte for byte").isEqualTo(firstEvents);
+            }
+        }
+    }
+
+    @Test
+    @Order(1)
+    void threeNodesIngestingConcurrentlyHoldByteIdenticalLogs() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(9);
+        List<Future<Integer>> work = new ArrayList<>();
+        for (String id : List.of("n1", "n2", "n3")) {
+            for (int t = 0; t < 3; t++) {
+                int thread = t;
+                work.add(pool.submit(() -> {
+                    Api api = api(id);
+                    int stored = 0;
+                    for (int i = 0; i < 15; i++) {
+                        Api.Reply r = i % 3 == 0
+                                ? postKeyed(api, "/v1/events", event("agent-" + thread, i), id + "-" + thread + "-" + i)
+                                : api.post("/v1/events", event("agent-" + thread, i));
+                        assertThat(r.status()).as(r.body()).isEqualTo(201);
+                        assertThat(r.header("X-Tree-Size")).isNotNull();
+                        stored++;
+                    }
+                    StringBuilder batch = new StringBuilder("[");
+                    for (int i = 0; i < 10; i++) {
+                        batch.append(i == 0 ? "" : ",").append(event("batch-" + id, i));
+                    }
+                    Api.Reply b = api.post("/v1/batch", batch.append("]").toString());
+                    assertThat(b.status()).as(b.body()).isEqualTo(201);
+                    return stored + 10;
+                }));
+            }
+        }
+        long total = 0;
+        for (Future<Integer> f : work) {
+            total += f.get();
+        }
+        pool.shutdown();
+        assertThat(total).isEqualTo(9 * 25);
+
+        // Read-after-write across nodes: a write on n1, read on n2 and n3 at its X-Tree-Size.
+        Api.Reply w = api("n1").post("/v1/events", event("raw", 0));
+        assertThat(w.status()).isEqualTo(201);
+        long size = Long.parseLong(w.header("X-Tree-Size"));
+        String id = w.json().get("id").asText();
+        for (String other : List.of("n2", "n3")) {
+            Api.Reply r = api(other).get("/v1/events/" + id + "?min_tree_size=" + size);
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            assertThat(r.body()).isEqualTo(w.body());
+        }
+
+        // One key, sent to two nodes: stored once, answered alike.
+        String body = event("idem", 1);
+        Api.Reply first = postKeyed(api("n2"), "/v1/events", body, "same-key");
+        Api.Reply again = postKeyed(api("n3"), "/v1/events", body, "same-key");
+        assertThat(first.status()).isEqualTo(201);
+        assertThat(again.status()).isEqualTo(201);
+        assertThat(again.body()).isEqualTo(first.body());
+        assertThat(again.header("Idempotent-Replayed")).isEqualTo("true");
+        Api.Reply conflict = postKeyed(api("n1"), "/v1/events", event("idem", 2), "same-key");
+        assertThat(conflict.status()).as(conflict.body()).isEqualTo(422);
+
+        // OTLP is not replicated yet: refused with a 503 that says so, nothing stored locally.
+        Api.Reply otlp = api("n1").post("/v1/traces", ("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{"
+                + "\"traceId\":\"0af7651916cd43dd8448eb211c80319c\",\"spanId\":\"b7ad6b7169203331\",\"name\":\"x\","
+                + "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"}]}]}]}").getBytes(), "application/json");
+        assertThat(otlp.status()).as(otlp.body()).isEqualTo(503);
+        assertThat(otlp.body()).contains("cluster mode");
+
+        long expected = total + 2;
+        assertIdentical(List.of("n1", "n2", "n3"), expected);
+        for (String n : List.of("n1", "n2", "n3")) {
+            JsonNode c = api(n).get("/v1/cluster").json();
+            assertThat(c.get("node_id").asText()).isEqualTo(n);
+            assertThat(c.get("applied_size").asLong()).isEqualTo(expected);
+            assertThat(c.get("lag").asLong()).isZero();
+        }
+        io.trailproof.testing.Cli.Run status = io.trailproof.testing.Cli.run(Map.of(), "cluster", "status",
+                "--node", api("n1").base(), "--node", api("n2").base(), "--node", api("n3").base());
+        assertThat(status.exit()).as(status.toString()).isZero();
+        assertThat(status.out()).contains("n1").contains("n2").contains("n3").contains(" " + expected + " ")
+                .contains("topic end offset");
+    }
+
+    @Test
+    @Order(2)
+    void aStoppedNodeCatchesUpByteIdentical() throws Exception {
+        nodes.remove("n3").close();
+        for (int i = 0; i < 20; i++) {
+            assertThat(api(i % 2 == 0 ? "n1" : "n2").post("/v1/events", event("while-n3-down", i)).status()).isEqualTo(201);
+        }
+        long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
+        start("n3");
+        assertIdentical(List.of("n1", "n2", "n3"), size);
+    }
+
+    @Test
+    @Order(3)
+    void aFreshNodeJoiningLateConverges() throws Exception {
+        long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
+        start("n4");
+        try {
+            assertIdentical(List.of("n1", "n4"), size);
+        } finally {
+            nodes.remove("n4").close();
+        }
+    }
+
+    @Test
+    @Order(4)
+    void aNodeKilledDuringIngestRestartsAndCatchesUpByteIdentical() throws Exception {
+        Path dir = dirs.resolve("k1");
+        Path config = dirs.resolve("k1.properties");
+        java.nio.file.Files.writeString(config, "cluster.mode=kafka\ncluster.bootstrap-servers=" + kafka.bootstrapServers()
+                + "\ncluster.node-id=k1\ncluster.topic=" + TOPIC + "\ncluster.write-timeout=" + WRITE_TIMEOUT + "\n");
+        io.trailproof.testing.ServerProcess k1 = io.trailproof.testing.ServerProcess.start(dir, "--config", config.toString());
+        Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+        AtomicBoolean stop = new AtomicBoolean();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<Future<?>> writers = new ArrayList<>();
+        for (Api target : List.of(k1.api(), api("n1"))) {
+            writers.add(pool.submit(() -> {
+                for (int i = 0; !stop.get(); i++) {
+                    try {
+                        Api.Reply r = target.post("/v1/events", event("killed-" + target.base().hashCode(), i));
+                        if (r.status() == 201) {
+                            acknowledged.add(r.json().get("id").asText());
+                        }
+                    } catch (java.io.IOException e) {
+                        if (!target.base().equals(api("n1").base())) {
+                            return null;   // the killed node
+                        }
+                        throw e;
+                    }
+                }
+                return null;
+            }));
+        }
+        Thread.sleep(1500);
+        k1.kill();
+        Thread.sleep(500);
+        stop.set(true);
+        for (Future<?> f : writers) {
+            f.get();
+        }
+        pool.shutdown();
+        k1 = io.trailproof.testing.ServerProcess.start(dir, "--config", config.toString());
+        try {
+            long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
+            Map<String, Api> apis = new java.util.LinkedHashMap<>();
+            apis.put("n1", api("n1"));
+            apis.put("n2", api("n2"));
+            apis.put("k1 (after kill -9)", k1.api());
+            assertIdentical(apis, size);
+            for (String id : acknowledged) {
+                assertThat(k1.api().get("/v1/events/" + id).status()).as(id).isEqualTo(200);
+            }
+        } finally {
+            k1.stop();
+        }
+    }
+
+    @Test
+    @Order(5)
+    void aRecordThatCannotBeAppliedStopsTheApplyLoopLoudlyAndIsNeverSkipped() throws Exception {
+        String topic = "poisoned";
+        InProcessServer node = InProcessServer.start(dirs.resolve("poisoned"), "cluster.mode", "kafka",
+                "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "p1", "cluster.topic", topic,
+                "cluster.write-timeout", WRITE_TIMEOUT);
+        try {
+            Api api = node.api();
+            assertThat(api.post("/v1/events", event("p", 0)).status()).isEqualTo(201);
+            java.util.Properties props = new java.util.Properties();
+            props.put("bootstrap.servers", kafka.bootstrapServers());
+            try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(props,
+                    new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                    new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null,
+                        "{\"not\": \"a write\"}".getBytes())).get();
+            }
+            Api.Reply after = api.post("/v1/events", event("p", 1));   // behind the bad record: never applied
+            assertThat(after.status()).as(after.body()).isEqualTo(503);
+            JsonNode c = api.get("/v1/cluster").json();
+            assertThat(c.get("applying").asBoolean()).isFalse();
+            assertThat(c.get("apply_error").asText()).contains("offset 0").contains("cannot be applied");
+            assertThat(c.get("applied_size").asLong()).isEqualTo(1);
+            JsonNode health = api.get("/health").json();
+            assertThat(health.get("status").asText()).isEqualTo("degraded");
+            assertThat(api.get("/v1/events?limit=5").status()).isEqualTo(200);   // reads go on
+        } finally {
+            node.close();
+        }
+    }
+
+    @Test
+    @Order(6)
+    void theLeaderBrokerDyingDuringIngestLosesNoAcknowledgedEvent() throws Exception {
+        Set<String> acknowledged = ConcurrentHashMap.newKeySet();
+        AtomicBoolean stop = new AtomicBoolean();
+        long[] firstAfterKill = {0};
+        long[] killedAt = {0};
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        List<Future<?>> writers = new ArrayList<>();
+        for (String id : List.of("n1", "n2")) {
+            writers.add(pool.submit(() -> {
+                int i = 0;
+                while (!stop.get()) {
+                    String key = "failover-" + id + "-" + i;
+                    Api.Reply r = postKeyed(api(id), "/v1/events", event("failover-" + id, i), key);
+                    if (r.status() == 201) {
+                        acknowledged.add(r.json().get("id").asText());
+                        synchronized (firstAfterKill) {
+                            if (killedAt[0] != 0 && firstAfterKill[0] == 0) {
+                                firstAfterKill[0] = System.nanoTime();
+                            }
+                        }
+                        i++;
+                    } else {
+                        assertThat(r.status()).as(r.body()).isEqualTo(503);   // retried with the same key
+                    }
+                }
+                return null;
+            }));
+        }
+        Thread.sleep(1000);
+        int leader = kafka.leaderOf(TOPIC);
+        synchronized (firstAfterKill) {
+            killedAt[0] = System.nanoTime();
+        }
+        kafka.stopBroker(leader);
+        long deadline = System.nanoTime() + 40_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            synchronized (firstAfterKill) {
+                if (firstAfterKill[0] != 0 && System.nanoTime() - firstAfterKill[0] > 1_000_000_000L) {
+                    break;
+                }
+            }
+            Thread.sleep(100);
+        }
+        stop.set(true);
+        for (Future<?> f : writers) {
+            f.get();
+        }
+        pool.shutdown();
+        assertThat(firstAfterKill[0]).as("a write succeeded after the leader died").isNotZero();
+        long resumedMillis = (firstAfterKill[0] - killedAt[0]) / 1_000_000;
+        System.out.println("writes resumed " + resumedMillis + " ms after the leader broker stopped");
+        assertThat(resumedMillis).isLessThan(30_000);
+
+        long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
+        size = Math.max(size, api("n2").get("/v1/merkle/root").json().get("tree_size").asLong());
+        assertIdentical(List.of("n1", "n2", "n3"), size);
+        for (String id : acknowledged) {
+            for (String n : List.of("n1", "n2", "n3")) {
+                assertThat(api(n).get("/v1/events/" + id).status()).as(id + " on " + n).isEqualTo(200);
+            }
+        }
+    }
+
+    @Test
+    @Order(7)
+    void withEveryBrokerDownWritesAnswer503AndReadsGoOn() throws Exception {
+        for (int id : Set.copyOf(kafka.brokerIds())) {
+            try {
+                kafka.stopBroker(id);
+            } catch (RuntimeException e) {
+                // already stopped by the failover test
+            }
+        }
+        long t0 = System.nanoTime();
+        Api.Reply w = api("n1").post("/v1/events", event("no-kafka", 0));
+        long millis = (System.nanoTime() - t0) / 1_000_000;
+        assertThat(w.status()).as(w.body()).isEqualTo(503);
+        assertThat(w.json().get("error").asText()).contains("outcome of this write is unknown");
+        assertThat(w.header("Retry-After")).isNotNull();
+        assertThat(millis).isLessThan(5_000 + 3_000);
+        Api.Reply r = api("n2").get("/v1/stats");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(api("n3").get("/v1/events?limit=5").status()).isEqualTo(200);
+    }
+}

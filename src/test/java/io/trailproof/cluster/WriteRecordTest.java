@@ -1,0 +1,55 @@
+package io.trailproof.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.json.StrictJson;
+import io.trailproof.ledger.DedupeKey;
+import io.trailproof.ledger.DedupeRecord;
+import io.trailproof.ledger.Submission;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class WriteRecordTest {
+
+    private static ObjectNode fields(String json) throws Exception {
+        return (ObjectNode) StrictJson.parse(json.getBytes(StandardCharsets.UTF_8), 64);
+    }
+
+    @Test
+    void aKeyedBatchRoundTripsAndEncodesTheSameBytesAgain() throws Exception {
+        DedupeKey key = DedupeKey.of(DedupeRecord.IDEMPOTENCY_KEY, "scope", "/v1/batch", "k");
+        byte[] content = DedupeKey.contentDigest("body".getBytes());
+        WriteRecord r = new WriteRecord("n1", "req-1",
+                List.of(new Submission(fields("{\"agent_id\":\"a\",\"metadata\":{\"x\":4.5,\"big\":1e30,\"s\":\"é\\u2028\"}}"), 7)),
+                key, content, new AnswerSpec.Batch(new String[] {"bad item", null}));
+        byte[] bytes = r.encode();
+        WriteRecord back = WriteRecord.decode(bytes);
+        assertThat(back.nodeId()).isEqualTo("n1");
+        assertThat(back.requestId()).isEqualTo("req-1");
+        assertThat(back.key()).isEqualTo(key);
+        assertThat(back.contentDigest()).isEqualTo(content);
+        assertThat(((AnswerSpec.Batch) back.answer()).refused()).containsExactly("bad item", null);
+        assertThat(back.events().get(0).sizeAllowance()).isEqualTo(7);
+        assertThat(back.events().get(0).fields()).isEqualTo(r.events().get(0).fields());
+        assertThat(back.encode()).isEqualTo(bytes);
+    }
+
+    @Test
+    void anUnkeyedSingleHasNoKey() throws Exception {
+        WriteRecord back = WriteRecord.decode(new WriteRecord("n", "r", List.of(new Submission(fields("{\"agent_id\":\"a\"}"), 0)),
+                null, null, new AnswerSpec.Single()).encode());
+        assertThat(back.key()).isNull();
+        assertThat(back.answer()).isInstanceOf(AnswerSpec.Single.class);
+    }
+
+    @Test
+    void somethingElseIsRefusedNotSkipped() {
+        assertThatThrownBy(() -> WriteRecord.decode("{\"v\":2}".getBytes())).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> WriteRecord.decode("not json".getBytes())).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> WriteRecord.decode(new byte[0])).isInstanceOf(IOException.class);
+    }
+}
