@@ -10,7 +10,6 @@ import io.trailproof.ledger.LedgerViews.Stats;
 import io.trailproof.store.CorruptLogException;
 import io.trailproof.store.EventLog;
 import io.trailproof.store.MerkleNodeStore;
-import io.trailproof.store.SegmentLog;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -107,7 +106,8 @@ public final class Ledger implements Closeable {
     /** The last replica position found in the log at open (cluster mode), or null. */
     private final ReplicaPosition openedAt;
 
-    private Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
+    /** Built by {@link LedgerOpening} once the log is recovered. */
+    Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
                    RandomGenerator random, Options options, UnaryOperator<TreeAppends> treeSeam, DedupeTable dedupe,
                    LogTime logTime, ReplicaPosition openedAt) {
         this.openedAt = openedAt;
@@ -149,7 +149,7 @@ public final class Ledger implements Closeable {
     /** As {@link #open(Path, Options, Clock, RandomGenerator)}, with the sequencer's tree appends wrapped (tests). */
     static Ledger open(Path dataDir, Options options, Clock clock, RandomGenerator random,
                        UnaryOperator<TreeAppends> treeSeam) throws IOException {
-        return open(dataDir, options, clock, random, treeSeam, false);
+        return LedgerOpening.open(dataDir, options, clock, random, treeSeam, false);
     }
 
     /**
@@ -161,53 +161,8 @@ public final class Ledger implements Closeable {
      * {@code options.redactor()} is not applied here.
      */
     public static Ledger openReplica(Path dataDir, Options options, Clock clock) throws IOException {
-        return open(dataDir, options, clock, java.util.random.RandomGenerator.getDefault(), UnaryOperator.identity(), true);
-    }
-
-    private static Ledger open(Path dataDir, Options options, Clock clock, RandomGenerator random,
-                               UnaryOperator<TreeAppends> treeSeam, boolean replica) throws IOException {
-        LogTime logTime = replica ? new LogTime(0) : null;
-        // The dedupe table is rebuilt from the side records the log visits while it recovers (it
-        // reads every frame then anyway): no extra pass over the log, and no derived file to trust.
-        // A replica's table runs on the log's time, so that expiry is decided by the log alone.
-        DedupeTable dedupe = new DedupeTable(options.dedupeRetention(), options.dedupeMaxKeys(),
-                replica ? logTime : clock);
-        long now = replica ? Long.MIN_VALUE / 2 : clock.millis();
-        ReplicaPosition[] position = new ReplicaPosition[1];
-        SegmentLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes(), options.acceptTruncation(),
-                (address, payload) -> {
-                    if (payload.length > 0 && payload[0] == ReplicaPosition.MARKER) {
-                        ReplicaPosition p = ReplicaPosition.decode(payload);
-                        position[0] = p == null ? position[0] : p;
-                    } else {
-                        dedupe.restore(payload, address, now);
-                    }
-                });
-        if (log.recoveredTailBytes() > 0) {
-            LOG.log(System.Logger.Level.WARNING, "cut " + log.recoveredTailBytes() + " bytes of torn, uncommitted or refused "
-                    + "tail off the log (a crash or a failed write; none of it was acknowledged)");
-        }
-        try {
-            LedgerHealth health = new LedgerHealth();
-            Recovery.Recovered r = Recovery.recover(dataDir, dataDir.resolve("log"), log, options, health);
-            // One loss, one sentence: the checkpoint's account (when it saw the loss) already says it.
-            if (health.problems().isEmpty()) {
-                log.acceptedLoss().ifPresent(health::report);
-            }
-            if (replica && position[0] != null) {
-                logTime.advanceTo(position[0].timeMillis());
-            }
-            return new Ledger(dataDir, log, r, health, clock, random, replica ? withoutRedaction(options) : options,
-                    treeSeam, dedupe, logTime, position[0]);
-        } catch (IOException | RuntimeException e) {
-            log.close();
-            throw e;
-        }
-    }
-
-    private static Options withoutRedaction(Options o) {
-        return new Options(o.segmentBytes(), o.checkpointIntervalEvents(), o.acceptTruncation(), o.maxQueuedEvents(),
-                o.dedupeRetention(), o.dedupeMaxKeys(), null);
+        return LedgerOpening.open(dataDir, options, clock, java.util.random.RandomGenerator.getDefault(),
+                UnaryOperator.identity(), true);
     }
 
     // ---------------------------------------------------------------- replica (cluster mode)
