@@ -1,5 +1,6 @@
 package io.trailproof.backup;
 
+import io.trailproof.testing.ByteSearch;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Cli;
@@ -237,7 +238,7 @@ class BackupIT {
         assertThat(target).doesNotExist();
 
         byte[] altered = tar.clone();
-        int at = indexOf(altered, "\"round\":7".getBytes());
+        int at = ByteSearch.indexOf(altered, "\"round\":7".getBytes());
         altered[at + 8] = '9';
         Path alteredFile = Files.write(dir.resolve("altered.tar"), altered);
         Path target2 = Files.createDirectories(dir.resolve("t2"));
@@ -275,7 +276,7 @@ class BackupIT {
                     .header("Authorization", "Bearer " + ADMIN).build(), HttpResponse.BodyHandlers.ofByteArray()).body();
         }
         byte[] damaged = tar.clone();
-        damaged[indexOf(damaged, "\"round\":3".getBytes()) + 8] = '4';
+        damaged[ByteSearch.indexOf(damaged, "\"round\":3".getBytes()) + 8] = '4';
         // A stand-in server: the first answer stops after half the archive (its connection closed), the
         // second is whole but one byte differs.
         com.sun.net.httpserver.HttpServer fake = com.sun.net.httpserver.HttpServer.create(
@@ -313,16 +314,4 @@ class BackupIT {
         }
     }
 
-    private static int indexOf(byte[] haystack, byte[] needle) {
-        outer:
-        for (int i = 0; i <= haystack.length - needle.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        throw new AssertionError("not found");
-    }
 }

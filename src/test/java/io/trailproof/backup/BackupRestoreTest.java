@@ -1,5 +1,6 @@
 package io.trailproof.backup;
 
+import io.trailproof.testing.ByteSearch;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.ledger.Ledger;
@@ -184,7 +185,7 @@ class BackupRestoreTest {
     @Test
     void anAlteredByteIsRefused() throws Exception {
         byte[] tar = tar();
-        int at = indexOf(tar, "\"n\":17".getBytes(StandardCharsets.UTF_8));
+        int at = ByteSearch.indexOf(tar, "\"n\":17".getBytes(StandardCharsets.UTF_8));
         tar[at + 5] = '8';
         Path target = tmp.resolve("altered");
         assertThatThrownBy(() -> restore(tar, target)).isInstanceOf(RestoreRefused.class)
@@ -202,7 +203,7 @@ class BackupRestoreTest {
         Path copy = tmp.resolve("evil");
         Files.createDirectories(copy);
         byte[] evil = original.clone();
-        int at = indexOf(evil, "\"n\":1,".getBytes(StandardCharsets.UTF_8));
+        int at = ByteSearch.indexOf(evil, "\"n\":1,".getBytes(StandardCharsets.UTF_8));
         evil[at + 4] = '7';
         fixFrameCrc(evil, at);
         List<BackupManifest.FileEntry> files = new ArrayList<>();
@@ -314,18 +315,6 @@ class BackupRestoreTest {
         }
     }
 
-    private static int indexOf(byte[] haystack, byte[] needle) {
-        outer:
-        for (int i = 0; i <= haystack.length - needle.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (haystack[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        throw new AssertionError("not found");
-    }
 
     /** Recomputes the CRC32C of the record frame holding byte {@code inside} (frames: [len][crc][payload]). */
     private static void fixFrameCrc(byte[] seg, int inside) {

@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import io.trailproof.testing.ByteSearch;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
@@ -81,18 +82,7 @@ class StreamedDownloadFaultIT {
         }
         byte[] bytes = Files.readAllBytes(segment);
         byte[] needle = marker.getBytes(StandardCharsets.UTF_8);
-        int at = -1;
-        outer:
-        for (int i = 0; i + needle.length <= bytes.length; i++) {
-            for (int k = 0; k < needle.length; k++) {
-                if (bytes[i + k] != needle[k]) {
-                    continue outer;
-                }
-            }
-            at = i;
-            break;
-        }
-        assertThat(at).as("the marker is in the segment").isNotNegative();
+        int at = ByteSearch.indexOf(bytes, marker.getBytes(StandardCharsets.UTF_8));
         try (FileChannel ch = FileChannel.open(segment, StandardOpenOption.WRITE)) {
             ch.write(ByteBuffer.wrap(new byte[] {(byte) (bytes[at + 3] ^ 0x01)}), at + 3);
         }

@@ -1,5 +1,6 @@
 package io.trailproof.ledger;
 
+import io.trailproof.testing.ByteSearch;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventValidator;
@@ -98,7 +99,7 @@ class PolicyPassTest {
                     segment = files.filter(f -> f.toString().endsWith(".seg")).sorted().findFirst().orElseThrow();
                 }
                 byte[] bytes = java.nio.file.Files.readAllBytes(segment);
-                int at = indexOf(bytes, ("\"action_name\":\"step-" + victim + "\"").getBytes(StandardCharsets.UTF_8));
+                int at = ByteSearch.indexOf(bytes, ("\"action_name\":\"step-" + victim + "\"").getBytes(StandardCharsets.UTF_8));
                 try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(segment,
                         java.nio.file.StandardOpenOption.WRITE)) {
                     ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) (bytes[at + 5] ^ 0x01)}), at + 5);
@@ -114,16 +115,4 @@ class PolicyPassTest {
         }
     }
 
-    private static int indexOf(byte[] haystack, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= haystack.length; i++) {
-            for (int k = 0; k < needle.length; k++) {
-                if (haystack[i + k] != needle[k]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        throw new AssertionError("not found");
-    }
 }

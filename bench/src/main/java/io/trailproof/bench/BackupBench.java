@@ -230,19 +230,7 @@ public final class BackupBench {
     }
 
     private long ingest(int port, long events) throws Exception {
-        long batches = Math.max(1, events / BATCH);
-        ClosedLoopClients.run(port, CLIENTS, batches, http -> {
-            long first = nextEvent.getAndAdd(BATCH);
-            StringBuilder b = new StringBuilder(BATCH * 560).append('[');
-            for (int i = 0; i < BATCH; i++) {
-                b.append(i == 0 ? "" : ",").append(SampleEvents.event(first + i, "agent-" + ((first + i) % 100)));
-            }
-            PlainHttp.Response r = http.post("/v1/batch", b.append(']').toString().getBytes(StandardCharsets.UTF_8), "");
-            if (r.status() != 201) {
-                throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
-            }
-        });
-        return batches * BATCH;
+        return ClosedLoopClients.ingestBatches(port, CLIENTS, events, BATCH, nextEvent);
     }
 
     private static void deleteTree(Path root) throws IOException {

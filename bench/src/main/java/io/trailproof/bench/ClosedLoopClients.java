@@ -46,4 +46,25 @@ final class ClosedLoopClients {
             pool.shutdown();
         }
     }
+
+    /**
+     * The batch ingest scenario: {@code clients} clients posting batches of {@code batch} sample
+     * events (numbered from {@code next}, 100 agents) to {@code /v1/batch}, each answered 201, until
+     * about {@code events} were sent; returns how many were.
+     */
+    static long ingestBatches(int port, int clients, long events, int batch, AtomicLong next) throws Exception {
+        long batches = Math.max(1, events / batch);
+        run(port, clients, batches, http -> {
+            long first = next.getAndAdd(batch);
+            StringBuilder b = new StringBuilder(batch * 560).append('[');
+            for (int i = 0; i < batch; i++) {
+                b.append(i == 0 ? "" : ",").append(SampleEvents.event(first + i, "agent-" + ((first + i) % 100)));
+            }
+            PlainHttp.Response r = http.post("/v1/batch", b.append(']').toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), "");
+            if (r.status() != 201) {
+                throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
+            }
+        });
+        return batches * batch;
+    }
 }
