@@ -83,6 +83,33 @@ public final class BackupBench {
             double copyRate = bytes[0] / 1e6 / seconds[0];
             double backupRate = bytes[1] / 1e6 / seconds[1];
 
+            // Where the time goes: the client's own ceiling (curl copying the same files from file://
+            // to files, no network), and the server's side alone (the backup to /dev/null beside a
+            // plain read of the same files), alternated the same way.
+            double[] sideSeconds = new double[2];
+            long[] sideBytes = new long[2];
+            double[] serverSeconds = new double[2];
+            long[] serverBytes = new long[2];
+            if (CURL != null) {
+                AlternatingRounds.run(2, kind -> s.pid(), kind -> {
+                    long t0 = System.nanoTime();
+                    sideBytes[kind] += kind == 0 ? curlCopy(data, work.resolve("curl-copy")) : b.backup(http, s.port, work.resolve("b.tar"));
+                    sideSeconds[kind] += (System.nanoTime() - t0) / 1e9;
+                    return 1;
+                });
+                AlternatingRounds.run(2, kind -> s.pid(), kind -> {
+                    long t0 = System.nanoTime();
+                    if (kind == 0) {
+                        serverBytes[0] += read(data);
+                    } else {
+                        b.backup(http, s.port, DEV_NULL);
+                        serverBytes[1] += archiveBytes;
+                    }
+                    serverSeconds[kind] += (System.nanoTime() - t0) / 1e9;
+                    return 1;
+                });
+            }
+
             // The pause: latency of small batches with nothing else running, with backups running,
             // and with plain copies of the same files running (what the machine's disk and cores do to
             // ingestion when 50 MB are read and moved, whoever does it), in the order 0 1 2 2 1 0.
@@ -108,6 +135,18 @@ public final class BackupBench {
             System.out.printf(Locale.ROOT, "| GET /v1/admin/backup to a file (%s) | %,.0f MB/s | |%n",
                     CURL != null ? "curl" : "JDK HttpClient", backupRate);
             System.out.printf(Locale.ROOT, "| backup / copy | %.2f | >= 0.5 |%n", backupRate / copyRate);
+            if (CURL != null) {
+                double curlRate = sideBytes[0] / 1e6 / sideSeconds[0];
+                double backupAgain = sideBytes[1] / 1e6 / sideSeconds[1];
+                double readRate = serverBytes[0] / 1e6 / serverSeconds[0];
+                double nullRate = serverBytes[1] / 1e6 / serverSeconds[1];
+                System.out.printf(Locale.ROOT, "| curl copying the same files file:// to files (no network: the client's ceiling) | %,.0f MB/s | |%n", curlRate);
+                System.out.printf(Locale.ROOT, "| backup to a file (curl), same rounds / curl's own copy | %,.0f MB/s, %.2f | |%n",
+                        backupAgain, backupAgain / curlRate);
+                System.out.printf(Locale.ROOT, "| reading the segment files (to nowhere) | %,.0f MB/s | |%n", readRate);
+                System.out.printf(Locale.ROOT, "| backup to /dev/null (curl), same rounds / the read | %,.0f MB/s, %.2f | |%n",
+                        nullRate, nullRate / readRate);
+            }
             System.out.printf(Locale.ROOT, "| batch of %d, no backup running: p50 / p99 / max | %s (%d requests) | |%n",
                     SMALL_BATCH, percentiles(without), without.size());
             System.out.printf(Locale.ROOT, "| batch of %d, backup running: p50 / p99 / max | %s (%d requests) | max <= 50 ms |%n",
@@ -149,6 +188,49 @@ public final class BackupBench {
         long n = Files.size(file);
         Files.delete(file);
         return n;
+    }
+
+    /** The segment files (log and timestamps), in name order. */
+    private static List<Path> segments(Path data) throws IOException {
+        List<Path> out = new ArrayList<>();
+        for (String sub : new String[] {"log", "timestamps"}) {
+            Path from = data.resolve(sub);
+            if (Files.isDirectory(from)) {
+                try (var files = Files.list(from)) {
+                    files.filter(f -> f.getFileName().toString().endsWith(".seg")).sorted().forEach(out::add);
+                }
+            }
+        }
+        return out;
+    }
+
+    /** curl copying every segment file from file:// to a file under {@code to}: what curl itself costs. */
+    private static long curlCopy(Path data, Path to) throws IOException, InterruptedException {
+        Files.createDirectories(to);
+        long total = 0;
+        for (Path f : segments(data)) {
+            Path dest = to.resolve(f.getFileName());
+            Process p = new ProcessBuilder(CURL.toString(), "-sS", "-o", dest.toString(), f.toUri().toString())
+                    .redirectErrorStream(true).start();
+            p.getInputStream().readAllBytes();
+            if (p.waitFor() != 0) {
+                throw new IllegalStateException("curl could not copy " + f);
+            }
+            total += Files.size(dest);
+            Files.delete(dest);
+        }
+        return total;
+    }
+
+    /** Reads every segment file to nowhere: the server's disk side alone. */
+    private static long read(Path data) throws IOException {
+        long total = 0;
+        for (Path f : segments(data)) {
+            try (var in = Files.newInputStream(f)) {
+                total += in.transferTo(java.io.OutputStream.nullOutputStream());
+            }
+        }
+        return total;
     }
 
     /** A plain copy of every segment file (log and timestamps) to {@code to}; returns the bytes copied. */
