@@ -3,6 +3,7 @@ package io.trailproof.cluster;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.config.Settings;
 import io.trailproof.core.redaction.Redactor;
+import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerUnavailableException;
@@ -189,8 +190,28 @@ public final class ClusterNode implements AutoCloseable {
                     failure != null ? failure : "the service is shutting down", null));
         }
         String request = UUID.randomUUID().toString();
-        byte[] value = new WriteRecord(settings.nodeId(), request, Submission.of(events, redactor),
-                claim == null ? null : claim.key(), claim == null ? null : claim.contentDigest(), answer).encode();
+        return produce(request, new WriteRecord(settings.nodeId(), request, Submission.of(events, redactor),
+                claim == null ? null : claim.key(), claim == null ? null : claim.contentDigest(), answer).encode());
+    }
+
+    /**
+     * {@link #submit} for the spans of one OTLP export ({@code POST /v1/traces}): {@code marks} holds
+     * each event's span mark (distinct). Every replica leaves out the events whose mark it has
+     * recorded and records the marks of the others, so the outcome ({@link ReplicaOutcome.Stored})
+     * has a null for each span already stored.
+     */
+    public CompletableFuture<ReplicaOutcome> submitSpans(List<ObjectNode> events, List<DedupeKey> marks) {
+        String failure = loop.failure();
+        if (failure != null || closed) {
+            return CompletableFuture.failedFuture(new LedgerUnavailableException(
+                    failure != null ? failure : "the service is shutting down", null));
+        }
+        String request = UUID.randomUUID().toString();
+        return produce(request, new WriteRecord(settings.nodeId(), request, Submission.of(events, redactor), null, null,
+                new AnswerSpec.Spans(), marks).encode());
+    }
+
+    private CompletableFuture<ReplicaOutcome> produce(String request, byte[] value) {
         CompletableFuture<ReplicaOutcome> done = new CompletableFuture<>();
         waiters.put(request, done);
         long timeout = settings.writeTimeout().toMillis();
