@@ -18,6 +18,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -178,7 +179,8 @@ public final class ClusterNode implements AutoCloseable {
      * {@link ReplicaOutcome.Stored} (each event's outcome, as the embedded mode gives them),
      * {@link ReplicaOutcome.Replayed} or {@link ReplicaOutcome.Conflicting} when the key was used
      * first (by any node). Completes exceptionally with {@link OutcomeUnknownException} after
-     * {@code cluster.write-timeout}, or {@link LedgerUnavailableException} when this node cannot
+     * {@code cluster.write-timeout}, {@link WriteTooLargeException} when Kafka refused the record for
+     * its size (nothing stored), or {@link LedgerUnavailableException} when this node cannot
      * write at all (its apply loop stopped; shutting down).
      *
      * @param claim the idempotency key's local claim, or null; the caller releases it
@@ -221,7 +223,15 @@ public final class ClusterNode implements AutoCloseable {
         sender.execute(() -> {
             try {
                 producer.send(new ProducerRecord<>(settings.topic(), 0, null, value), (metadata, error) -> {
-                    if (error != null) {
+                    if (error instanceof RecordTooLargeException) {
+                        // refused before it was stored (by the producer, or by the broker): the outcome is known
+                        CompletableFuture<ReplicaOutcome> w = waiters.remove(request);
+                        if (w != null) {
+                            w.completeExceptionally(new WriteTooLargeException("the write makes a record of "
+                                    + value.length + " bytes, more than the topic takes (" + error.getMessage()
+                                    + "); nothing was stored", error));
+                        }
+                    } else if (error != null) {
                         unknown(request, "Kafka did not confirm the write: " + error.getMessage(), error);
                     }
                 });

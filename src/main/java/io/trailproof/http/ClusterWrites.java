@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.cluster.AnswerSpec;
 import io.trailproof.cluster.ClusterNode;
 import io.trailproof.cluster.OutcomeUnknownException;
+import io.trailproof.cluster.WriteTooLargeException;
 import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
@@ -91,6 +92,9 @@ final class ClusterWrites {
             return (ReplicaOutcome.Stored) node.submitSpans(events, marks).get();
         } catch (ExecutionException e) {
             Throwable cause = e.getCause();
+            if (cause instanceof WriteTooLargeException t) {
+                throw new ApiException(413, t.getMessage() + ": send the spans in smaller exports");
+            }
             if (cause instanceof OutcomeUnknownException u) {
                 throw new ApiException(503, "the outcome of this export is unknown: " + u.getMessage()
                         + ". Its spans may still be stored; send the export again (spans already stored are not "
@@ -118,6 +122,9 @@ final class ClusterWrites {
             try {
                 if (error != null) {
                     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                    if (cause instanceof WriteTooLargeException t) {
+                        throw new ApiException(413, t.getMessage());
+                    }
                     if (cause instanceof OutcomeUnknownException u) {
                         throw new ApiException(503, "the outcome of this write is unknown: " + u.getMessage()
                                 + ". It may still be stored; retry with the same Idempotency-Key (only a keyed retry "
