@@ -212,8 +212,24 @@ class ClusterIT {
         assertThat(spans.status()).as(spans.body()).isEqualTo(200);
         assertThat(spans.json()).hasSize(2);
         assertThat(spans.json().get(0).at("/metadata/otel/span_id").asText()).isEqualTo("b7ad6b7169203331");
+        // One new export sent to two nodes at once: the topic orders them, each span is stored once.
+        String twice = "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\","
+                + "\"value\":{\"stringValue\":\"svc\"}}]},\"scopeSpans\":[{\"spans\":["
+                + span("b7ad6b7169203333", "chat", 6) + "," + span("b7ad6b7169203331", "chat", 3) + "]}]}]}";
+        ExecutorService both = Executors.newFixedThreadPool(2);
+        Future<Api.Reply> onN2 = both.submit(() -> api("n2").post("/v1/traces", twice.getBytes(), "application/json"));
+        Future<Api.Reply> onN3 = both.submit(() -> api("n3").post("/v1/traces", twice.getBytes(), "application/json"));
+        long sizeAfter = 0;
+        for (Future<Api.Reply> f : List.of(onN2, onN3)) {
+            Api.Reply r = f.get();
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            assertThat(r.json().has("partialSuccess")).as(r.body()).isFalse();
+            sizeAfter = Math.max(sizeAfter, Long.parseLong(r.header("X-Tree-Size")));
+        }
+        both.shutdown();
+        assertThat(sizeAfter).isEqualTo(otlpSize + 1);
 
-        long expected = total + 2 + 2;
+        long expected = total + 2 + 3;
         assertIdentical(List.of("n1", "n2", "n3"), expected);
         for (String n : List.of("n1", "n2", "n3")) {
             JsonNode c = api(n).get("/v1/cluster").json();
