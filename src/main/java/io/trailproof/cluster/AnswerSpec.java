@@ -26,6 +26,13 @@ public sealed interface AnswerSpec {
         }
     }
 
+    /**
+     * {@code POST /v1/traces}: no idempotency key; each event carries its span's mark
+     * ({@link WriteRecord#marks}), and each stored one records its log index under it.
+     */
+    record Spans() implements AnswerSpec {
+    }
+
     static AnswerSpec single() {
         return new Single();
     }

@@ -110,7 +110,8 @@ final class ApplyLoop implements Runnable {
             throw new IllegalStateException("record at offset " + r.offset() + " cannot be applied: " + e.getMessage(), e);
         }
         ReplicaOutcome outcome = replica.apply(new ReplicatedWrite(r.offset(), r.timestamp(), idBits(r), w.events(),
-                w.key(), w.contentDigest(), w.key() == null ? null : answers.builder(w.answer())));
+                w.key(), w.contentDigest(), w.key() == null ? null : answers.builder(w.answer()), w.marks(),
+                w.marks().isEmpty() ? null : answers.builder(w.answer())));
         return new Applied(w.requestId(), outcome);
     }
 

@@ -3,6 +3,7 @@ package io.trailproof.cluster;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.config.Settings;
 import io.trailproof.core.redaction.Redactor;
+import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerUnavailableException;
@@ -17,6 +18,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.RecordTooLargeException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -177,7 +179,8 @@ public final class ClusterNode implements AutoCloseable {
      * {@link ReplicaOutcome.Stored} (each event's outcome, as the embedded mode gives them),
      * {@link ReplicaOutcome.Replayed} or {@link ReplicaOutcome.Conflicting} when the key was used
      * first (by any node). Completes exceptionally with {@link OutcomeUnknownException} after
-     * {@code cluster.write-timeout}, or {@link LedgerUnavailableException} when this node cannot
+     * {@code cluster.write-timeout}, {@link WriteTooLargeException} when Kafka refused the record for
+     * its size (nothing stored), or {@link LedgerUnavailableException} when this node cannot
      * write at all (its apply loop stopped; shutting down).
      *
      * @param claim the idempotency key's local claim, or null; the caller releases it
@@ -189,8 +192,28 @@ public final class ClusterNode implements AutoCloseable {
                     failure != null ? failure : "the service is shutting down", null));
         }
         String request = UUID.randomUUID().toString();
-        byte[] value = new WriteRecord(settings.nodeId(), request, Submission.of(events, redactor),
-                claim == null ? null : claim.key(), claim == null ? null : claim.contentDigest(), answer).encode();
+        return produce(request, new WriteRecord(settings.nodeId(), request, Submission.of(events, redactor),
+                claim == null ? null : claim.key(), claim == null ? null : claim.contentDigest(), answer).encode());
+    }
+
+    /**
+     * {@link #submit} for the spans of one OTLP export ({@code POST /v1/traces}): {@code marks} holds
+     * each event's span mark (distinct). Every replica leaves out the events whose mark it has
+     * recorded and records the marks of the others, so the outcome ({@link ReplicaOutcome.Stored})
+     * has a null for each span already stored.
+     */
+    public CompletableFuture<ReplicaOutcome> submitSpans(List<ObjectNode> events, List<DedupeKey> marks) {
+        String failure = loop.failure();
+        if (failure != null || closed) {
+            return CompletableFuture.failedFuture(new LedgerUnavailableException(
+                    failure != null ? failure : "the service is shutting down", null));
+        }
+        String request = UUID.randomUUID().toString();
+        return produce(request, new WriteRecord(settings.nodeId(), request, Submission.of(events, redactor), null, null,
+                new AnswerSpec.Spans(), marks).encode());
+    }
+
+    private CompletableFuture<ReplicaOutcome> produce(String request, byte[] value) {
         CompletableFuture<ReplicaOutcome> done = new CompletableFuture<>();
         waiters.put(request, done);
         long timeout = settings.writeTimeout().toMillis();
@@ -200,7 +223,15 @@ public final class ClusterNode implements AutoCloseable {
         sender.execute(() -> {
             try {
                 producer.send(new ProducerRecord<>(settings.topic(), 0, null, value), (metadata, error) -> {
-                    if (error != null) {
+                    if (error instanceof RecordTooLargeException) {
+                        // refused before it was stored (by the producer, or by the broker): the outcome is known
+                        CompletableFuture<ReplicaOutcome> w = waiters.remove(request);
+                        if (w != null) {
+                            w.completeExceptionally(new WriteTooLargeException("the write makes a record of "
+                                    + value.length + " bytes, more than the topic takes (" + error.getMessage()
+                                    + "); nothing was stored", error));
+                        }
+                    } else if (error != null) {
                         unknown(request, "Kafka did not confirm the write: " + error.getMessage(), error);
                     }
                 });

@@ -22,16 +22,18 @@ import java.util.List;
  *
  * <pre>
  *   {"v": 1, "node": "&lt;node id&gt;", "request": "&lt;request id&gt;",
- *    "answer": "event" | "batch", "refused": [[item, "error"], ...], "items": n,
+ *    "answer": "event" | "batch" | "spans", "refused": [[item, "error"], ...], "items": n,
  *    "key": {"ns": 1, "key": "&lt;hex&gt;", "content": "&lt;hex&gt;"},      (only for a keyed write)
- *    "events": [{"allowance": bytes redaction added, "fields": {&lt;the event's fields&gt;}}, ...]}
+ *    "events": [{"allowance": bytes redaction added, "mark": {"ns": 2, "key": "&lt;hex&gt;"}  (only "spans"),
+ *                "fields": {&lt;the event's fields&gt;}}, ...]}
  * </pre>
  *
  * @param key the idempotency key (scope and path folded in), or null
  * @param contentDigest SHA-256 of the request body sent with the key, or null
+ * @param marks per event its span's mark (answer "spans"), else empty
  */
 public record WriteRecord(String nodeId, String requestId, List<Submission> events, DedupeKey key, byte[] contentDigest,
-                          AnswerSpec answer) {
+                          AnswerSpec answer, List<DedupeKey> marks) {
 
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final HexFormat HEX = HexFormat.of();
@@ -40,6 +42,17 @@ public record WriteRecord(String nodeId, String requestId, List<Submission> even
 
     public WriteRecord {
         events = List.copyOf(events);
+        marks = List.copyOf(marks);
+        if ((answer instanceof AnswerSpec.Spans) != !marks.isEmpty() && !events.isEmpty()
+                || !marks.isEmpty() && (marks.size() != events.size() || key != null)) {
+            throw new IllegalArgumentException("a spans write has one mark per event and no key; other writes no marks");
+        }
+    }
+
+    /** A write without marks (events, batch). */
+    public WriteRecord(String nodeId, String requestId, List<Submission> events, DedupeKey key, byte[] contentDigest,
+                       AnswerSpec answer) {
+        this(nodeId, requestId, events, key, contentDigest, answer, List.of());
     }
 
     public byte[] encode() {
@@ -57,6 +70,8 @@ public record WriteRecord(String nodeId, String requestId, List<Submission> even
                     r.addArray().add(i).add(refused[i]);
                 }
             }
+        } else if (answer instanceof AnswerSpec.Spans) {
+            o.put("answer", "spans");
         } else {
             o.put("answer", "event");
         }
@@ -67,9 +82,15 @@ public record WriteRecord(String nodeId, String requestId, List<Submission> even
             k.put("content", HEX.formatHex(contentDigest));
         }
         ArrayNode list = o.putArray("events");
-        for (Submission s : events) {
+        for (int i = 0; i < events.size(); i++) {
+            Submission s = events.get(i);
             ObjectNode e = list.addObject();
             e.put("allowance", s.sizeAllowance());
+            if (!marks.isEmpty()) {
+                ObjectNode m = e.putObject("mark");
+                m.put("ns", marks.get(i).namespace());
+                m.put("key", HEX.formatHex(marks.get(i).digest()));
+            }
             e.set("fields", s.fields());
         }
         try {
@@ -96,6 +117,7 @@ public record WriteRecord(String nodeId, String requestId, List<Submission> even
         AnswerSpec answer;
         switch (o.path("answer").asText()) {
             case "event" -> answer = new AnswerSpec.Single();
+            case "spans" -> answer = new AnswerSpec.Spans();
             case "batch" -> {
                 String[] refused = new String[o.path("items").asInt()];
                 for (JsonNode r : o.path("refused")) {
@@ -113,13 +135,25 @@ public record WriteRecord(String nodeId, String requestId, List<Submission> even
             content = HEX.parseHex(k.path("content").asText());
         }
         List<Submission> events = new ArrayList<>();
+        List<DedupeKey> marks = new ArrayList<>();
         for (JsonNode e : o.path("events")) {
             JsonNode fields = e.get("fields");
             if (fields == null || !fields.isObject()) {
                 throw new IOException("an event of the record has no fields");
             }
             events.add(new Submission((ObjectNode) fields, e.path("allowance").asInt()));
+            JsonNode m = e.get("mark");
+            if ((m != null) != answer instanceof AnswerSpec.Spans) {
+                throw new IOException("an event of the record has a mark where none belongs, or lacks one");
+            }
+            if (m != null) {
+                marks.add(new DedupeKey((byte) m.path("ns").asInt(), HEX.parseHex(m.path("key").asText())));
+            }
         }
-        return new WriteRecord(o.path("node").asText(), o.path("request").asText(), events, key, content, answer);
+        try {
+            return new WriteRecord(o.path("node").asText(), o.path("request").asText(), events, key, content, answer, marks);
+        } catch (IllegalArgumentException e) {
+            throw new IOException("the record is not a consistent trailproof write: " + e.getMessage());
+        }
     }
 }

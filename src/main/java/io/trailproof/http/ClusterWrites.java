@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.cluster.AnswerSpec;
 import io.trailproof.cluster.ClusterNode;
 import io.trailproof.cluster.OutcomeUnknownException;
+import io.trailproof.cluster.WriteTooLargeException;
+import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.ledger.ReplicaOutcome;
@@ -18,7 +20,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 
 /**
- * {@code POST /v1/events} and {@code POST /v1/batch} in cluster mode (issue #18): the request's
+ * {@code POST /v1/events}, {@code POST /v1/batch} and {@code POST /v1/traces} in cluster mode (issue #18): the request's
  * validated events go to the topic ({@link ClusterNode#submit}); the answer is written from what
  * this node's apply loop did with the record, with {@code X-Tree-Size} (the size right after it),
  * which a client passes to another node as {@code min_tree_size} to read its own write there.
@@ -80,6 +82,31 @@ final class ClusterWrites {
         });
     }
 
+    /**
+     * The spans of one OTLP export ({@code POST /v1/traces}), on a worker thread: returns once this
+     * node applied them, with each event's outcome (null for a span already stored) and the size
+     * after them. No Idempotency-Key is involved: a resent export is deduplicated by its spans' marks.
+     */
+    ReplicaOutcome.Stored spans(List<ObjectNode> events, List<DedupeKey> marks) throws Exception {
+        try {
+            return (ReplicaOutcome.Stored) node.submitSpans(events, marks).get();
+        } catch (ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof WriteTooLargeException t) {
+                throw new ApiException(413, t.getMessage() + ": send the spans in smaller exports");
+            }
+            if (cause instanceof OutcomeUnknownException u) {
+                throw new ApiException(503, "the outcome of this export is unknown: " + u.getMessage()
+                        + ". Its spans may still be stored; send the export again (spans already stored are not "
+                        + "stored twice)", Map.of("Retry-After", "5"));
+            }
+            if (cause instanceof Exception x) {
+                throw x;
+            }
+            throw (Error) cause;
+        }
+    }
+
     @FunctionalInterface
     private interface StoredAnswer {
         Router.Answer of(ReplicaOutcome stored) throws Exception;
@@ -95,6 +122,9 @@ final class ClusterWrites {
             try {
                 if (error != null) {
                     Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                    if (cause instanceof WriteTooLargeException t) {
+                        throw new ApiException(413, t.getMessage());
+                    }
                     if (cause instanceof OutcomeUnknownException u) {
                         throw new ApiException(503, "the outcome of this write is unknown: " + u.getMessage()
                                 + ". It may still be stored; retry with the same Idempotency-Key (only a keyed retry "

@@ -56,12 +56,13 @@ public final class HttpApi {
         RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs(), budget);
         Authenticator authenticator = new Authenticator(settings.apiKeys());
         IdempotentRequests idempotency = new IdempotentRequests(ledger, authenticator);
+        ClusterWrites clusterWrites = cluster == null ? null : new ClusterWrites(cluster, idempotency);
         new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents(), idempotency)
                 .withTlogProofs(new TlogProofEndpoint(new TlogProofs(ledger, checkpoints)))
-                .withCluster(cluster == null ? null : new ClusterWrites(cluster, idempotency))
+                .withCluster(clusterWrites)
                 .register(router);
         new ClusterEndpoints(ledger, cluster).register(router);
-        new TraceEndpoint(new TraceIngest(ledger), bodies).register(router);
+        new TraceEndpoint(new TraceIngest(ledger), bodies, clusterWrites).register(router);
         new SearchEndpoints(index, ledger::payloadAt).register(router);
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst, checkpoints::noteFor).register(router);

@@ -3,13 +3,15 @@ package io.trailproof.http;
 import io.trailproof.cluster.AnswerBuilders;
 import io.trailproof.cluster.AnswerSpec;
 import io.trailproof.ledger.Recording;
+import io.trailproof.otlp.TraceIngest;
 
 import java.util.ArrayList;
 import java.util.List;
 
 /**
  * The answers an idempotency key records (CONTRACT 12), for a replica applying a replicated keyed
- * write (cluster mode): the same format {@link IdempotentRequests} records in the embedded mode.
+ * write (cluster mode): the same format {@link IdempotentRequests} records in the embedded mode;
+ * and a span's mark ({@link TraceIngest#SPAN_MARK}) for the spans of an OTLP export.
  */
 public final class RecordedAnswers implements AnswerBuilders {
 
@@ -27,6 +29,7 @@ public final class RecordedAnswers implements AnswerBuilders {
                 }
                 yield outcomes -> IdempotentRequests.batchAnswer(refused, valid, outcomes);
             }
+            case AnswerSpec.Spans s -> TraceIngest.SPAN_MARK;
         };
     }
 }

@@ -2,6 +2,7 @@ package io.trailproof.http;
 
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.trailproof.config.ApiKey;
+import io.trailproof.ledger.ReplicaOutcome;
 import io.trailproof.otlp.BoundedGunzip;
 import io.trailproof.otlp.OtlpCodec;
 import io.trailproof.otlp.OtlpEncoding;
@@ -10,6 +11,7 @@ import io.trailproof.otlp.UndecodableBody;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -23,15 +25,22 @@ import java.util.Map;
  * request's encoding for a body that does not decode; 415 for another content type or coding;
  * 413 (the body, compressed or decompressed, over the limit), 503 and the auth refusals as
  * everywhere, with {@code {"error"}}.
+ *
+ * <p>In cluster mode (issue #18) the spans are mapped, checked and redacted here and produced as one
+ * record ({@link ClusterWrites#spans}); every node stores those whose mark it has not recorded, and
+ * the answer (with {@code X-Tree-Size}) comes after this node applied the record.
  */
 final class TraceEndpoint {
 
     private final TraceIngest ingest;
     private final RequestBodies bodies;
+    private final ClusterWrites cluster;
 
-    TraceEndpoint(TraceIngest ingest, RequestBodies bodies) {
+    /** @param cluster the cluster write path, or null in the embedded mode */
+    TraceEndpoint(TraceIngest ingest, RequestBodies bodies, ClusterWrites cluster) {
         this.ingest = ingest;
         this.bodies = bodies;
+        this.cluster = cluster;
     }
 
     void register(Router router) {
@@ -62,6 +71,19 @@ final class TraceEndpoint {
             return;
         }
         bodies.holdEvents(ex, TraceIngest.spanCount(request));
+        if (cluster != null) {
+            TraceIngest.Prepared prepared = TraceIngest.prepare(request);
+            TraceIngest.Result result;
+            if (prepared.events().isEmpty()) {
+                result = prepared.result(List.of());
+            } else {
+                ReplicaOutcome.Stored stored = cluster.spans(prepared.events(), prepared.marks());
+                ex.getResponseHeaders().put(ClusterWrites.TREE_SIZE, stored.end());
+                result = prepared.result(stored.outcomes());
+            }
+            send(ex, 200, encoding, OtlpCodec.response(encoding, result.rejected(), result.firstError()));
+            return;
+        }
         TraceIngest.Result result;
         try {
             result = ingest.ingest(request);

@@ -24,6 +24,9 @@ import java.util.function.LongConsumer;
  */
 public final class ReplicaApplies {
 
+    /** The content digest of every mark (first one wins whatever the content). */
+    private static final byte[] NO_CONTENT = new byte[32];
+
     private final Sequencer sequencer;
     private final EventLog log;
     private final DedupeTable dedupe;
@@ -86,6 +89,9 @@ public final class ReplicaApplies {
             keyed = List.of(new Sequencer.Keyed(0, w.events().size(),
                     new Recording(dedupe.detached(w.key(), w.contentDigest()), w.answer())));
         }
+        if (!w.marks().isEmpty()) {
+            return applyMarked(w, stamp, marker);
+        }
         Sequencer.Sequenced s = sequencer.sequence(w.events(), keyed, stamp, marker);
         position = w.offset();
         if (s.stored() == 0) {
@@ -96,6 +102,44 @@ public final class ReplicaApplies {
             unpublishedKeys.add(written.claim().key());
         }
         return new ReplicaOutcome.Stored(Arrays.asList(s.outcomes()), s.end());
+    }
+
+    /**
+     * A write whose events each carry a mark: the events whose mark is recorded (within retention,
+     * in the log's time) are left out, the others are stored each with its mark in one group.
+     */
+    private ReplicaOutcome applyMarked(ReplicatedWrite w, Sequencer.Stamp stamp, List<byte[]> marker) throws IOException {
+        long now = stamp.time().toEpochMilli();
+        List<Submission> kept = new ArrayList<>(w.events().size());
+        List<Integer> keptAt = new ArrayList<>(w.events().size());
+        List<Sequencer.Keyed> keyed = new ArrayList<>(w.events().size());
+        for (int i = 0; i < w.events().size(); i++) {
+            DedupeKey mark = w.marks().get(i);
+            if (unpublishedKeys.contains(mark)) {
+                sync();   // marked by a record of this poll: it must be in the table before it is looked up
+            }
+            if (dedupe.recordedAt(mark, NO_CONTENT, now) != null) {
+                continue;   // stored by an earlier write: not again
+            }
+            keyed.add(new Sequencer.Keyed(kept.size(), kept.size() + 1,
+                    new Recording(dedupe.detached(mark, NO_CONTENT), w.markAnswer())));
+            kept.add(w.events().get(i));
+            keptAt.add(i);
+        }
+        Sequencer.Sequenced s = sequencer.sequence(kept, keyed, stamp, marker);
+        position = w.offset();
+        if (s.stored() == 0) {
+            sideOnlyWritten = true;
+        }
+        for (Sequencer.Written written : s.records()) {
+            unpublished.add(written);
+            unpublishedKeys.add(written.claim().key());
+        }
+        LedgerViews.AppendOutcome[] outcomes = new LedgerViews.AppendOutcome[w.events().size()];
+        for (int j = 0; j < kept.size(); j++) {
+            outcomes[keptAt.get(j)] = s.outcomes()[j];
+        }
+        return new ReplicaOutcome.Stored(Arrays.asList(outcomes), s.end());
     }
 
     private long markOnly(ReplicatedWrite w, Sequencer.Stamp stamp, List<byte[]> marker) throws IOException {

@@ -12,7 +12,11 @@ public sealed interface ReplicaOutcome {
 
     long end();
 
-    /** The events were sealed (or refused one by one, as in the embedded mode). */
+    /**
+     * The events were sealed (or refused one by one, as in the embedded mode). For a write with
+     * marks ({@link ReplicatedWrite#marks}), an event whose mark was already recorded has a null
+     * outcome: not stored again, as the embedded OTLP path does not store a span twice.
+     */
     record Stored(List<AppendOutcome> outcomes, long end) implements ReplicaOutcome {
     }
 

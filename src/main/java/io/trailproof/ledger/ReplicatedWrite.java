@@ -13,14 +13,30 @@ import java.util.List;
  * @param key the idempotency key the write was sent with (scope and path folded in), or null
  * @param contentDigest SHA-256 of the request body sent with {@code key}; null without a key
  * @param answer builds the answer to record under {@code key}; null without a key
+ * @param marks per event, the key that marks it stored (an OTLP span's trace and span id), or empty
+ *     for a write without marks. An event whose mark is already recorded (in the log's time) is not
+ *     stored again; each stored one gets its mark recorded in its own group. The marks of one write
+ *     are distinct, every mark's content digest is all zeros (first one wins, as in embedded mode).
+ * @param markAnswer builds the answer recorded under each mark from its event's outcome; null without marks
  */
 public record ReplicatedWrite(long offset, long brokerTimeMillis, int idBits, List<Submission> events, DedupeKey key,
-                              byte[] contentDigest, Recording.AnswerBuilder answer) {
+                              byte[] contentDigest, Recording.AnswerBuilder answer, List<DedupeKey> marks,
+                              Recording.AnswerBuilder markAnswer) {
 
     public ReplicatedWrite {
         events = List.copyOf(events);
+        marks = List.copyOf(marks);
         if ((key == null) != (contentDigest == null) || (key == null) != (answer == null)) {
             throw new IllegalArgumentException("a keyed write has key, content digest and answer builder; others none");
         }
+        if (!marks.isEmpty() && (marks.size() != events.size() || markAnswer == null || key != null)) {
+            throw new IllegalArgumentException("a marked write has one mark per event, a mark answer builder and no key");
+        }
+    }
+
+    /** A write without per-event marks. */
+    public ReplicatedWrite(long offset, long brokerTimeMillis, int idBits, List<Submission> events, DedupeKey key,
+                           byte[] contentDigest, Recording.AnswerBuilder answer) {
+        this(offset, brokerTimeMillis, idBits, events, key, contentDigest, answer, List.of(), null);
     }
 }

@@ -65,8 +65,11 @@ public final class TraceIngest {
     private static final byte[] SAME_CONTENT = new byte[32];
     private static final HexFormat HEX = HexFormat.of();
 
-    /** The record of a stored span: its event's log index; nothing for a span whose event was refused. */
-    private static final Recording.AnswerBuilder MARK = outcomes -> outcomes.get(0).ok()
+    /**
+     * The record of a stored span: its event's log index; nothing for a span whose event was refused.
+     * Cluster mode records the same on every replica.
+     */
+    public static final Recording.AnswerBuilder SPAN_MARK = outcomes -> outcomes.get(0).ok()
             ? ByteBuffer.allocate(8).putLong(outcomes.get(0).event().logIndex()).array() : null;
 
     private final Ledger ledger;
@@ -94,6 +97,61 @@ public final class TraceIngest {
      * @throws io.trailproof.ledger.LedgerUnavailableException when the ledger cannot write (nothing acknowledged)
      */
     public Result ingest(ExportTraceServiceRequest request) throws IOException, SpansInFlight {
+        Prepared p = prepare(request);
+        store(p.candidates, p.rejections);
+        return p.result();
+    }
+
+    /**
+     * The spans of one export mapped and checked by the event rules, in the order they are stored
+     * (start time, ties as sent), each with its mark; nothing stored or claimed. Cluster mode
+     * (issue #18) produces these to the topic, where every replica dedupes them by their marks.
+     */
+    public static final class Prepared {
+        private final List<Candidate> candidates;
+        private final Rejections rejections;
+        private final int spans;
+
+        private Prepared(List<Candidate> candidates, Rejections rejections, int spans) {
+            this.candidates = candidates;
+            this.rejections = rejections;
+            this.spans = spans;
+        }
+
+        /** The events to store, distinct by mark. */
+        public List<ObjectNode> events() {
+            return candidates.stream().map(Candidate::fields).toList();
+        }
+
+        /** Per event, its span's mark ({@link DedupeRecord#OTLP_SPAN}). */
+        public List<DedupeKey> marks() {
+            return candidates.stream().map(Candidate::key).toList();
+        }
+
+        /**
+         * The export's outcome once {@link #events()} were applied: {@code outcomes} holds per event
+         * its outcome, or null for a span already stored (accepted, not stored again). Call once.
+         */
+        public Result result(List<AppendOutcome> outcomes) {
+            if (outcomes.size() != candidates.size()) {
+                throw new IllegalArgumentException("one outcome (or null) per event");
+            }
+            for (int j = 0; j < outcomes.size(); j++) {
+                AppendOutcome o = outcomes.get(j);
+                if (o != null && !o.ok()) {
+                    rejections.add(candidates.get(j).order(), candidates.get(j).name() + ": " + o.error());
+                }
+            }
+            return result();
+        }
+
+        private Result result() {
+            return new Result(spans, rejections.count, rejections.first);
+        }
+    }
+
+    /** Maps and checks the spans of {@code request} (see {@link Prepared}); touches no storage. */
+    public static Prepared prepare(ExportTraceServiceRequest request) {
         Rejections rejections = new Rejections();
         List<Candidate> candidates = new ArrayList<>();
         Set<DedupeKey> seen = new HashSet<>();
@@ -116,8 +174,7 @@ public final class TraceIngest {
             }
         }
         candidates.sort(Comparator.comparingLong(Candidate::startNanos));
-        store(candidates, rejections);
-        return new Result(order, rejections.count, rejections.first);
+        return new Prepared(candidates, rejections, order);
     }
 
     private void store(List<Candidate> candidates, Rejections rejections) throws IOException, SpansInFlight {
@@ -132,7 +189,7 @@ public final class TraceIngest {
                         claims.add(f.claim());
                         fresh.add(c);
                         events.add(c.fields());
-                        recordings.add(new Recording(f.claim(), MARK));
+                        recordings.add(new Recording(f.claim(), SPAN_MARK));
                     }
                     case DedupeTable.Recorded r -> {
                         // stored by an earlier export within retention: accepted, not stored again

@@ -128,6 +128,13 @@ class ClusterIT {
         }
     }
 
+    /** A span of the test's export (trace fixed), started {@code startMillis} after a fixed instant. */
+    private static String span(String spanId, String name, int startMillis) {
+        long start = 1_764_086_400_000_000_000L + startMillis * 1_000_000L;
+        return "{\"traceId\":\"0af7651916cd43dd8448eb211c80319c\",\"spanId\":\"" + spanId + "\",\"name\":\"" + name
+                + "\",\"startTimeUnixNano\":\"" + start + "\",\"endTimeUnixNano\":\"" + (start + 1_000_000) + "\"}";
+    }
+
     @Test
     @Order(1)
     void threeNodesIngestingConcurrentlyHoldByteIdenticalLogs() throws Exception {
@@ -186,14 +193,43 @@ class ClusterIT {
         Api.Reply conflict = postKeyed(api("n1"), "/v1/events", event("idem", 2), "same-key");
         assertThat(conflict.status()).as(conflict.body()).isEqualTo(422);
 
-        // OTLP is not replicated yet: refused with a 503 that says so, nothing stored locally.
-        Api.Reply otlp = api("n1").post("/v1/traces", ("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{"
-                + "\"traceId\":\"0af7651916cd43dd8448eb211c80319c\",\"spanId\":\"b7ad6b7169203331\",\"name\":\"x\","
-                + "\"startTimeUnixNano\":\"1\",\"endTimeUnixNano\":\"2\"}]}]}]}").getBytes(), "application/json");
-        assertThat(otlp.status()).as(otlp.body()).isEqualTo(503);
-        assertThat(otlp.body()).contains("cluster mode");
+        // OTLP through the topic: two distinct spans (one of them twice) and one refused span, sent to n1;
+        // the same export sent to n2 stores nothing again (the marks are replicated with the events).
+        String export = "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\","
+                + "\"value\":{\"stringValue\":\"svc\"}}]},\"scopeSpans\":[{\"spans\":["
+                + span("b7ad6b7169203332", "tool", 5) + "," + span("b7ad6b7169203331", "chat", 3) + ","
+                + span("b7ad6b7169203331", "chat", 3) + "," + span("0000000000000000", "bad", 4) + "]}]}]}";
+        Api.Reply otlp = api("n1").post("/v1/traces", export.getBytes(), "application/json");
+        assertThat(otlp.status()).as(otlp.body()).isEqualTo(200);
+        assertThat(otlp.json().at("/partialSuccess/rejectedSpans").asText()).isEqualTo("1");
+        assertThat(otlp.json().at("/partialSuccess/errorMessage").asText()).contains("span 'bad'");
+        long otlpSize = Long.parseLong(otlp.header("X-Tree-Size"));
+        Api.Reply resent = api("n2").post("/v1/traces", export.getBytes(), "application/json");
+        assertThat(resent.status()).as(resent.body()).isEqualTo(200);
+        assertThat(resent.json().at("/partialSuccess/rejectedSpans").asText()).isEqualTo("1");
+        assertThat(Long.parseLong(resent.header("X-Tree-Size"))).isEqualTo(otlpSize);
+        Api.Reply spans = api("n3").get("/v1/events?agent_id=svc&order=asc&min_tree_size=" + otlpSize);
+        assertThat(spans.status()).as(spans.body()).isEqualTo(200);
+        assertThat(spans.json()).hasSize(2);
+        assertThat(spans.json().get(0).at("/metadata/otel/span_id").asText()).isEqualTo("b7ad6b7169203331");
+        // One new export sent to two nodes at once: the topic orders them, each span is stored once.
+        String twice = "{\"resourceSpans\":[{\"resource\":{\"attributes\":[{\"key\":\"service.name\","
+                + "\"value\":{\"stringValue\":\"svc\"}}]},\"scopeSpans\":[{\"spans\":["
+                + span("b7ad6b7169203333", "chat", 6) + "," + span("b7ad6b7169203331", "chat", 3) + "]}]}]}";
+        ExecutorService both = Executors.newFixedThreadPool(2);
+        Future<Api.Reply> onN2 = both.submit(() -> api("n2").post("/v1/traces", twice.getBytes(), "application/json"));
+        Future<Api.Reply> onN3 = both.submit(() -> api("n3").post("/v1/traces", twice.getBytes(), "application/json"));
+        long sizeAfter = 0;
+        for (Future<Api.Reply> f : List.of(onN2, onN3)) {
+            Api.Reply r = f.get();
+            assertThat(r.status()).as(r.body()).isEqualTo(200);
+            assertThat(r.json().has("partialSuccess")).as(r.body()).isFalse();
+            sizeAfter = Math.max(sizeAfter, Long.parseLong(r.header("X-Tree-Size")));
+        }
+        both.shutdown();
+        assertThat(sizeAfter).isEqualTo(otlpSize + 1);
 
-        long expected = total + 2;
+        long expected = total + 2 + 3;
         assertIdentical(List.of("n1", "n2", "n3"), expected);
         for (String n : List.of("n1", "n2", "n3")) {
             JsonNode c = api(n).get("/v1/cluster").json();

@@ -47,6 +47,25 @@ class WriteRecordTest {
     }
 
     @Test
+    void theSpansOfAnExportCarryTheirMarks() throws Exception {
+        DedupeKey m1 = DedupeKey.of(DedupeRecord.OTLP_SPAN, "t", "s1");
+        DedupeKey m2 = DedupeKey.of(DedupeRecord.OTLP_SPAN, "t", "s2");
+        WriteRecord r = new WriteRecord("n", "r", List.of(new Submission(fields("{\"agent_id\":\"a\"}"), 0),
+                new Submission(fields("{\"agent_id\":\"b\"}"), 3)), null, null, new AnswerSpec.Spans(), List.of(m1, m2));
+        byte[] bytes = r.encode();
+        WriteRecord back = WriteRecord.decode(bytes);
+        assertThat(back.answer()).isInstanceOf(AnswerSpec.Spans.class);
+        assertThat(back.marks()).containsExactly(m1, m2);
+        assertThat(back.key()).isNull();
+        assertThat(back.encode()).isEqualTo(bytes);
+        assertThat(WriteRecord.decode(new WriteRecord("n", "r", List.of(new Submission(fields("{\"agent_id\":\"a\"}"), 0)),
+                null, null, new AnswerSpec.Single()).encode()).marks()).isEmpty();
+        // a spans record with an event lacking its mark cannot be applied: refused, not skipped
+        String broken = new String(bytes, StandardCharsets.UTF_8).replaceFirst("\"mark\":\\{[^}]*\\},", "");
+        assertThatThrownBy(() -> WriteRecord.decode(broken.getBytes(StandardCharsets.UTF_8))).isInstanceOf(IOException.class);
+    }
+
+    @Test
     void somethingElseIsRefusedNotSkipped() {
         assertThatThrownBy(() -> WriteRecord.decode("{\"v\":2}".getBytes())).isInstanceOf(IOException.class);
         assertThatThrownBy(() -> WriteRecord.decode("not json".getBytes())).isInstanceOf(IOException.class);

@@ -105,6 +105,51 @@ class ReplicaAppliesTest {
         }
     }
 
+    private static DedupeKey mark(String span) {
+        return DedupeKey.of(DedupeRecord.OTLP_SPAN, "trace", span);
+    }
+
+    private static byte[] markAnswer(List<AppendOutcome> o) {
+        return o.get(0).ok() ? ("at " + o.get(0).event().logIndex()).getBytes() : null;
+    }
+
+    private static ReplicatedWrite spans(long offset, long time, String... spanIds) {
+        List<DedupeKey> marks = new ArrayList<>();
+        for (String s : spanIds) {
+            marks.add(mark(s));
+        }
+        return new ReplicatedWrite(offset, time, (int) offset, events("otel", spanIds.length), null, null, null, marks,
+                ReplicaAppliesTest::markAnswer);
+    }
+
+    @Test
+    void spansAlreadyMarkedAreLeftOutOnEveryReplicaEvenWithinOnePoll() throws Exception {
+        List<ReplicatedWrite> h = List.of(spans(0, T0, "s1", "s2"), spans(1, T0 + 1, "s2", "s3"),
+                spans(2, T0 + 2, "s1", "s3"));
+        try (Ledger one = open("one", Instant.parse("2030-01-01T00:00:00Z"));
+             Ledger two = open("two", Instant.EPOCH)) {
+            List<ReplicaOutcome> a = applyAll(one, h);   // one poll: s2 is marked by a record not yet synced
+            ReplicaApplies r = two.replicaApplies().orElseThrow();
+            for (ReplicatedWrite w : h) {
+                r.apply(w);
+                r.sync();   // record by record
+            }
+            assertThat(one.size()).isEqualTo(3);
+            assertThat(payloads(one)).isEqualTo(payloads(two));
+            assertThat(one.root(3)).isEqualTo(two.root(3));
+            List<AppendOutcome> second = ((ReplicaOutcome.Stored) a.get(1)).outcomes();
+            assertThat(second.get(0)).isNull();
+            assertThat(second.get(1).event().logIndex()).isEqualTo(2);
+            assertThat(((ReplicaOutcome.Stored) a.get(2)).outcomes()).containsExactly(null, null);
+            assertThat(a.get(2).end()).isEqualTo(3);
+        }
+        try (Ledger again = open("one", Instant.EPOCH)) {   // the marks are rebuilt from the log
+            List<ReplicaOutcome> later = applyAll(again, List.of(spans(3, T0 + 3, "s3", "s4")));
+            assertThat(((ReplicaOutcome.Stored) later.get(0)).outcomes().get(0)).isNull();
+            assertThat(again.size()).isEqualTo(4);
+        }
+    }
+
     @Test
     void thePositionAndTheKeysSurviveAReopen() throws Exception {
         List<ReplicatedWrite> h = history();
