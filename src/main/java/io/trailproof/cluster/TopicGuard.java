@@ -71,7 +71,14 @@ public final class TopicGuard {
                         throw e;   // another node creating it at the same moment is fine; anything else is not
                     }
                 }
+                // A new topic's metadata reaches the broker answering the describe a moment after the
+                // create returned: ask again for a while before calling it a problem of the cluster.
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
                 d = describe(admin, topic);
+                while (d == null && System.nanoTime() < deadline) {
+                    Thread.sleep(100);
+                    d = describe(admin, topic);
+                }
                 if (d == null) {
                     throw new TopicRefused("topic " + topic + " was created but cannot be described; check the Kafka cluster");
                 }
