@@ -1,5 +1,7 @@
 package io.trailproof.cluster;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerHealth;
 import io.trailproof.ledger.LedgerUnavailableException;
 import io.trailproof.ledger.ReplicaApplies;
@@ -41,12 +43,17 @@ final class ApplyLoop implements Runnable {
     private final AnswerBuilders answers;
     private final Map<String, CompletableFuture<ReplicaOutcome>> waiters;
     private final LedgerHealth health;
+    private final Ledger ledger;
+    private final ReplicatedTimestamps timestamps;
     private volatile boolean running = true;
     private volatile String failure;
 
     ApplyLoop(Consumer<byte[], byte[]> consumer, TopicPartition partition, ReplicaApplies replica, AnswerBuilders answers,
-              Map<String, CompletableFuture<ReplicaOutcome>> waiters, LedgerHealth health) {
+              Map<String, CompletableFuture<ReplicaOutcome>> waiters, LedgerHealth health, Ledger ledger,
+              ReplicatedTimestamps timestamps) {
         this.consumer = consumer;
+        this.ledger = ledger;
+        this.timestamps = timestamps;
         this.replica = replica;
         this.answers = answers;
         this.waiters = waiters;
@@ -105,7 +112,11 @@ final class ApplyLoop implements Runnable {
         }
         WriteRecord w;
         try {
-            w = WriteRecord.decode(r.value() == null ? new byte[0] : r.value());
+            JsonNode parsed = WriteRecord.parse(r.value() == null ? new byte[0] : r.value());
+            if (TimestampWrite.is(parsed)) {
+                return applyTimestamp(r, TimestampWrite.decode(parsed));
+            }
+            w = WriteRecord.decode(parsed);
         } catch (java.io.IOException e) {
             throw new IllegalStateException("record at offset " + r.offset() + " cannot be applied: " + e.getMessage(), e);
         }
@@ -113,6 +124,31 @@ final class ApplyLoop implements Runnable {
                 w.key(), w.contentDigest(), w.key() == null ? null : answers.builder(w.answer()), w.marks(),
                 w.marks().isEmpty() ? null : answers.builder(w.answer())));
         return new Applied(w.requestId(), outcome);
+    }
+
+    /**
+     * A timestamp record: its root must be this node's root at its size (every node holds the same
+     * events at every size; anything else is damage, and stops the loop). Stored in the timestamp
+     * store <em>before</em> the position frame (an empty group), idempotently, so a crash between the
+     * two re-applies it harmlessly.
+     */
+    private Applied applyTimestamp(ConsumerRecord<byte[], byte[]> r, TimestampWrite t) throws Exception {
+        replica.sync();   // the events of this poll before the record: the root at its size must be readable
+        long size = t.record().treeSize();
+        if (size > ledger.size()) {
+            throw new IllegalStateException("timestamp record at offset " + r.offset() + " stamps tree size " + size
+                    + " but this node holds only " + ledger.size() + " events before it: damage");
+        }
+        byte[] own = ledger.root(size);
+        if (!MessageDigest.isEqual(own, t.record().merkleRootBytes())) {
+            throw new IllegalStateException("timestamp record at offset " + r.offset() + " (node " + t.nodeId()
+                    + ") stamps root " + t.record().merkleRoot() + " at tree size " + size + ", but this node's root there is "
+                    + java.util.HexFormat.of().formatHex(own) + ": the nodes' logs differ (damage)");
+        }
+        timestamps.appendOnce(t.record());
+        ReplicaOutcome outcome = replica.apply(new ReplicatedWrite(r.offset(), r.timestamp(), idBits(r), List.of(),
+                null, null, null, List.of(), null));
+        return new Applied(t.requestId(), outcome);
     }
 
     /** The bits of the events' ids: from a SHA-256 of the record (offset, time, value). */

@@ -67,7 +67,7 @@ public final class ClusterNode implements AutoCloseable {
 
     private ClusterNode(Settings.Cluster settings, Ledger ledger, Redactor redactor, Admin admin,
                         KafkaProducer<byte[], byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
-                        AnswerBuilders answers, List<String> warnings) {
+                        AnswerBuilders answers, List<String> warnings, ReplicatedTimestamps timestamps) {
         this.settings = settings;
         this.ledger = ledger;
         this.redactor = redactor;
@@ -77,7 +77,7 @@ public final class ClusterNode implements AutoCloseable {
         this.partition = new TopicPartition(settings.topic(), 0);
         this.loop = new ApplyLoop(consumer, partition, ledger.replicaApplies().orElseThrow(
                 () -> new IllegalArgumentException("cluster mode needs a replica ledger (Ledger.openReplica)")),
-                answers, waiters, ledger.health());
+                answers, waiters, ledger.health(), ledger, timestamps);
         this.sender = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon().name("trailproof-produce").unstarted(r));
         this.loopThread = Thread.ofPlatform().daemon().name("trailproof-apply").unstarted(loop);
     }
@@ -86,10 +86,11 @@ public final class ClusterNode implements AutoCloseable {
      * Checks (or creates) the topic and this node's data against it, then starts applying.
      *
      * @param maxRecordBytes the largest record a request can make (the topic must take it)
+     * @param timestamps where the timestamp records of the topic are stored (this node's timestamp store)
      * @throws TopicGuard.TopicRefused when the topic or the local data cannot be used; the message says why
      */
     public static ClusterNode start(Settings.Cluster settings, Ledger ledger, Redactor redactor, AnswerBuilders answers,
-                                    int maxRecordBytes) throws TopicGuard.TopicRefused, InterruptedException {
+                                    int maxRecordBytes, ReplicatedTimestamps timestamps) throws TopicGuard.TopicRefused, InterruptedException {
         Admin admin = Admin.create(props(settings, Map.of(
                 AdminClientConfig.CLIENT_ID_CONFIG, "trailproof-admin-" + settings.nodeId())));
         KafkaProducer<byte[], byte[]> producer = null;
@@ -117,7 +118,7 @@ public final class ClusterNode implements AutoCloseable {
                     new ByteArrayDeserializer(), new ByteArrayDeserializer());
             ClusterNode node;
             try {
-                node = new ClusterNode(settings, ledger, redactor, admin, producer, consumer, answers, warnings);
+                node = new ClusterNode(settings, ledger, redactor, admin, producer, consumer, answers, warnings, timestamps);
             } catch (RuntimeException e) {
                 consumer.close(Duration.ZERO);   // the node would have closed it; it never came to be
                 throw e;
@@ -211,6 +212,36 @@ public final class ClusterNode implements AutoCloseable {
         String request = UUID.randomUUID().toString();
         return produce(request, new WriteRecord(settings.nodeId(), request, Submission.of(events, redactor), null, null,
                 new AnswerSpec.Spans(), marks).encode());
+    }
+
+    /**
+     * Produces one timestamp record (stamped by this node over its root at its applied size) and
+     * returns once this node applied it, so it is in this node's timestamp store, durably.
+     *
+     * @throws LedgerUnavailableException when the outcome is unknown after {@code cluster.write-timeout}
+     *     (the record may still be stored on every node later; a retry stamps a second, also valid,
+     *     record), or this node cannot write
+     */
+    public void publishTimestamp(io.trailproof.core.timestamp.TimestampRecord record) throws java.io.IOException {
+        String failure = loop.failure();
+        if (failure != null || closed) {
+            throw new LedgerUnavailableException(failure != null ? failure : "the service is shutting down", null);
+        }
+        String request = UUID.randomUUID().toString();
+        try {
+            produce(request, new TimestampWrite(settings.nodeId(), request, record).encode()).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new LedgerUnavailableException("interrupted while the timestamp record was produced", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            Throwable cause = e.getCause();
+            if (cause instanceof LedgerUnavailableException u) {
+                throw u;
+            }
+            throw new LedgerUnavailableException("the outcome of this timestamp is unknown: " + cause.getMessage()
+                    + ". It may still be stored on every node; POST /v1/timestamp again if GET /v1/timestamps lacks it",
+                    cause);
+        }
     }
 
     private CompletableFuture<ReplicaOutcome> produce(String request, byte[] value) {

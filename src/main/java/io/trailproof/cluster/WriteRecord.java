@@ -105,6 +105,15 @@ public record WriteRecord(String nodeId, String requestId, List<Submission> even
      *     it, and must stop rather than skip it
      */
     public static WriteRecord decode(byte[] value) throws IOException {
+        return decode(parse(value));
+    }
+
+    /**
+     * Parses a record of the topic (a write or a {@link TimestampWrite}) as far as its envelope.
+     *
+     * @throws IOException when it is not a version 1 trailproof record
+     */
+    static JsonNode parse(byte[] value) throws IOException {
         JsonNode o;
         try {
             o = StrictJson.parse(value, MAX_DEPTH);
@@ -114,6 +123,11 @@ public record WriteRecord(String nodeId, String requestId, List<Submission> even
         if (!o.isObject() || o.path("v").asInt(-1) != 1) {
             throw new IOException("the record is not a version 1 trailproof write");
         }
+        return o;
+    }
+
+    /** Reads a parsed record that is a write of events. */
+    static WriteRecord decode(JsonNode o) throws IOException {
         AnswerSpec answer;
         switch (o.path("answer").asText()) {
             case "event" -> answer = new AnswerSpec.Single();

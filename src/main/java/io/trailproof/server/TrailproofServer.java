@@ -111,13 +111,14 @@ public final class TrailproofServer implements AutoCloseable {
                     settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
                     settings.idempotency().retention(), settings.idempotency().maxKeys(),
                     settings.redaction().redactor());
+            timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
             if (settings.cluster().kafka()) {
                 // Cluster mode (issue #18): the topic is the source of order; this node's log is a replica of it.
                 ledger = Ledger.openReplica(settings.dataDir(), options, clock);
                 try {
                     cluster = io.trailproof.cluster.ClusterNode.start(settings.cluster(), ledger,
                             settings.redaction().redactor(), new io.trailproof.http.RecordedAnswers(),
-                            maxRecordBytes(settings));
+                            maxRecordBytes(settings), timestampStore::appendOnce);
                 } catch (io.trailproof.cluster.TopicGuard.TopicRefused e) {
                     throw new StartException(e.getMessage());
                 } catch (InterruptedException e) {
@@ -127,10 +128,12 @@ public final class TrailproofServer implements AutoCloseable {
             } else {
                 ledger = Ledger.open(settings.dataDir(), options, clock, random);
             }
-            timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
             TimestampService timestamps = new TimestampService(ledger, timestampStore,
                     new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), tsaUrls, settings.defaultTsaUrl(),
                     anchors, clock, random);
+            if (cluster != null) {
+                timestamps.publishThrough(cluster::publishTimestamp);   // stored on every node by its apply loop
+            }
             index = SearchIndex.open(settings.dataDir(), ledger, clock, settings.hardening().indexRamBufferMb());
             Settings.Checkpoints cps = settings.checkpoints();
             NoteSigner signer;

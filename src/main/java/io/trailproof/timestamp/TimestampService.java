@@ -44,6 +44,21 @@ public final class TimestampService {
     private final Clock clock;
     private final RandomGenerator random;
     private volatile java.util.function.Consumer<Boolean> outcomes = ok -> { };
+    private volatile Publisher publisher;
+
+    /**
+     * Where an accepted record goes: by default this node's store; in cluster mode the topic, which
+     * every node's apply loop stores from.
+     */
+    @FunctionalInterface
+    public interface Publisher {
+        /**
+         * Stores the record (or has it stored); durable on return.
+         *
+         * @throws LedgerUnavailableException when it cannot be stored, or its outcome is unknown
+         */
+        void publish(TimestampRecord record) throws IOException;
+    }
 
     /**
      * @param anchors trust anchors for the certificate_chain check (the JDK trust store plus configured PEM files)
@@ -59,6 +74,12 @@ public final class TimestampService {
         this.anchors = List.copyOf(anchors);
         this.clock = clock;
         this.random = random;
+        this.publisher = store::append;
+    }
+
+    /** Sends accepted records through {@code publisher} instead of this node's store (cluster mode). */
+    public void publishThrough(Publisher publisher) {
+        this.publisher = publisher;
     }
 
     /**
@@ -124,7 +145,9 @@ public final class TimestampService {
                 Rfc3161.HASH_ALGORITHM_NAME, accepted.facts().nonce(), b64.encodeToString(accepted.tokenDer()),
                 accepted.certificates().stream().map(b64::encodeToString).toList());
         try {
-            store.append(record);
+            publisher.publish(record);
+        } catch (LedgerUnavailableException e) {
+            throw e;
         } catch (IOException e) {
             throw new LedgerUnavailableException("storing the timestamp record failed: " + e.getMessage(), e);
         }

@@ -20,6 +20,22 @@ public interface TimestampStore extends Closeable {
     /** Stores the record; durable on return. */
     void append(TimestampRecord record) throws IOException;
 
+    /**
+     * {@link #append} unless the newest record already has this record's id; durable on return.
+     * Idempotent against a re-apply of the last record (cluster mode: a crash between this append
+     * and the replica's position frame applies the same topic record again).
+     *
+     * @return false when the record was already the newest, and nothing was stored
+     */
+    default boolean appendOnce(TimestampRecord record) throws IOException {
+        Optional<TimestampRecord> newest = latest();
+        if (newest.isPresent() && newest.get().id().equals(record.id())) {
+            return false;
+        }
+        append(record);
+        return true;
+    }
+
     /** Number of records. */
     long size();
 

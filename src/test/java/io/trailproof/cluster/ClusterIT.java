@@ -32,7 +32,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Cluster mode against a real Kafka cluster (1 controller + 3 brokers in this JVM, started once):
  * three trailproof nodes ingest concurrently and hold byte-identical events at the same log_index;
  * a stopped node catches up; a node killed with kill -9 (a separate JVM) during ingest restarts and
- * catches up; a fresh node converges; a record that cannot be applied stops the apply loop; the partition leader dies during ingest and no
+ * catches up; a fresh node converges (timestamp records too); a timestamp requested on one node is
+ * stored and verifies on every node; a record that cannot be applied stops the apply loop; the partition leader dies during ingest and no
  * acknowledged event is lost; with every broker down writes answer 503 and reads go on. The tests
  * run in order and share the cluster (each builds on the state the previous one left).
  */
@@ -46,12 +47,16 @@ class ClusterIT {
     static Path dirs;
 
     private static KafkaTestCluster kafka;
+    private static io.trailproof.testing.TestTsa tsa;
+    private static Path tsaRoot;
     private static final Map<String, InProcessServer> nodes = new HashMap<>();
 
     @BeforeAll
     static void startCluster() throws Exception {
         long t0 = System.nanoTime();
         kafka = KafkaTestCluster.start();
+        tsa = io.trailproof.testing.TestTsa.start();
+        tsaRoot = tsa.writeRootPem(dirs.resolve("tsa-ca.pem"));
         System.out.println("kafka started in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         for (String id : List.of("n1", "n2", "n3")) {
             start(id);
@@ -66,6 +71,9 @@ class ClusterIT {
         if (kafka != null) {
             kafka.close();
         }
+        if (tsa != null) {
+            tsa.close();
+        }
     }
 
     private static void start(String id) throws Exception {
@@ -75,7 +83,9 @@ class ClusterIT {
                 "cluster.node-id", id,
                 "cluster.topic", TOPIC,
                 "cluster.write-timeout", WRITE_TIMEOUT,
-                "cluster.read-wait", "PT20S"));
+                "cluster.read-wait", "PT20S",
+                "timestamp.default-tsa-url", tsa.url(),
+                "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000"));
     }
 
     private static Api api(String id) {
@@ -246,6 +256,41 @@ class ClusterIT {
 
     @Test
     @Order(2)
+    void aTimestampRequestedOnOneNodeIsStoredAndVerifiesOnEveryNode() throws Exception {
+        long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
+        assertIdentical(List.of("n1", "n2", "n3"), size);
+        Api.Reply r = api("n1").post("/v1/timestamp", "{}");
+        assertThat(r.status()).as(r.body()).isEqualTo(201);
+        JsonNode record = r.json();
+        assertThat(record.get("tree_size").asLong()).isEqualTo(size);
+        assertThat(record.get("merkle_root").asText())
+                .isEqualTo(api("n1").get("/v1/merkle/root?tree_size=" + size).json().get("root").asText());
+        // answered after n1's own apply: n1 lists it at once
+        assertThat(api("n1").get("/v1/timestamps").json()).hasSize(1);
+        for (String id : List.of("n1", "n2", "n3")) {
+            JsonNode list = awaitTimestamps(api(id), 1);
+            assertThat(list.get(0)).as("the record on " + id).isEqualTo(record);
+            JsonNode v = api(id).get("/v1/timestamps/verify").json();
+            assertThat(v.get("valid").asBoolean()).as(id + ": " + v).isTrue();
+            assertThat(v.get("timestamp_id").asText()).isEqualTo(record.get("id").asText());
+        }
+    }
+
+    /** Polls (at most 20 s) until the node lists {@code n} timestamp records; they follow the events' apply. */
+    private static JsonNode awaitTimestamps(Api api, int n) throws Exception {
+        long deadline = System.nanoTime() + 20_000_000_000L;
+        while (true) {
+            JsonNode list = api.get("/v1/timestamps").json();
+            if (list.size() >= n || System.nanoTime() > deadline) {
+                assertThat(list).hasSize(n);
+                return list;
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    @Test
+    @Order(3)
     void aStoppedNodeCatchesUpByteIdentical() throws Exception {
         nodes.remove("n3").close();
         for (int i = 0; i < 20; i++) {
@@ -257,19 +302,20 @@ class ClusterIT {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aFreshNodeJoiningLateConverges() throws Exception {
         long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
         start("n4");
         try {
             assertIdentical(List.of("n1", "n4"), size);
+            assertThat(awaitTimestamps(api("n4"), 1)).isEqualTo(api("n1").get("/v1/timestamps").json());
         } finally {
             nodes.remove("n4").close();
         }
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aNodeKilledDuringIngestRestartsAndCatchesUpByteIdentical() throws Exception {
         Path dir = dirs.resolve("k1");
         Path config = dirs.resolve("k1.properties");
@@ -323,7 +369,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void aRecordThatCannotBeAppliedStopsTheApplyLoopLoudlyAndIsNeverSkipped() throws Exception {
         String topic = "poisoned";
         InProcessServer node = InProcessServer.start(dirs.resolve("poisoned"), "cluster.mode", "kafka",
@@ -355,7 +401,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void theLeaderBrokerDyingDuringIngestLosesNoAcknowledgedEvent() throws Exception {
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         AtomicBoolean stop = new AtomicBoolean();
@@ -420,7 +466,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void withEveryBrokerDownWritesAnswer503AndReadsGoOn() throws Exception {
         for (int id : Set.copyOf(kafka.brokerIds())) {
             try {

@@ -71,4 +71,18 @@ class WriteRecordTest {
         assertThatThrownBy(() -> WriteRecord.decode("not json".getBytes())).isInstanceOf(IOException.class);
         assertThatThrownBy(() -> WriteRecord.decode(new byte[0])).isInstanceOf(IOException.class);
     }
+
+    @Test
+    void aTimestampRecordRoundTripsAndIsToldApartFromWrites() throws Exception {
+        io.trailproof.core.timestamp.TimestampRecord record = new io.trailproof.core.timestamp.TimestampRecord("id-1",
+                "ab".repeat(32), 7, "tsa.example", "http://tsa.example/", "2026-03-01T10:00:00Z",
+                "2026-03-01T10:00:00Z", "01", "1.2.3", "SHA-256", "02", "AA==", List.of("AQ=="));
+        byte[] value = new TimestampWrite("n1", "r1", record).encode();
+        var parsed = WriteRecord.parse(value);
+        assertThat(TimestampWrite.is(parsed)).isTrue();
+        assertThat(TimestampWrite.decode(parsed)).isEqualTo(new TimestampWrite("n1", "r1", record));
+        assertThatThrownBy(() -> WriteRecord.decode(value)).isInstanceOf(IOException.class);
+        byte[] write = new WriteRecord("n1", "r2", List.of(), null, null, new AnswerSpec.Single()).encode();
+        assertThat(TimestampWrite.is(WriteRecord.parse(write))).isFalse();
+    }
 }
