@@ -64,6 +64,7 @@ public final class ClusterNode implements AutoCloseable {
     private final TopicPartition partition;
     private final List<String> warnings;
     private volatile boolean closed;
+    private volatile SchedulerLeadership leadership;
 
     private ClusterNode(Settings.Cluster settings, Ledger ledger, Redactor redactor, Admin admin,
                         KafkaProducer<byte[], byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
@@ -308,6 +309,21 @@ public final class ClusterNode implements AutoCloseable {
         return settings;
     }
 
+    /**
+     * Joins the group that picks the one node running the cluster's scheduled work (see
+     * {@link SchedulerLeadership}): {@code lead} runs when this node is chosen, {@code unlead} when it
+     * is not any more, and at {@link #close}. Both run on the member's thread and must not block long.
+     */
+    public void leadScheduledWork(Runnable lead, Runnable unlead) throws InterruptedException {
+        KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props(settings, Map.of(
+                ConsumerConfig.CLIENT_ID_CONFIG, "trailproof-scheduler-" + settings.nodeId(),
+                ConsumerConfig.GROUP_ID_CONFIG, "trailproof-" + settings.topic() + "-scheduler",
+                ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false")),
+                new ByteArrayDeserializer(), new ByteArrayDeserializer());
+        leadership = SchedulerLeadership.start(admin, consumer, settings.topic(), settings.nodeId(),
+                settings.replicationFactor(), lead, unlead);
+    }
+
     /** Stops applying and producing; requests still waiting get 503. The caller closes the ledger after. */
     @Override
     public void close() {
@@ -315,6 +331,10 @@ public final class ClusterNode implements AutoCloseable {
             return;
         }
         closed = true;
+        SchedulerLeadership l = leadership;
+        if (l != null) {
+            l.close();
+        }
         loop.close();
         try {
             loopThread.join(30_000);

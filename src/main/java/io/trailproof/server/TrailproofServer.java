@@ -169,9 +169,25 @@ public final class TrailproofServer implements AutoCloseable {
                 return t;
             });
             if (cluster != null && !settings.timestampInterval().isZero()) {
-                // Scheduled timestamps are not replicated yet: each node would stamp on its own.
-                LOG.log(System.Logger.Level.WARNING, "timestamp.interval is ignored in cluster mode (scheduled "
-                        + "timestamps are not replicated through the topic yet; see the README, Cluster mode)");
+                // One node at a time stamps on schedule: the one Kafka's group assigns the coordination partition.
+                java.util.concurrent.atomic.AtomicReference<TimestampScheduler> leading = new java.util.concurrent.atomic.AtomicReference<>();
+                java.util.function.LongSupplier treeSize = ledger::size;
+                try {
+                    cluster.leadScheduledWork(() -> {
+                        TimestampScheduler s = new TimestampScheduler(timestamps, treeSize,
+                                settings.timestampInterval(), TIMESTAMP_FIRST_RETRY, clock);
+                        leading.set(s);
+                        s.start();
+                    }, () -> {
+                        TimestampScheduler s = leading.getAndSet(null);
+                        if (s != null) {
+                            s.close();
+                        }
+                    });
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new StartException("interrupted while joining the cluster's scheduler group");
+                }
             }
             TimestampScheduler stamper = settings.timestampInterval().isZero() || cluster != null ? null
                     : new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),

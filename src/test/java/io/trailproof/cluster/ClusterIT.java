@@ -289,8 +289,63 @@ class ClusterIT {
         }
     }
 
+    /**
+     * Scheduled timestamps on their own topic and nodes: one node at a time stamps (Kafka's group
+     * picks it), its records reach every node, and when a node leaves the schedule goes on.
+     */
     @Test
     @Order(3)
+    void scheduledTimestampsAreRunByTheGroupsChosenNodeAndReachEveryNode() throws Exception {
+        Map<String, InProcessServer> sched = new java.util.LinkedHashMap<>();
+        try {
+            for (String id : List.of("s1", "s2")) {
+                sched.put(id, InProcessServer.start(dirs.resolve(id),
+                        "cluster.mode", "kafka",
+                        "cluster.bootstrap-servers", kafka.bootstrapServers(),
+                        "cluster.node-id", id,
+                        "cluster.topic", TOPIC + "-sched",
+                        "cluster.write-timeout", WRITE_TIMEOUT,
+                        "cluster.kafka.session.timeout.ms", "6000",
+                        "cluster.kafka.heartbeat.interval.ms", "1000",
+                        "timestamp.interval", "PT0.5S",
+                        "timestamp.default-tsa-url", tsa.url(),
+                        "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000"));
+            }
+            Api s1 = sched.get("s1").api();
+            Api s2 = sched.get("s2").api();
+            for (int i = 0; i < 3; i++) {
+                assertThat(s1.post("/v1/events", event("sched", i)).status()).isEqualTo(201);
+            }
+            JsonNode first = awaitTimestampOf(s1, 3);
+            assertThat(awaitTimestampOf(s2, 3)).isEqualTo(first);
+            sched.remove("s1").close();   // whichever led: s2 alone is left, and stamps the next growth
+            assertThat(s2.post("/v1/events", event("sched", 3)).status()).isEqualTo(201);
+            JsonNode next = awaitTimestampOf(s2, 4);
+            assertThat(next.get("id").asText()).isNotEqualTo(first.get("id").asText());
+            JsonNode v = s2.get("/v1/timestamps/verify").json();
+            assertThat(v.get("valid").asBoolean()).as(v.toString()).isTrue();
+        } finally {
+            for (InProcessServer s : sched.values()) {
+                s.close();
+            }
+        }
+    }
+
+    /** Polls (at most 30 s) until the node's newest timestamp record stamps tree size {@code size}. */
+    private static JsonNode awaitTimestampOf(Api api, long size) throws Exception {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (true) {
+            JsonNode list = api.get("/v1/timestamps?limit=1").json();
+            if (!list.isEmpty() && list.get(0).get("tree_size").asLong() >= size) {
+                return list.get(0);
+            }
+            assertThat(System.nanoTime()).as("a scheduled timestamp of tree size " + size + ": " + list).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    @Test
+    @Order(4)
     void aStoppedNodeCatchesUpByteIdentical() throws Exception {
         nodes.remove("n3").close();
         for (int i = 0; i < 20; i++) {
@@ -302,7 +357,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(4)
+    @Order(5)
     void aFreshNodeJoiningLateConverges() throws Exception {
         long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
         start("n4");
@@ -315,7 +370,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(5)
+    @Order(6)
     void aNodeKilledDuringIngestRestartsAndCatchesUpByteIdentical() throws Exception {
         Path dir = dirs.resolve("k1");
         Path config = dirs.resolve("k1.properties");
@@ -369,7 +424,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(6)
+    @Order(7)
     void aRecordThatCannotBeAppliedStopsTheApplyLoopLoudlyAndIsNeverSkipped() throws Exception {
         String topic = "poisoned";
         InProcessServer node = InProcessServer.start(dirs.resolve("poisoned"), "cluster.mode", "kafka",
@@ -401,7 +456,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(7)
+    @Order(8)
     void theLeaderBrokerDyingDuringIngestLosesNoAcknowledgedEvent() throws Exception {
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         AtomicBoolean stop = new AtomicBoolean();
@@ -466,7 +521,7 @@ class ClusterIT {
     }
 
     @Test
-    @Order(8)
+    @Order(9)
     void withEveryBrokerDownWritesAnswer503AndReadsGoOn() throws Exception {
         for (int id : Set.copyOf(kafka.brokerIds())) {
             try {
