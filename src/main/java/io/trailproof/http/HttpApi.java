@@ -46,7 +46,7 @@ public final class HttpApi {
     /** {@code metrics} is null when {@code metrics.enabled} is false: nothing is recorded and /metrics is a 404. */
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps,
                    CheckpointService checkpoints, Tiles tiles, ServiceMetrics metrics,
-                   io.trailproof.cluster.ClusterNode cluster) {
+                   io.trailproof.cluster.ClusterNode cluster, java.time.Clock clock) {
         router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail (issue #19).
@@ -79,7 +79,7 @@ public final class HttpApi {
         }
         new OpenApiEndpoint().register(router); // GET /v1/openapi.json (issue #17)
         new BackupEndpoint(new io.trailproof.backup.OnlineBackup(settings.dataDir(), ledger, timestamps::storeFiles,
-                java.time.Clock.systemUTC())).register(router);
+                clock)).register(router);
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).

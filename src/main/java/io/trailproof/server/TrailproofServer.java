@@ -162,7 +162,7 @@ public final class TrailproofServer implements AutoCloseable {
                 observe(metrics, ledger, index, timestamps, checkpoints, checkpointing, witnesses);
             }
             HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints),
-                    metrics, cluster);
+                    metrics, cluster, clock);
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);
