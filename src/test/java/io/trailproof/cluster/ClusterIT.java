@@ -455,6 +455,81 @@ class ClusterIT {
         }
     }
 
+    /**
+     * A timestamp record whose root is not the node's root at its size (forged, or from a node whose
+     * log differs) stops the apply loop like any record that cannot be applied: never stored, never
+     * skipped, reads go on.
+     */
+    @Test
+    @Order(7)
+    void aForgedTimestampRecordStopsTheApplyLoopLoudlyAndIsNeverStored() throws Exception {
+        String topic = "forged";
+        InProcessServer node = InProcessServer.start(dirs.resolve("forged"), "cluster.mode", "kafka",
+                "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "f1", "cluster.topic", topic,
+                "cluster.write-timeout", WRITE_TIMEOUT,
+                "timestamp.default-tsa-url", tsa.url(),
+                "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000");
+        try {
+            Api api = node.api();
+            assertThat(api.post("/v1/events", event("f", 0)).status()).isEqualTo(201);
+            assertThat(api.post("/v1/events", event("f", 1)).status()).isEqualTo(201);
+            Api.Reply genuine = api.post("/v1/timestamp", "{}");
+            assertThat(genuine.status()).as(genuine.body()).isEqualTo(201);
+            // The genuine record with another root at the same size, produced as a node would produce it.
+            String ownRoot = genuine.json().get("merkle_root").asText();
+            String otherRoot = (ownRoot.charAt(0) == 'a' ? "b" : "a") + ownRoot.substring(1);
+            com.fasterxml.jackson.databind.node.ObjectNode forged = genuine.json().deepCopy();
+            forged.put("id", "forged-timestamp");
+            forged.put("merkle_root", otherRoot);
+            byte[] value = new TimestampWrite("intruder", "forged-request",
+                    io.trailproof.core.timestamp.TimestampRecord.fromJson(forged)).encode();
+            java.util.Properties props = new java.util.Properties();
+            props.put("bootstrap.servers", kafka.bootstrapServers());
+            try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(props,
+                    new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                    new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null, value)).get();
+            }
+            Api.Reply after = api.post("/v1/events", event("f", 2));   // behind the forged record: never applied
+            assertThat(after.status()).as(after.body()).isEqualTo(503);
+            JsonNode c = api.get("/v1/cluster").json();
+            assertThat(c.get("applying").asBoolean()).isFalse();
+            assertThat(c.get("apply_error").asText()).contains("offset 3").contains("intruder")
+                    .contains("stamps root " + otherRoot).contains("at tree size 2").contains(ownRoot)
+                    .contains("damage");
+            assertThat(c.get("applied_size").asLong()).isEqualTo(2);
+            assertThat(c.get("applied_offset").asLong()).isEqualTo(2);
+            JsonNode health = api.get("/health").json();
+            assertThat(health.get("status").asText()).isEqualTo("degraded");
+            assertThat(health.get("problems").toString()).contains("apply loop stopped");
+            JsonNode stamps = api.get("/v1/timestamps").json();
+            assertThat(stamps).hasSize(1);
+            assertThat(stamps.get(0)).isEqualTo(genuine.json());
+            assertThat(api.get("/v1/timestamps/verify").json().get("valid").asBoolean()).isTrue();
+            assertThat(api.get("/v1/events?limit=5").json()).hasSize(2);   // reads go on
+        } finally {
+            node.close();
+        }
+        // Restarted, the node stops at the same record again: it is never skipped.
+        InProcessServer again = InProcessServer.start(dirs.resolve("forged"), "cluster.mode", "kafka",
+                "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "f1", "cluster.topic", topic,
+                "cluster.write-timeout", WRITE_TIMEOUT);
+        try {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            JsonNode c = again.api().get("/v1/cluster").json();
+            while (c.get("applying").asBoolean() && System.nanoTime() < deadline) {
+                Thread.sleep(100);
+                c = again.api().get("/v1/cluster").json();
+            }
+            assertThat(c.get("applying").asBoolean()).isFalse();
+            assertThat(c.get("apply_error").asText()).contains("offset 3");
+            assertThat(c.get("applied_offset").asLong()).isEqualTo(2);
+            assertThat(again.api().get("/v1/timestamps").json()).hasSize(1);
+        } finally {
+            again.close();
+        }
+    }
+
     @Test
     @Order(8)
     void theLeaderBrokerDyingDuringIngestLosesNoAcknowledgedEvent() throws Exception {
