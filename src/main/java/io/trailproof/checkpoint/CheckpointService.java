@@ -124,6 +124,56 @@ public final class CheckpointService {
     }
 
     /**
+     * Keeps a cosignature that another node of the cluster got from a witness for {@code cosigned} (a
+     * checkpoint of this origin whose root the caller checked against this tree, and whose cosignature
+     * the caller verified with the witness's key), with this node's own checkpoint of that size:
+     * <ul>
+     *   <li>past the latest signed size: that size is signed now, as the new latest, with the cosignature;</li>
+     *   <li>at the latest size: added to it, as {@link #addCosignature} does;</li>
+     *   <li>below it: this node signed past it already; the cosigned checkpoint is kept (in memory) as
+     *       {@link #latestCosigned()}, as when a witness answers late, and the next cosignature the
+     *       cluster gets is of a later size.</li>
+     * </ul>
+     * A cosignature by the same key replaces the one kept, so applying it twice keeps it once.
+     *
+     * @return false when nothing was kept (signing refused, another origin, or the tree does not hold
+     *     that size and root)
+     */
+    public boolean adoptCosignature(TlogCheckpoint cosigned, NoteSignature cosignature) throws IOException {
+        synchronized (this) {
+            if (refusal != null || !cosigned.origin().equals(signer.name()) || cosigned.size() > tree.size()
+                    || !MessageDigest.isEqual(tree.root(cosigned.size()), cosigned.root())) {
+                return false;
+            }
+            TlogCheckpoint cp = TlogCheckpoint.of(signer.name(), cosigned.size(), cosigned.root());
+            if (!cp.text().equals(cosigned.text())) {
+                return false;   // extension lines: not a checkpoint this log signs, the cosignature is not over ours
+            }
+            SignedCheckpoint last = latest;
+            if (last != null && !checkAgainstTree(last)) {
+                return false;
+            }
+            if (last != null && last.size() == cosigned.size()) {
+                return addCosignature(cosigned.size(), cosignature);
+            }
+            SignedCheckpoint with = new SignedCheckpoint(cp, signer.sign(new SignedNote(cp.text(), List.of())))
+                    .withCosignature(cosignature);
+            if (last == null || last.size() < cosigned.size()) {
+                file.write(with);
+                latest = with;
+                latestCosigned = with;
+            } else {
+                SignedCheckpoint kept = latestCosigned;
+                if (kept == null || kept.size() <= cosigned.size()) {
+                    latestCosigned = kept != null && kept.size() == cosigned.size()
+                            ? kept.withCosignature(cosignature) : with;
+                }
+            }
+            return true;
+        }
+    }
+
+    /**
      * A checkpoint note for exactly {@code size} (an evidence package's tree), with its cosignatures
      * when it is the latest one. A size past the latest checkpoint is first signed as the new latest
      * (so the persisted state stays the largest size signed); an earlier size is signed as it is, a

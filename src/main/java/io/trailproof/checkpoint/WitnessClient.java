@@ -24,6 +24,7 @@ import java.util.Optional;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,6 +43,12 @@ import java.util.concurrent.TimeUnit;
  * sending to that witness for good; it never retries its way past that evidence. The alarm is kept in
  * {@code DIR/tlog/witness-alarms/<name>+<key id>} and read at the next start, so a restart does not
  * clear it either: only an operator who has looked at it does, by deleting that file.
+ *
+ * <p><b>In a cluster</b> ({@link #joinCluster}) the client asks only while {@link #resume resumed}
+ * (on the node that runs the cluster's scheduled work), hands each verified cosignature to the
+ * cluster (which replicates it to every node) instead of keeping it itself, and takes a witness size
+ * past this node's latest checkpoint for what it is there: another node of the same log signed it, and
+ * this node asks again once it has signed past it (a contradicting root still shows as a 422 then).
  *
  * <p>One thread per witness; state is confined to it except the volatile fields read by {@link #problem()}.
  */
@@ -73,6 +80,17 @@ public final class WitnessClient implements AutoCloseable {
     private final Path alarmFile;
 
     private volatile java.util.function.Consumer<Boolean> outcomes = ok -> { };
+    private volatile CosignatureSink sink;
+    private volatile boolean active = true;
+    private volatile boolean otherNodesSign;
+    private ScheduledFuture<?> retry;
+
+    /** Where a verified cosignature goes. */
+    @FunctionalInterface
+    public interface CosignatureSink {
+        /** Keeps {@code cosignature} of {@code checkpoint}, verified with the witness's key; durable on return. */
+        void keep(SignedCheckpoint checkpoint, NoteSignature cosignature) throws IOException;
+    }
 
     public WitnessClient(NoteVerifier witness, URI url, CheckpointService checkpoints, LogTree tree, Clock clock,
                          Path dataDir) throws IOException {
@@ -85,6 +103,7 @@ public final class WitnessClient implements AutoCloseable {
         this.witness = witness;
         this.url = url;
         this.checkpoints = checkpoints;
+        this.sink = (cp, sig) -> checkpoints.addCosignature(cp.size(), sig);
         this.tree = tree;
         this.clock = clock;
         this.http = HttpClient.newBuilder().connectTimeout(TIMEOUT).build();
@@ -101,6 +120,44 @@ public final class WitnessClient implements AutoCloseable {
      */
     public void onOutcome(java.util.function.Consumer<Boolean> listener) {
         this.outcomes = listener;
+    }
+
+    /**
+     * Makes this client one node's of a cluster: paused until {@link #resume}, cosignatures handed to
+     * {@code sink} (the cluster, which keeps them on every node), and a witness size past this node's
+     * checkpoints not taken for a split view (another node of the log signed it). Call before start.
+     */
+    public void joinCluster(CosignatureSink sink) {
+        this.sink = sink;
+        this.otherNodesSign = true;
+        this.active = false;
+    }
+
+    /** Starts asking (this node now runs the cluster's scheduled work): the latest checkpoint at once. */
+    public void resume() {
+        active = true;
+        checkpointSigned();
+    }
+
+    /**
+     * Stops asking (another node runs the cluster's scheduled work): a pending retry is dropped and a
+     * failure is no longer reported (it is the running node's to report). A split-view alarm stays.
+     */
+    public void pause() {
+        active = false;
+        try {
+            executor.execute(() -> {
+                if (retry != null) {
+                    retry.cancel(false);
+                    retry = null;
+                }
+                scheduled = false;
+                failures = 0;
+                failing = null;
+            });
+        } catch (RejectedExecutionException e) {
+            // closed
+        }
     }
 
     /** The witness's name (its key name), for metrics labels. */
@@ -135,8 +192,9 @@ public final class WitnessClient implements AutoCloseable {
 
     private void attempt() {
         scheduled = false;
+        retry = null;
         Optional<SignedCheckpoint> latest = checkpoints.latest();
-        if (alarm != null || latest.isEmpty()) {
+        if (!active || alarm != null || latest.isEmpty()) {
             return;
         }
         try {
@@ -144,6 +202,11 @@ public final class WitnessClient implements AutoCloseable {
             failures = 0;
             failing = null;
             outcomes.accept(true);
+        } catch (Behind e) {
+            // not a failure: another node of the cluster signed further; this node signs past it soon
+            LOG.log(System.Logger.Level.INFO, "witness " + witness.name() + " " + e.getMessage());
+            scheduled = true;
+            retry = executor.schedule(this::attempt, FIRST_RETRY.toMillis(), TimeUnit.MILLISECONDS);
         } catch (SplitView e) {
             outcomes.accept(false);
             alarm = e.getMessage();
@@ -166,16 +229,20 @@ public final class WitnessClient implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "witness " + witness.name() + " failed (" + failing + "); retrying in "
                     + next);
             scheduled = true;
-            executor.schedule(this::attempt, next.toMillis(), TimeUnit.MILLISECONDS);
+            retry = executor.schedule(this::attempt, next.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
     }
 
-    private void send(SignedCheckpoint cp) throws IOException, InterruptedException, TlogRejection, SplitView {
+    private void send(SignedCheckpoint cp) throws IOException, InterruptedException, TlogRejection, SplitView, Behind {
         // Only the log's own signature goes to the witness: cosignatures are not its business.
         SignedNote logOnly = new SignedNote(cp.note().text(), cp.note().signatures().subList(0, 1));
         for (int conflicts = 0; conflicts <= MAX_CONFLICTS; conflicts++) {
+            if (oldSize > cp.size() && otherNodesSign) {
+                throw new Behind("holds size " + oldSize + ", signed by another node of the cluster, past this node's "
+                        + "latest checkpoint (" + cp.size() + "); asking again once this node signed past it");
+            }
             if (oldSize > cp.size()) {
                 throw new SplitView("cosigned size " + oldSize + ", larger than any checkpoint this log signed ("
                         + cp.size() + ")");
@@ -223,7 +290,7 @@ public final class WitnessClient implements AutoCloseable {
         List<NoteSignature> lines = TlogWitness.parseCosignatures(body);
         NoteVerification.Opened opened = NoteVerification.open(new SignedNote(cp.note().text(), lines), List.of(witness));
         for (NoteSignature sig : opened.verified()) {
-            checkpoints.addCosignature(cp.size(), sig);
+            sink.keep(cp, sig);
         }
     }
 
@@ -236,6 +303,14 @@ public final class WitnessClient implements AutoCloseable {
     @Override
     public void close() {
         executor.shutdownNow();
+    }
+
+    private static final class Behind extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        Behind(String message) {
+            super(message);
+        }
     }
 
     private static final class SplitView extends Exception {

@@ -12,7 +12,7 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof cluster status}: each node's applied size and root, how far it applied the
- * topic and where the topic ends ({@code GET /v1/cluster} of each node; issue #18).
+ * topic, whether it runs the cluster's scheduled work, and where the topic ends ({@code GET /v1/cluster} of each node; issue #18).
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true, description = "Cluster mode (Kafka): the nodes' state.",
         subcommands = ClusterCommand.Status.class)
@@ -24,7 +24,8 @@ final class ClusterCommand implements Runnable {
     }
 
     @Command(name = "status", mixinStandardHelpOptions = true,
-            description = "Each node's applied size and root, its applied offset and lag, and the topic's end offset.")
+            description = "Each node's applied size and root, its applied offset and lag, whether it runs the "
+                    + "scheduled work (timestamps, witnesses), and the topic's end offset.")
     static final class Status implements Callable<Integer> {
 
         @Mixin
@@ -50,8 +51,8 @@ final class ClusterCommand implements Runnable {
             }
             int exit = 0;
             if (!options.json) {
-                System.out.printf("%-16s %-10s %12s %14s %8s  %s%n", "node", "mode", "applied_size", "applied_offset",
-                        "lag", "root");
+                System.out.printf("%-16s %-10s %12s %14s %8s %-9s  %s%n", "node", "mode", "applied_size",
+                        "applied_offset", "lag", "scheduler", "root");
             }
             long topicEnd = -1;
             for (int i = 0; i < clients.size(); i++) {
@@ -68,10 +69,11 @@ final class ClusterCommand implements Runnable {
                     }
                     JsonNode c = a.json();
                     boolean kafka = c.path("mode").asText().equals("kafka");
-                    System.out.printf("%-16s %-10s %12d %14s %8s  %s%n",
+                    System.out.printf("%-16s %-10s %12d %14s %8s %-9s  %s%n",
                             kafka ? c.path("node_id").asText() : names.get(i), c.path("mode").asText(),
                             c.path("applied_size").asLong(), kafka ? c.path("applied_offset").asText() : "-",
-                            c.hasNonNull("lag") ? c.path("lag").asText() : "-", c.path("root").asText());
+                            c.hasNonNull("lag") ? c.path("lag").asText() : "-",
+                            kafka ? (c.path("scheduler").asBoolean() ? "yes" : "no") : "-", c.path("root").asText());
                     if (c.hasNonNull("topic_end_offset")) {
                         topicEnd = Math.max(topicEnd, c.path("topic_end_offset").asLong());
                     }

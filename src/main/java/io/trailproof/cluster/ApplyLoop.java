@@ -45,13 +45,15 @@ final class ApplyLoop implements Runnable {
     private final LedgerHealth health;
     private final Ledger ledger;
     private final ReplicatedTimestamps timestamps;
+    private final ReplicatedCosignatures cosignatures;
     private volatile boolean running = true;
     private volatile String failure;
 
     ApplyLoop(Consumer<byte[], byte[]> consumer, TopicPartition partition, ReplicaApplies replica, AnswerBuilders answers,
               Map<String, CompletableFuture<ReplicaOutcome>> waiters, LedgerHealth health, Ledger ledger,
-              ReplicatedTimestamps timestamps) {
+              ReplicatedTimestamps timestamps, ReplicatedCosignatures cosignatures) {
         this.consumer = consumer;
+        this.cosignatures = cosignatures;
         this.ledger = ledger;
         this.timestamps = timestamps;
         this.replica = replica;
@@ -116,6 +118,9 @@ final class ApplyLoop implements Runnable {
             if (TimestampWrite.is(parsed)) {
                 return applyTimestamp(r, TimestampWrite.decode(parsed));
             }
+            if (CosignatureWrite.is(parsed)) {
+                return applyCosignature(r, CosignatureWrite.decode(parsed));
+            }
             w = WriteRecord.decode(parsed);
         } catch (java.io.IOException e) {
             throw new IllegalStateException("record at offset " + r.offset() + " cannot be applied: " + e.getMessage(), e);
@@ -133,22 +138,46 @@ final class ApplyLoop implements Runnable {
      * two re-applies it harmlessly.
      */
     private Applied applyTimestamp(ConsumerRecord<byte[], byte[]> r, TimestampWrite t) throws Exception {
+        checkRoot(r, "timestamp", t.nodeId(), t.record().treeSize(), t.record().merkleRootBytes());
+        timestamps.appendOnce(t.record());
+        return advance(r, t.requestId());
+    }
+
+    /**
+     * A witness cosignature (of the node running the cluster's scheduled work): the checkpoint it
+     * cosigned must have this node's root at its size (else damage, and the loop stops); the
+     * cosignature is kept with this node's checkpoint of that size <em>before</em> the position frame,
+     * idempotently (a cosignature by the same key replaces the one kept), so a crash between the two
+     * re-applies it harmlessly.
+     */
+    private Applied applyCosignature(ConsumerRecord<byte[], byte[]> r, CosignatureWrite c) throws Exception {
+        checkRoot(r, "cosignature", c.nodeId(), c.checkpoint().size(), c.checkpoint().root());
+        cosignatures.adopt(c.checkpoint(), c.cosignature());
+        return advance(r, c.requestId());
+    }
+
+    /** Every node holds the same events at every size: a record naming another root there is damage. */
+    private void checkRoot(ConsumerRecord<byte[], byte[]> r, String kind, String node, long size, byte[] root)
+            throws java.io.IOException {
         replica.sync();   // the events of this poll before the record: the root at its size must be readable
-        long size = t.record().treeSize();
         if (size > ledger.size()) {
-            throw new IllegalStateException("timestamp record at offset " + r.offset() + " stamps tree size " + size
+            throw new IllegalStateException(kind + " record at offset " + r.offset() + " stamps tree size " + size
                     + " but this node holds only " + ledger.size() + " events before it: damage");
         }
         byte[] own = ledger.root(size);
-        if (!MessageDigest.isEqual(own, t.record().merkleRootBytes())) {
-            throw new IllegalStateException("timestamp record at offset " + r.offset() + " (node " + t.nodeId()
-                    + ") stamps root " + t.record().merkleRoot() + " at tree size " + size + ", but this node's root there is "
-                    + java.util.HexFormat.of().formatHex(own) + ": the nodes' logs differ (damage)");
+        if (!MessageDigest.isEqual(own, root)) {
+            throw new IllegalStateException(kind + " record at offset " + r.offset() + " (node " + node
+                    + ") stamps root " + java.util.HexFormat.of().formatHex(root) + " at tree size " + size
+                    + ", but this node's root there is " + java.util.HexFormat.of().formatHex(own)
+                    + ": the nodes' logs differ (damage)");
         }
-        timestamps.appendOnce(t.record());
+    }
+
+    /** The record's position frame (an empty group), so a restart resumes after it. */
+    private Applied advance(ConsumerRecord<byte[], byte[]> r, String request) throws Exception {
         ReplicaOutcome outcome = replica.apply(new ReplicatedWrite(r.offset(), r.timestamp(), idBits(r), List.of(),
                 null, null, null, List.of(), null));
-        return new Applied(t.requestId(), outcome);
+        return new Applied(request, outcome);
     }
 
     /** The bits of the events' ids: from a SHA-256 of the record (offset, time, value). */

@@ -68,7 +68,8 @@ public final class ClusterNode implements AutoCloseable {
 
     private ClusterNode(Settings.Cluster settings, Ledger ledger, Redactor redactor, Admin admin,
                         KafkaProducer<byte[], byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
-                        AnswerBuilders answers, List<String> warnings, ReplicatedTimestamps timestamps) {
+                        AnswerBuilders answers, List<String> warnings, ReplicatedTimestamps timestamps,
+                        ReplicatedCosignatures cosignatures) {
         this.settings = settings;
         this.ledger = ledger;
         this.redactor = redactor;
@@ -78,7 +79,7 @@ public final class ClusterNode implements AutoCloseable {
         this.partition = new TopicPartition(settings.topic(), 0);
         this.loop = new ApplyLoop(consumer, partition, ledger.replicaApplies().orElseThrow(
                 () -> new IllegalArgumentException("cluster mode needs a replica ledger (Ledger.openReplica)")),
-                answers, waiters, ledger.health(), ledger, timestamps);
+                answers, waiters, ledger.health(), ledger, timestamps, cosignatures);
         this.sender = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon().name("trailproof-produce").unstarted(r));
         this.loopThread = Thread.ofPlatform().daemon().name("trailproof-apply").unstarted(loop);
     }
@@ -88,10 +89,12 @@ public final class ClusterNode implements AutoCloseable {
      *
      * @param maxRecordBytes the largest record a request can make (the topic must take it)
      * @param timestamps where the timestamp records of the topic are stored (this node's timestamp store)
+     * @param cosignatures where the witness cosignatures of the topic are kept (this node's checkpoints)
      * @throws TopicGuard.TopicRefused when the topic or the local data cannot be used; the message says why
      */
     public static ClusterNode start(Settings.Cluster settings, Ledger ledger, Redactor redactor, AnswerBuilders answers,
-                                    int maxRecordBytes, ReplicatedTimestamps timestamps) throws TopicGuard.TopicRefused, InterruptedException {
+                                    int maxRecordBytes, ReplicatedTimestamps timestamps,
+                                    ReplicatedCosignatures cosignatures) throws TopicGuard.TopicRefused, InterruptedException {
         Admin admin = Admin.create(props(settings, Map.of(
                 AdminClientConfig.CLIENT_ID_CONFIG, "trailproof-admin-" + settings.nodeId())));
         KafkaProducer<byte[], byte[]> producer = null;
@@ -119,7 +122,8 @@ public final class ClusterNode implements AutoCloseable {
                     new ByteArrayDeserializer(), new ByteArrayDeserializer());
             ClusterNode node;
             try {
-                node = new ClusterNode(settings, ledger, redactor, admin, producer, consumer, answers, warnings, timestamps);
+                node = new ClusterNode(settings, ledger, redactor, admin, producer, consumer, answers, warnings, timestamps,
+                        cosignatures);
             } catch (RuntimeException e) {
                 consumer.close(Duration.ZERO);   // the node would have closed it; it never came to be
                 throw e;
@@ -224,23 +228,43 @@ public final class ClusterNode implements AutoCloseable {
      *     record), or this node cannot write
      */
     public void publishTimestamp(io.trailproof.core.timestamp.TimestampRecord record) throws java.io.IOException {
+        String request = UUID.randomUUID().toString();
+        publishAndApply(request, new TimestampWrite(settings.nodeId(), request, record).encode(), "this timestamp",
+                ". It may still be stored on every node; POST /v1/timestamp again if GET /v1/timestamps lacks it");
+    }
+
+    /**
+     * Produces one witness cosignature of {@code checkpoint} (verified by this node with the witness's
+     * key) and returns once this node applied it, so every node keeps it with its own checkpoint of that
+     * size and serves it.
+     *
+     * @throws LedgerUnavailableException when the outcome is unknown after {@code cluster.write-timeout}
+     *     (the witness client asks again: the same cosignature applied twice is kept once), or this node
+     *     cannot write
+     */
+    public void publishCosignature(io.trailproof.core.note.TlogCheckpoint checkpoint,
+                                   io.trailproof.core.note.NoteSignature cosignature) throws java.io.IOException {
+        String request = UUID.randomUUID().toString();
+        publishAndApply(request, new CosignatureWrite(settings.nodeId(), request, checkpoint, cosignature).encode(),
+                "this cosignature", "");
+    }
+
+    private void publishAndApply(String request, byte[] value, String what, String advice) throws java.io.IOException {
         String failure = loop.failure();
         if (failure != null || closed) {
             throw new LedgerUnavailableException(failure != null ? failure : "the service is shutting down", null);
         }
-        String request = UUID.randomUUID().toString();
         try {
-            produce(request, new TimestampWrite(settings.nodeId(), request, record).encode()).get();
+            produce(request, value).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new LedgerUnavailableException("interrupted while the timestamp record was produced", e);
+            throw new LedgerUnavailableException("interrupted while " + what + " was produced", e);
         } catch (java.util.concurrent.ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof LedgerUnavailableException u) {
                 throw u;
             }
-            throw new LedgerUnavailableException("the outcome of this timestamp is unknown: " + cause.getMessage()
-                    + ". It may still be stored on every node; POST /v1/timestamp again if GET /v1/timestamps lacks it",
+            throw new LedgerUnavailableException("the outcome of " + what + " is unknown: " + cause.getMessage() + advice,
                     cause);
         }
     }
@@ -281,9 +305,14 @@ public final class ClusterNode implements AutoCloseable {
         }
     }
 
-    /** What {@code GET /v1/cluster} answers for this node. */
+    /**
+     * What {@code GET /v1/cluster} answers for this node.
+     *
+     * @param scheduler whether this node runs the cluster's scheduled work now (see {@link #leadScheduledWork})
+     */
     public record Status(String nodeId, String topic, long appliedSize, String root, long appliedOffset,
-                         long topicEndOffset, String topicError, String applyLoopFailure, List<String> warnings) {
+                         long topicEndOffset, String topicError, String applyLoopFailure, List<String> warnings,
+                         boolean scheduler) {
     }
 
     /** This node's state; asks Kafka for the topic's end offset (at most {@code waitMillis}). */
@@ -301,8 +330,9 @@ public final class ClusterNode implements AutoCloseable {
         } catch (Exception e) {
             error = "cannot reach Kafka: " + e;
         }
+        SchedulerLeadership l = leadership;
         return new Status(settings.nodeId(), settings.topic(), size, root, loop.position(), end, error, loop.failure(),
-                warnings);
+                warnings, l != null && l.leading());
     }
 
     public Settings.Cluster settings() {

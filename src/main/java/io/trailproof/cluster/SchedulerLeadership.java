@@ -15,13 +15,14 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Which node runs the scheduled work of a cluster (scheduled timestamps): one at a time, chosen by
+ * Which node runs the scheduled work of a cluster (scheduled timestamps, witness requests): one at a time, chosen by
  * Kafka's consumer group protocol rather than a liveness protocol of our own. Every node joins group
  * {@code trailproof-<topic>-scheduler} on the one-partition coordination topic {@code <topic>-coord}
  * (created if missing; nothing is ever produced to it); the member assigned its partition 0 leads.
  * A node that dies loses the partition after Kafka's {@code session.timeout.ms}, and another member
  * is assigned it. During a rebalance two nodes may briefly both lead: harmless for timestamps (two
- * valid records, stored alike on every node).
+ * valid records, stored alike on every node) and for witnesses (a cosignature kept twice is kept once;
+ * a witness answers the second node's request from the size it already holds).
  */
 final class SchedulerLeadership implements AutoCloseable {
 
@@ -33,7 +34,7 @@ final class SchedulerLeadership implements AutoCloseable {
     private final Runnable unlead;
     private final Thread thread;
     private volatile boolean running = true;
-    private boolean leading;   // the member thread's own
+    private volatile boolean leading;   // written by the member thread only
 
     private SchedulerLeadership(KafkaConsumer<byte[], byte[]> consumer, String coordTopic, String nodeId, Runnable lead,
                                 Runnable unlead) {
@@ -110,6 +111,11 @@ final class SchedulerLeadership implements AutoCloseable {
             LOG.log(System.Logger.Level.INFO, "this node stops running the cluster's scheduled work: " + why);
             unlead.run();
         }
+    }
+
+    /** Whether this node runs the scheduled work now. */
+    boolean leading() {
+        return leading;
     }
 
     @Override

@@ -9,7 +9,8 @@ import java.util.HexFormat;
 
 /**
  * {@code GET /v1/cluster} (issue #18): the node answering, its applied size and root, how far it
- * applied the topic and where the topic ends (its lag is the difference). In the embedded mode:
+ * applied the topic and where the topic ends (its lag is the difference), and whether it runs the
+ * cluster's scheduled work (scheduled timestamps, witness requests). In the embedded mode:
  * the mode, size and root.
  */
 final class ClusterEndpoints {
@@ -53,6 +54,7 @@ final class ClusterEndpoints {
             o.put("topic_error", s.topicError());
         }
         o.put("applying", s.applyLoopFailure() == null);
+        o.put("scheduler", s.scheduler());
         if (s.applyLoopFailure() != null) {
             o.put("apply_error", s.applyLoopFailure());
         }

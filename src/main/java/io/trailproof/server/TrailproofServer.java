@@ -1,6 +1,7 @@
 package io.trailproof.server;
 
 import io.trailproof.checkpoint.CheckpointKeys;
+import io.trailproof.checkpoint.ClusterCosignatures;
 import io.trailproof.checkpoint.CheckpointScheduler;
 import io.trailproof.checkpoint.CheckpointService;
 import io.trailproof.checkpoint.LedgerTree;
@@ -112,21 +113,37 @@ public final class TrailproofServer implements AutoCloseable {
                     settings.idempotency().retention(), settings.idempotency().maxKeys(),
                     settings.redaction().redactor());
             timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
+            // Cluster mode (issue #18): the topic is the source of order; this node's log is a replica of it.
+            ledger = settings.cluster().kafka() ? Ledger.openReplica(settings.dataDir(), options, clock)
+                    : Ledger.open(settings.dataDir(), options, clock, random);
+            // The checkpoints before the cluster node: its apply loop keeps the replicated cosignatures.
+            Settings.Checkpoints cps = settings.checkpoints();
+            NoteSigner signer;
+            List<io.trailproof.core.note.NoteVerifier> witnessKeys = new java.util.ArrayList<>();
+            try {
+                signer = CheckpointKeys.loadOrCreate(settings.dataDir(), cps.signingKey(), cps.origin(), random);
+                for (Settings.Witness w : cps.witnesses()) {
+                    witnessKeys.add(VerifierKey.parse(w.vkey()));
+                }
+            } catch (IllegalArgumentException e) {
+                throw new StartException(e.getMessage());
+            } catch (TlogRejection e) {
+                throw new StartException("checkpoint.witnesses: " + e.getMessage());
+            }
+            LedgerTree tree = new LedgerTree(ledger);
+            CheckpointService checkpoints = CheckpointService.open(settings.dataDir(), signer, tree);
             if (settings.cluster().kafka()) {
-                // Cluster mode (issue #18): the topic is the source of order; this node's log is a replica of it.
-                ledger = Ledger.openReplica(settings.dataDir(), options, clock);
                 try {
                     cluster = io.trailproof.cluster.ClusterNode.start(settings.cluster(), ledger,
                             settings.redaction().redactor(), new io.trailproof.http.RecordedAnswers(),
-                            maxRecordBytes(settings), timestampStore::appendOnce);
+                            maxRecordBytes(settings), timestampStore::appendOnce,
+                            new ClusterCosignatures(checkpoints, witnessKeys)::adopt);
                 } catch (io.trailproof.cluster.TopicGuard.TopicRefused e) {
                     throw new StartException(e.getMessage());
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new StartException("interrupted while checking the Kafka topic");
                 }
-            } else {
-                ledger = Ledger.open(settings.dataDir(), options, clock, random);
             }
             TimestampService timestamps = new TimestampService(ledger, timestampStore,
                     new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), tsaUrls, settings.defaultTsaUrl(),
@@ -135,22 +152,13 @@ public final class TrailproofServer implements AutoCloseable {
                 timestamps.publishThrough(cluster::publishTimestamp);   // stored on every node by its apply loop
             }
             index = SearchIndex.open(settings.dataDir(), ledger, clock, settings.hardening().indexRamBufferMb());
-            Settings.Checkpoints cps = settings.checkpoints();
-            NoteSigner signer;
-            try {
-                signer = CheckpointKeys.loadOrCreate(settings.dataDir(), cps.signingKey(), cps.origin(), random);
-            } catch (IllegalArgumentException e) {
-                throw new StartException(e.getMessage());
-            }
-            LedgerTree tree = new LedgerTree(ledger);
-            CheckpointService checkpoints = CheckpointService.open(settings.dataDir(), signer, tree);
-            for (Settings.Witness w : cps.witnesses()) {
-                WitnessClient client;
-                try {
-                    client = new WitnessClient(VerifierKey.parse(w.vkey()), w.addCheckpointUrl(), checkpoints, tree, clock,
-                            settings.dataDir());
-                } catch (TlogRejection e) {
-                    throw new StartException("checkpoint.witnesses: " + e.getMessage());
+            for (int i = 0; i < cps.witnesses().size(); i++) {
+                WitnessClient client = new WitnessClient(witnessKeys.get(i), cps.witnesses().get(i).addCheckpointUrl(),
+                        checkpoints, tree, clock, settings.dataDir());
+                if (cluster != null) {
+                    // asked by the node running the scheduled work only; its cosignatures reach every node
+                    io.trailproof.cluster.ClusterNode node = cluster;
+                    client.joinCluster((cp, sig) -> node.publishCosignature(cp.checkpoint(), sig));
                 }
                 witnesses.add(client);
                 checkpoints.onSigned(c -> client.checkpointSigned());
@@ -168,17 +176,23 @@ public final class TrailproofServer implements AutoCloseable {
                 t.setDaemon(true);
                 return t;
             });
-            if (cluster != null && !settings.timestampInterval().isZero()) {
-                // One node at a time stamps on schedule: the one Kafka's group assigns the coordination partition.
+            if (cluster != null && (!settings.timestampInterval().isZero() || !witnesses.isEmpty())) {
+                // One node at a time stamps on schedule and asks the witnesses: the one Kafka's group assigns
+                // the coordination partition.
                 java.util.concurrent.atomic.AtomicReference<TimestampScheduler> leading = new java.util.concurrent.atomic.AtomicReference<>();
                 java.util.function.LongSupplier treeSize = ledger::size;
                 try {
+                    List<WitnessClient> asked = List.copyOf(witnesses);
                     cluster.leadScheduledWork(() -> {
-                        TimestampScheduler s = new TimestampScheduler(timestamps, treeSize,
-                                settings.timestampInterval(), TIMESTAMP_FIRST_RETRY, clock);
-                        leading.set(s);
-                        s.start();
+                        if (!settings.timestampInterval().isZero()) {
+                            TimestampScheduler s = new TimestampScheduler(timestamps, treeSize,
+                                    settings.timestampInterval(), TIMESTAMP_FIRST_RETRY, clock);
+                            leading.set(s);
+                            s.start();
+                        }
+                        asked.forEach(WitnessClient::resume);
                     }, () -> {
+                        asked.forEach(WitnessClient::pause);
                         TimestampScheduler s = leading.getAndSet(null);
                         if (s != null) {
                             s.close();

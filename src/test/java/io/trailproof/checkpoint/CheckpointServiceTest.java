@@ -139,4 +139,74 @@ class CheckpointServiceTest {
         assertThat(s.latestCosigned().orElseThrow().cosignatures()).containsExactly(cosig);
         assertThat(CheckpointService.open(dir, SIGNER, tree).latest().orElseThrow().cosignatures()).containsExactly(cosig);
     }
+
+    @Test
+    void aReplicatedCosignatureIsKeptWithThisNodesCheckpointOfItsSize() throws Exception {
+        Tree tree = new Tree(3, 100);
+        CheckpointService s = CheckpointService.open(dir, SIGNER, tree);
+        tree.size = 10;
+        s.signIfGrown();
+        tree.size = 30;   // the apply loop has applied past the cosigned size
+
+        // Past the latest signed size: signed now, as the new latest, persisted with the cosignature.
+        TlogCheckpoint at20 = TlogCheckpoint.of(SIGNER.name(), 20, tree.root(20));
+        NoteSignature w20 = TlogCosignature.sign("w.example", seed(1), 1_700_000_000L, at20.text());
+        assertThat(s.adoptCosignature(at20, w20)).isTrue();
+        assertThat(s.latest().orElseThrow().size()).isEqualTo(20);
+        assertThat(s.latest().orElseThrow().cosignatures()).containsExactly(w20);
+        NoteVerification.open(s.latest().orElseThrow().note().bytes(), List.of(SIGNER.verifier()));
+        assertThat(CheckpointService.open(dir, SIGNER, tree).latest().orElseThrow().cosignatures()).containsExactly(w20);
+        assertThat(s.adoptCosignature(at20, w20)).isTrue();   // applied again (after a crash): kept once
+        assertThat(s.latest().orElseThrow().cosignatures()).containsExactly(w20);
+
+        // At the latest size: added, as a witness's own answer would be.
+        NoteSignature other = TlogCosignature.sign("w2.example", seed(2), 1_700_000_001L, at20.text());
+        assertThat(s.adoptCosignature(at20, other)).isTrue();
+        assertThat(s.latest().orElseThrow().cosignatures()).containsExactly(w20, other);
+
+        // Below the latest size: the latest stays; the cosigned checkpoint is the latest cosigned one.
+        s.signIfGrown();
+        assertThat(s.latest().orElseThrow().size()).isEqualTo(30);
+        TlogCheckpoint at25 = TlogCheckpoint.of(SIGNER.name(), 25, tree.root(25));
+        NoteSignature w25 = TlogCosignature.sign("w.example", seed(1), 1_700_000_002L, at25.text());
+        assertThat(s.adoptCosignature(at25, w25)).isTrue();
+        assertThat(s.latest().orElseThrow().size()).isEqualTo(30);
+        assertThat(s.latest().orElseThrow().cosignatures()).isEmpty();
+        SignedCheckpoint cosigned = s.latestCosigned().orElseThrow();
+        assertThat(cosigned.size()).isEqualTo(25);
+        assertThat(cosigned.cosignatures()).containsExactly(w25);
+        NoteVerification.open(cosigned.note().bytes(), List.of(SIGNER.verifier()));
+
+        // Another origin, a root this tree does not have, a size it does not reach: nothing kept.
+        assertThat(s.adoptCosignature(TlogCheckpoint.of("other.example/log", 30, tree.root(30)), w25)).isFalse();
+        assertThat(s.adoptCosignature(TlogCheckpoint.of(SIGNER.name(), 30, tree.root(29)), w25)).isFalse();
+        assertThat(s.adoptCosignature(TlogCheckpoint.of(SIGNER.name(), 31, tree.root(31)), w25)).isFalse();
+        assertThat(s.latest().orElseThrow().cosignatures()).isEmpty();
+    }
+
+    @Test
+    void aReplicatedCosignatureIsVerifiedWithThisNodesWitnessKeys() throws Exception {
+        Tree tree = new Tree(4, 100);
+        tree.size = 10;
+        CheckpointService s = CheckpointService.open(dir, SIGNER, tree);
+        s.signIfGrown();
+        io.trailproof.core.note.NoteVerifier witness = new io.trailproof.core.note.CosignatureVerifier("w.example",
+                io.trailproof.core.note.Ed25519.publicKey(seed(1)));
+        ClusterCosignatures cluster = new ClusterCosignatures(s, List.of(witness));
+        TlogCheckpoint at10 = TlogCheckpoint.of(SIGNER.name(), 10, tree.root(10));
+
+        // By a witness this node does not know: a difference of configuration, not kept, no failure.
+        cluster.adopt(at10, TlogCosignature.sign("unknown.example", seed(9), 1_700_000_000L, at10.text()));
+        assertThat(s.latest().orElseThrow().cosignatures()).isEmpty();
+        // By the configured key but not over this checkpoint: damage or forgery, the apply loop stops.
+        NoteSignature forged = TlogCosignature.sign("w.example", seed(1), 1_700_000_000L,
+                TlogCheckpoint.of(SIGNER.name(), 9, tree.root(9)).text());
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> cluster.adopt(at10, forged))
+                .isInstanceOf(IllegalStateException.class).hasMessageContaining("does not verify");
+        assertThat(s.latest().orElseThrow().cosignatures()).isEmpty();
+        // A genuine one: kept.
+        NoteSignature good = TlogCosignature.sign("w.example", seed(1), 1_700_000_000L, at10.text());
+        cluster.adopt(at10, good);
+        assertThat(s.latest().orElseThrow().cosignatures()).containsExactly(good);
+    }
 }

@@ -27,10 +27,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * size and root (a file), answers 404 for an unknown origin, 403 without the log's signature, 400 when
  * {@code old} exceeds the size, 409 with {@code text/x.tlog.size} when {@code old} is not its size or
  * the same size has another root, 422 when the consistency proof fails, and otherwise cosigns
- * (cosignature v1, timestamped) after persisting.
+ * (cosignature v1, timestamped) after persisting. Public for the cluster tests (ClusterIT).
  */
-final class TestWitness implements AutoCloseable {
-    static final String NAME = "witness.test/w1";
+public final class TestWitness implements AutoCloseable {
+    public static final String NAME = "witness.test/w1";
     static final byte[] SEED = new byte[32];
 
     static {
@@ -40,9 +40,9 @@ final class TestWitness implements AutoCloseable {
     private final NoteVerifier log;
     private final Path state;
     private final HttpServer server;
-    final AtomicInteger requests = new AtomicInteger();
+    public final AtomicInteger requests = new AtomicInteger();
 
-    TestWitness(String logVkey, Path state, int port) throws Exception {
+    public TestWitness(String logVkey, Path state, int port) throws Exception {
         this.log = VerifierKey.parse(logVkey);
         this.state = state;
         this.server = HttpServer.create(new InetSocketAddress("127.0.0.1", port), 0);
@@ -50,15 +50,15 @@ final class TestWitness implements AutoCloseable {
         server.start();
     }
 
-    static String vkey() {
+    public static String vkey() {
         return VerifierKey.format(NAME, TlogCosignature.TYPE_ED25519_V1, Ed25519.publicKey(SEED));
     }
 
-    String url() {
+    public String url() {
         return "http://127.0.0.1:" + server.getAddress().getPort() + "/add-checkpoint";
     }
 
-    int port() {
+    public int port() {
         return server.getAddress().getPort();
     }
 

@@ -530,6 +530,136 @@ class ClusterIT {
         }
     }
 
+    /**
+     * Witnesses in cluster mode: only the node that runs the scheduled work asks the witness (its
+     * per-node request metric grows, the other's does not), every node serves the cosigned checkpoint
+     * (the cosignature comes through the topic), and when the asking node leaves the other one asks.
+     */
+    @Test
+    @Order(7)
+    void witnessesAreAskedByTheSchedulersNodeOnlyAndEveryNodeServesTheCosignedCheckpoint() throws Exception {
+        io.trailproof.core.note.NoteSigner log = io.trailproof.core.note.NoteSigner.of("cluster.test/witnessed",
+                new byte[32]);
+        Path key = dirs.resolve("witnessed.key");
+        java.nio.file.Files.writeString(key, log.privateKeyText() + "\n");
+        Map<String, InProcessServer> wit = new java.util.LinkedHashMap<>();
+        try (io.trailproof.checkpoint.TestWitness witness = new io.trailproof.checkpoint.TestWitness(log.vkey(),
+                dirs.resolve("witness-state"), 0)) {
+            for (String id : List.of("w1", "w2")) {
+                wit.put(id, InProcessServer.start(dirs.resolve(id),
+                        "cluster.mode", "kafka",
+                        "cluster.bootstrap-servers", kafka.bootstrapServers(),
+                        "cluster.node-id", id,
+                        "cluster.topic", TOPIC + "-witness",
+                        "cluster.write-timeout", WRITE_TIMEOUT,
+                        "cluster.kafka.session.timeout.ms", "6000",
+                        "cluster.kafka.heartbeat.interval.ms", "1000",
+                        "checkpoint.signing-key", key.toString(),
+                        "checkpoint.interval", "PT0.2S",
+                        "checkpoint.witnesses", io.trailproof.checkpoint.TestWitness.vkey() + "@" + witness.url()));
+            }
+            for (int i = 0; i < 5; i++) {
+                assertThat(wit.get("w1").api().post("/v1/events", event("witnessed", i)).status()).isEqualTo(201);
+            }
+            String at5 = awaitCosigned(wit.get("w1").api(), log, 5);
+            assertThat(awaitCosigned(wit.get("w2").api(), log, 5)).as("the same signed note on both nodes").isEqualTo(at5);
+
+            String leader = awaitScheduler(wit, null);
+            String follower = leader.equals("w1") ? "w2" : "w1";
+            Api lead = wit.get(leader).api();
+            Api follow = wit.get(follower).api();
+            double leaderAsked = witnessRequests(lead, "success");
+            double followerAsked = witnessRequests(follow, "success") + witnessRequests(follow, "failure");
+            assertThat(leaderAsked).isPositive();
+            io.trailproof.testing.Cli.Run status = io.trailproof.testing.Cli.run(Map.of(), "cluster", "status",
+                    "--node", lead.base(), "--node", follow.base());
+            assertThat(status.exit()).as(status.toString()).isZero();
+            assertThat(status.out()).containsPattern("(?m)^" + leader + " .* yes ")
+                    .containsPattern("(?m)^" + follower + " .* no ");
+
+            for (int i = 5; i < 10; i++) {
+                assertThat(follow.post("/v1/events", event("witnessed", i)).status()).isEqualTo(201);
+            }
+            String at10 = awaitCosigned(follow, log, 10);
+            assertThat(awaitCosigned(lead, log, 10)).isEqualTo(at10);
+            assertThat(witnessRequests(lead, "success")).as("the scheduler's node asked").isGreaterThan(leaderAsked);
+            assertThat(witnessRequests(follow, "success") + witnessRequests(follow, "failure"))
+                    .as("the other node never asked").isEqualTo(followerAsked);
+            assertThat(follow.get("/health").json().get("status").asText()).isEqualTo("ok");
+
+            // The asking node leaves: the other one is chosen and asks from then on.
+            wit.remove(leader).close();
+            assertThat(awaitScheduler(wit, follower)).isEqualTo(follower);
+            for (int i = 10; i < 13; i++) {
+                assertThat(follow.post("/v1/events", event("witnessed", i)).status()).isEqualTo(201);
+            }
+            awaitCosigned(follow, log, 13);
+            assertThat(witnessRequests(follow, "success")).as("the new scheduler's node asked").isPositive();
+        } finally {
+            for (InProcessServer s : wit.values()) {
+                s.close();
+            }
+        }
+    }
+
+    /** Polls (at most 30 s) until {@code /checkpoint} is of {@code size} and cosigned by the test witness. */
+    private static String awaitCosigned(Api api, io.trailproof.core.note.NoteSigner log, long size) throws Exception {
+        List<io.trailproof.core.note.NoteVerifier> keys = List.of(log.verifier(),
+                io.trailproof.core.note.VerifierKey.parse(io.trailproof.checkpoint.TestWitness.vkey()));
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (true) {
+            Api.Reply r = api.get("/checkpoint");
+            if (r.status() == 200) {
+                var opened = io.trailproof.core.note.NoteVerification.open(
+                        r.body().getBytes(java.nio.charset.StandardCharsets.UTF_8), keys);
+                if (io.trailproof.core.note.TlogCheckpoint.parse(opened.note().text()).size() == size
+                        && opened.signedBy(keys.get(1)) && opened.signedBy(keys.get(0))) {
+                    return r.body();
+                }
+            }
+            assertThat(System.nanoTime()).as("a cosigned checkpoint of size " + size + " on " + api.base() + ": "
+                    + r.body()).isLessThan(deadline);
+            Thread.sleep(100);
+        }
+    }
+
+    /**
+     * Polls (at most 60 s) until exactly one of the nodes says it runs the scheduled work (and it is
+     * {@code expected} when given); returns its id.
+     */
+    private static String awaitScheduler(Map<String, ?> ids, String expected) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            List<String> leading = new ArrayList<>();
+            Map<String, String> answers = new java.util.LinkedHashMap<>();
+            for (String id : ids.keySet()) {
+                Object node = ids.get(id);
+                Api api = node instanceof InProcessServer s ? s.api() : (Api) node;
+                JsonNode c = api.get("/v1/cluster").json();
+                answers.put(id, c.toString());
+                assertThat(c.get("scheduler").isBoolean()).as(c.toString()).isTrue();
+                if (c.get("scheduler").asBoolean()) {
+                    leading.add(id);
+                }
+            }
+            if (leading.size() == 1 && (expected == null || leading.get(0).equals(expected))) {
+                return leading.get(0);
+            }
+            assertThat(System.nanoTime()).as("one node running the scheduled work: " + answers).isLessThan(deadline);
+            Thread.sleep(200);
+        }
+    }
+
+    /** The node's own count of cosignature requests to the test witness with {@code outcome}. */
+    private static double witnessRequests(Api api, String outcome) throws Exception {
+        String metrics = api.get("/metrics").body();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("trailproof_witness_requests_total\\{outcome=\""
+                + outcome + "\",witness=\"" + java.util.regex.Pattern.quote(io.trailproof.checkpoint.TestWitness.NAME)
+                + "\"\\} ([0-9.eE+]+)").matcher(metrics);
+        assertThat(m.find()).as(metrics).isTrue();
+        return Double.parseDouble(m.group(1));
+    }
+
     @Test
     @Order(8)
     void theLeaderBrokerDyingDuringIngestLosesNoAcknowledgedEvent() throws Exception {

@@ -85,4 +85,27 @@ class WriteRecordTest {
         byte[] write = new WriteRecord("n1", "r2", List.of(), null, null, new AnswerSpec.Single()).encode();
         assertThat(TimestampWrite.is(WriteRecord.parse(write))).isFalse();
     }
+
+    @Test
+    void aCosignatureRecordRoundTripsAndIsToldApartFromWritesAndTimestamps() throws Exception {
+        io.trailproof.core.note.TlogCheckpoint cp = io.trailproof.core.note.TlogCheckpoint.of("example.com/log", 7,
+                new byte[32]);
+        io.trailproof.core.note.NoteSignature sig = io.trailproof.core.note.TlogCosignature.sign("w.example",
+                new byte[32], 1_700_000_000L, cp.text());
+        byte[] value = new CosignatureWrite("n1", "r1", cp, sig).encode();
+        var parsed = WriteRecord.parse(value);
+        assertThat(CosignatureWrite.is(parsed)).isTrue();
+        assertThat(TimestampWrite.is(parsed)).isFalse();
+        CosignatureWrite back = CosignatureWrite.decode(parsed);
+        assertThat(back.checkpoint()).isEqualTo(cp);
+        assertThat(back.cosignature()).isEqualTo(sig);
+        assertThat(back.nodeId()).isEqualTo("n1");
+        assertThat(back.requestId()).isEqualTo("r1");
+        assertThatThrownBy(() -> WriteRecord.decode(value)).isInstanceOf(IOException.class);
+        assertThatThrownBy(() -> CosignatureWrite.decode(WriteRecord.parse(
+                "{\"v\":1,\"answer\":\"cosignature\",\"checkpoint\":\"x\",\"cosignature\":\"y\"}".getBytes())))
+                .isInstanceOf(IOException.class);
+        byte[] write = new WriteRecord("n1", "r2", List.of(), null, null, new AnswerSpec.Single()).encode();
+        assertThat(CosignatureWrite.is(WriteRecord.parse(write))).isFalse();
+    }
 }
