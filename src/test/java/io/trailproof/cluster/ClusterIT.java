@@ -660,6 +660,62 @@ class ClusterIT {
         return Double.parseDouble(m.group(1));
     }
 
+    /**
+     * The node running the scheduled work dies (kill -9, a separate process): after the group's
+     * session timeout (6 s here) the other node is chosen and stamps the next growth.
+     */
+    @Test
+    @Order(7)
+    void whenTheSchedulersNodeIsKilledTheOtherNodeTakesOverScheduledTimestamps() throws Exception {
+        String topic = TOPIC + "-die";
+        String common = "cluster.mode=kafka\ncluster.bootstrap-servers=" + kafka.bootstrapServers()
+                + "\ncluster.topic=" + topic + "\ncluster.write-timeout=" + WRITE_TIMEOUT
+                + "\ncluster.kafka.session.timeout.ms=6000\ncluster.kafka.heartbeat.interval.ms=1000"
+                + "\ntimestamp.interval=PT0.5S\ntimestamp.default-tsa-url=" + tsa.url()
+                + "\ntimestamp.trust-anchors=" + tsaRoot + "\ntimestamp.timeout-ms=2000\n";
+        Path config = dirs.resolve("d1.properties");
+        java.nio.file.Files.writeString(config, common + "cluster.node-id=d1\n");
+        io.trailproof.testing.ServerProcess d1 = io.trailproof.testing.ServerProcess.start(dirs.resolve("d1"),
+                "--config", config.toString());
+        InProcessServer d2 = null;
+        try {
+            assertThat(awaitScheduler(Map.of("d1", d1.api()), "d1")).isEqualTo("d1");
+            d2 = InProcessServer.start(dirs.resolve("d2"), "cluster.mode", "kafka",
+                    "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "d2", "cluster.topic", topic,
+                    "cluster.write-timeout", WRITE_TIMEOUT,
+                    "cluster.kafka.session.timeout.ms", "6000", "cluster.kafka.heartbeat.interval.ms", "1000",
+                    "timestamp.interval", "PT0.5S", "timestamp.default-tsa-url", tsa.url(),
+                    "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000");
+            Api api = d2.api();
+            for (int i = 0; i < 3; i++) {
+                assertThat(api.post("/v1/events", event("die", i)).status()).isEqualTo(201);
+            }
+            awaitTimestampOf(api, 3);   // stamped by d1, stored on d2 through the topic
+            Map<String, Object> both = new java.util.LinkedHashMap<>();
+            both.put("d1", d1.api());
+            both.put("d2", api);
+            assertThat(awaitScheduler(both, null)).isEqualTo("d1");
+
+            d1.kill();
+            long killed = System.nanoTime();
+            assertThat(api.post("/v1/events", event("die", 3)).status()).isEqualTo(201);
+            assertThat(api.get("/v1/cluster").json().get("scheduler").asBoolean()).as("not before the session timeout")
+                    .isFalse();
+            JsonNode next = awaitTimestampOf(api, 4);
+            long tookMillis = (System.nanoTime() - killed) / 1_000_000;
+            System.out.println("the scheduled work moved to d2 " + tookMillis + " ms after d1 was killed");
+            assertThat(next.get("tree_size").asLong()).isEqualTo(4);
+            assertThat(api.get("/v1/cluster").json().get("scheduler").asBoolean()).isTrue();
+            JsonNode v = api.get("/v1/timestamps/verify").json();
+            assertThat(v.get("valid").asBoolean()).as(v.toString()).isTrue();
+        } finally {
+            if (d2 != null) {
+                d2.close();
+            }
+            d1.stop();
+        }
+    }
+
     @Test
     @Order(8)
     void theLeaderBrokerDyingDuringIngestLosesNoAcknowledgedEvent() throws Exception {
