@@ -152,7 +152,12 @@ final class ApplyLoop implements Runnable {
      */
     private Applied applyCosignature(ConsumerRecord<byte[], byte[]> r, CosignatureWrite c) throws Exception {
         checkRoot(r, "cosignature", c.nodeId(), c.checkpoint().size(), c.checkpoint().root());
-        cosignatures.adopt(c.checkpoint(), c.cosignature());
+        try {
+            cosignatures.adopt(c.checkpoint(), c.cosignature());
+        } catch (IllegalStateException e) {
+            throw new IllegalStateException("cosignature record at offset " + r.offset() + " (node " + c.nodeId() + "): "
+                    + e.getMessage(), e);
+        }
         return advance(r, c.requestId());
     }
 

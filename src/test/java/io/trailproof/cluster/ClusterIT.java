@@ -42,6 +42,7 @@ class ClusterIT {
 
     private static final String TOPIC = "trailproof-it";
     private static final String WRITE_TIMEOUT = "PT5S";
+    private static final io.trailproof.http.OpenApiContract CONTRACT = loadContract();
 
     @TempDir
     static Path dirs;
@@ -73,6 +74,14 @@ class ClusterIT {
         }
         if (tsa != null) {
             tsa.close();
+        }
+    }
+
+    private static io.trailproof.http.OpenApiContract loadContract() {
+        try {
+            return io.trailproof.http.OpenApiContract.load();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
@@ -499,6 +508,7 @@ class ClusterIT {
                     .contains("damage");
             assertThat(c.get("applied_size").asLong()).isEqualTo(2);
             assertThat(c.get("applied_offset").asLong()).isEqualTo(2);
+            assertThat(CONTRACT.validate(CONTRACT.document().at("/components/schemas/ClusterStatus"), c)).isEmpty();
             JsonNode health = api.get("/health").json();
             assertThat(health.get("status").asText()).isEqualTo("degraded");
             assertThat(health.get("problems").toString()).contains("apply loop stopped");
@@ -527,6 +537,56 @@ class ClusterIT {
             assertThat(again.api().get("/v1/timestamps").json()).hasSize(1);
         } finally {
             again.close();
+        }
+    }
+
+    /**
+     * A cosignature record whose signature, by the key of a configured witness, does not verify over
+     * the checkpoint it names (forged) stops the apply loop; it is never served.
+     */
+    @Test
+    @Order(7)
+    void aForgedCosignatureRecordStopsTheApplyLoopLoudlyAndIsNeverServed() throws Exception {
+        String topic = "forged-cosignature";
+        InProcessServer node = InProcessServer.start(dirs.resolve("forged-cosignature"), "cluster.mode", "kafka",
+                "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "c1", "cluster.topic", topic,
+                "cluster.write-timeout", WRITE_TIMEOUT, "checkpoint.interval", "PT0.2S",
+                // a witness that is never reached: the node asks it in vain, which never stops the log
+                "checkpoint.witnesses", io.trailproof.checkpoint.TestWitness.vkey() + "@http://127.0.0.1:9/add-checkpoint");
+        try {
+            Api api = node.api();
+            assertThat(api.post("/v1/events", event("c", 0)).status()).isEqualTo(201);
+            String origin = api.get("/v1/checkpoint/key").json().get("origin").asText();
+            byte[] root = java.util.HexFormat.of().parseHex(
+                    api.get("/v1/merkle/root?tree_size=1").json().get("root").asText());
+            io.trailproof.core.note.TlogCheckpoint cp = io.trailproof.core.note.TlogCheckpoint.of(origin, 1, root);
+            // The witness's name and key id, another key's signature.
+            io.trailproof.core.note.NoteVerifier witness = io.trailproof.core.note.VerifierKey.parse(
+                    io.trailproof.checkpoint.TestWitness.vkey());
+            byte[] otherSeed = new byte[32];
+            otherSeed[0] = 7;
+            io.trailproof.core.note.NoteSignature forged = new io.trailproof.core.note.NoteSignature(witness.name(),
+                    witness.keyId(), io.trailproof.core.note.TlogCosignature.sign(witness.name(), otherSeed,
+                            1_764_000_000L, cp.text()).signature());
+            java.util.Properties props = new java.util.Properties();
+            props.put("bootstrap.servers", kafka.bootstrapServers());
+            try (var producer = new org.apache.kafka.clients.producer.KafkaProducer<byte[], byte[]>(props,
+                    new org.apache.kafka.common.serialization.ByteArraySerializer(),
+                    new org.apache.kafka.common.serialization.ByteArraySerializer())) {
+                producer.send(new org.apache.kafka.clients.producer.ProducerRecord<>(topic, 0, null,
+                        new CosignatureWrite("intruder", "forged-request", cp, forged).encode())).get();
+            }
+            Api.Reply after = api.post("/v1/events", event("c", 1));   // behind the forged record: never applied
+            assertThat(after.status()).as(after.body()).isEqualTo(503);
+            JsonNode c = api.get("/v1/cluster").json();
+            assertThat(c.get("applying").asBoolean()).isFalse();
+            assertThat(c.get("apply_error").asText()).contains("offset 1").contains("does not verify")
+                    .contains("damage or forgery");
+            assertThat(api.get("/health").json().get("status").asText()).isEqualTo("degraded");
+            assertThat(api.get("/checkpoint").body()).doesNotContain(witness.name());
+            assertThat(api.get("/v1/events?limit=5").json()).hasSize(1);   // reads go on
+        } finally {
+            node.close();
         }
     }
 
@@ -638,6 +698,8 @@ class ClusterIT {
                 JsonNode c = api.get("/v1/cluster").json();
                 answers.put(id, c.toString());
                 assertThat(c.get("scheduler").isBoolean()).as(c.toString()).isTrue();
+                assertThat(CONTRACT.validate(CONTRACT.document().at("/components/schemas/ClusterStatus"), c))
+                        .as("GET /v1/cluster in cluster mode against the OpenAPI document: " + c).isEmpty();
                 if (c.get("scheduler").asBoolean()) {
                     leading.add(id);
                 }

@@ -24,9 +24,10 @@ import java.util.regex.Pattern;
 /**
  * The OpenAPI document as the tests read it: finds the operation of a request, and says what in a
  * real answer disagrees with the document (operation, status, content type, required headers,
- * body against the JSON Schema 2020-12 of the response).
+ * body against the JSON Schema 2020-12 of the response). Public for tests of other packages that
+ * check answers OpenApiContractIT cannot drive (ClusterIT: cluster mode).
  */
-final class OpenApiContract {
+public final class OpenApiContract {
 
     static final ObjectMapper MAPPER = new ObjectMapper();
 
@@ -54,13 +55,13 @@ final class OpenApiContract {
     }
 
     /** The document packaged with the server, the very bytes {@code GET /v1/openapi.json} serves. */
-    static OpenApiContract load() throws IOException {
+    public static OpenApiContract load() throws IOException {
         try (InputStream in = OpenApiEndpoint.class.getResourceAsStream(OpenApiEndpoint.RESOURCE)) {
             return new OpenApiContract(MAPPER.readTree(in));
         }
     }
 
-    JsonNode document() {
+    public JsonNode document() {
         return document;
     }
 
@@ -189,7 +190,7 @@ final class OpenApiContract {
     }
 
     /** Messages of the JSON Schema 2020-12 validation of {@code instance} against a schema of the document. */
-    List<String> validate(JsonNode schema, JsonNode instance) {
+    public List<String> validate(JsonNode schema, JsonNode instance) {
         Schema compiled = schemas.computeIfAbsent(schema.toString(), s -> {
             // The schema's $refs point into the document ("#/components/schemas/..."): it is validated as
             // the root of a copy that carries the document's components.
