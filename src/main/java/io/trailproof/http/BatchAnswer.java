@@ -4,7 +4,6 @@ import com.fasterxml.jackson.core.JsonGenerator;
 import io.trailproof.store.EventLog;
 
 import java.io.IOException;
-import java.nio.ByteBuffer;
 import java.util.List;
 
 /**
@@ -22,7 +21,7 @@ final class BatchAnswer {
      * @param errors per item: its error, or null for a stored item
      * @param stored the stored events' bytes, in item order, one per item whose error is null
      */
-    static ByteBuffer[] write(String[] errors, List<byte[]> stored) throws IOException {
+    static Responses.Written write(String[] errors, List<byte[]> stored) throws IOException {
         int size = 2;
         int e = 0;
         for (String error : errors) {
@@ -51,7 +50,7 @@ final class BatchAnswer {
      *
      * @param expectedBytes the answer's expected size (for its first buffer)
      */
-    static ByteBuffer[] write(String[] errors, int expectedBytes, StoredItems stored) throws IOException {
+    static Responses.Written write(String[] errors, int expectedBytes, StoredItems stored) throws IOException {
         return Responses.write(expectedBytes, g -> {
             g.writeStartArray();
             int[] next = {0};

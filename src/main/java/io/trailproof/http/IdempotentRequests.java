@@ -168,7 +168,7 @@ final class IdempotentRequests {
         int stored = errors.length - refused;
         // Written as the events are read back (no copy of each), sized for ~800-byte events: a
         // replayed 1,000-event batch allocated about twice its answer before (issue #12's tail).
-        ByteBuffer[] body = BatchAnswer.write(errors, 2 + errors.length * 32 + stored * 800,
+        Responses.Written body = BatchAnswer.write(errors, 2 + errors.length * 32 + stored * 800,
                 visitor -> {
                     if (stored > 0) {
                         ledger.scanViews(first, first + stored, visitor);

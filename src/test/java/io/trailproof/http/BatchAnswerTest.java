@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
-import java.io.ByteArrayOutputStream;
-import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -20,17 +18,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * and refused items (CONTRACT 12: a replay is byte for byte the first answer).
  */
 class BatchAnswerTest {
-
-    private static byte[] join(ByteBuffer[] chunks) {
-        ByteArrayOutputStream out = new ByteArrayOutputStream();
-        for (ByteBuffer b : chunks) {
-            ByteBuffer d = b.duplicate();
-            byte[] a = new byte[d.remaining()];
-            d.get(a);
-            out.writeBytes(a);
-        }
-        return out.toByteArray();
-    }
 
     @Test
     void viewsReadBackGiveTheSameBytesAsTheEventsInMemoryForEveryMix() throws Exception {
@@ -48,17 +35,17 @@ class BatchAnswerTest {
                     stored.add(("{\"i\":" + i + ",\"pad\":\"" + pad + "\"}").getBytes(StandardCharsets.UTF_8));
                 }
             }
-            byte[] fresh = join(BatchAnswer.write(errors, stored));
+            byte[] fresh = BatchAnswer.write(errors, stored).toByteArray();
             // the views: each event inside a larger reused buffer, at an offset, as the log's scanner hands them
             byte[] shared = new byte[20_000];
-            byte[] replayed = join(BatchAnswer.write(errors, 64, visitor -> {
+            byte[] replayed = BatchAnswer.write(errors, 64, visitor -> {
                 for (int j = 0; j < stored.size(); j++) {
                     byte[] e = stored.get(j);
                     java.util.Arrays.fill(shared, (byte) '#');
                     System.arraycopy(e, 0, shared, 7, e.length);
                     visitor.accept(j, shared, 7, e.length);
                 }
-            }));
+            }).toByteArray();
             assertThat(replayed).isEqualTo(fresh);
             JsonNode answer = new ObjectMapper().readTree(fresh);
             assertThat(answer.size()).isEqualTo(n);
