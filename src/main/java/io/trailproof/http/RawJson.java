@@ -16,43 +16,52 @@ import java.nio.charset.StandardCharsets;
 final class RawJson implements SerializableString {
 
     private final byte[] utf8;
+    private final int offset;
+    private final int length;
 
     RawJson(byte[] utf8) {
+        this(utf8, 0, utf8.length);
+    }
+
+    /** The value {@code utf8[offset, offset + length)}; the bytes are read when written, not copied here. */
+    RawJson(byte[] utf8, int offset, int length) {
         this.utf8 = utf8;
+        this.offset = offset;
+        this.length = length;
     }
 
     @Override
-    public int appendUnquotedUTF8(byte[] buffer, int offset) {
-        if (offset + utf8.length > buffer.length) {
+    public int appendUnquotedUTF8(byte[] buffer, int at) {
+        if (at + length > buffer.length) {
             return -1; // the generator then writes asUnquotedUTF8() through its slower path
         }
-        System.arraycopy(utf8, 0, buffer, offset, utf8.length);
-        return utf8.length;
+        System.arraycopy(utf8, offset, buffer, at, length);
+        return length;
     }
 
     @Override
     public byte[] asUnquotedUTF8() {
-        return utf8;
+        return offset == 0 && length == utf8.length ? utf8 : java.util.Arrays.copyOfRange(utf8, offset, offset + length);
     }
 
     @Override
     public int writeUnquotedUTF8(OutputStream out) throws IOException {
-        out.write(utf8);
-        return utf8.length;
+        out.write(utf8, offset, length);
+        return length;
     }
 
     @Override
     public int putUnquotedUTF8(ByteBuffer buffer) {
-        if (buffer.remaining() < utf8.length) {
+        if (buffer.remaining() < length) {
             return -1;
         }
-        buffer.put(utf8);
-        return utf8.length;
+        buffer.put(utf8, offset, length);
+        return length;
     }
 
     @Override
     public String getValue() {
-        return new String(utf8, StandardCharsets.UTF_8);
+        return new String(utf8, offset, length, StandardCharsets.UTF_8);
     }
 
     @Override

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.undertow.io.IoCallback;
+import io.undertow.io.Sender;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 
@@ -37,16 +39,63 @@ final class Responses {
         ex.getResponseSender().send(body);
     }
 
-    /** An answer written by {@link #write}: its chunks are sent in order, as one body. */
-    static void bytes(HttpServerExchange ex, int status, ByteBuffer[] body) {
+    /**
+     * An answer written by {@link #write}: its chunks are sent in order, as one body, and their
+     * arrays are given back for later answers once the send has ended (written or failed).
+     */
+    static void bytes(HttpServerExchange ex, int status, Written body) {
+        ByteBuffer[] chunks = body.takeForSending();
         long length = 0;
-        for (ByteBuffer b : body) {
+        for (ByteBuffer b : chunks) {
             length += b.remaining();
         }
         ex.setStatusCode(status);
         ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
         ex.setResponseContentLength(length);
-        ex.getResponseSender().send(body);
+        ex.getResponseSender().send(chunks, new IoCallback() {
+            @Override
+            public void onComplete(HttpServerExchange exchange, Sender sender) {
+                Chunks.giveBack(chunks);
+                IoCallback.END_EXCHANGE.onComplete(exchange, sender);
+            }
+
+            @Override
+            public void onException(HttpServerExchange exchange, Sender sender, IOException exception) {
+                Chunks.giveBack(chunks);
+                IoCallback.END_EXCHANGE.onException(exchange, sender, exception);
+            }
+        });
+    }
+
+    /**
+     * A JSON answer written by {@link #write}, to be sent once by {@link #bytes(HttpServerExchange,
+     * int, Written)}. Its chunk arrays are reused by later answers after that send, so nothing may
+     * keep them: it hands them out once.
+     */
+    static final class Written {
+        private ByteBuffer[] chunks;
+
+        private Written(ByteBuffer[] chunks) {
+            this.chunks = chunks;
+        }
+
+        synchronized ByteBuffer[] takeForSending() {
+            if (chunks == null) {
+                throw new IllegalStateException("an answer is sent once: its buffers are reused after the send");
+            }
+            ByteBuffer[] c = chunks;
+            chunks = null;
+            return c;
+        }
+
+        /** A copy of the answer's bytes (tests). */
+        synchronized byte[] toByteArray() {
+            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            for (ByteBuffer b : chunks) {
+                out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
+            }
+            return out.toByteArray();
+        }
     }
 
     static void error(HttpServerExchange ex, int status, String message) throws IOException {
@@ -68,7 +117,7 @@ final class Responses {
     }
 
     /** Builds a JSON document with a streaming generator, for answers that embed stored events raw. */
-    static ByteBuffer[] write(GeneratorBody body) throws IOException {
+    static Written write(GeneratorBody body) throws IOException {
         return write(4096, body);
     }
 
@@ -77,12 +126,12 @@ final class Responses {
      * most {@link Chunks#CHUNK_BYTES}, never in one array as large as itself, and is not copied as
      * it grows.
      */
-    static ByteBuffer[] write(int expectedBytes, GeneratorBody body) throws IOException {
+    static Written write(int expectedBytes, GeneratorBody body) throws IOException {
         Chunks out = new Chunks(expectedBytes);
         try (JsonGenerator g = FACTORY.createGenerator(out)) {
             body.write(g);
         }
-        return out.written();
+        return new Written(out.written());
     }
 
     /**
@@ -90,17 +139,38 @@ final class Responses {
      * the 1 MB regions of heaps under 2 GB) as a "humongous" object, and each such allocation starts a
      * concurrent marking cycle whose Remark pause took 5-11 ms. A batch answer of 1,000 events is about
      * 780 KB: every batch started a cycle, and those pauses were the p99 of a replayed batch (issue #12)
-     * and CPU taken from ingest (issue #19).
+     * and CPU taken from ingest (issue #19). Full-size chunk arrays of answers already sent are kept
+     * (at most {@link #SPARE_CHUNKS}) and reused: a batch answer of 1,000 events was otherwise about a
+     * third of what a replayed batch allocated, and each young collection it brought on was a replay
+     * slower than the 5 ms goal.
      */
     static final class Chunks extends OutputStream {
         static final int CHUNK_BYTES = 128 * 1024;
+        /** 8 MB at most: the chunks of a few answers of 1,000 events in flight at once. */
+        static final int SPARE_CHUNKS = 64;
+        private static final java.util.concurrent.ArrayBlockingQueue<byte[]> SPARE =
+                new java.util.concurrent.ArrayBlockingQueue<>(SPARE_CHUNKS);
+
+        private static byte[] fullSize() {
+            byte[] spare = SPARE.poll();
+            return spare != null ? spare : new byte[CHUNK_BYTES];
+        }
+
+        /** Keeps the full-size arrays of chunks whose send has ended, for later answers. */
+        static void giveBack(ByteBuffer[] sent) {
+            for (ByteBuffer b : sent) {
+                if (b.hasArray() && b.array().length == CHUNK_BYTES && !SPARE.offer(b.array())) {
+                    return;
+                }
+            }
+        }
 
         private final List<ByteBuffer> full = new ArrayList<>();
         private byte[] current;
         private int used;
 
         Chunks(int expectedBytes) {
-            current = new byte[Math.max(256, Math.min(expectedBytes, CHUNK_BYTES))];
+            current = expectedBytes >= CHUNK_BYTES ? fullSize() : new byte[Math.max(256, expectedBytes)];
         }
 
         @Override
@@ -127,7 +197,7 @@ final class Responses {
 
         private void next() {
             full.add(ByteBuffer.wrap(current, 0, used));
-            current = new byte[CHUNK_BYTES];
+            current = fullSize();
             used = 0;
         }
 

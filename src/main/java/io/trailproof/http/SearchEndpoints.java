@@ -22,7 +22,6 @@ import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
-import java.nio.ByteBuffer;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -99,7 +98,7 @@ final class SearchEndpoints {
                     results -> StreamedMatches.answer(results, format, log, "events"));
         }
         return new Prepared(new IndexRequest(null, filter, o, offset, limit), results -> {
-            ByteBuffer[] body = Responses.write(g -> {
+            Responses.Written body = Responses.write(g -> {
                 g.writeStartArray();
                 for (SearchIndex.Result r : results.results()) {
                     g.writeRawValue(new RawJson(r.payload()));
@@ -143,7 +142,7 @@ final class SearchEndpoints {
                     results -> StreamedMatches.answer(results, format, log, "search"));
         }
         return new Prepared(new IndexRequest(q, filter, o, offset, limit, summary, false), results -> {
-            ByteBuffer[] body = Responses.write(g -> {
+            Responses.Written body = Responses.write(g -> {
                 g.writeStartObject();
                 g.writeStringField("query", q);
                 g.writeNumberField("total", results.total());

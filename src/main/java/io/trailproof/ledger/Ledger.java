@@ -401,6 +401,14 @@ public final class Ledger implements Closeable {
         queries.scan(from, to, visitor);
     }
 
+    /**
+     * As {@link #scan}, each event a view valid only during the call ({@link EventLog#scanViews}): for
+     * writing stored events straight into an answer without a copy of each.
+     */
+    public void scanViews(long from, long to, EventLog.PayloadViewVisitor visitor) throws IOException {
+        queries.scanViews(from, to, visitor);
+    }
+
     public static boolean wellFormedId(String id) {
         return EventIds.wellFormed(id);
     }

@@ -88,6 +88,14 @@ final class LedgerQueries {
         log.scan(from, to, visitor);
     }
 
+    void scanViews(long from, long to, EventLog.PayloadViewVisitor visitor) throws IOException {
+        long size = size();
+        if (from < 0 || to > size || from > to) {
+            throw new IllegalArgumentException("range [" + from + ", " + to + ") is not within the durable size " + size);
+        }
+        log.scanViews(from, to, visitor);
+    }
+
     byte[] root(long treeSize) {
         checkSize(treeSize, "tree_size");
         return treeSize == 0 ? Rfc9162.emptyRoot() : tree.root(treeSize);

@@ -128,6 +128,15 @@ public interface EventLog extends Closeable {
     void scan(long from, long to, PayloadVisitor visitor) throws IOException;
 
     /**
+     * As {@link #scan}, handing each payload as a view of the read buffer instead of a copy of it:
+     * for a reader that writes the bytes straight on (a replayed answer), so that a scan of a
+     * thousand events does not allocate a thousand arrays. The view is valid only during the call.
+     */
+    default void scanViews(long from, long to, PayloadViewVisitor visitor) throws IOException {
+        scan(from, to, (index, payload) -> visitor.accept(index, payload, 0, payload.length));
+    }
+
+    /**
      * Reads the payloads at the given indexes, in ascending order, from storage (CRC-checked),
      * reading neighbouring frames together: for visiting a sparse subset of the log, such as one
      * agent's chain. Stops at the first frame that fails its check.
@@ -148,6 +157,15 @@ public interface EventLog extends Closeable {
      */
     default java.util.List<FilePrefix> committedFiles(long size) throws IOException {
         throw new UnsupportedOperationException("this log is not kept in local files; back it up with its own tools");
+    }
+
+    /**
+     * Receives payloads from {@link #scanViews}: the payload is {@code buf[offset, offset + length)},
+     * valid only until the call returns (the buffer is reused for the next one); never to be changed.
+     */
+    @FunctionalInterface
+    interface PayloadViewVisitor {
+        void accept(long index, byte[] buf, int offset, int length) throws IOException;
     }
 
     /** Receives payloads from {@link #scan}. */

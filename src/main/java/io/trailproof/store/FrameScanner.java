@@ -63,4 +63,16 @@ final class FrameScanner {
     byte[] payloadCopy() {
         return Arrays.copyOfRange(buf, payloadOffset, payloadOffset + frame.length);
     }
+
+    /**
+     * The buffer holding the payload of the frame {@link #next} accepted last, at {@link #payloadOffset}
+     * ({@code frame().length} bytes); overwritten by the next read.
+     */
+    byte[] buffer() {
+        return buf;
+    }
+
+    int payloadOffset() {
+        return payloadOffset;
+    }
 }

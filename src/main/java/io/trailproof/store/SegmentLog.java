@@ -318,6 +318,13 @@ public final class SegmentLog implements EventLog {
     }
 
     @Override
+    public void scanViews(long from, long to, PayloadViewVisitor visitor) throws IOException {
+        Objects.checkFromToIndex(from, to, appender.size());
+        checkNotRefused(to);
+        reads.scanViews(appender.segments(), from, to, visitor);
+    }
+
+    @Override
     public java.util.List<FilePrefix> committedFiles(long size) throws IOException {
         if (size < 0 || size > durableSize()) {
             throw new IllegalArgumentException("only durable payloads can be copied: " + size + " asked, "

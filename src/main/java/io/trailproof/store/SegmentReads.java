@@ -88,6 +88,12 @@ final class SegmentReads {
 
     /** Visits payloads {@code [from, to)} in order, reading each segment sequentially. */
     void scan(Segment[] segs, long from, long to, EventLog.PayloadVisitor visitor) throws IOException {
+        scanViews(segs, from, to, (index, buf, offset, length) ->
+                visitor.accept(index, Arrays.copyOfRange(buf, offset, offset + length)));
+    }
+
+    /** As {@link #scan}, each payload a view of the scanner's buffer (see {@link EventLog#scanViews}). */
+    void scanViews(Segment[] segs, long from, long to, EventLog.PayloadViewVisitor visitor) throws IOException {
         long index = from;
         while (index < to) {
             int si = segmentIndexOf(segs, index);
@@ -110,7 +116,7 @@ final class SegmentReads {
                     throw new CorruptLogException(seg.path, pos, "frame of payload " + index
                             + " expected at offset " + table.get(index));
                 }
-                visitor.accept(index, r.payloadCopy());
+                visitor.accept(index, r.buffer(), r.payloadOffset(), r.frame().length);
                 pos += r.frame().frameBytes;
                 index++;
             }

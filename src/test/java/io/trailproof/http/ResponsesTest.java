@@ -7,6 +7,7 @@ import java.nio.ByteBuffer;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class ResponsesTest {
 
@@ -47,20 +48,36 @@ class ResponsesTest {
     @Test
     void aJsonAnswerWrittenInChunksIsTheSameDocument() throws Exception {
         String text = "x".repeat(1000);
-        ByteBuffer[] chunks = Responses.write(10, g -> {
+        Responses.Written written = Responses.write(10, g -> {
             g.writeStartArray();
             for (int i = 0; i < 600; i++) {
                 g.writeString(text);
             }
             g.writeEndArray();
         });
-        assertThat(chunks.length).isGreaterThan(4);
-        ByteArrayOutputStream joined = new ByteArrayOutputStream();
-        for (ByteBuffer c : chunks) {
-            byte[] b = new byte[c.remaining()];
-            c.get(b);
-            joined.writeBytes(b);
+        assertThat(Responses.MAPPER.readTree(written.toByteArray()).size()).isEqualTo(600);
+        assertThat(written.takeForSending().length).isGreaterThan(4);
+    }
+
+    @Test
+    void chunksGivenBackAfterASendCarryNothingOfTheirAnswerIntoTheNextAndAnAnswerIsSentOnce() throws Exception {
+        java.util.Random random = new java.util.Random(5);
+        for (int round = 0; round < 20; round++) {
+            int n = 100 + random.nextInt(400);
+            String text = String.valueOf((char) ('a' + round)).repeat(1000 + random.nextInt(500));
+            Responses.Written written = Responses.write(200_000, g -> {
+                g.writeStartArray();
+                for (int i = 0; i < n; i++) {
+                    g.writeString(text);
+                }
+                g.writeEndArray();
+            });
+            com.fasterxml.jackson.databind.JsonNode doc = Responses.MAPPER.readTree(written.toByteArray());
+            assertThat(doc.size()).isEqualTo(n);
+            doc.forEach(v -> assertThat(v.asText()).isEqualTo(text));
+            ByteBuffer[] sent = written.takeForSending();
+            assertThatThrownBy(written::takeForSending).isInstanceOf(IllegalStateException.class);
+            Responses.Chunks.giveBack(sent);   // as the send's callback does
         }
-        assertThat(Responses.MAPPER.readTree(joined.toByteArray()).size()).isEqualTo(600);
     }
 }

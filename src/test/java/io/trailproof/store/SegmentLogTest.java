@@ -165,6 +165,13 @@ class SegmentLogTest {
                 List<byte[]> got = new ArrayList<>();
                 log.scan(from, to, (i, p) -> got.add(p));
                 assertThat(got).containsExactlyElementsOf(all.subList(from, to));
+                // the views of scanViews are the same bytes (copied here, as they are valid only in the call)
+                List<byte[]> viewed = new ArrayList<>();
+                log.scanViews(from, to, (i, buf, off, len) -> {
+                    assertThat(i).isEqualTo(from + viewed.size());
+                    viewed.add(java.util.Arrays.copyOfRange(buf, off, off + len));
+                });
+                assertThat(viewed).containsExactlyElementsOf(all.subList(from, to));
             }
             all.addAll(fill(log, rnd, 50));
         }
