@@ -5,6 +5,7 @@ import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaProcessCluster;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
@@ -40,11 +41,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClusterBrokerKillIT {
 
     private static final String TOPIC = "trailproof-brokerkill";
-    /** Short, so that requests caught by the failover answer 503 and the keyed retries are exercised. */
-    private static final String WRITE_TIMEOUT = "PT3S";
+    /**
+     * Short, so that requests caught by the failover answer 503 and the keyed retries are exercised
+     * ({@code -Dbrokerkill.write-timeout=PT10S}, the default of cluster.write-timeout, to measure that).
+     */
+    private static final String WRITE_TIMEOUT = System.getProperty("brokerkill.write-timeout", "PT3S");
     private static final long RESUME_LIMIT_MILLIS = 30_000;
 
-    @TempDir
+    /** Kept when the test fails: every Kafka node's full log (node-N/kafka.log) and the nodes' data. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
     Path dirs;
 
     /** One acknowledged write: the writer, its number, and the ids of its events. */
@@ -69,7 +74,8 @@ class ClusterBrokerKillIT {
             }
             run(kafka, nodes);
         } catch (Throwable e) {
-            System.out.println("[brokerkill] failed; the Kafka nodes' logs end with:\n" + kafka.logTails(60));
+            System.out.println("[brokerkill] failed; the Kafka nodes' logs (kept in " + dirs.resolve("kafka")
+                    + ") end with:\n" + kafka.logTails(60));
             throw e;
         } finally {
             for (InProcessServer s : nodes.values()) {
@@ -154,8 +160,20 @@ class ClusterBrokerKillIT {
 
         // Wait (generously: the machine is shared) for a write sent after the kill to be acknowledged,
         // then let the writers go on for a while on the new leader.
+        // Meanwhile, when Kafka names a new partition leader (for the report: the rest is the clients').
         long waitUntil = killedAt.get() + TimeUnit.SECONDS.toNanos(90);
+        long newLeaderAt = 0;
         while (resumedAt.get() == 0 && System.nanoTime() < waitUntil && work.stream().noneMatch(Future::isDone)) {
+            if (newLeaderAt == 0) {
+                try {
+                    int now = kafka.leaderOf(TOPIC);
+                    if (now != leader && now != -1) {
+                        newLeaderAt = System.nanoTime();
+                    }
+                } catch (Exception e) {
+                    // no answer during the election: ask again
+                }
+            }
             Thread.sleep(50);
         }
         int acksAtResume = acks.size();
@@ -171,7 +189,8 @@ class ClusterBrokerKillIT {
         long resumeMillis = (resumedAt.get() - killedAt.get()) / 1_000_000;
         int newLeader = kafka.leaderOf(TOPIC);
         System.out.println("[brokerkill] writes resumed " + resumeMillis + " ms after the SIGKILL (new leader: broker "
-                + newLeader + "); " + acks.size() + " writes acknowledged in all (" + (acks.size() - acksAtResume)
+                + newLeader + (newLeaderAt == 0 ? "" : ", named " + (newLeaderAt - killedAt.get()) / 1_000_000 + " ms after the kill")
+                + "); " + acks.size() + " writes acknowledged in all (" + (acks.size() - acksAtResume)
                 + " after the resume), " + retries.get() + " retries of a 503 with the same key");
         assertThat(resumeMillis).as("writes resume within 30 s of the kill").isLessThan(RESUME_LIMIT_MILLIS);
         assertThat(newLeader).isNotEqualTo(leader).isNotEqualTo(-1);

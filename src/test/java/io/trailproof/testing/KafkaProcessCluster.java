@@ -151,6 +151,9 @@ public final class KafkaProcessCluster implements AutoCloseable {
         p.put("background.threads", "2");
         p.put("num.replica.fetchers", "1");
         p.put("log.cleaner.threads", "1");
+        // The cleaner's dedupe buffer is 128 MB by default, half of a node's heap here (a node died of
+        // OutOfMemoryError as its cleaner started); the compacted topics here are tiny.
+        p.put("log.cleaner.dedupe.buffer.size", Integer.toString(8 << 20));
         p.put("num.recovery.threads.per.data.dir", "1");
         return p.entrySet().stream().map(e -> e.getKey() + "=" + e.getValue()).collect(Collectors.joining("\n", "", "\n"));
     }
@@ -356,6 +359,9 @@ public final class KafkaProcessCluster implements AutoCloseable {
      * JVM) reaches end of file, so a test JVM that dies, even by SIGKILL, leaves no broker behind.
      */
     public static final class NodeMain {
+        /** Exit status of a node that halted because the test JVM was gone (distinct from the JVM's own codes). */
+        static final int ORPHANED_EXIT = 86;
+
         public static void main(String[] args) throws Exception {
             Thread orphanGuard = new Thread(() -> {
                 try (InputStream in = System.in) {
@@ -365,7 +371,7 @@ public final class KafkaProcessCluster implements AutoCloseable {
                 } catch (IOException e) {
                     // the pipe broke: the parent is gone as well
                 }
-                Runtime.getRuntime().halt(3);
+                Runtime.getRuntime().halt(ORPHANED_EXIT);
             }, "orphan-guard");
             orphanGuard.setDaemon(true);
             orphanGuard.start();
