@@ -83,8 +83,7 @@ public final class TopicGuard {
                     throw new TopicRefused("topic " + topic + " was created but cannot be described; check the Kafka cluster");
                 }
             }
-            Config config = admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, topic)))
-                    .all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).values().iterator().next();
+            Config config = describeConfig(admin, topic);
             return check(topic, d.partitions().size(), d.partitions().get(0).replicas().size(), config, allowUnsafe,
                     maxRecordBytes);
         } catch (ExecutionException | TimeoutException e) {
@@ -103,6 +102,28 @@ public final class TopicGuard {
                 return null;
             }
             throw e;
+        }
+    }
+
+    /**
+     * The topic's configuration. A topic created a moment ago (by this node, or by another starting at
+     * the same time) reaches the brokers one after another: the broker answering may not know it yet
+     * although another one just described it, and says "unknown topic". So that answer is asked again
+     * for a while before it is called a problem of the cluster (seen under load: a node refused to start).
+     */
+    private static Config describeConfig(Admin admin, String topic)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
+        while (true) {
+            try {
+                return admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, topic)))
+                        .all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).values().iterator().next();
+            } catch (ExecutionException e) {
+                if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
+                    throw e;
+                }
+                Thread.sleep(100);
+            }
         }
     }
 

@@ -8,6 +8,11 @@ import java.util.List;
 import java.util.Map;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
+import org.apache.kafka.clients.admin.DescribeConfigsOptions;
+import org.apache.kafka.clients.admin.DescribeConfigsResult;
+import org.apache.kafka.clients.admin.MockAdminClient;
+import org.apache.kafka.common.Node;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
 
 class TopicGuardTest {
@@ -42,6 +47,28 @@ class TopicGuardTest {
                 .hasMessageContaining("replication factor 1").hasMessageContaining("cluster.allow-unsafe-topic");
         assertThatThrownBy(() -> TopicGuard.check("t", 1, 3, config(Map.of("min.insync.replicas", "1")), false, 1000))
                 .hasMessageContaining("min.insync.replicas 1");
+    }
+
+    /**
+     * Under load a broker may answer "unknown topic" for a topic another broker just described (it was
+     * created a moment ago): asked again, not refused (a node once failed to start on it).
+     */
+    @Test
+    void aTopicTheAnsweringBrokerDoesNotKnowYetIsAskedAgain() throws Exception {
+        java.util.concurrent.atomic.AtomicInteger unknownAnswers = new java.util.concurrent.atomic.AtomicInteger(3);
+        try (MockAdminClient admin = new MockAdminClient(List.of(new Node(0, "localhost", 9092)), new Node(0, "localhost", 9092)) {
+            @Override
+            public synchronized DescribeConfigsResult describeConfigs(java.util.Collection<ConfigResource> resources,
+                                                                      DescribeConfigsOptions options) {
+                if (unknownAnswers.getAndDecrement() > 0) {   // as a broker that has not heard of the topic
+                    return super.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, "not-yet")), options);
+                }
+                return super.describeConfigs(resources, options);
+            }
+        }) {
+            assertThat(TopicGuard.ensure(admin, "t", 1, true, 1000)).singleElement().asString().contains("LOST");
+            assertThat(unknownAnswers.get()).isNegative();
+        }
     }
 
     @Test

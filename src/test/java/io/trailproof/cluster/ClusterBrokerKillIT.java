@@ -1,0 +1,301 @@
+package io.trailproof.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.testing.Api;
+import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.KafkaProcessCluster;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.CleanupMode;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Issue #18's failover scenario for real: a Kafka cluster of three KRaft nodes (broker + controller
+ * each) in separate JVMs ({@link KafkaProcessCluster}), three trailproof nodes ingesting concurrently
+ * with keyed requests (a 503 "outcome unknown" is retried with the same {@code Idempotency-Key}), and
+ * the broker leading the topic's partition killed with SIGKILL in the middle of it; that broker is made
+ * the active controller's node first, so the kill also takes the controller (the harder case: the
+ * survivors elect a controller, which fences the dead broker and elects a partition leader). Then: writes resume
+ * within 30 s of the kill; every acknowledged event is on every node; the nodes hold the same events
+ * byte for byte at every log_index and the same root; and no event is stored twice nor one that was
+ * never acknowledged.
+ */
+class ClusterBrokerKillIT {
+
+    private static final String TOPIC = "trailproof-brokerkill";
+    /**
+     * Short, so that requests caught by the failover answer 503 and the keyed retries are exercised
+     * ({@code -Dbrokerkill.write-timeout=PT10S}, the default of cluster.write-timeout, to measure that).
+     */
+    private static final String WRITE_TIMEOUT = System.getProperty("brokerkill.write-timeout", "PT3S");
+    private static final long RESUME_LIMIT_MILLIS = 30_000;
+
+    /** Kept when the test fails: every Kafka node's full log (node-N/kafka.log) and the nodes' data. */
+    @TempDir(cleanup = CleanupMode.ON_SUCCESS)
+    Path dirs;
+
+    /** One acknowledged write: the writer, its number, and the ids of its events. */
+    private record Ack(String writer, int n, List<String> ids) {
+    }
+
+    @Test
+    void theLeaderBrokerKilledWithSigkillDuringIngestLosesNoAcknowledgedEventAndWritesResume() throws Throwable {
+        long t0 = System.nanoTime();
+        KafkaProcessCluster kafka = KafkaProcessCluster.start(dirs.resolve("kafka"), 180);
+        System.out.println("[brokerkill] Kafka (3 JVMs) started in " + millisSince(t0) + " ms");
+        Map<String, InProcessServer> nodes = new LinkedHashMap<>();
+        try {
+            for (String id : List.of("n1", "n2", "n3")) {
+                nodes.put(id, InProcessServer.start(dirs.resolve(id),
+                        "cluster.mode", "kafka",
+                        "cluster.bootstrap-servers", kafka.bootstrapServers(),
+                        "cluster.node-id", id,
+                        "cluster.topic", TOPIC,
+                        "cluster.write-timeout", WRITE_TIMEOUT,
+                        "cluster.read-wait", "PT30S"));
+            }
+            run(kafka, nodes);
+        } catch (Throwable e) {
+            System.out.println("[brokerkill] failed; the Kafka nodes' logs (kept in " + dirs.resolve("kafka")
+                    + ") end with:\n" + kafka.logTails(60));
+            throw e;
+        } finally {
+            for (InProcessServer s : nodes.values()) {
+                s.close();
+            }
+            kafka.close();
+        }
+    }
+
+    private void run(KafkaProcessCluster kafka, Map<String, InProcessServer> nodes) throws Exception {
+        Map<String, Api> apis = new LinkedHashMap<>();
+        nodes.forEach((id, s) -> apis.put(id, s.api()));
+        assertThat(postKeyed(apis.get("n1"), "/v1/events", event("warm-up", 0), "warm-up-0").status()).isEqualTo(201);
+        // The harder case, on purpose: the partition leader is also the active controller, so the kill
+        // takes both, and the two survivors must elect a controller before it can fence the dead broker
+        // and elect a new partition leader.
+        int controller = kafka.activeController();
+        kafka.makeLeader(TOPIC, controller, 60);
+        assertThat(kafka.inSyncReplicasOf(TOPIC)).as("every replica in sync before the kill").hasSize(3);
+
+        // Writers: two on n1, two on n2 (single events), one on n3 (batches of 5). Each sends write n until
+        // it is acknowledged (a 503 is retried with the same key and body), then write n + 1.
+        List<Ack> acks = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong killedAt = new AtomicLong();
+        AtomicLong resumedAt = new AtomicLong();
+        AtomicInteger retries = new AtomicInteger();
+        Map<String, String> writers = new LinkedHashMap<>();
+        writers.put("n1-a", "n1");
+        writers.put("n1-b", "n1");
+        writers.put("n2-a", "n2");
+        writers.put("n2-b", "n2");
+        writers.put("n3-batch", "n3");
+        ExecutorService pool = Executors.newFixedThreadPool(writers.size());
+        List<Future<?>> work = new ArrayList<>();
+        for (Map.Entry<String, String> w : writers.entrySet()) {
+            String writer = w.getKey();
+            Api api = apis.get(w.getValue());
+            boolean batch = writer.endsWith("batch");
+            work.add(pool.submit(() -> {
+                for (int n = 0; !stop.get(); n++) {
+                    String path = batch ? "/v1/batch" : "/v1/events";
+                    String body = batch ? batch(writer, n, 5) : event(writer, n);
+                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+                    while (true) {
+                        long sentAt = System.nanoTime();
+                        Api.Reply r = postKeyed(api, path, body, writer + "-" + n);
+                        if (r.status() == 201) {
+                            List<String> ids = new ArrayList<>();
+                            if (batch) {
+                                r.json().forEach(item -> ids.add(item.get("event").get("id").asText()));
+                            } else {
+                                ids.add(r.json().get("id").asText());
+                            }
+                            acks.add(new Ack(writer, n, ids));
+                            long kill = killedAt.get();
+                            if (kill != 0 && sentAt > kill) {
+                                resumedAt.compareAndSet(0, System.nanoTime());
+                            }
+                            break;
+                        }
+                        assertThat(r.status()).as(writer + "-" + n + ": " + r.body()).isEqualTo(503);
+                        retries.incrementAndGet();
+                        assertThat(System.nanoTime()).as(writer + "-" + n + " acknowledged within 120 s").isLessThan(deadline);
+                        Thread.sleep(100);
+                    }
+                }
+                return null;
+            }));
+        }
+
+        awaitAcks(acks, 30, 60);
+        int leader = kafka.leaderOf(TOPIC);
+        controller = kafka.activeController();
+        int acksBefore = acks.size();
+        killedAt.set(System.nanoTime());
+        kafka.kill(leader);
+        long killMillis = millisSince(killedAt.get());
+        System.out.println("[brokerkill] SIGKILLed broker " + leader + " (partition leader"
+                + (leader == controller ? " and active controller" : "; active controller " + controller + " kept")
+                + ") after " + acksBefore + " acknowledged writes (kill + reap " + killMillis + " ms)");
+
+        // Wait (generously: the machine is shared) for a write sent after the kill to be acknowledged,
+        // then let the writers go on for a while on the new leader.
+        // Meanwhile, when Kafka names a new partition leader (for the report: the rest is the clients').
+        long waitUntil = killedAt.get() + TimeUnit.SECONDS.toNanos(90);
+        long newLeaderAt = 0;
+        while (resumedAt.get() == 0 && System.nanoTime() < waitUntil && work.stream().noneMatch(Future::isDone)) {
+            if (newLeaderAt == 0) {
+                try {
+                    int now = kafka.leaderOf(TOPIC);
+                    if (now != leader && now != -1) {
+                        newLeaderAt = System.nanoTime();
+                    }
+                } catch (Exception e) {
+                    // no answer during the election: ask again
+                }
+            }
+            Thread.sleep(50);
+        }
+        int acksAtResume = acks.size();
+        if (resumedAt.get() != 0) {
+            Thread.sleep(2000);
+        }
+        stop.set(true);
+        for (Future<?> f : work) {
+            f.get(150, TimeUnit.SECONDS);   // each writer finishes its current write (acknowledged) first
+        }
+        pool.shutdown();
+        assertThat(resumedAt.get()).as("a write sent after the kill was acknowledged").isNotZero();
+        long resumeMillis = (resumedAt.get() - killedAt.get()) / 1_000_000;
+        int newLeader = kafka.leaderOf(TOPIC);
+        System.out.println("[brokerkill] writes resumed " + resumeMillis + " ms after the SIGKILL (new leader: broker "
+                + newLeader + (newLeaderAt == 0 ? "" : ", named " + (newLeaderAt - killedAt.get()) / 1_000_000 + " ms after the kill")
+                + "); " + acks.size() + " writes acknowledged in all (" + (acks.size() - acksAtResume)
+                + " after the resume), " + retries.get() + " retries of a 503 with the same key");
+        assertThat(resumeMillis).as("writes resume within 30 s of the kill").isLessThan(RESUME_LIMIT_MILLIS);
+        assertThat(newLeader).isNotEqualTo(leader).isNotEqualTo(-1);
+        assertThat(acks.size()).as("writes acknowledged after the resume").isGreaterThan(acksAtResume);
+
+        // Every writer stopped after an acknowledged write, so nothing is left in flight: the log holds
+        // the warm-up event and the acknowledged writes' events, each once, and nothing else.
+        long size = 0;
+        for (Api api : apis.values()) {
+            size = Math.max(size, api.get("/v1/merkle/root").json().get("tree_size").asLong());
+        }
+        Map<String, List<JsonNode>> logs = assertIdentical(apis, size);
+        List<JsonNode> events = logs.get("n1");
+        Map<String, Integer> stored = new HashMap<>();
+        for (JsonNode e : events) {
+            stored.merge(e.get("agent_id").asText() + "#" + e.at("/metadata/n").asText() + "#" + e.at("/metadata/i").asText(), 1,
+                    Integer::sum);
+        }
+        assertThat(stored.entrySet().stream().filter(e -> e.getValue() > 1).map(Map.Entry::getKey).toList())
+                .as("events stored twice").isEmpty();
+        long acknowledgedEvents = acks.stream().mapToLong(a -> a.ids().size()).sum();
+        assertThat(size).as("events in the log = the warm-up + the acknowledged ones").isEqualTo(1 + acknowledgedEvents);
+        for (Map.Entry<String, List<JsonNode>> log : logs.entrySet()) {
+            Map<String, JsonNode> byId = new HashMap<>();
+            log.getValue().forEach(e -> byId.put(e.get("id").asText(), e));
+            for (Ack a : acks) {
+                for (int i = 0; i < a.ids().size(); i++) {
+                    JsonNode e = byId.get(a.ids().get(i));
+                    assertThat(e).as("acknowledged " + a + " on " + log.getKey()).isNotNull();
+                    assertThat(e.get("agent_id").asText()).isEqualTo(a.writer());
+                    assertThat(e.at("/metadata/n").asInt()).isEqualTo(a.n());
+                }
+            }
+        }
+    }
+
+    private static void awaitAcks(List<?> acks, int n, int seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        while (acks.size() < n) {
+            assertThat(System.nanoTime()).as(n + " writes acknowledged before the kill").isLessThan(deadline);
+            Thread.sleep(20);
+        }
+    }
+
+    /**
+     * Every node reaches {@code size}; then every event, as the API returns it, and the root are compared
+     * byte for byte across the nodes. Returns each node's events in log order.
+     */
+    private static Map<String, List<JsonNode>> assertIdentical(Map<String, Api> apis, long size) throws Exception {
+        String firstRoot = null;
+        List<String> firstPages = null;
+        Map<String, List<JsonNode>> logs = new LinkedHashMap<>();
+        for (Map.Entry<String, Api> node : apis.entrySet()) {
+            String id = node.getKey();
+            Api api = node.getValue();
+            Api.Reply root = api.get("/v1/merkle/root?tree_size=" + size + "&min_tree_size=" + size);
+            assertThat(root.status()).as(id + " reaches size " + size + ": " + root.body()).isEqualTo(200);
+            List<String> pages = new ArrayList<>();
+            List<JsonNode> events = new ArrayList<>();
+            for (long offset = 0; offset < size; offset += 1000) {
+                Api.Reply page = api.get("/v1/events?order=asc&limit=1000&offset=" + offset);
+                assertThat(page.status()).isEqualTo(200);
+                pages.add(page.body());
+                page.json().forEach(events::add);
+            }
+            assertThat(events).as(id + " events").hasSize((int) size);
+            for (int i = 0; i < events.size(); i++) {
+                assertThat(events.get(i).get("log_index").asLong()).as(id + " log_index").isEqualTo(i);
+            }
+            assertThat(api.get("/v1/merkle/root").json().get("tree_size").asLong()).as(id + " size").isEqualTo(size);
+            if (firstRoot == null) {
+                firstRoot = root.body();
+                firstPages = pages;
+            } else {
+                assertThat(root.body()).as("root of " + id).isEqualTo(firstRoot);
+                assertThat(pages).as("events of " + id + ", byte for byte").isEqualTo(firstPages);
+            }
+            logs.put(id, events);
+        }
+        return logs;
+    }
+
+    private static Api.Reply postKeyed(Api api, String path, String body, String key) throws Exception {
+        return api.send(HttpRequest.newBuilder(URI.create(api.base() + path))
+                .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
+    }
+
+    private static String event(String agent, int n) {
+        return item(agent, n, 0);
+    }
+
+    private static String item(String agent, int n, int i) {
+        return "{\"agent_id\":\"" + agent + "\",\"action_type\":\"TOOL_CALL\",\"action_name\":\"step\",\"metadata\":{\"n\":"
+                + n + ",\"i\":" + i + ",\"x\":4.50}}";
+    }
+
+    private static String batch(String agent, int n, int size) {
+        StringBuilder b = new StringBuilder("[");
+        for (int i = 0; i < size; i++) {
+            b.append(i == 0 ? "" : ",").append(item(agent, n, i));
+        }
+        return b.append(']').toString();
+    }
+
+    private static long millisSince(long nanos) {
+        return (System.nanoTime() - nanos) / 1_000_000;
+    }
+}
