@@ -40,6 +40,7 @@ final class BackupCommand implements Callable<Integer> {
 
     /** A connection that sends nothing for this long is given up (the server digests before it answers). */
     private static final Duration STALL = Duration.ofMinutes(10);
+    private static final long FORCE_EVERY = 64L << 20;
 
     @Override
     public Integer call() throws Exception {
@@ -72,7 +73,9 @@ final class BackupCommand implements Callable<Integer> {
                 StandardOpenOption.TRUNCATE_EXISTING)) {
             // The file is written by this thread, the archive checked (manifest, sizes, every SHA-256)
             // on a second one over the same bytes: see CheckedCopy.
-            CheckedCopy.Result<BackupManifest> copied = CheckedCopy.copy(response.body(), file,
+            // Written pages are forced in the background every FORCE_EVERY bytes, so the force below
+            // waits for the last stretch only.
+            CheckedCopy.Result<BackupManifest> copied = CheckedCopy.copy(response.body(), file, FORCE_EVERY,
                     in -> Restore.check(in, done -> bar.update(done / 1024)));
             manifest = copied.checked();
             bytes = copied.bytes();

@@ -8,6 +8,9 @@ import java.nio.channels.ReadableByteChannel;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.FutureTask;
 
 /**
@@ -59,11 +62,36 @@ final class CheckedCopy {
      */
     static <T> Result<T> copy(ReadableByteChannel from, FileChannel to, Check<T> check)
             throws IOException, ExecutionException, InterruptedException {
-        return new CheckedCopy().run(from, to, check);
+        return copy(from, to, 0, check);
     }
 
-    private <T> Result<T> run(ReadableByteChannel from, FileChannel to, Check<T> check)
+    /**
+     * {@link #copy(ReadableByteChannel, FileChannel, Check)}, and every {@code forceEvery} bytes
+     * written (0: never) the file is forced to disk on a third thread while the copy goes on, so the
+     * caller's last force finds little left to write: the disk works during the transfer instead of
+     * after it. A failed background force fails the copy (Linux reports a write-back error to one
+     * {@code fsync} only, so it must not be dropped here).
+     */
+    static <T> Result<T> copy(ReadableByteChannel from, FileChannel to, long forceEvery, Check<T> check)
             throws IOException, ExecutionException, InterruptedException {
+        ExecutorService forcing = forceEvery <= 0 ? null : Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "backup-force");
+            t.setDaemon(true);
+            return t;
+        });
+        try {
+            return new CheckedCopy().run(from, to, forceEvery, forcing, check);
+        } finally {
+            if (forcing != null) {
+                forcing.shutdownNow();
+            }
+        }
+    }
+
+    private <T> Result<T> run(ReadableByteChannel from, FileChannel to, long forceEvery, ExecutorService forcing,
+                              Check<T> check) throws IOException, ExecutionException, InterruptedException {
+        Future<?> forced = null;
+        long forcedUpTo = 0;
         FutureTask<T> checking = new FutureTask<>(() -> {
             try (InputStream in = new Received()) {
                 return check.run(in);
@@ -98,6 +126,14 @@ final class CheckedCopy {
                 bytes += b.position() - start;
                 b.position(start);
                 full.put(b);
+                if (forcing != null && bytes - forcedUpTo >= forceEvery && (forced == null || forced.isDone())) {
+                    failed(forced);
+                    forced = forcing.submit(() -> {
+                        to.force(false);
+                        return null;
+                    });
+                    forcedUpTo = bytes;
+                }
                 if (eof) {
                     full.put(END);
                     ended = true;
@@ -111,7 +147,27 @@ final class CheckedCopy {
         }
         // Here the copy reached the end, or stopped because the check ended first: either way what
         // the check answered (or threw) is the outcome; a short copy is the caller's to compare.
-        return new Result<>(checking.get(), bytes);
+        T answer = checking.get();
+        if (forced != null) {
+            try {
+                forced.get();
+            } catch (ExecutionException e) {
+                failed(forced);
+            }
+        }
+        return new Result<>(answer, bytes);
+    }
+
+    /** Throws what a finished background force threw. */
+    private static void failed(Future<?> forced) throws IOException, InterruptedException {
+        if (forced == null || !forced.isDone()) {
+            return;
+        }
+        try {
+            forced.get();
+        } catch (ExecutionException e) {
+            throw e.getCause() instanceof IOException io ? io : new IOException("forcing the file to disk failed", e.getCause());
+        }
     }
 
     /** The checking thread's view: the buffers in order, each handed back once read. */

@@ -41,6 +41,21 @@ class CheckedCopyTest {
         assertThat(Files.readAllBytes(file)).isEqualTo(data);
     }
 
+    /** Forcing in the background while copying changes nothing in what is written or checked. */
+    @Test
+    void forcingAsItGoesKeepsEveryByte() throws Exception {
+        byte[] data = new byte[CheckedCopy.BUFFERS * CheckedCopy.BUFFER_BYTES * 2 + 999];
+        new Random(11).nextBytes(data);
+        Path file = dir.resolve("forced");
+        CheckedCopy.Result<String> r;
+        try (FileChannel out = FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
+            r = CheckedCopy.copy(trickle(data), out, CheckedCopy.BUFFER_BYTES, in -> sha256(in));
+        }
+        assertThat(r.bytes()).isEqualTo(data.length);
+        assertThat(r.checked()).isEqualTo(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(data)));
+        assertThat(Files.readAllBytes(file)).isEqualTo(data);
+    }
+
     /** A check that refuses stops the copy: its exception is the outcome, not a hang. */
     @Test
     void aFailingCheckStopsTheCopy() throws Exception {
