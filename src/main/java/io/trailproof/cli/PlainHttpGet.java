@@ -41,8 +41,7 @@ final class PlainHttpGet implements Closeable {
 
     private final SocketChannel channel;
     private final ScheduledExecutorService watchdog;
-    private final AtomicLong lastProgress = new AtomicLong(System.nanoTime());
-    private volatile boolean stalled;
+    private final Watchdog watch;
     private final int status;
     private final Map<String, String> headers;
     /** Body bytes that arrived with the headers, read before the socket. */
@@ -50,10 +49,11 @@ final class PlainHttpGet implements Closeable {
     private final long contentLength;
     private long bodyRead;
 
-    private PlainHttpGet(SocketChannel channel, ScheduledExecutorService watchdog, int status,
+    private PlainHttpGet(SocketChannel channel, ScheduledExecutorService watchdog, Watchdog watch, int status,
                          Map<String, String> headers, ByteBuffer early) {
         this.channel = channel;
         this.watchdog = watchdog;
+        this.watch = watch;
         this.status = status;
         this.headers = headers;
         this.early = early;
@@ -99,12 +99,17 @@ final class PlainHttpGet implements Closeable {
                 req.append("Authorization: Bearer ").append(apiKey).append("\r\n");
             }
             ByteBuffer out = ByteBuffer.wrap(req.append("\r\n").toString().getBytes(StandardCharsets.ISO_8859_1));
-            while (out.hasRemaining()) {
-                ch.write(out);
+            // From here on a silent connection is given up: also while the server prepares its answer.
+            Watchdog watch = new Watchdog(ch, stall);
+            watch.start(watchdog);
+            try {
+                while (out.hasRemaining()) {
+                    ch.write(out);
+                }
+                return readHead(ch, watchdog, watch);
+            } catch (ClosedChannelException e) {
+                throw watch.explain(e);
             }
-            PlainHttpGet get = readHead(ch, watchdog);
-            get.startWatchdog(stall);
-            return get;
         } catch (IOException | RuntimeException e) {
             if (watchdog != null) {
                 watchdog.shutdownNow();
@@ -114,7 +119,8 @@ final class PlainHttpGet implements Closeable {
         }
     }
 
-    private static PlainHttpGet readHead(SocketChannel ch, ScheduledExecutorService watchdog) throws IOException {
+    private static PlainHttpGet readHead(SocketChannel ch, ScheduledExecutorService watchdog, Watchdog watch)
+            throws IOException {
         ByteBuffer head = ByteBuffer.allocate(MAX_HEAD_BYTES);
         int end;
         while ((end = endOfHead(head)) < 0) {
@@ -124,6 +130,7 @@ final class PlainHttpGet implements Closeable {
             if (ch.read(head) < 0) {
                 throw new IOException("the server closed the connection before answering");
             }
+            watch.progress();
         }
         String text = new String(head.array(), 0, end, StandardCharsets.ISO_8859_1);
         String[] lines = text.split("\r\n");
@@ -146,7 +153,7 @@ final class PlainHttpGet implements Closeable {
             }
         }
         ByteBuffer early = ByteBuffer.wrap(head.array(), end + 4, head.position() - end - 4).slice();
-        return new PlainHttpGet(ch, watchdog, status, headers, early);
+        return new PlainHttpGet(ch, watchdog, watch, status, headers, early);
     }
 
     /** Index of the {@code \r\n\r\n} that ends the head in {@code b[0, position)}, or -1. */
@@ -160,19 +167,42 @@ final class PlainHttpGet implements Closeable {
         return -1;
     }
 
-    private void startWatchdog(Duration stall) {
-        long limit = stall.toNanos();
-        long every = Math.max(1, Math.min(1000, stall.toMillis() / 4));
-        watchdog.scheduleWithFixedDelay(() -> {
-            if (System.nanoTime() - lastProgress.get() > limit) {
-                stalled = true;
-                try {
-                    channel.close();   // wakes the blocked read
-                } catch (IOException ignored) {
-                    // closing is all that is wanted
+    /** Closes the channel when nothing arrived for the stall timeout, which fails the read waiting on it. */
+    private static final class Watchdog {
+        private final SocketChannel channel;
+        private final long limitNanos;
+        private final long everyMillis;
+        private final AtomicLong lastProgress = new AtomicLong(System.nanoTime());
+        private volatile boolean stalled;
+
+        Watchdog(SocketChannel channel, Duration stall) {
+            this.channel = channel;
+            this.limitNanos = stall.toNanos();
+            this.everyMillis = Math.max(1, Math.min(1000, stall.toMillis() / 4));
+        }
+
+        void start(ScheduledExecutorService on) {
+            on.scheduleWithFixedDelay(() -> {
+                if (System.nanoTime() - lastProgress.get() > limitNanos) {
+                    stalled = true;
+                    try {
+                        channel.close();   // wakes the blocked read
+                    } catch (IOException ignored) {
+                        // closing is all that is wanted
+                    }
                 }
-            }
-        }, every, every, TimeUnit.MILLISECONDS);
+            }, everyMillis, everyMillis, TimeUnit.MILLISECONDS);
+        }
+
+        void progress() {
+            lastProgress.set(System.nanoTime());
+        }
+
+        /** What a read that failed on a closed channel means: the watchdog's timeout, or the close itself. */
+        IOException explain(ClosedChannelException e) {
+            return stalled ? new SocketTimeoutException("the server sent nothing for "
+                    + Duration.ofNanos(limitNanos).toSeconds() + " s; the transfer was given up") : e;
+        }
     }
 
     int status() {
@@ -238,10 +268,7 @@ final class PlainHttpGet implements Closeable {
             try {
                 n = channel.read(dst);
             } catch (ClosedChannelException e) {
-                if (stalled) {
-                    throw new SocketTimeoutException("the server sent nothing for too long; the transfer was given up");
-                }
-                throw e;
+                throw watch.explain(e);
             } finally {
                 dst.limit(limit);
             }
@@ -251,7 +278,7 @@ final class PlainHttpGet implements Closeable {
             }
         }
         bodyRead += n;
-        lastProgress.set(System.nanoTime());
+        watch.progress();
         return n;
     }
 
@@ -267,7 +294,7 @@ final class PlainHttpGet implements Closeable {
         ByteBuffer b = ByteBuffer.allocate((int) want);
         b.put(early.slice(early.position(), Math.min(early.remaining(), b.remaining())));
         while (b.hasRemaining() && channel.read(b) >= 0) {
-            lastProgress.set(System.nanoTime());
+            watch.progress();
         }
         return java.util.Arrays.copyOf(b.array(), b.position());
     }

@@ -99,6 +99,17 @@ class PlainHttpGetTest {
                 .isInstanceOf(java.net.ConnectException.class);
     }
 
+    /** A server that takes the request and never answers: given up after the stall time, not waited on forever. */
+    @Test
+    void aSilentServerIsGivenUp() throws Exception {
+        try (var silent = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+            URI uri = URI.create("http://127.0.0.1:" + silent.getLocalPort());
+            assertThatThrownBy(() -> PlainHttpGet.open(uri, "/v1/admin/backup", null, Duration.ofSeconds(5),
+                    Duration.ofMillis(300))).isInstanceOf(java.net.SocketTimeoutException.class)
+                    .hasMessageContaining("given up");
+        }
+    }
+
     private static byte[] readAll(ReadableByteChannel ch) throws IOException {
         ByteBuffer buf = ByteBuffer.allocate(8 << 20);
         while (ch.read(buf) >= 0) {
