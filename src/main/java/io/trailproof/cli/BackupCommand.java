@@ -40,7 +40,7 @@ final class BackupCommand implements Callable<Integer> {
 
     /** A connection that sends nothing for this long is given up (the server digests before it answers). */
     private static final Duration STALL = Duration.ofMinutes(10);
-    private static final long FORCE_EVERY = 64L << 20;
+    private static final long FORCE_EVERY = 16L << 20;
 
     @Override
     public Integer call() throws Exception {
