@@ -140,7 +140,7 @@ public final class OnlineBackup {
             from = 0;
         }
         MessageDigest running = sha;
-        copyRange(p.file(), from, p.bytes(), (buf, len) -> running.update(buf, 0, len));
+        copyRange(p.file(), from, p.bytes(), (buf, len) -> update(running, buf, 0, len));
         digested.put(p.file(), new Digested(p.bytes(), copy(sha)));
         return new Snapshot.Item(name, p, null, HexFormat.of().formatHex(sha.digest()));
     }
@@ -181,6 +181,21 @@ public final class OnlineBackup {
             }
             chunks.accept(buf, n);
             pos += n;
+        }
+    }
+
+    /** Largest piece handed to {@link MessageDigest#update} at once, see {@link #update}. */
+    private static final int DIGEST_PIECE = 64 << 10;
+
+    /**
+     * {@code sha.update(buf, off, len)} in pieces of at most 64 KB. Same digest; the reason is the JIT:
+     * with many calls it compiles the digest's multi-block intrinsic (SHA-NI over a run of blocks),
+     * while with few large ones it compiles only the loop around the one-block intrinsic, measured
+     * about 10% more CPU per byte (and a fresh process, such as the backup client, warms up slower).
+     */
+    static void update(MessageDigest sha, byte[] buf, int off, int len) {
+        for (int at = off, end = off + len; at < end; at += DIGEST_PIECE) {
+            sha.update(buf, at, Math.min(DIGEST_PIECE, end - at));
         }
     }
 

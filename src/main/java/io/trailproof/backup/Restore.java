@@ -205,7 +205,7 @@ public final class Restore {
         try {
             int n;
             while ((n = tar.read(buf, 0, buf.length)) > 0) {
-                sha.update(buf, 0, n);
+                OnlineBackup.update(sha, buf, 0, n);
                 if (out != null) {
                     ByteBuffer bb = ByteBuffer.wrap(buf, 0, n);
                     while (bb.hasRemaining()) {

@@ -24,7 +24,11 @@ public final class Main implements Runnable {
         System.exit(run(args));
     }
 
-    static int run(String... args) {
+    /**
+     * Runs one command without ending the JVM and returns its exit code (what {@link #main} exits
+     * with); the backup benchmark measures the backup client this way, its JVM warm.
+     */
+    public static int run(String... args) {
         CommandLine cli = new CommandLine(new Main());
         cli.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("trailproof: " + ex.getMessage());

@@ -28,10 +28,22 @@ final class ServerClient {
 
     private final URI base;
     private final String apiKey;
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+    /** Built when first used: a command that talks to the server another way (backup) does not pay its start. */
+    private HttpClient http;
+
+    private synchronized HttpClient http() {
+        if (http == null) {
+            http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
+        }
+        return http;
+    }
 
     String apiKey() {
         return apiKey;
+    }
+
+    URI base() {
+        return base;
     }
 
     ServerClient(URI base, String apiKey) {
@@ -132,7 +144,7 @@ final class ServerClient {
     HttpResponse<InputStream> stream(String pathAndQuery) throws ClientException {
         HttpRequest req = request(pathAndQuery).GET().build();
         try {
-            return http.send(req, HttpResponse.BodyHandlers.ofInputStream());
+            return http().send(req, HttpResponse.BodyHandlers.ofInputStream());
         } catch (IOException e) {
             throw transport(e);
         } catch (InterruptedException e) {
@@ -151,7 +163,7 @@ final class ServerClient {
 
     private <T> Answer send(HttpRequest.Builder builder, HttpResponse.BodyHandler<byte[]> handler) throws ClientException {
         try {
-            HttpResponse<byte[]> r = http.send(builder.build(), handler);
+            HttpResponse<byte[]> r = http().send(builder.build(), handler);
             return new Answer(r.statusCode(), r.body(),
                     r.headers().firstValue("Idempotent-Replayed").map("true"::equals).orElse(false));
         } catch (IOException e) {
@@ -162,7 +174,8 @@ final class ServerClient {
         }
     }
 
-    private ClientException transport(IOException e) {
+    /** A transport failure as the sentence for the person at the terminal. */
+    ClientException transport(IOException e) {
         if (e instanceof ConnectException) {
             return new ClientException("cannot reach the trailproof server at " + base
                     + ": is it running? (set --server or TRAILPROOF_URL)");
