@@ -64,6 +64,8 @@ public final class IdempotencyBench {
             ServerProbe.awaitQuiet(server.pid());
             double[] batchReplay = b.replays(300, BATCH, server.pid());
             double[] singleReplay = b.replays(2000, 1, server.pid());
+            Wrk wrk = Wrk.find(Path.of("bench/wrk"));
+            Wrk.Result wrkReplay = wrk == null ? null : b.wrkReplays(wrk, 300, data, server.pid());
             System.out.printf(Locale.ROOT, "%n| figure | value | goal |%n|---|---|---|%n");
             System.out.printf(Locale.ROOT, "| server CPU per event, batch ingest without keys | %.1f us (%,.0f events/s) | |%n",
                     plain, t.rate(0));
@@ -74,6 +76,14 @@ public final class IdempotencyBench {
                     batchReplay[0], batchReplay[1]);
             System.out.printf(Locale.ROOT, "| replayed answer, single event, p50 / p99 | %.2f / %.2f ms | p99 <= 5 |%n",
                     singleReplay[0], singleReplay[1]);
+            if (wrkReplay != null) {
+                System.out.printf(Locale.ROOT, "| wrk, 1 connection, replays of 300 recorded 1,000-event batches for %.0f s: "
+                        + "p50 / p90 / p99 / max | %.2f / %.2f / %.2f / %.2f ms (%,d replays) | p99 <= 5 |%n",
+                        wrkReplay.seconds(), wrkReplay.p50(), wrkReplay.p90(), wrkReplay.p99(), wrkReplay.max(),
+                        wrkReplay.requests());
+            } else {
+                System.out.println("(wrk not installed: the neutral client's replay row is skipped)");
+            }
         }
     }
 
@@ -98,6 +108,40 @@ public final class IdempotencyBench {
             }
         });
         return batches * BATCH;
+    }
+
+    /**
+     * The neutral client's replay figure: {@code n} keys each stored with the same 1,000-event body
+     * (so wrk sends one body; each key's events are n different stretches of the log), then wrk on one
+     * connection replays them in turn, 10 s of warm-up and 10 s measured.
+     */
+    private Wrk.Result wrkReplays(Wrk wrk, int n, Path work, long serverPid) throws Exception {
+        byte[] json = body(nextEvent.getAndAdd(BATCH), BATCH).getBytes(StandardCharsets.UTF_8);
+        Path bodyFile = work.resolveSibling(work.getFileName() + "-replay-body.json");
+        Path keysFile = work.resolveSibling(work.getFileName() + "-replay-keys.txt");
+        Files.write(bodyFile, json);
+        List<String> keys = new ArrayList<>();
+        try (PlainHttp http = new PlainHttp(port)) {
+            for (int i = 0; i < n; i++) {
+                String key = "wrk-replay-" + nextKey.getAndIncrement();
+                if (http.post("/v1/batch", json, "Idempotency-Key: " + key + "\r\n").status() != 201) {
+                    throw new IllegalStateException("store before replay failed");
+                }
+                keys.add(key);
+            }
+        }
+        Files.write(keysFile, keys);
+        ServerProbe.awaitQuiet(serverPid);
+        try {
+            java.util.Map<String, String> env = java.util.Map.of("WRK_BODY_FILE", bodyFile.toString(),
+                    "WRK_KEYS_FILE", keysFile.toString());
+            String url = "http://127.0.0.1:" + port + "/v1/batch";
+            wrk.run(url, 1, 10, env);
+            return wrk.run(url, 1, 10, env);
+        } finally {
+            Files.deleteIfExists(bodyFile);
+            Files.deleteIfExists(keysFile);
+        }
     }
 
     /**
@@ -126,10 +170,10 @@ public final class IdempotencyBench {
             for (int round = 0; round < 2; round++) {   // the first round warms the replay path up
                 for (int i = 0; i < n; i++) {
                     long t0 = System.nanoTime();
-                    PlainHttp.Response r = http.post(path, bodies.get(i), keys.get(i));
+                    int status = http.postDroppingAnswer(path, bodies.get(i), keys.get(i));
                     ms[i] = (System.nanoTime() - t0) / 1e6;
-                    if (r.status() != 201) {
-                        throw new IllegalStateException("replay answered " + r.status());
+                    if (status != 201) {
+                        throw new IllegalStateException("replay answered " + status);
                     }
                 }
             }
