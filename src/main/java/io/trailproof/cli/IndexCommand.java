@@ -2,6 +2,7 @@ package io.trailproof.cli;
 
 import io.trailproof.index.OfflineIndex;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.store.DataDirInUseException;
 import io.trailproof.store.DataDirLock;
 import picocli.CommandLine.Command;
@@ -40,7 +41,7 @@ final class IndexCommand implements Runnable {
                 return Main.BAD_USAGE;
             }
             try (DataDirLock lock = DataDirLock.acquire(dataDir);
-                 Ledger ledger = Ledger.open(dataDir, Ledger.Options.defaults(), Clock.systemUTC(), new SecureRandom())) {
+                 Ledger ledger = Ledger.open(dataDir, LedgerOptions.defaults(), Clock.systemUTC(), new SecureRandom())) {
                 return work(ledger);
             } catch (DataDirInUseException e) {
                 System.err.println("trailproof: " + e.getMessage()

@@ -15,7 +15,6 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -53,41 +52,6 @@ public final class Ledger implements Closeable {
 
     private static final System.Logger LOG = System.getLogger(Ledger.class.getName());
 
-    /**
-     * Tunables of the storage layout and the ledger's limits.
-     *
-     * @param acceptTruncation open even when acknowledged events are missing from the log (the loss is
-     *     then reported by {@code GET /health}); false refuses to open
-     * @param maxQueuedEvents single events waiting for the sequencer before {@link #appendAsync} refuses more
-     * @param dedupeRetention how long a dedupe record is honoured ({@code idempotency.retention})
-     * @param dedupeMaxKeys dedupe keys held at most; beyond it the oldest are forgotten ({@code idempotency.max-keys})
-     * @param redactor applied to every event before it is sealed ({@code redaction.enabled}); null for none
-     */
-    public record Options(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation,
-                          int maxQueuedEvents, Duration dedupeRetention, int dedupeMaxKeys, Redactor redactor) {
-        public static final Duration DEFAULT_DEDUPE_RETENTION = Duration.ofHours(24);
-        public static final int DEFAULT_DEDUPE_MAX_KEYS = 1_000_000;
-
-        public Options(long segmentBytes, long checkpointIntervalEvents) {
-            this(segmentBytes, checkpointIntervalEvents, false, 65536);
-        }
-
-        public Options(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation, int maxQueuedEvents) {
-            this(segmentBytes, checkpointIntervalEvents, acceptTruncation, maxQueuedEvents, DEFAULT_DEDUPE_RETENTION,
-                    DEFAULT_DEDUPE_MAX_KEYS);
-        }
-
-        public Options(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation, int maxQueuedEvents,
-                       Duration dedupeRetention, int dedupeMaxKeys) {
-            this(segmentBytes, checkpointIntervalEvents, acceptTruncation, maxQueuedEvents, dedupeRetention, dedupeMaxKeys,
-                    null);
-        }
-
-        public static Options defaults() {
-            return new Options(64L << 20, 100_000);
-        }
-    }
-
     private final EventLog log;
     private final MerkleNodeStore tree;
     private final LedgerHealth health;
@@ -108,7 +72,7 @@ public final class Ledger implements Closeable {
 
     /** Built by {@link LedgerOpening} once the log is recovered. */
     Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
-                   RandomGenerator random, Options options, UnaryOperator<TreeAppends> treeSeam, DedupeTable dedupe,
+                   RandomGenerator random, LedgerOptions options, UnaryOperator<TreeAppends> treeSeam, DedupeTable dedupe,
                    LogTime logTime, ReplicaPosition openedAt) {
         this.openedAt = openedAt;
         this.log = log;
@@ -139,28 +103,28 @@ public final class Ledger implements Closeable {
      * and the tree up to the end of the log.
      *
      * @throws io.trailproof.store.AcknowledgedDataLostException when acknowledged events are missing
-     *     and {@link Options#acceptTruncation()} is false
+     *     and {@link LedgerOptions#acceptTruncation()} is false
      * @throws CorruptLogException when stored frames fail their check (nothing is silently dropped)
      */
-    public static Ledger open(Path dataDir, Options options, Clock clock, RandomGenerator random) throws IOException {
+    public static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random) throws IOException {
         return open(dataDir, options, clock, random, UnaryOperator.identity());
     }
 
-    /** As {@link #open(Path, Options, Clock, RandomGenerator)}, with the sequencer's tree appends wrapped (tests). */
-    static Ledger open(Path dataDir, Options options, Clock clock, RandomGenerator random,
+    /** As {@link #open(Path, LedgerOptions, Clock, RandomGenerator)}, with the sequencer's tree appends wrapped (tests). */
+    static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random,
                        UnaryOperator<TreeAppends> treeSeam) throws IOException {
         return LedgerOpening.open(dataDir, options, clock, random, treeSeam, false);
     }
 
     /**
-     * Opens the ledger of a replica (cluster mode, issue #18): as {@link #open(Path, Options, Clock,
+     * Opens the ledger of a replica (cluster mode, issue #18): as {@link #open(Path, LedgerOptions, Clock,
      * RandomGenerator)}, but its only writer is {@link #replicaApplies()}, which takes ids, times
      * and dedupe decisions from the replicated records; {@link #append} and the other local writes
      * refuse ({@link LedgerUnavailableException}), so nothing this node's clock or randomness made
      * can enter its log. Redaction is the producing node's business (before the record is produced):
      * {@code options.redactor()} is not applied here.
      */
-    public static Ledger openReplica(Path dataDir, Options options, Clock clock) throws IOException {
+    public static Ledger openReplica(Path dataDir, LedgerOptions options, Clock clock) throws IOException {
         return LedgerOpening.open(dataDir, options, clock, java.util.random.RandomGenerator.getDefault(),
                 UnaryOperator.identity(), true);
     }
@@ -314,7 +278,7 @@ public final class Ledger implements Closeable {
     /**
      * Stores one validated event without blocking the caller; the future completes once the event
      * is durable, with its outcome, or exceptionally with a {@link LedgerUnavailableException}
-     * ({@link LedgerBusyException} at once when {@link Options#maxQueuedEvents()} events are waiting).
+     * ({@link LedgerBusyException} at once when {@link LedgerOptions#maxQueuedEvents()} events are waiting).
      * Single events that arrive while others are being sequenced are sequenced together as one
      * group by one thread (one log write, one chain and tree update, one shared force). Order among
      * events of one agent sent concurrently is the order they reach the queue. Cancelling the future

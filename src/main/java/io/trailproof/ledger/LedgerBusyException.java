@@ -1,7 +1,7 @@
 package io.trailproof.ledger;
 
 /**
- * The single-event queue is full ({@link Ledger.Options#maxQueuedEvents()} events wait for the
+ * The single-event queue is full ({@link LedgerOptions#maxQueuedEvents()} events wait for the
  * sequencer): the event was refused at once, nothing was stored, and the client should retry later.
  */
 public final class LedgerBusyException extends LedgerUnavailableException {

@@ -22,7 +22,7 @@ final class LedgerOpening {
     }
 
     /** @param replica a replica of a cluster (its writes come from replicated records only), or embedded */
-    static Ledger open(Path dataDir, Ledger.Options options, Clock clock, RandomGenerator random,
+    static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random,
                                UnaryOperator<TreeAppends> treeSeam, boolean replica) throws IOException {
         LogTime logTime = replica ? new LogTime(0) : null;
         // The dedupe table is rebuilt from the side records the log visits while it recovers (it
@@ -63,8 +63,8 @@ final class LedgerOpening {
         }
     }
 
-    private static Ledger.Options withoutRedaction(Ledger.Options o) {
-        return new Ledger.Options(o.segmentBytes(), o.checkpointIntervalEvents(), o.acceptTruncation(), o.maxQueuedEvents(),
+    private static LedgerOptions withoutRedaction(LedgerOptions o) {
+        return new LedgerOptions(o.segmentBytes(), o.checkpointIntervalEvents(), o.acceptTruncation(), o.maxQueuedEvents(),
                 o.dedupeRetention(), o.dedupeMaxKeys(), null);
     }
 

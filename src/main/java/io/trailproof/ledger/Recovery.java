@@ -24,7 +24,7 @@ import java.util.Map;
  * so a log with fewer events than the checkpoint covers, or whose event at the checkpoint's last
  * index has another hash, lost acknowledged events: the start stops with an
  * {@link AcknowledgedDataLostException} naming the file, the offset and how many are missing, unless
- * the operator chose {@link Ledger.Options#acceptTruncation()}; then the loss is recorded in
+ * the operator chose {@link LedgerOptions#acceptTruncation()}; then the loss is recorded in
  * {@link LedgerHealth} (shown on {@code GET /health}) and everything derived is rebuilt from the log.
  *
  * <p><b>Derived state</b> that does not match (a damaged or foreign position journal, a tree shorter
@@ -42,7 +42,7 @@ final class Recovery {
     private Recovery() {
     }
 
-    static Recovered recover(Path dataDir, Path logDir, EventLog log, Ledger.Options options, LedgerHealth health)
+    static Recovered recover(Path dataDir, Path logDir, EventLog log, LedgerOptions options, LedgerHealth health)
             throws IOException {
         Checkpoint checkpoint = Checkpoint.read(dataDir.resolve(Checkpoint.FILE));
         if (checkpoint != null && checkpoint.logSize() == 0) {
@@ -84,7 +84,7 @@ final class Recovery {
 
     /** True when the log holds every event the checkpoint covers; false when a loss was accepted. */
     private static boolean acknowledgedEventsPresent(Checkpoint checkpoint, Path logDir, EventLog log,
-                                                     Ledger.Options options, LedgerHealth health) throws IOException {
+                                                     LedgerOptions options, LedgerHealth health) throws IOException {
         long size = log.size();
         Segment segment;
         long missing;

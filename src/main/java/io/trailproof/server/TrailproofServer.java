@@ -14,6 +14,7 @@ import io.trailproof.core.note.NoteSigner;
 import io.trailproof.http.HttpApi;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.ledger.Pacer;
 import io.trailproof.metrics.ServiceMetrics;
 import io.trailproof.store.DataDirLock;
@@ -108,7 +109,7 @@ public final class TrailproofServer implements AutoCloseable {
         io.trailproof.cluster.ClusterNode cluster = null;
         try {
             SecureRandom random = new SecureRandom();
-            Ledger.Options options = new Ledger.Options(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
+            LedgerOptions options = new LedgerOptions(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
                     settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
                     settings.idempotency().retention(), settings.idempotency().maxKeys(),
                     settings.redaction().redactor());

@@ -4,6 +4,7 @@ import io.trailproof.testing.ByteSearch;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.timestamp.LogTimestampStore;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -45,7 +46,7 @@ class BackupRestoreTest {
     void open() throws Exception {
         data = tmp.resolve("data");
         // Small segments, so that a backup spans several of them and cuts the last one.
-        ledger = Ledger.open(data, new Ledger.Options(4096, 50), CLOCK, new Random(1));
+        ledger = Ledger.open(data, new LedgerOptions(4096, 50), CLOCK, new Random(1));
         stamps = LogTimestampStore.open(data.resolve("timestamps"));
         Files.createDirectories(data.resolve("keys"));
         Files.writeString(data.resolve("keys/checkpoint.key"), "PRIVATE+KEY+test+00000000+AQ==\n");
@@ -94,7 +95,7 @@ class BackupRestoreTest {
                 .noneMatch(n -> n.contains("forced-size") || n.startsWith("merkle") || n.startsWith("index"));
         assertThat(Files.readString(target.resolve("keys/checkpoint.key"))).startsWith("PRIVATE+KEY+test");
         assertThat(Files.list(tmp).map(p -> p.getFileName().toString())).doesNotContain(".restored.restoring-");
-        try (Ledger restored = Ledger.open(target, new Ledger.Options(4096, 50), CLOCK, new Random(2))) {
+        try (Ledger restored = Ledger.open(target, new LedgerOptions(4096, 50), CLOCK, new Random(2))) {
             assertThat(restored.size()).isEqualTo(size);
             assertThat(restored.root(size)).isEqualTo(root);
             assertThat(restored.verifyAll()).isEqualTo(4);
@@ -113,7 +114,7 @@ class BackupRestoreTest {
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         first.writeTo(out);
         assertThat(restore(out.toByteArray(), tmp.resolve("first")).treeSize()).isEqualTo(size);
-        try (Ledger r = Ledger.open(tmp.resolve("first"), new Ledger.Options(4096, 50), CLOCK, new Random(3))) {
+        try (Ledger r = Ledger.open(tmp.resolve("first"), new LedgerOptions(4096, 50), CLOCK, new Random(3))) {
             assertThat(r.size()).isEqualTo(size);
             assertThat(r.root(size)).isEqualTo(ledger.root(size));
         }
@@ -144,14 +145,14 @@ class BackupRestoreTest {
     @Test
     void anEmptyLogBacksUpAndRestores() throws Exception {
         Path emptyData = tmp.resolve("empty");
-        try (Ledger empty = Ledger.open(emptyData, new Ledger.Options(4096, 50), CLOCK, new Random(1))) {
+        try (Ledger empty = Ledger.open(emptyData, new LedgerOptions(4096, 50), CLOCK, new Random(1))) {
             Snapshot s = new OnlineBackup(emptyData, empty, List::of, CLOCK).capture();
             ByteArrayOutputStream out = new ByteArrayOutputStream();
             s.writeTo(out);
             BackupManifest m = restore(out.toByteArray(), tmp.resolve("r"));
             assertThat(m.treeSize()).isZero();
         }
-        try (Ledger r = Ledger.open(tmp.resolve("r"), new Ledger.Options(4096, 50), CLOCK, new Random(1))) {
+        try (Ledger r = Ledger.open(tmp.resolve("r"), new LedgerOptions(4096, 50), CLOCK, new Random(1))) {
             assertThat(r.size()).isZero();
         }
     }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -34,7 +35,7 @@ class IndexFaultsTest {
     Path dir;
 
     private Ledger ledgerWith(Path data, int events) throws Exception {
-        Ledger ledger = Ledger.open(data, Ledger.Options.defaults(), Clock.systemUTC(), new Random(1));
+        Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new Random(1));
         for (int done = 0; done < events; done += 1000) {
             List<ObjectNode> batch = new ArrayList<>();
             for (int i = done; i < Math.min(events, done + 1000); i++) {

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.Test;
@@ -43,7 +44,7 @@ class LargeOffsetIT {
     void twentyConcurrentFarPagesAnswerWithin256Megabytes() throws Exception {
         Path data = dir.resolve("data");
         long t0 = System.nanoTime();
-        try (Ledger ledger = Ledger.open(data, Ledger.Options.defaults(), Clock.systemUTC(), new Random(11))) {
+        try (Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new Random(11))) {
             for (int done = 0; done < EVENTS; done += 10_000) {
                 List<ObjectNode> batch = new ArrayList<>(10_000);
                 for (int i = done; i < done + 10_000; i++) {

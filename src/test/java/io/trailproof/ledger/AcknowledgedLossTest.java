@@ -46,7 +46,7 @@ class AcknowledgedLossTest {
     /** 5 events, then 7 more acknowledged and checkpointed; returns the segment's length after the first 5. */
     private long writeAndCutTheLastSevenAcknowledgedEvents() throws Exception {
         long boundary;
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             ledger.append(events(5));
             boundary = Files.size(segment());
             ledger.append(events(7));
@@ -60,7 +60,7 @@ class AcknowledgedLossTest {
     @Test
     void aLogShorterThanItsCheckpointRefusesToStartNamingFileOffsetAndCount() throws Exception {
         long boundary = writeAndCutTheLastSevenAcknowledgedEvents();
-        assertThatThrownBy(() -> Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
+        assertThatThrownBy(() -> Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
                 .isInstanceOfSatisfying(AcknowledgedDataLostException.class, e -> {
                     assertThat(e.missingEvents()).isEqualTo(7);
                     assertThat(e.file()).isEqualTo(segment());
@@ -69,14 +69,14 @@ class AcknowledgedLossTest {
                 .hasMessageContaining("00000000000000000000.seg").hasMessageContaining("offset " + boundary)
                 .hasMessageContaining("7 acknowledged events missing").hasMessageContaining("--accept-truncation");
         // Refusing changed nothing: the same refusal again.
-        assertThatThrownBy(() -> Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
+        assertThatThrownBy(() -> Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
                 .isInstanceOf(AcknowledgedDataLostException.class);
     }
 
     @Test
     void withAcceptTruncationItServesWhatRemainsAndHealthReportsTheLoss() throws Exception {
         writeAndCutTheLastSevenAcknowledgedEvents();
-        Ledger.Options accept = new Ledger.Options(1 << 20, 1000, true, 100);
+        LedgerOptions accept = new LedgerOptions(1 << 20, 1000, true, 100);
         String root;
         try (Ledger ledger = Ledger.open(dir, accept, Clock.systemUTC(), new Random(1))) {
             assertThat(ledger.size()).isEqualTo(5);
@@ -89,7 +89,7 @@ class AcknowledgedLossTest {
             root = HexFormat.of().formatHex(ledger.root(ledger.size()));
         }
         // The next checkpoint covers what the log now holds: the following start is clean.
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             assertThat(ledger.health().problems()).isEmpty();
             assertThat(HexFormat.of().formatHex(ledger.root(ledger.size()))).isEqualTo(root);
         }
@@ -97,24 +97,24 @@ class AcknowledgedLossTest {
 
     @Test
     void aReplacedAcknowledgedEventRefusesToStart() throws Exception {
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             ledger.append(events(3));
         }
         // Another log of the same length in its place (e.g. a restored backup of another directory).
         Path other = dir.resolve("other");
-        try (Ledger ledger = Ledger.open(other, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(2))) {
+        try (Ledger ledger = Ledger.open(other, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(2))) {
             ledger.append(events(3));
         }
         Files.copy(other.resolve("log").resolve("00000000000000000000.seg"), segment(),
                 java.nio.file.StandardCopyOption.REPLACE_EXISTING);
-        assertThatThrownBy(() -> Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
+        assertThatThrownBy(() -> Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
                 .isInstanceOf(AcknowledgedDataLostException.class).hasMessageContaining("log index 2")
                 .hasMessageContaining("was replaced");
     }
 
     @Test
     void aCheckpointOfTheFormatBeforeTheJournalStillGuardsAcknowledgedEvents() throws Exception {
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             ledger.append(events(3));
         }
         java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
@@ -129,7 +129,7 @@ class AcknowledgedLossTest {
         crc.update(bytes.toByteArray());
         out.writeInt((int) crc.getValue());
         Files.write(dir.resolve("checkpoint"), bytes.toByteArray());
-        assertThatThrownBy(() -> Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
+        assertThatThrownBy(() -> Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
                 .isInstanceOfSatisfying(AcknowledgedDataLostException.class,
                         e -> assertThat(e.missingEvents()).isEqualTo(7));
     }
@@ -137,7 +137,7 @@ class AcknowledgedLossTest {
     @Test
     void aMatchingCheckpointOfTheFormatBeforeTheJournalIsRebuiltFromTheLog() throws Exception {
         String root;
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             ledger.append(events(3));
             root = HexFormat.of().formatHex(ledger.root(3));
         }
@@ -159,7 +159,7 @@ class AcknowledgedLossTest {
         crc.update(bytes.toByteArray());
         out.writeInt((int) crc.getValue());
         Files.write(dir.resolve("checkpoint"), bytes.toByteArray());
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             assertThat(HexFormat.of().formatHex(ledger.root(ledger.size()))).isEqualTo(root);
             assertThat(ledger.agents()).extracting(LedgerViews.AgentSummary::eventCount).containsExactly(2L, 1L);
             assertThat(ledger.health().problems()).isEmpty();

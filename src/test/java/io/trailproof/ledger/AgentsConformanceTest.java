@@ -31,7 +31,7 @@ class AgentsConformanceTest {
 
     @Test
     void aChainNotYetVerifiedIsVerifiedWhenTheAgentsAreListed() throws Exception {
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             ledger.append(List.of(event("a"), event("b"), event("a")));
             List<AgentSummary> agents = ledger.agents();
             assertThat(agents).extracting(AgentSummary::chainValid).containsExactly(true, true);
@@ -42,7 +42,7 @@ class AgentsConformanceTest {
 
     @Test
     void chainHealthIsValidChainsOverAllChains() throws Exception {
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             Path segment = dir.resolve("log").resolve("00000000000000000000.seg");
             ledger.append(List.of(event("b"), event("b"), event("b")));
             long at = Files.size(segment) + 40;

@@ -33,7 +33,7 @@ class CheckpointJournalTest {
     private final Random random = new Random(11);
 
     private Ledger open() throws Exception {
-        return Ledger.open(dir, new Ledger.Options(1 << 16, 1_000_000), Clock.systemUTC(), new Random(1));
+        return Ledger.open(dir, new LedgerOptions(1 << 16, 1_000_000), Clock.systemUTC(), new Random(1));
     }
 
     private void append(Ledger ledger, int n) throws Exception {

@@ -28,7 +28,7 @@ class LedgerDedupeTest {
     Path dir;
 
     private Ledger open() throws Exception {
-        return Ledger.open(dir, new Ledger.Options(1 << 20, 1_000_000), Clock.systemUTC(), new Random(1));
+        return Ledger.open(dir, new LedgerOptions(1 << 20, 1_000_000), Clock.systemUTC(), new Random(1));
     }
 
     private static ObjectNode event(String agent) {

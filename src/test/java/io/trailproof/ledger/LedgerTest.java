@@ -52,7 +52,7 @@ class LedgerTest {
     }
 
     private Ledger open(Clock clock) throws Exception {
-        return Ledger.open(dir, new Ledger.Options(1 << 16, 7), clock, new Random(1));
+        return Ledger.open(dir, new LedgerOptions(1 << 16, 7), clock, new Random(1));
     }
 
     @Test

@@ -31,7 +31,7 @@ class LedgerTreeRepairTest {
     Path dir;
 
     private Ledger open() throws Exception {
-        return Ledger.open(dir, new Ledger.Options(1 << 16, 7), Clock.fixed(Instant.parse("2026-11-23T10:00:00Z"),
+        return Ledger.open(dir, new LedgerOptions(1 << 16, 7), Clock.fixed(Instant.parse("2026-11-23T10:00:00Z"),
                 ZoneOffset.UTC), new Random(1));
     }
 

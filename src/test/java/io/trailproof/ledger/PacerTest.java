@@ -87,7 +87,7 @@ class PacerTest {
     @Test
     void theRecheckOfEveryChainIsPaced() throws Exception {
         ObjectMapper json = new ObjectMapper();
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 16, 1000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 16, 1000), Clock.systemUTC(), new Random(1))) {
             List<ObjectNode> events = new ArrayList<>();
             for (int i = 0; i < 3000; i++) {
                 events.add(json.createObjectNode().put("agent_id", "agent-" + (i % 3)).put("action_type", "TOOL_CALL"));

@@ -45,7 +45,7 @@ class PolicyPassTest {
                       - {name: burst, type: rate, severity: warn, per: 60s, max: 3}
                       - {name: allowed, type: boundary, severity: warn, allow_actions: [read, write, delete_user]}
                 """.getBytes(StandardCharsets.UTF_8)));
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 100_000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 100_000), Clock.systemUTC(), new Random(1))) {
             for (int batch = 0; batch < 12; batch++) {
                 List<ObjectNode> events = new ArrayList<>();
                 for (int i = 0; i < 1000; i++) {
@@ -85,7 +85,7 @@ class PolicyPassTest {
     void aFrameDamagedOnDiskIsAChainIntegrityViolationByLogIndexAndTheRestIsStillChecked() throws Exception {
         for (int events : new int[] {500, (int) PolicyPass.SMALL * 3}) {
             Path data = dir.resolve("damaged-" + events);
-            try (Ledger ledger = Ledger.open(data, new Ledger.Options(1 << 20, 100_000), Clock.systemUTC(), new Random(2))) {
+            try (Ledger ledger = Ledger.open(data, new LedgerOptions(1 << 20, 100_000), Clock.systemUTC(), new Random(2))) {
                 List<ObjectNode> batch = new ArrayList<>();
                 for (int i = 0; i < events; i++) {
                     batch.add(EventValidator.validate(JSON.createObjectNode().put("agent_id", "agent-" + (i % 7))

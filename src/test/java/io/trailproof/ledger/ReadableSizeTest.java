@@ -33,7 +33,7 @@ class ReadableSizeTest {
 
     @Test
     void everyReadAtTheCurrentSizeSucceedsWhileTheTreeLagsTheLog() throws Exception {
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 500), Clock.systemUTC(), new Random(3),
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 500), Clock.systemUTC(), new Random(3),
                 tree -> leaf -> {
                     LockSupport.parkNanos(30_000); // widens the window between the log write and the tree
                     tree.append(leaf);

@@ -29,7 +29,7 @@ class ReplicaAppliesTest {
     Path dir;
 
     private Ledger open(String name, Instant clockAt) throws Exception {
-        return Ledger.openReplica(dir.resolve(name), new Ledger.Options(1 << 20, 1_000_000),
+        return Ledger.openReplica(dir.resolve(name), new LedgerOptions(1 << 20, 1_000_000),
                 Clock.fixed(clockAt, ZoneOffset.UTC));
     }
 
@@ -172,7 +172,7 @@ class ReplicaAppliesTest {
 
     @Test
     void aKeyExpiresInTheLogsTimeNotTheMachines() throws Exception {
-        try (Ledger l = Ledger.openReplica(dir.resolve("r"), new Ledger.Options(1 << 20, 1_000_000, false, 100,
+        try (Ledger l = Ledger.openReplica(dir.resolve("r"), new LedgerOptions(1 << 20, 1_000_000, false, 100,
                 java.time.Duration.ofSeconds(10), 1000), Clock.systemUTC())) {
             List<ReplicaOutcome> o = applyAll(l, List.of(
                     new ReplicatedWrite(0, T0, 1, events("a", 1), key("k"), content("x"), ReplicaAppliesTest::answer),
@@ -195,7 +195,7 @@ class ReplicaAppliesTest {
 
     @Test
     void theEmbeddedLedgerHasNoReplicaSide() throws Exception {
-        try (Ledger l = Ledger.open(dir.resolve("e"), new Ledger.Options(1 << 20, 1_000_000), Clock.systemUTC(),
+        try (Ledger l = Ledger.open(dir.resolve("e"), new LedgerOptions(1 << 20, 1_000_000), Clock.systemUTC(),
                 new java.util.Random(1))) {
             assertThat(l.replicaApplies()).isEmpty();
             assertThat(l.replicaPosition()).isEmpty();

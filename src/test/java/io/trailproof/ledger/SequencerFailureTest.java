@@ -56,7 +56,7 @@ class SequencerFailureTest {
     @Test
     void anErrorInTheSequencerAnswersEveryLaterWriteAsUnavailableAndHealthSaysWhy() throws Exception {
         AtomicBoolean explode = new AtomicBoolean();
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1),
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1),
                 tree -> leaf -> {
                     if (explode.get()) {
                         throw new OutOfMemoryError("injected: Java heap space");
@@ -86,7 +86,7 @@ class SequencerFailureTest {
 
     @Test
     void anErrorWhileSealingFailsOnlyThatGroup() throws Exception {
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             ObjectNode poisoned = event("a");
             // An agent_id whose text fails with an Error when the sequencer reads it.
             poisoned.set("agent_id", new com.fasterxml.jackson.databind.node.TextNode("a") {
@@ -105,7 +105,7 @@ class SequencerFailureTest {
     @Test
     void aFullSingleEventQueueRefusesAtOnceAsBusy() throws Exception {
         Gate gate = new Gate();
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000, false, 3), Clock.systemUTC(),
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000, false, 3), Clock.systemUTC(),
                 new Random(1), gate::wrap)) {
             List<CompletableFuture<AppendOutcome>> accepted = new ArrayList<>();
             accepted.add(ledger.appendAsync(event("a")));
@@ -129,7 +129,7 @@ class SequencerFailureTest {
     @Test
     void anEventWithdrawnBeforeSealingIsNotStoredAndOneSealedIs() throws Exception {
         Gate gate = new Gate();
-        try (Ledger ledger = Ledger.open(dir, new Ledger.Options(1 << 20, 1000), Clock.systemUTC(), new Random(1),
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1),
                 gate::wrap)) {
             CompletableFuture<AppendOutcome> sealed = ledger.appendAsync(event("a"));
             assertThat(gate.entered.await(5, TimeUnit.SECONDS)).isTrue();

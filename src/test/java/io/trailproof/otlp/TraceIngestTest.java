@@ -12,6 +12,7 @@ import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeRecord;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -54,7 +55,7 @@ class TraceIngestTest {
     }
 
     Ledger open() throws Exception {
-        return Ledger.open(dir, new Ledger.Options(1 << 20, 1000, false, 1024, Duration.ofHours(24), 1000), clock, new Random(1));
+        return Ledger.open(dir, new LedgerOptions(1 << 20, 1000, false, 1024, Duration.ofHours(24), 1000), clock, new Random(1));
     }
 
     static List<JsonNode> events(Ledger ledger) throws Exception {

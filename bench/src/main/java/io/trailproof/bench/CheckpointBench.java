@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -47,7 +48,7 @@ public final class CheckpointBench {
     public static void main(String[] args) throws Exception {
         long events = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000;
         Path data = args.length > 1 ? Path.of(args[1]) : Files.createTempDirectory("trailproof-checkpoint-bench");
-        Ledger.Options options = new Ledger.Options(64L << 20, Long.MAX_VALUE);
+        LedgerOptions options = new LedgerOptions(64L << 20, Long.MAX_VALUE);
         try {
             long t0 = System.nanoTime();
             long next = 0;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 import org.openqa.selenium.JavascriptExecutor;
 import org.openqa.selenium.chrome.ChromeDriver;
 import org.openqa.selenium.chrome.ChromeDriverService;
@@ -100,7 +101,7 @@ public final class ConsoleBench {
         Random rnd = new Random(42);
         long spanSeconds = Duration.ofDays(90).toSeconds();
         long t0 = System.nanoTime();
-        try (Ledger ledger = Ledger.open(data, Ledger.Options.defaults(), Clock.systemUTC(), new SecureRandom())) {
+        try (Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new SecureRandom())) {
             for (int done = 0; done < events; ) {
                 int n = Math.min(1000, events - done);
                 List<ObjectNode> batch = new ArrayList<>(n);

@@ -6,6 +6,7 @@ import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeRecord;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.ledger.Recording;
 
@@ -39,7 +40,7 @@ public final class IdempotencyStartBench {
 
     public static void main(String[] args) throws Exception {
         long events = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000;
-        Ledger.Options options = new Ledger.Options(64L << 20, Long.MAX_VALUE);
+        LedgerOptions options = new LedgerOptions(64L << 20, Long.MAX_VALUE);
         for (boolean keyed : new boolean[] {false, true}) {
             Path data = Files.createTempDirectory("trailproof-idem-start");
             try {
@@ -72,7 +73,7 @@ public final class IdempotencyStartBench {
         }
     }
 
-    private static void fill(Path data, Ledger.Options options, long events, boolean keyed) throws Exception {
+    private static void fill(Path data, LedgerOptions options, long events, boolean keyed) throws Exception {
         try (Ledger ledger = Ledger.open(data, options, Clock.systemUTC(), new SecureRandom())) {
             List<CompletableFuture<AppendOutcome>> pending = new ArrayList<>();
             for (long i = 0; i < events; i++) {

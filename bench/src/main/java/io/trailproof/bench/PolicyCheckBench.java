@@ -8,6 +8,7 @@ import io.trailproof.core.policy.Policy;
 import io.trailproof.core.policy.PolicyEventReader;
 import io.trailproof.core.policy.PolicyReport;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
@@ -71,7 +72,7 @@ public final class PolicyCheckBench {
 
     private static void fill(Path data, long events) throws Exception {
         long t0 = System.nanoTime();
-        try (Ledger ledger = Ledger.open(data, Ledger.Options.defaults(), Clock.systemUTC(), new SecureRandom())) {
+        try (Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new SecureRandom())) {
             for (long next = ledger.size(); next < events; ) {
                 int n = (int) Math.min(BATCH, events - next);
                 ledger.append(batch(next, n));
@@ -106,7 +107,7 @@ public final class PolicyCheckBench {
 
     private static void check(Path data, int rounds) throws Exception {
         ThreadMXBean threads = ManagementFactory.getThreadMXBean();
-        try (Ledger ledger = Ledger.open(data, Ledger.Options.defaults(), Clock.systemUTC(), new SecureRandom())) {
+        try (Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new SecureRandom())) {
             long size = ledger.size();
             List<Policy> builtins = BuiltinPolicies.all();
             System.out.printf(Locale.ROOT, "%,d events, max heap %d MB%n", size, Runtime.getRuntime().maxMemory() >> 20);

@@ -7,6 +7,7 @@ import io.trailproof.index.EventFilter;
 import io.trailproof.index.IndexRequest;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -40,7 +41,7 @@ public final class SearchBench {
                 Runtime.getRuntime().availableProcessors(), Runtime.version(), Runtime.getRuntime().maxMemory() >> 20);
         ObjectMapper json = new ObjectMapper();
         Random rnd = new Random(42);
-        try (Ledger ledger = Ledger.open(data, Ledger.Options.defaults(), Clock.systemUTC(), new SecureRandom())) {
+        try (Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new SecureRandom())) {
             long t0 = System.nanoTime();
             for (int done = 0; done < events; ) {
                 int n = Math.min(1000, events - done);
