@@ -1,7 +1,6 @@
 package io.trailproof.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.note.NoteSignature;
 import io.trailproof.core.note.SignedNote;
@@ -24,21 +23,12 @@ import java.io.IOException;
 public record CosignatureWrite(String nodeId, String requestId, TlogCheckpoint checkpoint, NoteSignature cosignature) {
 
     static final String ANSWER = "cosignature";
-    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     public byte[] encode() {
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("v", 1);
-        o.put("node", nodeId);
-        o.put("request", requestId);
-        o.put("answer", ANSWER);
+        ObjectNode o = WriteRecord.envelope(nodeId, requestId, ANSWER);
         o.put("checkpoint", checkpoint.text());
         o.put("cosignature", cosignature.line().strip());
-        try {
-            return MAPPER.writeValueAsBytes(o);
-        } catch (IOException e) {
-            throw new IllegalStateException("a JSON tree always serialises", e);
-        }
+        return WriteRecord.bytes(o);
     }
 
     /** Reads a record already parsed by {@link WriteRecord#parse} whose answer is "cosignature". */

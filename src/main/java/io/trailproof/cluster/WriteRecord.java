@@ -56,13 +56,10 @@ public record WriteRecord(String nodeId, String requestId, List<Submission> even
     }
 
     public byte[] encode() {
-        ObjectNode o = MAPPER.createObjectNode();
-        o.put("v", 1);
-        o.put("node", nodeId);
-        o.put("request", requestId);
+        String kind = answer instanceof AnswerSpec.Batch ? "batch" : answer instanceof AnswerSpec.Spans ? "spans" : "event";
+        ObjectNode o = envelope(nodeId, requestId, kind);
         if (answer instanceof AnswerSpec.Batch b) {
             String[] refused = b.refused();
-            o.put("answer", "batch");
             o.put("items", refused.length);
             ArrayNode r = o.putArray("refused");
             for (int i = 0; i < refused.length; i++) {
@@ -70,10 +67,6 @@ public record WriteRecord(String nodeId, String requestId, List<Submission> even
                     r.addArray().add(i).add(refused[i]);
                 }
             }
-        } else if (answer instanceof AnswerSpec.Spans) {
-            o.put("answer", "spans");
-        } else {
-            o.put("answer", "event");
         }
         if (key != null) {
             ObjectNode k = o.putObject("key");
@@ -93,8 +86,25 @@ public record WriteRecord(String nodeId, String requestId, List<Submission> even
             }
             e.set("fields", s.fields());
         }
+        return bytes(o);
+    }
+
+    /**
+     * What every record of the topic starts with (a write, a timestamp, a cosignature): the record
+     * version, the producing node, its request id, and which kind of answer the record carries.
+     */
+    static ObjectNode envelope(String nodeId, String requestId, String answer) {
+        ObjectNode o = MAPPER.createObjectNode();
+        o.put("v", 1);
+        o.put("node", nodeId);
+        o.put("request", requestId);
+        o.put("answer", answer);
+        return o;
+    }
+
+    static byte[] bytes(ObjectNode record) {
         try {
-            return MAPPER.writeValueAsBytes(o);
+            return MAPPER.writeValueAsBytes(record);
         } catch (IOException e) {
             throw new IllegalStateException("a JSON tree always serialises", e);
         }
