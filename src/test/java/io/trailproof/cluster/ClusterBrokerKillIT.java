@@ -8,8 +8,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.URI;
-import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -24,6 +22,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
+import static io.trailproof.cluster.ClusterNodes.assertIdentical;
+import static io.trailproof.cluster.ClusterNodes.postKeyed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -202,6 +202,11 @@ class ClusterBrokerKillIT {
             size = Math.max(size, api.get("/v1/merkle/root").json().get("tree_size").asLong());
         }
         Map<String, List<JsonNode>> logs = assertIdentical(apis, size);
+        for (Map.Entry<String, List<JsonNode>> log : logs.entrySet()) {   // events stamped in log order here
+            for (int i = 0; i < log.getValue().size(); i++) {
+                assertThat(log.getValue().get(i).get("log_index").asLong()).as(log.getKey() + " log_index").isEqualTo(i);
+            }
+        }
         List<JsonNode> events = logs.get("n1");
         Map<String, Integer> stored = new HashMap<>();
         for (JsonNode e : events) {
@@ -232,50 +237,6 @@ class ClusterBrokerKillIT {
             assertThat(System.nanoTime()).as(n + " writes acknowledged before the kill").isLessThan(deadline);
             Thread.sleep(20);
         }
-    }
-
-    /**
-     * Every node reaches {@code size}; then every event, as the API returns it, and the root are compared
-     * byte for byte across the nodes. Returns each node's events in log order.
-     */
-    private static Map<String, List<JsonNode>> assertIdentical(Map<String, Api> apis, long size) throws Exception {
-        String firstRoot = null;
-        List<String> firstPages = null;
-        Map<String, List<JsonNode>> logs = new LinkedHashMap<>();
-        for (Map.Entry<String, Api> node : apis.entrySet()) {
-            String id = node.getKey();
-            Api api = node.getValue();
-            Api.Reply root = api.get("/v1/merkle/root?tree_size=" + size + "&min_tree_size=" + size);
-            assertThat(root.status()).as(id + " reaches size " + size + ": " + root.body()).isEqualTo(200);
-            List<String> pages = new ArrayList<>();
-            List<JsonNode> events = new ArrayList<>();
-            for (long offset = 0; offset < size; offset += 1000) {
-                Api.Reply page = api.get("/v1/events?order=asc&limit=1000&offset=" + offset);
-                assertThat(page.status()).isEqualTo(200);
-                pages.add(page.body());
-                page.json().forEach(events::add);
-            }
-            assertThat(events).as(id + " events").hasSize((int) size);
-            for (int i = 0; i < events.size(); i++) {
-                assertThat(events.get(i).get("log_index").asLong()).as(id + " log_index").isEqualTo(i);
-            }
-            assertThat(api.get("/v1/merkle/root").json().get("tree_size").asLong()).as(id + " size").isEqualTo(size);
-            if (firstRoot == null) {
-                firstRoot = root.body();
-                firstPages = pages;
-            } else {
-                assertThat(root.body()).as("root of " + id).isEqualTo(firstRoot);
-                assertThat(pages).as("events of " + id + ", byte for byte").isEqualTo(firstPages);
-            }
-            logs.put(id, events);
-        }
-        return logs;
-    }
-
-    private static Api.Reply postKeyed(Api api, String path, String body, String key) throws Exception {
-        return api.send(HttpRequest.newBuilder(URI.create(api.base() + path))
-                .header("Content-Type", "application/json").header("Idempotency-Key", key)
-                .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
     private static String event(String agent, int n) {

@@ -1,0 +1,76 @@
+package io.trailproof.cluster;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.testing.Api;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** What the cluster tests do to and check on several trailproof nodes and their topic. */
+final class ClusterNodes {
+
+    private ClusterNodes() {
+    }
+
+    /**
+     * The check of the cluster design: every node reaches {@code size}; then every event, as the API
+     * returns it, and the root are compared byte for byte across the nodes. Returns each node's
+     * events in the order {@code GET /v1/events?order=asc} lists them (by timestamp, then log_index).
+     */
+    static Map<String, List<JsonNode>> assertIdentical(Map<String, Api> apis, long size) throws Exception {
+        String firstRoot = null;
+        List<String> firstPages = null;
+        Map<String, List<JsonNode>> logs = new LinkedHashMap<>();
+        for (Map.Entry<String, Api> node : apis.entrySet()) {
+            String id = node.getKey();
+            Api api = node.getValue();
+            Api.Reply root = api.get("/v1/merkle/root?tree_size=" + size + "&min_tree_size=" + size);
+            assertThat(root.status()).as(id + " reaches size " + size + ": " + root.body()).isEqualTo(200);
+            List<String> pages = new ArrayList<>();
+            List<JsonNode> events = new ArrayList<>();
+            for (long offset = 0; offset < size; offset += 1000) {
+                Api.Reply page = api.get("/v1/events?order=asc&limit=1000&offset=" + offset);
+                assertThat(page.status()).isEqualTo(200);
+                pages.add(page.body());
+                page.json().forEach(events::add);
+            }
+            assertThat(events).as(id + " events").hasSize((int) size);
+            assertThat(api.get("/v1/merkle/root").json().get("tree_size").asLong()).as(id + " size").isEqualTo(size);
+            if (firstRoot == null) {
+                firstRoot = root.body();
+                firstPages = pages;
+            } else {
+                assertThat(root.body()).as("root of " + id).isEqualTo(firstRoot);
+                assertThat(pages).as("events of " + id + ", byte for byte").isEqualTo(firstPages);
+            }
+            logs.put(id, events);
+        }
+        return logs;
+    }
+
+    static Api.Reply postKeyed(Api api, String path, String body, String key) throws Exception {
+        return api.send(HttpRequest.newBuilder(URI.create(api.base() + path))
+                .header("Content-Type", "application/json").header("Idempotency-Key", key)
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
+    }
+
+    /** Produces {@code value} to partition 0 of {@code topic} as it is: what no node validated (a forged or broken record). */
+    static void produceRaw(String bootstrapServers, String topic, byte[] value) throws Exception {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", bootstrapServers);
+        try (KafkaProducer<byte[], byte[]> producer = new KafkaProducer<>(props, new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+            producer.send(new ProducerRecord<>(topic, 0, null, value)).get();
+        }
+    }
+}
