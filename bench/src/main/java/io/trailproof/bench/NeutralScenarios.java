@@ -75,7 +75,11 @@ final class NeutralScenarios {
         for (int i = 0; i < 1000; i++) {
             searches.add("/v1/search?q=" + LoadGenerator.enc("\"region " + r.nextInt((int) size) + "\""));
         }
-        endpoint("GET /v1/merkle/root" + at, List.of("/v1/merkle/root"), null, "<= 1", 1.0);
+        try (FloorServer floor = new FloorServer(); UndertowHello hello = new UndertowHello()) {
+            endpoint("GET /v1/merkle/root" + at, List.of("/v1/merkle/root"), null, "<= 1", 1.0, Map.of(
+                    "wrk, floor", "http://127.0.0.1:" + floor.port() + "/v1/merkle/root",
+                    "wrk, hello", "http://127.0.0.1:" + hello.port() + "/v1/merkle/root"));
+        }
         endpoint("GET /v1/merkle/proof" + at, proofs, null, "<= 2", 2.0);
         endpoint("GET /health" + at, List.of("/health"), null, "", 0);
         endpoint("GET /v1/search selective" + at, searches, null, "", 0);
@@ -91,6 +95,16 @@ final class NeutralScenarios {
     }
 
     private void endpoint(String name, List<String> paths, String postBody, String target, double limit) throws Exception {
+        endpoint(name, paths, postBody, target, limit, Map.of());
+    }
+
+    /**
+     * As above; each of {@code baselines} (client label to URL: {@link FloorServer}, {@link UndertowHello})
+     * is measured by wrk right after the server at each connection count, so that all rows of that
+     * count come from the same minute of the machine.
+     */
+    private void endpoint(String name, List<String> paths, String postBody, String target, double limit,
+                          Map<String, String> baselines) throws Exception {
         Path pathsFile = work.resolve("paths.txt");
         Files.write(pathsFile, paths, StandardCharsets.UTF_8);
         Path bodyFile = work.resolve("body.json");
@@ -109,6 +123,12 @@ final class NeutralScenarios {
             Wrk.Result w = wrk.run(url, connections, MEASURE_SECONDS, env);
             g.table().addLatency(name, "wrk", connections, w.rate(), w.p50(), w.p90(), w.p99(), w.max(), target,
                     limit == 0 || w.p99() <= limit);
+            for (String client : new java.util.TreeSet<>(baselines.keySet())) {
+                wrk.run(baselines.get(client), connections, WARM_UP_SECONDS, Map.of());
+                Wrk.Result f = wrk.run(baselines.get(client), connections, MEASURE_SECONDS, Map.of());
+                g.table().addLatency(name, client, connections, f.rate(), f.p50(), f.p90(), f.p99(), f.max(),
+                        "baseline", true);
+            }
         }
     }
 
