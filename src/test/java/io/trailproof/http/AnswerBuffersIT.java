@@ -6,6 +6,11 @@ import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -75,6 +80,76 @@ class AnswerBuffersIT {
                 }
             } finally {
                 pool.shutdownNow();
+            }
+        }
+    }
+
+    /**
+     * A client that goes away in the middle of a large answer ends that send with an exception; its
+     * chunks are given back then, once, and must be whole for the answers after it. Abandoned replays
+     * (a small receive window and an answer larger than the kernel buffers, so most of it is still
+     * unsent; then a reset, after reading the status line or at once) run beside complete replays, each
+     * of which must be its first answer byte for byte; a fresh batch afterwards must carry only its own
+     * events. Checked by hand: the reset sends end in {@code onException} (30 of 30 in one run), and
+     * giving their chunks back twice there makes this test fail.
+     */
+    @Test
+    void answersAbandonedInTheMiddleOfTheirSendSpoilNoOtherAnswer() throws Exception {
+        try (InProcessServer s = InProcessServer.start(dir.resolve("data"))) {
+            int port = s.server().port();
+            int n = 6000;   // ~5 MB answers: more than loopback's send and receive buffers hold (4 MB + 8 KB)
+            String body = batch("abandoned", n);
+            Reply first = IdempotencyIT.post(s.api(), port, "/v1/batch", body, "big", null);
+            assertAnswerOf(first, "abandoned", n);
+            ExecutorService pool = Executors.newFixedThreadPool(6);
+            try {
+                List<Future<?>> runs = new ArrayList<>();
+                for (int c = 0; c < 3; c++) {
+                    runs.add(pool.submit(() -> {
+                        for (int i = 0; i < 20; i++) {
+                            abandon(port, body, "big", i % 2 == 0);
+                        }
+                        return null;
+                    }));
+                    runs.add(pool.submit(() -> {
+                        for (int i = 0; i < 10; i++) {
+                            Reply replay = IdempotencyIT.post(s.api(), port, "/v1/batch", body, "big", null);
+                            assertThat(replay.header("Idempotent-Replayed")).isEqualTo("true");
+                            assertThat(replay.body().equals(first.body())).as("replay %d byte for byte the first answer", i)
+                                    .isTrue();
+                        }
+                        return null;
+                    }));
+                }
+                for (Future<?> f : runs) {
+                    f.get();
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            assertAnswerOf(IdempotencyIT.post(s.api(), port, "/v1/batch", batch("after", 700), "after", null), "after", 700);
+            assertThat(s.api().get("/v1/merkle/root").json().get("tree_size").asLong()).isEqualTo(n + 700L);
+        }
+    }
+
+    /** Posts the keyed batch, reads the start of its answer when asked to, and resets the connection. */
+    private static void abandon(int port, String body, String key, boolean readStart) throws IOException {
+        byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
+        try (Socket socket = new Socket()) {
+            socket.setReceiveBufferSize(4096);   // before connecting, so that the window stays small
+            socket.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+            socket.setSoLinger(true, 0);         // close sends a reset, not the rest of a graceful close
+            OutputStream out = socket.getOutputStream();
+            out.write(("POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "Idempotency-Key: " + key + "\r\nContent-Length: " + bytes.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(bytes);
+            out.flush();
+            if (readStart) {
+                InputStream in = socket.getInputStream();
+                byte[] start = new byte[1024];
+                int read = in.read(start);
+                assertThat(new String(start, 0, Math.max(read, 0), StandardCharsets.US_ASCII)).startsWith("HTTP/1.1 201");
             }
         }
     }
