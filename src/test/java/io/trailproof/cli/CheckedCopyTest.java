@@ -108,6 +108,54 @@ class CheckedCopyTest {
         assertThat(seen.get()).isInstanceOf(IOException.class).hasMessageContaining("broke off");
     }
 
+    /**
+     * A full disk in the middle of the copy is the copy's IOException, with what fitted written and
+     * the check ended rather than left waiting: the backup command then deletes its part file.
+     */
+    @Test
+    void aFullDiskStopsTheCopyWithItsError() throws Exception {
+        byte[] data = new byte[CheckedCopy.BUFFERS * CheckedCopy.BUFFER_BYTES * 3 + 17];
+        new Random(5).nextBytes(data);
+        long room = CheckedCopy.BUFFER_BYTES * 2L + 123;
+        java.util.concurrent.CompletableFuture<Throwable> seen = new java.util.concurrent.CompletableFuture<>();
+        Path file = dir.resolve("full");
+        try (FaultyFileChannel out = new FaultyFileChannel(FileChannel.open(file, StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE), room)) {
+            assertThatThrownBy(() -> CheckedCopy.copy(trickle(data), out, CheckedCopy.BUFFER_BYTES, in -> {
+                try {
+                    in.readAllBytes();
+                    seen.complete(null);
+                } catch (IOException e) {
+                    seen.complete(e);
+                }
+                return null;
+            })).isInstanceOf(IOException.class).hasMessageContaining("No space left on device");
+        }
+        // (a background force cut short by the failure may have closed the channel: a FileChannel closes
+        // when its thread is interrupted, which is why the size is read from the file)
+        assertThat(Files.size(file)).isEqualTo(room);
+        assertThat(seen.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("the check is told the copy broke off")
+                .isInstanceOf(IOException.class);
+    }
+
+    /**
+     * A background force that fails (a write-back error, which Linux reports to one fsync only) fails
+     * the copy with that error, though every write succeeded and every byte was checked: a backup whose
+     * bytes may not be on the disk is not a backup.
+     */
+    @Test
+    void aFailedBackgroundForceFailsTheCopy() throws Exception {
+        byte[] data = new byte[CheckedCopy.BUFFERS * CheckedCopy.BUFFER_BYTES * 3 + 17];
+        new Random(6).nextBytes(data);
+        try (FaultyFileChannel out = new FaultyFileChannel(FileChannel.open(dir.resolve("eio"), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE), Long.MAX_VALUE)) {
+            out.failForces = true;
+            assertThatThrownBy(() -> CheckedCopy.copy(trickle(data), out, CheckedCopy.BUFFER_BYTES, in -> sha256(in)))
+                    .isInstanceOf(IOException.class).hasMessageContaining("Input/output error");
+            assertThat(out.forces).isPositive();
+        }
+    }
+
     private static ReadableByteChannel trickle(byte[] data) {
         ReadableByteChannel all = Channels.newChannel(new ByteArrayInputStream(data));
         return new ReadableByteChannel() {
