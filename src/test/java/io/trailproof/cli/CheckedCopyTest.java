@@ -95,15 +95,8 @@ class CheckedCopyTest {
         };
         java.util.concurrent.CompletableFuture<Throwable> seen = new java.util.concurrent.CompletableFuture<>();
         try (FileChannel out = FileChannel.open(dir.resolve("out"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
-            assertThatThrownBy(() -> CheckedCopy.copy(broken, out, in -> {
-                try {
-                    in.readAllBytes();
-                    seen.complete(null);
-                } catch (IOException e) {
-                    seen.complete(e);
-                }
-                return null;
-            })).isInstanceOf(IOException.class).hasMessageContaining("connection reset");
+            assertThatThrownBy(() -> CheckedCopy.copy(broken, out, readingAll(seen)))
+                    .isInstanceOf(IOException.class).hasMessageContaining("connection reset");
         }
         assertThat(seen.get()).isInstanceOf(IOException.class).hasMessageContaining("broke off");
     }
@@ -121,15 +114,8 @@ class CheckedCopyTest {
         Path file = dir.resolve("full");
         try (FaultyFileChannel out = new FaultyFileChannel(FileChannel.open(file, StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE), room)) {
-            assertThatThrownBy(() -> CheckedCopy.copy(trickle(data), out, CheckedCopy.BUFFER_BYTES, in -> {
-                try {
-                    in.readAllBytes();
-                    seen.complete(null);
-                } catch (IOException e) {
-                    seen.complete(e);
-                }
-                return null;
-            })).isInstanceOf(IOException.class).hasMessageContaining("No space left on device");
+            assertThatThrownBy(() -> CheckedCopy.copy(trickle(data), out, CheckedCopy.BUFFER_BYTES, readingAll(seen)))
+                    .isInstanceOf(IOException.class).hasMessageContaining("No space left on device");
         }
         // (a background force cut short by the failure may have closed the channel: a FileChannel closes
         // when its thread is interrupted, which is why the size is read from the file)
@@ -154,6 +140,19 @@ class CheckedCopyTest {
                     .isInstanceOf(IOException.class).hasMessageContaining("Input/output error");
             assertThat(out.forces).isPositive();
         }
+    }
+
+    /** A check that reads to the end and records how its stream ended: null, or what it threw. */
+    private static CheckedCopy.Check<Void> readingAll(java.util.concurrent.CompletableFuture<Throwable> seen) {
+        return in -> {
+            try {
+                in.readAllBytes();
+                seen.complete(null);
+            } catch (IOException e) {
+                seen.complete(e);
+            }
+            return null;
+        };
     }
 
     private static ReadableByteChannel trickle(byte[] data) {
