@@ -1,5 +1,6 @@
 package io.trailproof.ledger;
 
+import io.trailproof.store.SegmentIo;
 import io.trailproof.store.SegmentLog;
 
 import java.io.IOException;
@@ -24,6 +25,12 @@ final class LedgerOpening {
     /** @param replica a replica of a cluster (its writes come from replicated records only), or embedded */
     static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random,
                                UnaryOperator<TreeAppends> treeSeam, boolean replica) throws IOException {
+        return open(dataDir, options, clock, random, treeSeam, replica, SegmentIo.FILES);
+    }
+
+    /** As above, with the log's write seam chosen (tests: disk faults in the middle of writes and forces). */
+    static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random,
+                       UnaryOperator<TreeAppends> treeSeam, boolean replica, SegmentIo io) throws IOException {
         LogTime logTime = replica ? new LogTime(0) : null;
         // The dedupe table is rebuilt from the side records the log visits while it recovers (it
         // reads every frame then anyway): no extra pass over the log, and no derived file to trust.
@@ -32,7 +39,7 @@ final class LedgerOpening {
                 replica ? logTime : clock);
         long now = replica ? Long.MIN_VALUE / 2 : clock.millis();
         ReplicaPosition[] position = new ReplicaPosition[1];
-        SegmentLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes(), options.acceptTruncation(),
+        SegmentLog log = SegmentLog.open(dataDir.resolve("log"), options.segmentBytes(), options.acceptTruncation(), io,
                 (address, payload) -> {
                     if (payload.length > 0 && payload[0] == ReplicaPosition.MARKER) {
                         ReplicaPosition p = ReplicaPosition.decode(payload);

@@ -11,7 +11,7 @@ import java.nio.file.Path;
  * disk faults a {@code kill -9} cannot produce (a full disk in the middle of a group, a failing
  * {@code fsync}, a truncate that fails). Reads do not pass here.
  */
-interface SegmentIo {
+public interface SegmentIo {
 
     /** Opens an existing file for writing at explicit positions. */
     WritableFile open(Path file) throws IOException;

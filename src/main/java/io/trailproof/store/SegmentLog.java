@@ -144,6 +144,15 @@ public final class SegmentLog implements EventLog {
         return open(dir, segmentBytes, acceptTruncation, SegmentIo.FILES, DEFAULT_MAX_OPEN_READERS, sides);
     }
 
+    /**
+     * {@link #open(Path, long, boolean, SideRecordVisitor)} with the write seam chosen: production
+     * passes {@link SegmentIo#FILES}; a test passes one that fails as a disk does.
+     */
+    public static SegmentLog open(Path dir, long segmentBytes, boolean acceptTruncation, SegmentIo io,
+                                  SideRecordVisitor sides) throws IOException {
+        return open(dir, segmentBytes, acceptTruncation, io, DEFAULT_MAX_OPEN_READERS, sides);
+    }
+
     /** {@link #open(Path, long, boolean)} with the write seam and the read channel bound chosen (tests). */
     static SegmentLog open(Path dir, long segmentBytes, boolean acceptTruncation, SegmentIo io, int maxOpenReaders)
             throws IOException {

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
+import io.trailproof.store.FaultInjectingIo;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
@@ -18,7 +19,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A replica's apply path (cluster mode): two replicas applying the same records hold the same bytes,
  * whatever their clocks say; keys are decided at apply time in the log's time; the position survives
- * a reopen; local writes are refused.
+ * a reopen; local writes are refused; a disk fault in the middle of an apply stops the replica, and a
+ * restart resumes it from its last durable record.
  */
 class ReplicaAppliesTest {
 
@@ -199,6 +201,51 @@ class ReplicaAppliesTest {
                 new java.util.Random(1))) {
             assertThat(l.replicaApplies()).isEmpty();
             assertThat(l.replicaPosition()).isEmpty();
+        }
+    }
+
+    /** An fsync that fails while a replica applies (cluster mode): see {@link #faultThenResume}. */
+    @Test
+    void aFailedForceWhileApplyingStopsTheReplicaAndARestartResumesFromTheLastDurableRecord() throws Exception {
+        faultThenResume(io -> io.failForces(true));
+    }
+
+    /** A disk that fills in the middle of a replicated record's group: see {@link #faultThenResume}. */
+    @Test
+    void aFullDiskWhileApplyingStopsTheReplicaAndARestartResumesFromTheLastDurableRecord() throws Exception {
+        faultThenResume(io -> io.diskFullAfter(100));
+    }
+
+    /**
+     * A disk fault in the middle of a replica's apply, which kill -9 cannot produce: the failed record
+     * is an error, and so is every later one (writes stop, as in the embedded mode). After a restart
+     * the replica is at its last durable record with nothing of the failed one, so the apply loop
+     * consumes again from there, and the rest applied gives the bytes and the root of a replica that
+     * never failed: nothing lost, nothing stored twice.
+     */
+    private void faultThenResume(java.util.function.Consumer<FaultInjectingIo> fault) throws Exception {
+        List<ReplicatedWrite> h = history();
+        FaultInjectingIo io = new FaultInjectingIo();
+        try (Ledger faulty = LedgerOpening.open(dir.resolve("faulty"), new LedgerOptions(1 << 20, 1_000_000),
+                Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), java.util.random.RandomGenerator.getDefault(),
+                java.util.function.UnaryOperator.identity(), true, io)) {
+            applyAll(faulty, h.subList(0, 2));
+            fault.accept(io);
+            assertThatThrownBy(() -> applyAll(faulty, h.subList(2, 3))).isInstanceOf(LedgerUnavailableException.class);
+            assertThat(faulty.failed()).isTrue();
+            io.failForces(false);
+            io.diskFullAfter(Long.MAX_VALUE);
+            assertThatThrownBy(() -> applyAll(faulty, h.subList(3, 5))).isInstanceOf(LedgerUnavailableException.class);
+        }
+        try (Ledger again = open("faulty", Instant.EPOCH)) {
+            assertThat(again.replicaPosition()).contains(new ReplicaPosition(1, T0 + 5));
+            assertThat(again.size()).isEqualTo(3);
+            applyAll(again, h.subList(2, 5));
+            try (Ledger fresh = open("fresh", Instant.EPOCH)) {
+                applyAll(fresh, h);
+                assertThat(payloads(again)).isEqualTo(payloads(fresh));
+                assertThat(again.root(again.size())).isEqualTo(fresh.root(fresh.size()));
+            }
         }
     }
 }

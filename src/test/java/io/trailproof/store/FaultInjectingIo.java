@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * failing {@code fsync}s, failing truncates, and forces held at a gate so a test can order events.
  * Faults apply to segment files only, unless {@link #failSideFileWrites} is set.
  */
-final class FaultInjectingIo implements SegmentIo {
+public final class FaultInjectingIo implements SegmentIo {
     private final AtomicLong writeBudget = new AtomicLong(Long.MAX_VALUE);
     private volatile boolean failForces;
     private volatile boolean failTruncates;
@@ -22,11 +22,11 @@ final class FaultInjectingIo implements SegmentIo {
     final AtomicInteger failedForces = new AtomicInteger();
 
     /** The disk is full after {@code bytes} more bytes of segment data. */
-    void diskFullAfter(long bytes) {
+    public void diskFullAfter(long bytes) {
         writeBudget.set(bytes);
     }
 
-    void failForces(boolean fail) {
+    public void failForces(boolean fail) {
         failForces = fail;
     }
 
