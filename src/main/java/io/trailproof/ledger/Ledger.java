@@ -44,8 +44,8 @@ import java.util.random.RandomGenerator;
  * ({@link LedgerUnavailableException}) until it is restarted, and {@link #health()} says why; reads
  * keep working.
  *
- * <p>This class is the facade; the work is done by {@link Sequencer} and {@link SingleAppends}
- * (writes), {@link Recovery} (open), {@link Checkpointer}, {@link LedgerQueries} (reads) and
+ * <p>This class is the facade; the work is done by {@link Sequencer}, {@link BatchAppends} and
+ * {@link SingleAppends} (writes), {@link Recovery} (open), {@link Checkpointer}, {@link LedgerQueries} (reads) and
  * {@link ChainAudit} (verification).
  */
 public final class Ledger implements Closeable {
@@ -57,6 +57,7 @@ public final class Ledger implements Closeable {
     private final LedgerHealth health;
     private final Sequencer sequencer;
     private final SingleAppends singles;
+    private final BatchAppends batches;
     private final Checkpointer checkpointer;
     private final ChainAudit audit;
     private final LedgerQueries queries;
@@ -84,15 +85,14 @@ public final class Ledger implements Closeable {
                 r.lastRecordedAt(), r.lastHash(), log.size());
         this.checkpointer = new Checkpointer(dataDir, log, tree, sequencer, r.agents(), options.checkpointIntervalEvents(),
                 r.checkpointedSize(), r.journalBytes());
-        this.singles = new SingleAppends(sequencer, log, health, options.maxQueuedEvents(), end -> {
+        java.util.function.LongConsumer afterDurable = end -> {
             sizeAdvanced();
             checkpointer.maybeCheckpoint(end);
-        }, dedupe);
+        };
+        this.singles = new SingleAppends(sequencer, log, health, options.maxQueuedEvents(), afterDurable, dedupe);
+        this.batches = new BatchAppends(sequencer, log, dedupe, redactor, afterDurable);
         this.replica = logTime == null ? null : new ReplicaApplies(sequencer, log, dedupe, logTime,
-                openedAt == null ? -1 : openedAt.offset(), end -> {
-                    sizeAdvanced();
-                    checkpointer.maybeCheckpoint(end);
-                });
+                openedAt == null ? -1 : openedAt.offset(), afterDurable);
         this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health);
         this.queries = new LedgerQueries(log, tree, r.agents(), sequencer::readableSize, clock, audit);
     }
@@ -163,15 +163,7 @@ public final class Ledger implements Closeable {
      */
     public List<AppendOutcome> append(List<ObjectNode> events) throws IOException {
         refuseLocalWriteInReplica();
-        Sequencer.Sequenced s = sequencer.sequence(Submission.of(events, redactor));
-        try {
-            log.awaitDurable(s.end());
-        } catch (IOException e) {
-            throw sequencer.durabilityFailed(e);
-        }
-        sizeAdvanced();
-        checkpointer.maybeCheckpoint(s.end());
-        return Arrays.asList(s.outcomes());
+        return batches.append(events);
     }
 
     /**
@@ -211,20 +203,7 @@ public final class Ledger implements Closeable {
 
     private List<AppendOutcome> appendKeyed(List<ObjectNode> events, List<Sequencer.Keyed> keyed) throws IOException {
         refuseLocalWriteInReplica();
-        Sequencer.Sequenced s = sequencer.sequence(Submission.of(events, redactor), keyed);
-        try {
-            if (s.stored() == 0 && !s.records().isEmpty()) {
-                log.forceWritten();   // records alone advance no index, so no count names them durable
-            } else {
-                log.awaitDurable(s.end());
-            }
-        } catch (IOException e) {
-            throw sequencer.durabilityFailed(e);
-        }
-        s.publish(dedupe);
-        sizeAdvanced();
-        checkpointer.maybeCheckpoint(s.end());
-        return Arrays.asList(s.outcomes());
+        return batches.appendKeyed(events, keyed);
     }
 
     /**
@@ -268,11 +247,7 @@ public final class Ledger implements Closeable {
      * exceptional completion the claim is still held: the caller releases it.
      */
     public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields, Recording recording) {
-        if (replica != null) {
-            return CompletableFuture.failedFuture(new LedgerUnavailableException("in cluster mode events are written "
-                    + "through the Kafka topic", null));
-        }
-        return singles.submit(Submission.of(fields, redactor), recording);
+        return replica != null ? notInCluster() : singles.submit(Submission.of(fields, redactor), recording);
     }
 
     /**
@@ -285,11 +260,12 @@ public final class Ledger implements Closeable {
      * before the event's group is sealed withdraws it; after, it is stored (see {@link SingleAppends}).
      */
     public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields) {
-        if (replica != null) {
-            return CompletableFuture.failedFuture(new LedgerUnavailableException("in cluster mode events are written "
-                    + "through the Kafka topic", null));
-        }
-        return singles.submit(Submission.of(fields, redactor));
+        return replica != null ? notInCluster() : singles.submit(Submission.of(fields, redactor));
+    }
+
+    private static CompletableFuture<AppendOutcome> notInCluster() {
+        return CompletableFuture.failedFuture(new LedgerUnavailableException("in cluster mode events are written "
+                + "through the Kafka topic", null));
     }
 
     /** True when a failure stopped writes (see {@link #health()}). */
