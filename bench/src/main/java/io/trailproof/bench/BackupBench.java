@@ -60,13 +60,9 @@ public final class BackupBench {
     private final AtomicLong nextEvent = new AtomicLong();
 
     public static void main(String[] args) throws Exception {
-        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
-        long events = 400_000;
-        for (int i = 1; i < args.length; i++) {
-            if (args[i].equals("--events")) {
-                events = Long.parseLong(args[++i]);
-            }
-        }
+        BenchArgs a = BenchArgs.parse(args, "--events");
+        Path dist = a.dist();
+        long events = a.longOption("--events", 400_000);
         Path work = Files.createTempDirectory("trailproof-backup-bench");
         Path data = work.resolve("data");
         String opts = ("-Xmx1g " + System.getProperty("bench.serverOpts", "")).trim();

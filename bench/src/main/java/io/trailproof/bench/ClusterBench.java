@@ -31,18 +31,11 @@ public final class ClusterBench {
     private static final Pattern APPLIED = Pattern.compile("\"applied_size\":(\\d+)");
 
     public static void main(String[] args) throws Exception {
-        Path dist = Path.of(args[0]);
-        long events = 100_000;
-        int batch = 1000;
-        int clients = 4;
-        for (int i = 1; i < args.length; i += 2) {
-            switch (args[i]) {
-                case "--events" -> events = Long.parseLong(args[i + 1]);
-                case "--batch" -> batch = Integer.parseInt(args[i + 1]);
-                case "--clients" -> clients = Integer.parseInt(args[i + 1]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        BenchArgs a = BenchArgs.parse(args, "--events", "--batch", "--clients");
+        Path dist = a.dist();
+        long events = a.longOption("--events", 100_000);
+        int batch = a.intOption("--batch", 1000);
+        int clients = a.intOption("--clients", 4);
         Path work = Files.createTempDirectory("trailproof-cluster-bench");
         String opts = "-Xmx1g";
         List<String> rows = new ArrayList<>();

@@ -40,13 +40,9 @@ public final class IdempotencyBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
-        long events = 400_000;
-        for (int i = 1; i < args.length; i++) {
-            if (args[i].equals("--events")) {
-                events = Long.parseLong(args[++i]);
-            }
-        }
+        BenchArgs a = BenchArgs.parse(args, "--events");
+        Path dist = a.dist();
+        long events = a.longOption("--events", 400_000);
         Path data = Files.createTempDirectory("trailproof-idem-bench");
         String opts = ("-Xmx1g " + System.getProperty("bench.serverOpts", "")).trim();
         try (ServerUnderTest server = ServerUnderTest.start(dist, data, opts)) {

@@ -29,16 +29,10 @@ public final class MetricsBench {
     private final AtomicLong nextEvent = new AtomicLong();
 
     public static void main(String[] args) throws Exception {
-        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
-        long events = 400_000;
-        int rounds = 4;
-        for (int i = 1; i < args.length; i++) {
-            switch (args[i]) {
-                case "--events" -> events = Long.parseLong(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        BenchArgs a = BenchArgs.parse(args, "--events", "--rounds");
+        Path dist = a.dist();
+        long events = a.longOption("--events", 400_000);
+        int rounds = a.intOption("--rounds", 4);
         Path work = Files.createTempDirectory("trailproof-metrics-bench");
         Path off = work.resolve("no-metrics.properties");
         Files.writeString(off, "metrics.enabled=false\n");

@@ -34,16 +34,10 @@ public final class OtlpBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
-        int requests = 200;
-        int rounds = 4;
-        for (int i = 1; i < args.length; i++) {
-            switch (args[i]) {
-                case "--requests" -> requests = Integer.parseInt(args[++i]);
-                case "--rounds" -> rounds = Integer.parseInt(args[++i]);
-                default -> throw new IllegalArgumentException("unknown option " + args[i]);
-            }
-        }
+        BenchArgs a = BenchArgs.parse(args, "--requests", "--rounds");
+        Path dist = a.dist();
+        int requests = a.intOption("--requests", 200);
+        int rounds = a.intOption("--rounds", 4);
         Path data = Files.createTempDirectory("trailproof-otlp-bench");
         String opts = ("-Xmx1g " + System.getProperty("bench.serverOpts", "")).trim();
         try (ServerUnderTest server = ServerUnderTest.start(dist, data, opts)) {

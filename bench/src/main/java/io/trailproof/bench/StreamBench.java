@@ -52,18 +52,11 @@ public final class StreamBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
-        long events = 100_000;
-        int subscribers = 100;
-        double rate = 0;
-        for (int i = 1; i < args.length; i++) {
-            switch (args[i]) {
-                case "--events" -> events = Long.parseLong(args[++i]);
-                case "--subscribers" -> subscribers = Integer.parseInt(args[++i]);
-                case "--rate" -> rate = Double.parseDouble(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+        BenchArgs a = BenchArgs.parse(args, "--events", "--subscribers", "--rate");
+        Path dist = a.dist();
+        long events = a.longOption("--events", 100_000);
+        int subscribers = a.intOption("--subscribers", 100);
+        double rate = a.doubleOption("--rate", 0);
         Path data = Files.createTempDirectory("trailproof-stream-bench");
         String opts = ("-Xmx1g " + System.getProperty("bench.serverOpts", "")).trim();
         Table table = new Table();
