@@ -4,12 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
-import java.io.InputStream;
-import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -37,8 +32,7 @@ public final class LoadGenerator {
 
     private final Path dist;
     private final long totalEvents;
-    private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
-            .connectTimeout(Duration.ofSeconds(10)).executor(Executors.newFixedThreadPool(8)).build();
+    private final LoadClient client = new LoadClient(() -> this.port, () -> this.jdkClient);
     private final Table table = new Table();
     private final List<String> sampleIds = new ArrayList<>();
     int port;
@@ -414,21 +408,7 @@ public final class LoadGenerator {
     double export(String agent, long events) throws Exception {
         String path = "/v1/export?agent_id=" + agent;
         long t0 = System.nanoTime();
-        long bytes;
-        if (jdkClient) {
-            HttpResponse<InputStream> resp = http.send(HttpRequest.newBuilder(uri(path)).GET().build(),
-                    HttpResponse.BodyHandlers.ofInputStream());
-            bytes = 0;
-            try (InputStream in = resp.body()) {
-                byte[] buf = new byte[1 << 16];
-                int n;
-                while ((n = in.read(buf)) > 0) {
-                    bytes += n;
-                }
-            }
-        } else {
-            bytes = connection().drain(path);
-        }
+        long bytes = client.drain(path);
         double seconds = (System.nanoTime() - t0) / 1e9;
         System.err.printf(Locale.ROOT, "export: %,d bytes in %.2f s%n", bytes, seconds);
         return events / seconds;
@@ -458,55 +438,19 @@ public final class LoadGenerator {
         return JSON.readTree(get("/v1/stats").text());
     }
 
-    // ------------------------------------------------------------------ plumbing
-
-    /**
-     * Each client thread keeps one connection of the plain client ({@link PlainHttp}); with
-     * {@code --jdk-client} the JDK's HttpClient is used instead, to compare what the client costs.
-     */
-    private final ThreadLocal<PlainHttp> connection = new ThreadLocal<>();
+    // ------------------------------------------------------------------ plumbing (LoadClient)
 
     PlainHttp.Response post(String path, String body) throws IOException, InterruptedException {
-        if (jdkClient) {
-            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
-                    .POST(HttpRequest.BodyPublishers.ofString(body)).build(), HttpResponse.BodyHandlers.ofByteArray());
-            return new PlainHttp.Response(r.statusCode(), r.body());
-        }
-        return connection().post(path, body.getBytes(StandardCharsets.UTF_8));
+        return client.post(path, body);
     }
 
     PlainHttp.Response get(String path) throws IOException, InterruptedException {
-        if (jdkClient) {
-            HttpResponse<byte[]> r = http.send(HttpRequest.newBuilder(uri(path)).GET().build(),
-                    HttpResponse.BodyHandlers.ofByteArray());
-            return new PlainHttp.Response(r.statusCode(), r.body());
-        }
-        return connection().get(path);
+        return client.get(path);
     }
 
     /** Closes this thread's connection (client threads end with their scenario). */
     void closeConnection() throws IOException {
-        PlainHttp c = connection.get();
-        if (c != null) {
-            c.close();
-            connection.remove();
-        }
-    }
-
-    private PlainHttp connection() throws IOException {
-        PlainHttp c = connection.get();
-        if (c == null || c.port() != port) {
-            if (c != null) {
-                c.close();
-            }
-            c = new PlainHttp(port);
-            connection.set(c);
-        }
-        return c;
-    }
-
-    URI uri(String path) {
-        return URI.create("http://127.0.0.1:" + port + path);
+        client.closeConnection();
     }
 
     static String enc(String s) {
