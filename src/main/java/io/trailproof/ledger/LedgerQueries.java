@@ -3,6 +3,7 @@ package io.trailproof.ledger;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.IntactEvent;
+import io.trailproof.core.event.MemberScanner;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.core.merkle.MerkleTree;
@@ -72,6 +73,30 @@ final class LedgerQueries {
         return Optional.of(payload);
     }
 
+    /**
+     * Whether the stored event {@code payload} has the id {@code id}: a proof names its event by id,
+     * and an id's index bits could point at another event. The top-level {@code id} member is found
+     * by stepping over the others (a strict parse of the whole event was most of a proof's cost);
+     * bytes the scanner does not expect are decided by the full parse, as {@link #eventPayload} does.
+     */
+    private static boolean storedIdIs(byte[] payload, String id) {
+        try {
+            MemberScanner m = new MemberScanner(payload);
+            while (m.next()) {
+                if (m.nameIs(EventFields.ID)) {
+                    return id.equals(m.stringValue());
+                }
+            }
+            return false;
+        } catch (IllegalArgumentException e) {
+            try {
+                return StoredEvent.parse(payload).id().equals(id);
+            } catch (Exception notAnEvent) {
+                return false;
+            }
+        }
+    }
+
     byte[] payloadAt(long logIndex) throws IOException {
         long size = size();
         if (logIndex < 0 || logIndex >= size) {
@@ -102,11 +127,11 @@ final class LedgerQueries {
     }
 
     Optional<InclusionProof> inclusionProof(String eventId, long treeSize) throws IOException {
-        Optional<byte[]> payload = eventPayload(eventId);
-        if (payload.isEmpty()) {
+        OptionalLong index = EventIds.logIndexOf(eventId);
+        if (index.isEmpty() || index.getAsLong() >= size() || !storedIdIs(log.read(index.getAsLong()), eventId)) {
             return Optional.empty();
         }
-        long leafIndex = EventIds.logIndexOf(eventId).orElseThrow();
+        long leafIndex = index.getAsLong();
         checkSize(treeSize, "tree_size");
         if (treeSize <= leafIndex) {
             throw new IllegalArgumentException("tree_size " + treeSize + " does not contain the event (its leaf index is "

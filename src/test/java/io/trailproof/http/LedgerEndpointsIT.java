@@ -203,7 +203,12 @@ class LedgerEndpointsIT {
         JsonNode root = api.get("/v1/merkle/root").json();
         long size = root.get("tree_size").asLong();
         for (String id : ids) {
-            JsonNode p = api.get("/v1/merkle/proof?event_id=" + id).json();
+            Reply proofReply = api.get("/v1/merkle/proof?event_id=" + id);
+            JsonNode p = proofReply.json();
+            // written as text by the endpoint: the bytes Jackson writes for the same document, in this member order
+            assertThat(proofReply.body()).isEqualTo(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(p));
+            assertThat(p.fieldNames()).toIterable().containsExactly("event_id", "leaf_index", "leaf_hash",
+                    "tree_size", "root", "siblings");
             assertThat(p.get("tree_size").asLong()).isEqualTo(size);
             assertThat(p.get("root").asText()).isEqualTo(root.get("root").asText());
             JsonNode event = api.get("/v1/events/" + id).json();
@@ -229,6 +234,9 @@ class LedgerEndpointsIT {
         assertError(api.get("/v1/merkle/consistency"), 400, "from");
         assertError(api.get("/v1/merkle/consistency?from=5&to=" + (size + 1000)), 400, "to");
         assertError(api.get("/v1/merkle/proof"), 400, "event_id");
+        // an id whose index bits name a stored event that is not its own finds nothing
+        String madeUp = (ids.get(3).charAt(0) == '0' ? "1" : "0") + ids.get(3).substring(1);
+        assertThat(api.get("/v1/merkle/proof?event_id=" + madeUp).status()).isEqualTo(404);
         assertError(api.get("/v1/merkle/proof?event_id=" + ids.get(6) + "&tree_size=1"), 400, "tree_size");
         assertThat(api.get("/v1/merkle/root?tree_size=0").json().get("root").asText())
                 .isEqualTo("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
