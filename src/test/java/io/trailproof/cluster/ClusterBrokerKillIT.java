@@ -63,12 +63,7 @@ class ClusterBrokerKillIT {
         Map<String, InProcessServer> nodes = new LinkedHashMap<>();
         try {
             for (String id : List.of("n1", "n2", "n3")) {
-                nodes.put(id, InProcessServer.start(dirs.resolve(id),
-                        "cluster.mode", "kafka",
-                        "cluster.bootstrap-servers", kafka.bootstrapServers(),
-                        "cluster.node-id", id,
-                        "cluster.topic", TOPIC,
-                        "cluster.write-timeout", WRITE_TIMEOUT,
+                nodes.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, TOPIC, WRITE_TIMEOUT,
                         "cluster.read-wait", "PT30S"));
             }
             run(kafka, nodes);

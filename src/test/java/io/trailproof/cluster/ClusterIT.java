@@ -24,6 +24,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 
+import static io.trailproof.cluster.ClusterNodes.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -41,7 +42,6 @@ class ClusterIT {
 
     private static final String TOPIC = "trailproof-it";
     private static final String WRITE_TIMEOUT = "PT5S";
-    private static final io.trailproof.http.OpenApiContract CONTRACT = loadContract();
 
     @TempDir
     static Path dirs;
@@ -76,21 +76,9 @@ class ClusterIT {
         }
     }
 
-    private static io.trailproof.http.OpenApiContract loadContract() {
-        try {
-            return io.trailproof.http.OpenApiContract.load();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 
     private static void start(String id) throws Exception {
-        nodes.put(id, InProcessServer.start(dirs.resolve(id),
-                "cluster.mode", "kafka",
-                "cluster.bootstrap-servers", kafka.bootstrapServers(),
-                "cluster.node-id", id,
-                "cluster.topic", TOPIC,
-                "cluster.write-timeout", WRITE_TIMEOUT,
+        nodes.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, TOPIC, WRITE_TIMEOUT,
                 "cluster.read-wait", "PT20S",
                 "timestamp.default-tsa-url", tsa.url(),
                 "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000"));
@@ -100,10 +88,6 @@ class ClusterIT {
         return nodes.get(id).api();
     }
 
-    private static String event(String agent, int i) {
-        return "{\"agent_id\":\"" + agent + "\",\"action_type\":\"TOOL_CALL\",\"action_name\":\"step\",\"metadata\":{\"i\":"
-                + i + ",\"x\":4.50,\"big\":1E30}}";
-    }
 
     /** The size every node must reach, then every event and the root compared byte for byte across them. */
     private static void assertIdentical(List<String> ids, long size) throws Exception {
@@ -352,9 +336,7 @@ class ClusterIT {
     @Order(7)
     void aRecordThatCannotBeAppliedStopsTheApplyLoopLoudlyAndIsNeverSkipped() throws Exception {
         String topic = "poisoned";
-        InProcessServer node = InProcessServer.start(dirs.resolve("poisoned"), "cluster.mode", "kafka",
-                "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "p1", "cluster.topic", topic,
-                "cluster.write-timeout", WRITE_TIMEOUT);
+        InProcessServer node = ClusterNodes.start(dirs.resolve("poisoned"), kafka.bootstrapServers(), "p1", topic, WRITE_TIMEOUT);
         try {
             Api api = node.api();
             assertThat(api.post("/v1/events", event("p", 0)).status()).isEqualTo(201);

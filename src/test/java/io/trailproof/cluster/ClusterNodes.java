@@ -22,6 +22,35 @@ final class ClusterNodes {
     private ClusterNodes() {
     }
 
+    /** The OpenAPI document, for checking the cluster's answers against their schemas. */
+    static final io.trailproof.http.OpenApiContract CONTRACT = loadContract();
+
+    private static io.trailproof.http.OpenApiContract loadContract() {
+        try {
+            return io.trailproof.http.OpenApiContract.load();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    /**
+     * A trailproof node in cluster mode on {@code topic} with data in {@code dir}, plus the settings in
+     * {@code more} (key, value, ...).
+     */
+    static io.trailproof.testing.InProcessServer start(java.nio.file.Path dir, String bootstrapServers, String nodeId,
+                                                       String topic, String writeTimeout, String... more) throws Exception {
+        List<String> settings = new ArrayList<>(List.of("cluster.mode", "kafka", "cluster.bootstrap-servers",
+                bootstrapServers, "cluster.node-id", nodeId, "cluster.topic", topic, "cluster.write-timeout", writeTimeout));
+        settings.addAll(List.of(more));
+        return io.trailproof.testing.InProcessServer.start(dir, settings.toArray(String[]::new));
+    }
+
+    /** One event of {@code agent}, numbers included that RFC 8785 rewrites (4.50, 1E30). */
+    static String event(String agent, int i) {
+        return "{\"agent_id\":\"" + agent + "\",\"action_type\":\"TOOL_CALL\",\"action_name\":\"step\",\"metadata\":{\"i\":"
+                + i + ",\"x\":4.50,\"big\":1E30}}";
+    }
+
     /**
      * The check of the cluster design: every node reaches {@code size}; then every event, as the API
      * returns it, and the root are compared byte for byte across the nodes. Returns each node's

@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 
+import static io.trailproof.cluster.ClusterNodes.CONTRACT;
+import static io.trailproof.cluster.ClusterNodes.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -27,7 +29,6 @@ class ClusterSchedulingIT {
 
     private static final String TOPIC = "trailproof-it";
     private static final String WRITE_TIMEOUT = "PT5S";
-    private static final io.trailproof.http.OpenApiContract CONTRACT = loadContract();
 
     @TempDir
     static Path dirs;
@@ -53,18 +54,7 @@ class ClusterSchedulingIT {
         }
     }
 
-    private static io.trailproof.http.OpenApiContract loadContract() {
-        try {
-            return io.trailproof.http.OpenApiContract.load();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
-        }
-    }
 
-    private static String event(String agent, int i) {
-        return "{\"agent_id\":\"" + agent + "\",\"action_type\":\"TOOL_CALL\",\"action_name\":\"step\",\"metadata\":{\"i\":"
-                + i + ",\"x\":4.50,\"big\":1E30}}";
-    }
 
     /**
      * Scheduled timestamps on their own topic and nodes: one node at a time stamps (Kafka's group
@@ -75,12 +65,7 @@ class ClusterSchedulingIT {
         Map<String, InProcessServer> sched = new java.util.LinkedHashMap<>();
         try {
             for (String id : List.of("s1", "s2")) {
-                sched.put(id, InProcessServer.start(dirs.resolve(id),
-                        "cluster.mode", "kafka",
-                        "cluster.bootstrap-servers", kafka.bootstrapServers(),
-                        "cluster.node-id", id,
-                        "cluster.topic", TOPIC + "-sched",
-                        "cluster.write-timeout", WRITE_TIMEOUT,
+                sched.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, TOPIC + "-sched", WRITE_TIMEOUT,
                         "cluster.kafka.session.timeout.ms", "6000",
                         "cluster.kafka.heartbeat.interval.ms", "1000",
                         "timestamp.interval", "PT0.5S",
@@ -128,9 +113,7 @@ class ClusterSchedulingIT {
     @Test
     void aForgedTimestampRecordStopsTheApplyLoopLoudlyAndIsNeverStored() throws Exception {
         String topic = "forged";
-        InProcessServer node = InProcessServer.start(dirs.resolve("forged"), "cluster.mode", "kafka",
-                "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "f1", "cluster.topic", topic,
-                "cluster.write-timeout", WRITE_TIMEOUT,
+        InProcessServer node = ClusterNodes.start(dirs.resolve("forged"), kafka.bootstrapServers(), "f1", topic, WRITE_TIMEOUT,
                 "timestamp.default-tsa-url", tsa.url(),
                 "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000");
         try {
@@ -170,9 +153,7 @@ class ClusterSchedulingIT {
             node.close();
         }
         // Restarted, the node stops at the same record again: it is never skipped.
-        InProcessServer again = InProcessServer.start(dirs.resolve("forged"), "cluster.mode", "kafka",
-                "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "f1", "cluster.topic", topic,
-                "cluster.write-timeout", WRITE_TIMEOUT);
+        InProcessServer again = ClusterNodes.start(dirs.resolve("forged"), kafka.bootstrapServers(), "f1", topic, WRITE_TIMEOUT);
         try {
             long deadline = System.nanoTime() + 30_000_000_000L;
             JsonNode c = again.api().get("/v1/cluster").json();
@@ -196,9 +177,7 @@ class ClusterSchedulingIT {
     @Test
     void aForgedCosignatureRecordStopsTheApplyLoopLoudlyAndIsNeverServed() throws Exception {
         String topic = "forged-cosignature";
-        InProcessServer node = InProcessServer.start(dirs.resolve("forged-cosignature"), "cluster.mode", "kafka",
-                "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "c1", "cluster.topic", topic,
-                "cluster.write-timeout", WRITE_TIMEOUT, "checkpoint.interval", "PT0.2S",
+        InProcessServer node = ClusterNodes.start(dirs.resolve("forged-cosignature"), kafka.bootstrapServers(), "c1", topic, WRITE_TIMEOUT, "checkpoint.interval", "PT0.2S",
                 // a witness that is never reached: the node asks it in vain, which never stops the log
                 "checkpoint.witnesses", io.trailproof.checkpoint.TestWitness.vkey() + "@http://127.0.0.1:9/add-checkpoint");
         try {
@@ -246,12 +225,7 @@ class ClusterSchedulingIT {
         try (io.trailproof.checkpoint.TestWitness witness = new io.trailproof.checkpoint.TestWitness(log.vkey(),
                 dirs.resolve("witness-state"), 0)) {
             for (String id : List.of("w1", "w2")) {
-                wit.put(id, InProcessServer.start(dirs.resolve(id),
-                        "cluster.mode", "kafka",
-                        "cluster.bootstrap-servers", kafka.bootstrapServers(),
-                        "cluster.node-id", id,
-                        "cluster.topic", TOPIC + "-witness",
-                        "cluster.write-timeout", WRITE_TIMEOUT,
+                wit.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, TOPIC + "-witness", WRITE_TIMEOUT,
                         "cluster.kafka.session.timeout.ms", "6000",
                         "cluster.kafka.heartbeat.interval.ms", "1000",
                         "checkpoint.signing-key", key.toString(),
@@ -381,9 +355,7 @@ class ClusterSchedulingIT {
         InProcessServer d2 = null;
         try {
             assertThat(awaitScheduler(Map.of("d1", d1.api()), "d1")).isEqualTo("d1");
-            d2 = InProcessServer.start(dirs.resolve("d2"), "cluster.mode", "kafka",
-                    "cluster.bootstrap-servers", kafka.bootstrapServers(), "cluster.node-id", "d2", "cluster.topic", topic,
-                    "cluster.write-timeout", WRITE_TIMEOUT,
+            d2 = ClusterNodes.start(dirs.resolve("d2"), kafka.bootstrapServers(), "d2", topic, WRITE_TIMEOUT,
                     "cluster.kafka.session.timeout.ms", "6000", "cluster.kafka.heartbeat.interval.ms", "1000",
                     "timestamp.interval", "PT0.5S", "timestamp.default-tsa-url", tsa.url(),
                     "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000");
