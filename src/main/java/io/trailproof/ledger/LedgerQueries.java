@@ -79,7 +79,7 @@ final class LedgerQueries {
      * by stepping over the others (a strict parse of the whole event was most of a proof's cost);
      * bytes the scanner does not expect are decided by the full parse, as {@link #eventPayload} does.
      */
-    private static boolean storedIdIs(byte[] payload, String id) {
+    static boolean storedIdIs(byte[] payload, String id) {
         try {
             MemberScanner m = new MemberScanner(payload);
             while (m.next()) {
