@@ -1,4 +1,4 @@
-// The console's only way to the service: the public API under /v1 (CONTRACT 4), with the API key
+// The console's only way to the service: the public API under /v1 (src/site/http-api.md), with the API key
 // typed by the user and kept in sessionStorage (gone when the tab closes; never in the URL, never
 // in localStorage). Every failure becomes an ApiError carrying the server's own sentence.
 

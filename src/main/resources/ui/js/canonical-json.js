@@ -1,6 +1,6 @@
 // RFC 8785 (JSON Canonicalization Scheme) for values produced by JSON.parse.
 //
-// Contract: canonicalize(JSON.parse(text)) is the exact string the service hashed (CONTRACT 2.3)
+// Contract: canonicalize(JSON.parse(text)) is the exact string the service hashed (src/site/events.md#event-hash)
 // whenever the service accepted the text. Why this is enough here:
 // - numbers: RFC 8785 serialises a number as ECMAScript's Number.prototype.toString does, which is
 //   String(n) in this very language; the service rejects numbers that do not survive a round trip

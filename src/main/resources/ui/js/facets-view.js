@@ -1,4 +1,4 @@
-// Facets of the current search (CONTRACT 15: exact counts over all matches, top 20 values per
+// Facets of the current search (src/site/console.md: exact counts over all matches, top 20 values per
 // field, from GET /v1/search?facets=...). Clicking a value narrows the search to it.
 
 import { apiUrl, getJson } from './api.js';

@@ -1,4 +1,4 @@
-// The time histogram of the current search (CONTRACT 15: GET /v1/search?histogram=<duration>,
+// The time histogram of the current search (src/site/console.md: GET /v1/search?histogram=<duration>,
 // buckets aligned to multiples of the duration from the epoch, over the event timestamp).
 // The bucket duration is picked so that the matches' time span makes at most MAX_BARS bars: from
 // the since/until filters when both are set, else from the oldest and newest match (two one-row

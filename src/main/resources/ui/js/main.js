@@ -122,7 +122,7 @@ function bindTimeZone() {
   });
 }
 
-// Keyboard (CONTRACT 15): "/" focuses the query, j / k move through results, Enter opens one,
+// Keyboard (src/site/console.md): "/" focuses the query, j / k move through results, Enter opens one,
 // Escape closes the detail. Keys typed into a field are the field's.
 function bindKeyboard() {
   document.addEventListener('keydown', (e) => {

@@ -41,7 +41,7 @@ export function searchParams(state) {
   return params;
 }
 
-/** Parameters of GET /v1/stream for a state: the stream takes no since/until and no sort (CONTRACT 11). */
+/** Parameters of GET /v1/stream for a state: the stream takes no since/until and no sort (src/site/live-stream.md). */
 export function streamParams(state) {
   const query = effectiveQuery(state);
   const params = matchesAll(query) ? [] : [['q', query]];

@@ -1,4 +1,4 @@
-// The live tail: GET /v1/stream as Server-Sent Events read with fetch (CONTRACT 11 and 15).
+// The live tail: GET /v1/stream as Server-Sent Events read with fetch (src/site/live-stream.md and src/site/console.md).
 // Why not EventSource: it cannot send the Authorization header. The SSE text is parsed here:
 // events are separated by a blank line; "id", "event" and "data" fields are read, comments
 // (": keep-alive") skipped. An "overflow" event (the server ended a slow stream) and a dropped

@@ -28,7 +28,7 @@ export function setShowsLocal(value) {
 
 /**
  * Milliseconds since the epoch of an RFC 3339 / ISO 8601 time as the service stores it (no offset
- * means UTC, CONTRACT 2.1; fractions longer than milliseconds are cut), or NaN.
+ * means UTC, src/site/events.md#accepted-fields; fractions longer than milliseconds are cut), or NaN.
  */
 export function parseInstant(text) {
   if (typeof text !== 'string') {

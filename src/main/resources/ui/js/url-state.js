@@ -1,4 +1,4 @@
-// The view lives in the address (CONTRACT 15): query, filters, order, page, the selected event and
+// The view lives in the address (src/site/console.md): query, filters, order, page, the selected event and
 // the page shown. Reloading or sharing the link shows the same view. readState never throws:
 // whatever the address holds becomes a valid state (unknown values fall back to defaults) and
 // what the server must judge (the query, dates, label keys) is passed on for it to judge.

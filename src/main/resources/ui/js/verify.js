@@ -1,4 +1,4 @@
-// In-browser verification of one stored event (CONTRACT 2.3 and 3): the event hash recomputed from
+// In-browser verification of one stored event (src/site/events.md#event-hash and src/site/concepts.md#the-merkle-tree): the event hash recomputed from
 // the JSON the API returned, and its RFC 9162 inclusion proof checked against a root. SHA-256 comes
 // from WebCrypto, which browsers offer only in secure contexts (HTTPS, or http://localhost and
 // http://127.0.0.1); elsewhere verification says so instead of pretending.
@@ -33,7 +33,7 @@ export function fromHex(hex) {
 }
 
 /**
- * The event hash recipe of CONTRACT 2.3: lowercase hex SHA-256 over the UTF-8 bytes of the RFC 8785
+ * The event hash recipe of src/site/events.md#event-hash: lowercase hex SHA-256 over the UTF-8 bytes of the RFC 8785
  * form of the stored event without its "hash" and "log_index" fields. Everything else is covered.
  */
 export async function eventHash(storedEvent) {

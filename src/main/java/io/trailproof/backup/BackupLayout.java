@@ -14,11 +14,11 @@ import java.util.regex.Pattern;
  * rather than the copy ({@code forced-size}, the lock), and is left out.
  */
 public final class BackupLayout {
-    /** Event log segments (CONTRACT 8). */
+    /** Event log segments (src/site/storage.md). */
     public static final String LOG_DIR = "log";
-    /** Timestamp record segments (CONTRACT 8). */
+    /** Timestamp record segments (src/site/storage.md). */
     public static final String TIMESTAMPS_DIR = "timestamps";
-    /** The checkpoint signing key, when it is kept in the data directory (CONTRACT 14). */
+    /** The checkpoint signing key, when it is kept in the data directory (src/site/checkpoints.md). */
     public static final String SIGNING_KEY = CheckpointKeys.KEY_FILE;
     /** The last signed checkpoint (with its cosignatures): the log never signs against it. */
     public static final String SIGNED_CHECKPOINT = CheckpointService.STATE_FILE;

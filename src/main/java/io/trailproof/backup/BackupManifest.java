@@ -18,7 +18,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * {@code MANIFEST.json}, the first entry of a backup (CONTRACT 17): the tree size and root the log
+ * {@code MANIFEST.json}, the first entry of a backup (src/site/operations.md): the tree size and root the log
  * in the backup gives, when the backup was taken, and every other entry with its size and SHA-256.
  *
  * <pre>

@@ -22,7 +22,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /**
- * Takes consistent backups of a running service (CONTRACT 17) without pausing it.
+ * Takes consistent backups of a running service (src/site/operations.md) without pausing it.
  *
  * <p><b>Consistency without a lock.</b> Every file a backup copies only grows, and what was
  * durable never changes, so a backup is a list of file <em>prefixes</em> fixed at one moment and

@@ -34,7 +34,7 @@ import java.util.function.LongConsumer;
 import java.util.stream.Stream;
 
 /**
- * Restores a backup into a data directory, offline (CONTRACT 17): no server is involved, the
+ * Restores a backup into a data directory, offline (src/site/operations.md): no server is involved, the
  * checks use the service's own log reader and Merkle code.
  *
  * <p><b>All or nothing.</b> The archive is unpacked into a staging directory beside the target

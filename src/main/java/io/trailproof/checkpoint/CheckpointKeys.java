@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
- * The log's identity (CONTRACT 14): its origin and its Ed25519 signing key, whose name is the origin.
+ * The log's identity (src/site/checkpoints.md): its origin and its Ed25519 signing key, whose name is the origin.
  *
  * <p>Either the key comes from {@code checkpoint.signing-key} (a file in Go's private-key form), or
  * it is made at the first start and kept in {@code DIR/keys/checkpoint.key}, readable by the owner

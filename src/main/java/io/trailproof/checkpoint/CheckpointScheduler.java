@@ -6,7 +6,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Signs a checkpoint every {@code checkpoint.interval} when the durable tree grew (CONTRACT 14), so
+ * Signs a checkpoint every {@code checkpoint.interval} when the durable tree grew (src/site/checkpoints.md), so
  * the served checkpoint lags the log by at most about one interval. Runs on its own daemon thread; a
  * failure (a full disk) is logged and tried again at the next tick, and never stops the service.
  *

@@ -18,7 +18,7 @@ import java.util.function.Consumer;
 import java.util.function.Supplier;
 
 /**
- * Signs the log's checkpoints (CONTRACT 14) and keeps the latest one with its cosignatures.
+ * Signs the log's checkpoints (src/site/checkpoints.md) and keeps the latest one with its cosignatures.
  *
  * <p><b>Never two inconsistent checkpoints.</b> The last signed size and root are on disk
  * ({@link CheckpointFile}) before a checkpoint is published. Before each signature the tree must

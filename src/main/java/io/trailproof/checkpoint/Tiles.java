@@ -8,7 +8,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The tlog-tiles resources of the log (CONTRACT 14): Merkle tiles read straight from the node store
+ * The tlog-tiles resources of the log (src/site/checkpoints.md): Merkle tiles read straight from the node store
  * (a tile at level L is a run of stored nodes at tree level 8L: nothing is hashed per request) and
  * entry bundles read from the log.
  *

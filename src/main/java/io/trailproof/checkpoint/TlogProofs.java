@@ -10,7 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
- * The {@code c2sp.org/tlog-proof@v1} file of one event (CONTRACT 14): {@code extra} is the UTF-8 text
+ * The {@code c2sp.org/tlog-proof@v1} file of one event (src/site/checkpoints.md): {@code extra} is the UTF-8 text
  * {@code <event id> <event hash hex>} (so an offline verifier has the leaf, and with the event's JSON
  * can recompute it), the index is the event's {@code log_index}, and the checkpoint is one that holds
  * the event: the latest cosigned one when witnesses are configured and one covers it, else the latest

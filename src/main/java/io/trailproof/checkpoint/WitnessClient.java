@@ -28,7 +28,7 @@ import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The tlog-witness {@code add-checkpoint} client for one witness (CONTRACT 14).
+ * The tlog-witness {@code add-checkpoint} client for one witness (src/site/checkpoints.md).
  *
  * <p>Each newly signed checkpoint is sent with the size this witness last cosigned ({@code old}, 0
  * until known) and the consistency proof from it. A 409 with {@code text/x.tlog.size} names the

@@ -24,7 +24,7 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * {@code trailproof backup -o FILE.tar}: streams a consistent backup of a running server
- * ({@code GET /v1/admin/backup}, CONTRACT 17) to a file, with a progress bar. The archive is checked
+ * ({@code GET /v1/admin/backup}, src/site/operations.md) to a file, with a progress bar. The archive is checked
  * as it arrives (manifest, sizes, every SHA-256), written beside the target, forced to disk and
  * only then renamed to it, so a failed backup never leaves a file under the name that looks complete.
  */

@@ -5,7 +5,7 @@ import picocli.CommandLine.Option;
 import java.net.URI;
 
 /**
- * The options every client subcommand shares (CONTRACT 7): which server, which key, and whether to
+ * The options every client subcommand shares (src/site/cli.md): which server, which key, and whether to
  * print the raw JSON answer instead of the human-readable form.
  */
 final class ClientOptions {

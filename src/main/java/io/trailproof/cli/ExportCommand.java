@@ -27,7 +27,7 @@ import java.util.regex.Pattern;
  * the target first), so an interrupted transfer never leaves a partial package under the name.
  */
 @Command(name = "export", mixinStandardHelpOptions = true,
-        description = "Download the evidence package of an agent's chain, or of a time slice of it (CONTRACT 5).")
+        description = "Download the evidence package of an agent's chain, or of a time slice of it (src/site/evidence-format.md).")
 final class ExportCommand implements Callable<Integer> {
 
     private static final Pattern FILE_NAME = Pattern.compile("filename=\"([^\"/\\\\]+)\"");

@@ -23,7 +23,7 @@ import java.util.concurrent.Callable;
  * JSON is reported with its number and not sent; an event the server refuses is reported with its
  * line number and the server's reason. Exit 0 when every line was stored, 1 otherwise.
  *
- * <p><b>Never twice.</b> Each batch carries an {@code Idempotency-Key} (CONTRACT 12) made of the
+ * <p><b>Never twice.</b> Each batch carries an {@code Idempotency-Key} (src/site/ingestion.md#idempotency) made of the
  * file's identity (SHA-256 of its real absolute path) and the batch's first and last line numbers.
  * A batch whose answer was lost (a timeout, a dropped connection, a 503, a 409 while the first try
  * is still being processed) is sent again with the same key, and a whole run repeated after a

@@ -3,7 +3,7 @@ package io.trailproof.cli;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
-/** The {@code trailproof} program: parses the command line and runs a subcommand (CONTRACT 7). */
+/** The {@code trailproof} program: parses the command line and runs a subcommand (src/site/cli.md). */
 @Command(name = "trailproof", mixinStandardHelpOptions = true, version = "trailproof 0.1.0",
         description = "Tamper-evident audit trail for AI agents.",
         subcommands = {ServeCommand.class, IngestCommand.class, SearchCommand.class, TailCommand.class, IndexCommand.class,
@@ -12,7 +12,7 @@ import picocli.CommandLine.Command;
                 BackupCommand.class, RestoreCommand.class, ClusterCommand.class})
 public final class Main implements Runnable {
 
-    /** Exit code for bad usage (CONTRACT 7): 0 success or valid, 1 invalid or failed, 2 bad usage. */
+    /** Exit code for bad usage (src/site/cli.md): 0 success or valid, 1 invalid or failed, 2 bad usage. */
     static final int BAD_USAGE = 2;
 
     public static void main(String[] args) {

@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.concurrent.Callable;
 
 /**
- * {@code trailproof policy check|test} (CONTRACT 16). {@code check} asks a running server to run
+ * {@code trailproof policy check|test} (src/site/redaction.md). {@code check} asks a running server to run
  * the built-in policies or a document's, prints a table and exits 0 when nothing failed, 1 when a
  * rule of severity {@code fail} failed (or the server could not answer), 2 on a malformed document
  * or bad usage; a document is checked here first, so a malformed one never reaches the server.

@@ -10,7 +10,7 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code trailproof proof EVENT_ID [-o FILE]}: downloads the event's tlog-proof (CONTRACT 14). */
+/** {@code trailproof proof EVENT_ID [-o FILE]}: downloads the event's tlog-proof (src/site/checkpoints.md). */
 @Command(name = "proof", mixinStandardHelpOptions = true,
         description = "Download an event's c2sp.org/tlog-proof: its inclusion proof under a signed checkpoint.")
 final class ProofCommand implements Callable<Integer> {

@@ -15,7 +15,7 @@ import java.nio.file.Path;
 import java.util.concurrent.Callable;
 
 /**
- * {@code trailproof restore FILE.tar --data-dir DIR}: offline, no server (CONTRACT 17). Unpacks a
+ * {@code trailproof restore FILE.tar --data-dir DIR}: offline, no server (src/site/operations.md). Unpacks a
  * backup into an absent or empty directory after checking every digest and that the log gives the
  * manifest's root at its tree size ({@link Restore}); a refused restore leaves the directory absent
  * or empty. Exit 0 restored, 1 the archive was refused, 2 bad usage (including a target that is not

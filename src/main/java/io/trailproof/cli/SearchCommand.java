@@ -11,7 +11,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
-/** {@code trailproof search QUERY}: full-text search of a running server (CONTRACT 7), as a readable table. */
+/** {@code trailproof search QUERY}: full-text search of a running server (src/site/cli.md), as a readable table. */
 @Command(name = "search", mixinStandardHelpOptions = true,
         description = "Search events with Lucene query syntax, e.g. 'error AND agent_id:agent-007'.")
 final class SearchCommand implements Callable<Integer> {

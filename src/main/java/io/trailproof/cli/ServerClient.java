@@ -134,7 +134,7 @@ final class ServerClient {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(json)), HttpResponse.BodyHandlers.ofByteArray());
     }
 
-    /** A POST carrying an {@code Idempotency-Key} (CONTRACT 12): safe to send again after any failure. */
+    /** A POST carrying an {@code Idempotency-Key} (src/site/ingestion.md#idempotency): safe to send again after any failure. */
     Answer post(String path, byte[] json, String idempotencyKey) throws ClientException {
         return send(request(path).header("Content-Type", "application/json").header("Idempotency-Key", idempotencyKey)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(json)), HttpResponse.BodyHandlers.ofByteArray());

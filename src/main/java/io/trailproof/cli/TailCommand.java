@@ -17,7 +17,7 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code trailproof tail [QUERY]}: prints events as they become durable (the live stream, CONTRACT 11),
+ * {@code trailproof tail [QUERY]}: prints events as they become durable (the live stream, src/site/live-stream.md),
  * one line each, and keeps going: after a dropped connection, a server restart or an overflow it
  * reconnects and resumes right after the last event it printed, and says so on standard error.
  */

@@ -96,7 +96,7 @@ final class VerifyExportCommand implements Callable<Integer> {
     }
 
     /**
-     * The RFC 3161 checker with the JDK trust store plus the given PEM files as anchors (CONTRACT 5). A
+     * The RFC 3161 checker with the JDK trust store plus the given PEM files as anchors (src/site/evidence-format.md). A
      * chain that reaches none of them fails, and the report says how to pass the TSA's root.
      */
     static TokenChecker tokenChecker(List<Path> pems) throws IOException {

@@ -19,7 +19,7 @@ import picocli.CommandLine.Parameters;
 
 /**
  * {@code trailproof verify-proof FILE --log-key VKEY [--witness-key VKEY ...] [--event FILE.json]}:
- * verifies a tlog-proof offline (CONTRACT 14). Exit 0 valid, 1 invalid, 2 bad usage (an unreadable
+ * verifies a tlog-proof offline (src/site/checkpoints.md). Exit 0 valid, 1 invalid, 2 bad usage (an unreadable
  * file or a malformed key).
  */
 @Command(name = "verify-proof", mixinStandardHelpOptions = true,

@@ -1,7 +1,7 @@
 package io.trailproof.cluster;
 
 /**
- * Which answer a keyed write records (CONTRACT 12), as data the record carries: every replica
+ * Which answer a keyed write records (src/site/ingestion.md#idempotency), as data the record carries: every replica
  * builds the same dedupe record from it when it applies the write ({@link AnswerBuilders}).
  */
 public sealed interface AnswerSpec {

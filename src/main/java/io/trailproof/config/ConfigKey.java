@@ -4,7 +4,7 @@ import java.util.Arrays;
 import java.util.Optional;
 
 /**
- * Every configuration key the service knows (CONTRACT 9). {@code config/trailproof.properties}
+ * Every configuration key the service knows (src/site/configuration.md). {@code config/trailproof.properties}
  * documents each one; a test keeps the two in step. Anything not listed here is an unknown key and
  * stops the start.
  */
@@ -39,13 +39,13 @@ public enum ConfigKey {
     IDEMPOTENCY_MAX_KEYS("idempotency.max-keys", "1000000"),
     REDACTION_ENABLED("redaction.enabled", "false"),
     REDACTION_RULES("redaction.rules", ""),
-    // Signed checkpoints, tiles and witnesses (CONTRACT 14)
+    // Signed checkpoints, tiles and witnesses (src/site/checkpoints.md)
     CHECKPOINT_ORIGIN("checkpoint.origin", ""),
     CHECKPOINT_SIGNING_KEY("checkpoint.signing-key", ""),
     CHECKPOINT_INTERVAL("checkpoint.interval", "PT1S"),
     CHECKPOINT_PUBLIC("checkpoint.public", "true"),
     CHECKPOINT_WITNESSES("checkpoint.witnesses", ""),
-    // Metrics and logs (CONTRACT 17)
+    // Metrics and logs (src/site/operations.md)
     METRICS_ENABLED("metrics.enabled", "true"),
     LOG_FORMAT("log.format", "text"),
     LOG_ACCESS("log.access", "false"),

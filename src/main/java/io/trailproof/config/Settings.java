@@ -35,7 +35,7 @@ public record Settings(
         Cluster cluster) {
 
     /**
-     * Metrics and logs (CONTRACT 17).
+     * Metrics and logs (src/site/operations.md).
      *
      * @param metricsEnabled {@code metrics.enabled}: record metrics and serve {@code GET /metrics}; false
      *     records nothing (the benchmark's baseline) and answers 404 there
@@ -75,7 +75,7 @@ public record Settings(
     }
 
     /**
-     * Redaction before hashing (CONTRACT 16).
+     * Redaction before hashing (src/site/redaction.md).
      *
      * @param enabled    whether events are redacted at all
      * @param extraRules the rules file's rules, run after the built-in ones
@@ -96,7 +96,7 @@ public record Settings(
     }
 
     /**
-     * Signed checkpoints, tiles and witnesses (CONTRACT 14).
+     * Signed checkpoints, tiles and witnesses (src/site/checkpoints.md).
      *
      * @param origin {@code checkpoint.origin}; empty: the key's name, or a random one at the first start
      * @param signingKey {@code checkpoint.signing-key}; empty: the key kept in the data directory
@@ -120,7 +120,7 @@ public record Settings(
     }
 
     /**
-     * The live stream's limits (CONTRACT 11).
+     * The live stream's limits (src/site/live-stream.md).
      *
      * @param maxSubscribers streams open at once
      * @param maxBufferedEvents matching events queued for one stream before it ends with an overflow
@@ -133,7 +133,7 @@ public record Settings(
     }
 
     /**
-     * {@code Idempotency-Key} (CONTRACT 12).
+     * {@code Idempotency-Key} (src/site/ingestion.md#idempotency).
      *
      * @param retention how long a recorded answer is replayed
      * @param maxKeys keys remembered at most; the oldest are forgotten beyond it

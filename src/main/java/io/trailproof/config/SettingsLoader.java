@@ -26,7 +26,7 @@ import io.trailproof.core.note.VerifierKey;
 
 /**
  * Builds {@link Settings} from, in order of precedence: command-line flags, environment variables,
- * a properties file, the defaults (CONTRACT 9). An unknown key in the file or among the flags, or a
+ * a properties file, the defaults (src/site/configuration.md). An unknown key in the file or among the flags, or a
  * value that does not parse, is a {@link ConfigException} naming the key and where it came from.
  */
 public final class SettingsLoader {
@@ -149,7 +149,7 @@ public final class SettingsLoader {
                 checkpoints(raw), observability(raw), cluster(raw, kafka));
     }
 
-    /** {@code metrics.enabled}, {@code log.format}, {@code log.access} (CONTRACT 17). */
+    /** {@code metrics.enabled}, {@code log.format}, {@code log.access} (src/site/operations.md). */
     private static Settings.Observability observability(Map<ConfigKey, Sourced> raw) throws ConfigException {
         String format = raw.get(ConfigKey.LOG_FORMAT).value;
         if (!format.equals("text") && !format.equals("json")) {
@@ -194,7 +194,7 @@ public final class SettingsLoader {
 
     /**
      * {@code redaction.*}: the rules file is read and checked here, so that a bad one stops the start
-     * with the line that is wrong (CONTRACT 16), also when redaction is off (it would fail when enabled).
+     * with the line that is wrong (src/site/redaction.md), also when redaction is off (it would fail when enabled).
      */
     private static Settings.Redaction redaction(Map<ConfigKey, Sourced> raw) throws ConfigException {
         boolean enabled = bool(raw, ConfigKey.REDACTION_ENABLED);

@@ -22,7 +22,7 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * Writes the evidence package of CONTRACT 5 for a {@link ChainSlice}, streamed: each event is read
+ * Writes the evidence package of src/site/evidence-format.md for a {@link ChainSlice}, streamed: each event is read
  * from the log, written and dropped, so memory does not grow with the number of events. Stored
  * events are written as their stored bytes (already RFC 8785), never re-serialised. Every proof is
  * against the slice's tree size and root. The timestamps ({@link PackageTimestamps} picks them) are
@@ -53,7 +53,7 @@ public final class EvidencePackageWriter {
 
     /**
      * As {@link #write(ChainSlice, List, String, String, OutputStream)}, with {@code checkpoint}: the
-     * log's signed checkpoint note for exactly the slice's tree size and root (CONTRACT 14), or null.
+     * log's signed checkpoint note for exactly the slice's tree size and root (src/site/checkpoints.md), or null.
      */
     public static void write(ChainSlice slice, List<TimestampRecord> timestamps, String checkpoint, String since,
                              String until, OutputStream out) throws IOException {
@@ -110,7 +110,7 @@ public final class EvidencePackageWriter {
         g.flush();
     }
 
-    /** The record of CONTRACT 6.2 plus {@code consistency_proof: {from, to, proof}} to the slice's tree. */
+    /** The record of src/site/timestamps.md#record plus {@code consistency_proof: {from, to, proof}} to the slice's tree. */
     private static ObjectNode withConsistencyProof(TimestampRecord t, ChainSlice slice) {
         ObjectNode entry = t.toJson();
         ObjectNode cp = entry.putObject(CONSISTENCY_PROOF);

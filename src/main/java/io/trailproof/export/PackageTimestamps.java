@@ -9,7 +9,7 @@ import java.time.format.DateTimeParseException;
 import java.util.List;
 
 /**
- * Picks the timestamps an evidence package embeds (CONTRACT 5), from the stored records offered
+ * Picks the timestamps an evidence package embeds (src/site/evidence-format.md), from the stored records offered
  * oldest first, holding two of them at most:
  *
  * <ul>

@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.util.function.Consumer;
 
 /**
- * Where an export finds the stored timestamps it may embed (CONTRACT 5, 6.2). The composition root
+ * Where an export finds the stored timestamps it may embed (src/site/evidence-format.md, src/site/timestamps.md#record). The composition root
  * wires it to the timestamp store, so the export knows the record's shape and nothing else of
  * timestamping.
  */

@@ -2,7 +2,7 @@ package io.trailproof.http;
 
 import java.util.Map;
 
-/** An answer other than 2xx with the one sentence a person can act on (CONTRACT 4.1). */
+/** An answer other than 2xx with the one sentence a person can act on (src/site/http-api.md#conventions). */
 public final class ApiException extends Exception {
     private final int status;
     private final Map<String, String> headers;

@@ -17,7 +17,7 @@ import java.util.concurrent.CompletionStage;
 /**
  * The root handler. On the I/O thread it routes the request, checks its key and role, and receives
  * the body; only then does a worker thread run the endpoint (or, for a non-blocking endpoint and
- * a small body, the I/O thread starts it and answers when its stage completes). Every outcome takes the CONTRACT 4.1
+ * a small body, the I/O thread starts it and answers when its stage completes). Every outcome takes the src/site/http-api.md#conventions
  * shape; a stack trace goes to the server log under a reference, never to the client.
  *
  * <p>Order of refusals: an open route (/health) needs nothing. Anything else, including an
@@ -160,7 +160,7 @@ final class ApiHandler implements HttpHandler {
         }
     }
 
-    /** Turns an endpoint's failure into its answer (CONTRACT 4.1). */
+    /** Turns an endpoint's failure into its answer (src/site/http-api.md#conventions). */
     private static void fail(HttpServerExchange ex, Throwable failure) {
         if (failure instanceof ApiException e) {
             answer(ex, e);

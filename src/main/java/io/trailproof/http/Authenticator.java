@@ -12,7 +12,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Decides whether a request's {@code Authorization: Bearer <key>} may do what it asks (CONTRACT 4.1).
+ * Decides whether a request's {@code Authorization: Bearer <key>} may do what it asks (src/site/http-api.md#conventions).
  *
  * <p>With no keys configured every request is allowed. Otherwise a missing, malformed or unknown key
  * is a 401 with {@code WWW-Authenticate: Bearer}, and a known key without the role is a 403. {@code admin}

@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.concurrent.Semaphore;
 
 /**
- * {@code GET /v1/admin/backup} (role {@code admin}, CONTRACT 17): a consistent tar of the running
+ * {@code GET /v1/admin/backup} (role {@code admin}, src/site/operations.md): a consistent tar of the running
  * service, streamed ({@link OnlineBackup}). One backup runs at a time; another is a 503 with
  * {@code Retry-After}, since two at once would only share the disk and both take longer.
  */

@@ -7,7 +7,7 @@ import java.io.IOException;
 import java.util.List;
 
 /**
- * The body of a {@code POST /v1/batch} answer (CONTRACT 4.2): one result per item in request order,
+ * The body of a {@code POST /v1/batch} answer (src/site/http-api.md#endpoints): one result per item in request order,
  * {@code {"index": i, "event": <stored bytes>}} or {@code {"index": i, "error": "..."}}. The one
  * writer of that body, used for a fresh answer and for an idempotent replay alike, so that a replay
  * is byte for byte the answer first sent.

@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Optional;
 
 /**
- * {@code GET /checkpoint}, {@code GET /tile/...} and {@code GET /v1/checkpoint/key} (CONTRACT 14),
+ * {@code GET /checkpoint}, {@code GET /tile/...} and {@code GET /v1/checkpoint/key} (src/site/checkpoints.md),
  * at the paths tlog-tiles clients expect, so the service's base URL is the log's prefix.
  *
  * <p>They are open to everyone unless {@code checkpoint.public=false} puts them under {@code read}:

@@ -19,7 +19,7 @@ import java.util.TreeMap;
 import java.util.stream.Stream;
 
 /**
- * The investigator console's static files (CONTRACT 15), read once from the class path folder
+ * The investigator console's static files (src/site/console.md), read once from the class path folder
  * {@code ui/} (inside the jar in a distribution, {@code target/classes/ui} in a build) into memory.
  *
  * <p>Why in memory: a request names a key of an immutable map and never a path, so no request can

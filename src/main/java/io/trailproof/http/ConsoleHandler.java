@@ -12,7 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
- * Serves the investigator console (CONTRACT 15) in front of the API: {@code /} and {@code /ui}
+ * Serves the investigator console (src/site/console.md) in front of the API: {@code /} and {@code /ui}
  * redirect to {@code /ui/}, {@code /ui/} is {@code index.html}, {@code /ui/<file>} a packaged file;
  * every other path goes on to the API. Console files are public (they hold no data; the API calls
  * the console makes need a key), so this runs before authentication. It sits in front of
@@ -96,7 +96,7 @@ final class ConsoleHandler implements HttpHandler {
         }
     }
 
-    /** The API's error shape ({@code {"error"}}, CONTRACT 4.1), with the security headers already set. */
+    /** The API's error shape ({@code {"error"}}, src/site/http-api.md#conventions), with the security headers already set. */
     private static void error(HttpServerExchange ex, int status, String message) {
         byte[] body = Responses.MAPPER.createObjectNode().put("error", message).toString()
                 .getBytes(StandardCharsets.UTF_8);

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Counts requests in flight so a stop can let them finish. Once {@link #drain} is called, a new
- * request gets a 503 with {@code Retry-After} and the usual {@code {"error"}} body (CONTRACT 4.1).
+ * request gets a 503 with {@code Retry-After} and the usual {@code {"error"}} body (src/site/http-api.md#conventions).
  */
 final class Draining implements HttpHandler {
 

@@ -22,7 +22,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.function.LongFunction;
 
-/** {@code GET /v1/export}: the evidence package of one agent's chain or of a time slice of it (CONTRACT 5). */
+/** {@code GET /v1/export}: the evidence package of one agent's chain or of a time slice of it (src/site/evidence-format.md). */
 final class ExportEndpoints {
 
     private static final System.Logger LOG = System.getLogger(ExportEndpoints.class.getName());
@@ -33,7 +33,7 @@ final class ExportEndpoints {
     private final Ledger ledger;
     private final TimestampSource timestamps;
 
-    // The signed checkpoint note for a tree size (CONTRACT 14); empty when none can be had.
+    // The signed checkpoint note for a tree size (src/site/checkpoints.md); empty when none can be had.
     private final LongFunction<Optional<String>> checkpoints;
 
     ExportEndpoints(Ledger ledger, TimestampSource timestamps, LongFunction<Optional<String>> checkpoints) {

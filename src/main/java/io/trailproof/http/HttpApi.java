@@ -71,7 +71,7 @@ public final class HttpApi {
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
         new CheckpointEndpoints(checkpoints, tiles, settings.checkpoints().publicAccess()).register(router);
-        // Metrics (CONTRACT 17): read at scrape time, written by RequestRecording around every request.
+        // Metrics (src/site/operations.md): read at scrape time, written by RequestRecording around every request.
         if (metrics != null) {
             metrics.gauge("trailproof_stream_subscribers", "Live streams (SSE and WebSocket) open now",
                     streams::openStreams);

@@ -3,7 +3,7 @@ package io.trailproof.http;
 import io.undertow.util.HeaderValues;
 
 /**
- * The {@code Idempotency-Key} request header (CONTRACT 12): 1 to 255 characters from {@code !} to
+ * The {@code Idempotency-Key} request header (src/site/ingestion.md#idempotency): 1 to 255 characters from {@code !} to
  * {@code ~} (ASCII 0x21-0x7E), optionally as a quoted string ({@code "abc"} is the key {@code abc}).
  * Anything else, and the header sent more than once, is a 400 that names the rule.
  */

@@ -17,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * {@code Idempotency-Key} on {@code POST /v1/events} and {@code POST /v1/batch} (CONTRACT 12).
+ * {@code Idempotency-Key} on {@code POST /v1/events} and {@code POST /v1/batch} (src/site/ingestion.md#idempotency).
  *
  * <p>A key is scoped to the caller's API key (everyone when no keys are configured) and to the path:
  * both are folded into the {@link DedupeKey} digest with the key itself. The first request with a

@@ -28,12 +28,12 @@ import java.util.concurrent.CompletionStage;
 import java.util.Optional;
 
 /**
- * The ingestion, lookup, chain and Merkle endpoints (CONTRACT 4.2). Each one parses its input,
+ * The ingestion, lookup, chain and Merkle endpoints (src/site/http-api.md#endpoints). Each one parses its input,
  * calls the {@link Ledger} and writes the answer; the rules live in the core and the ledger.
  */
 final class LedgerEndpoints {
 
-    /** The event object is nesting level 1 (CONTRACT 2.1); a batch array adds one level above it. */
+    /** The event object is nesting level 1 (src/site/events.md#accepted-fields); a batch array adds one level above it. */
     private static final int MAX_EVENT_DEPTH = EventLimits.MAX_NESTING_DEPTH;
 
     private static final HexFormat HEX = HexFormat.of();
@@ -43,7 +43,7 @@ final class LedgerEndpoints {
     private final int maxBatchEvents;
     private final IdempotentRequests idempotency;
 
-    // Answers ?format=tlog-proof (CONTRACT 14); null until HttpApi wires the checkpoints in.
+    // Answers ?format=tlog-proof (src/site/checkpoints.md); null until HttpApi wires the checkpoints in.
     private TlogProofEndpoint tlogProof;
     // Cluster mode (issue #18): writes go through the topic; null in the embedded mode.
     private ClusterWrites cluster;

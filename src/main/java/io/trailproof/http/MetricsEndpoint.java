@@ -8,7 +8,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
-/** {@code GET /metrics} (CONTRACT 17): every metric in the Prometheus text format, role read. */
+/** {@code GET /metrics} (src/site/operations.md): every metric in the Prometheus text format, role read. */
 final class MetricsEndpoint {
 
     private MetricsEndpoint() {

@@ -8,7 +8,7 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 
 /**
- * {@code GET /v1/openapi.json} (CONTRACT 17): the OpenAPI 3.1 document of this API, a static
+ * {@code GET /v1/openapi.json} (src/site/operations.md): the OpenAPI 3.1 document of this API, a static
  * resource beside this class ({@value #RESOURCE}) loaded once at start, so that what is served is
  * exactly what the tests validate real answers against (OpenApiContractIT).
  *

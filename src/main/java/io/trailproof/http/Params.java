@@ -5,7 +5,7 @@ import io.undertow.server.HttpServerExchange;
 import java.util.Deque;
 import java.util.regex.Pattern;
 
-/** Query parameters, checked the same way on every endpoint (CONTRACT 4.1). */
+/** Query parameters, checked the same way on every endpoint (src/site/http-api.md#conventions). */
 final class Params {
 
     static final int DEFAULT_LIMIT = 100;

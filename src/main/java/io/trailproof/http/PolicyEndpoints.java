@@ -21,7 +21,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * {@code POST /v1/policy/check} (CONTRACT 16): runs the built-in policies, or those of the body,
+ * {@code POST /v1/policy/check} (src/site/redaction.md): runs the built-in policies, or those of the body,
  * over the stored trail. The body is optional: {@code {"policies", "policy", "agent_id", "since",
  * "until"}}, every key optional. Any fault in it (a malformed policy, an unknown key, a bad time)
  * is a 400 and runs nothing.

@@ -9,7 +9,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The answers an idempotency key records (CONTRACT 12), for a replica applying a replicated keyed
+ * The answers an idempotency key records (src/site/ingestion.md#idempotency), for a replica applying a replicated keyed
  * write (cluster mode): the same format {@link IdempotentRequests} records in the embedded mode;
  * and a span's mark ({@link TraceIngest#SPAN_MARK}) for the spans of an OTLP export.
  */

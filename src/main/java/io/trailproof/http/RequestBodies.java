@@ -361,7 +361,7 @@ final class RequestBodies {
 
     /**
      * The received body as it came, whatever its type: for endpoints that accept other types than
-     * JSON and check the type themselves (OTLP, CONTRACT 13).
+     * JSON and check the type themselves (OTLP, src/site/ingestion.md#otlp).
      */
     byte[] raw(HttpServerExchange ex) {
         byte[] body = ex.getAttachment(BODY);

@@ -28,7 +28,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.Semaphore;
 
 /**
- * {@code GET /v1/events} (filtered listing), {@code GET /v1/search} (CONTRACT 4.2) and the index
+ * {@code GET /v1/events} (filtered listing), {@code GET /v1/search} (src/site/http-api.md#endpoints) and the index
  * administration endpoints. Parameters are checked here; the index answers with log positions and the
  * events are read from the log.
  */

@@ -14,7 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * {@code GET /v1/stream} (CONTRACT 11): checks the request on the I/O thread, every refusal a 400
+ * {@code GET /v1/stream} (src/site/live-stream.md): checks the request on the I/O thread, every refusal a 400
  * before anything is streamed (for a WebSocket, instead of the upgrade), then hands it to the
  * {@link StreamHub}.
  */

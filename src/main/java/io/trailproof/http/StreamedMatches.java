@@ -18,7 +18,7 @@ import java.util.List;
 
 /**
  * {@code format=ndjson} and {@code format=csv} of {@code GET /v1/search} and {@code GET /v1/events}
- * (CONTRACT 15): every match, up to {@link #MAX_ROWS}, in the order of the JSON answer, streamed.
+ * (src/site/console.md): every match, up to {@link #MAX_ROWS}, in the order of the JSON answer, streamed.
  * The index gives only the matches' log positions; the events are read from the log and written a
  * few at a time, so memory stays flat whatever the number of rows (a long per match, not an event).
  */
@@ -27,7 +27,7 @@ final class StreamedMatches {
     /** Most rows one answer streams; {@code X-Total-Count} still tells how many matched. */
     static final int MAX_ROWS = 100_000;
 
-    /** The CSV columns, in order (CONTRACT 15). */
+    /** The CSV columns, in order (src/site/console.md). */
     static final List<String> CSV_COLUMNS = List.of(EventFields.LOG_INDEX, EventFields.ID, EventFields.TIMESTAMP,
             EventFields.AGENT_ID, EventFields.SEQUENCE, EventFields.ACTION_TYPE, EventFields.ACTION_NAME,
             EventFields.ACTION_STATUS, EventFields.DURATION_MS, EventFields.HASH);

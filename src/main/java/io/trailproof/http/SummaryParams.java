@@ -16,7 +16,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * {@code facets=} and {@code histogram=} of {@code GET /v1/search} (CONTRACT 15): the parameters
+ * {@code facets=} and {@code histogram=} of {@code GET /v1/search} (src/site/console.md): the parameters
  * checked into a {@link SummaryRequest}, and the summary written into the answer.
  */
 final class SummaryParams {

@@ -18,7 +18,7 @@ import io.undertow.util.Headers;
 import java.util.Iterator;
 import java.util.Optional;
 
-/** {@code POST /v1/timestamp}, {@code GET /v1/timestamps}, {@code GET /v1/timestamps/verify} (CONTRACT 6). */
+/** {@code POST /v1/timestamp}, {@code GET /v1/timestamps}, {@code GET /v1/timestamps/verify} (src/site/timestamps.md). */
 final class TimestampEndpoints {
 
     private final TimestampService timestamps;

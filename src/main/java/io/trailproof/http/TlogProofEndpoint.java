@@ -10,7 +10,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 
 /**
- * {@code GET /v1/merkle/proof?event_id=...&format=tlog-proof} (CONTRACT 14): the event's
+ * {@code GET /v1/merkle/proof?event_id=...&format=tlog-proof} (src/site/checkpoints.md): the event's
  * {@code c2sp.org/tlog-proof@v1} file as {@code text/plain}. It may sign a checkpoint on the spot
  * (a durable write), so it never runs on an I/O thread: the non-blocking form hands it to a worker.
  */
@@ -56,7 +56,7 @@ final class TlogProofEndpoint {
         try {
             return proofs.proof(eventId).orElseThrow(() -> ApiException.notFound("no event with id " + eventId));
         } catch (IllegalStateException e) {
-            // CONTRACT 4.1: a 503 says when to retry (as the OpenAPI document promises for every 503)
+            // src/site/http-api.md#conventions: a 503 says when to retry (as the OpenAPI document promises for every 503)
             throw new ApiException(503, e.getMessage(), java.util.Map.of("Retry-After", "30"));
         }
     }

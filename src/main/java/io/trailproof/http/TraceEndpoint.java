@@ -16,7 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * {@code POST /v1/traces}, OTLP/HTTP trace ingestion (CONTRACT 13). Only the HTTP part: the
+ * {@code POST /v1/traces}, OTLP/HTTP trace ingestion (src/site/ingestion.md#otlp). Only the HTTP part: the
  * content type and coding, the answer shapes; decoding is {@link OtlpCodec}, storing is
  * {@link TraceIngest}.
  *

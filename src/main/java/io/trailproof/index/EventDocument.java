@@ -22,7 +22,7 @@ import java.util.Iterator;
 import java.util.Map;
 
 /**
- * How one stored event becomes a Lucene document (CONTRACT 4.3). Each text value is inverted once as
+ * How one stored event becomes a Lucene document (src/site/search.md#fields). Each text value is inverted once as
  * text: the free text in its own field, the keyword and label values in {@code text} (and each as one
  * exact term in its keyword field). Nothing is stored for display: the API reads events back from the
  * log by {@code log_index}, which is kept as a doc value.
@@ -171,7 +171,7 @@ final class EventDocument {
         }
     }
 
-    /** {@code recorded_at} as epoch micros; its fixed form (CONTRACT 2.2) is read without a formatter. */
+    /** {@code recorded_at} as epoch micros; its fixed form (src/site/events.md#service-assigned-fields) is read without a formatter. */
     static long micros(String recordedAt) {
         if (recordedAt.length() == 27 && recordedAt.charAt(26) == 'Z' && recordedAt.charAt(19) == '.') {
             try {
@@ -228,7 +228,7 @@ final class EventDocument {
         doc.add(new StringField(field, value, Field.Store.NO));
     }
 
-    /** The value counted by facets (CONTRACT 15): one sorted doc value, beside the exact term of the same field. */
+    /** The value counted by facets (src/site/console.md): one sorted doc value, beside the exact term of the same field. */
     private static void facetValue(Document doc, String field, String value) {
         doc.add(new SortedDocValuesField(field, new BytesRef(value)));
     }

@@ -9,8 +9,8 @@ import java.util.TreeMap;
  * 4.2), all combined with AND: exact {@code agent_id}, {@code action_type}, {@code action_status} and
  * {@code source}, {@code since} (inclusive) and {@code until} (exclusive) on the event
  * {@code timestamp}, and exact label values. Null means no filter. {@code action_status} and
- * {@code source} go beyond CONTRACT 4.2: they let a facet value of either narrow a search
- * (CONTRACT 15) the way agent and action type already do.
+ * {@code source} go beyond src/site/http-api.md#endpoints: they let a facet value of either narrow a search
+ * (src/site/console.md) the way agent and action type already do.
  */
 public record EventFilter(String agentId, String actionType, String actionStatus, String source, Instant since,
                           Instant until, Map<String, String> labels) {
@@ -19,7 +19,7 @@ public record EventFilter(String agentId, String actionType, String actionStatus
         labels = labels == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(labels));
     }
 
-    /** The filters of CONTRACT 4.2 alone. */
+    /** The filters of src/site/http-api.md#endpoints alone. */
     public EventFilter(String agentId, String actionType, Instant since, Instant until, Map<String, String> labels) {
         this(agentId, actionType, null, null, since, until, labels);
     }

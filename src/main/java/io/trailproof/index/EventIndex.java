@@ -9,7 +9,7 @@ import java.util.Map;
 import java.util.function.LongConsumer;
 
 /**
- * A search index over the log (CONTRACT 4.3 and 8): derived, never the source of truth. It holds the
+ * A search index over the log (src/site/search.md#fields and src/site/storage.md): derived, never the source of truth. It holds the
  * events with log indexes {@code [0, size())}, each exactly once, and answers with log indexes; the
  * caller reads the events themselves from the log.
  *

@@ -8,7 +8,7 @@ import java.util.Map;
 
 /**
  * Whether one event matches a request's filters and search query, decided on that event alone (the
- * live stream, CONTRACT 11). The query is parsed by the same parser as {@code GET /v1/search}, and
+ * live stream, src/site/live-stream.md). The query is parsed by the same parser as {@code GET /v1/search}, and
  * the event becomes the same document the index holds ({@link EventDocument}) in a one-document
  * in-memory index with the same analyzer, so a query matches an event here exactly when the search
  * finds it. Immutable and thread-safe once built.

@@ -23,12 +23,12 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Lucene's classic query syntax over the fields of CONTRACT 4.3, default field {@code text}, with
+ * Lucene's classic query syntax over the fields of src/site/search.md#fields, default field {@code text}, with
  * the time and number fields turned into point queries:
  * {@code timestamp:[2026-01-01 TO 2026-02-01]}, {@code recorded_at:{2026-01-01T10:00:00+02:00 TO *]},
  * {@code sequence:[1 TO 5]}, {@code duration_ms:>100} is not classic syntax, so {@code duration_ms:{100 TO *]}.
  *
- * <p>A bound is a date-time (with an offset, or naive meaning UTC, as in CONTRACT 2.1) or a date. A
+ * <p>A bound is a date-time (with an offset, or naive meaning UTC, as in src/site/events.md#accepted-fields) or a date. A
  * date stands for the whole day in UTC: an inclusive upper bound {@code 2026-01-31]} takes in all of
  * January 31, an exclusive lower bound {@code {2026-01-01} starts on January 2. {@code timestamp:2026-01-05}
  * alone matches that day.

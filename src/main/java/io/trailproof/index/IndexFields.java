@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The search fields of CONTRACT 4.3 and how each is analysed. Keyword fields are matched exactly
+ * The search fields of src/site/search.md#fields and how each is analysed. Keyword fields are matched exactly
  * (case and punctuation kept); text fields go through the standard analyzer; numeric and time
  * fields are points with doc values (time in epoch microseconds).
  */
@@ -14,7 +14,7 @@ public final class IndexFields {
     }
 
     /**
-     * The default field: every text value of the event (CONTRACT 4.3). Its own postings hold only the
+     * The default field: every text value of the event (src/site/search.md#fields). Its own postings hold only the
      * keyword and label values, analysed; the free text is inverted once, in its own field, and a
      * query on {@code text} searches {@link #TEXT_FIELDS}.
      */

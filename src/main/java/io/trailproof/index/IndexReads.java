@@ -22,7 +22,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.Lock;
 
 /**
- * The read side of the search index (CONTRACT 4.1, 4.2, 8): a list or search waits until the live
+ * The read side of the search index (src/site/http-api.md#conventions, src/site/http-api.md#endpoints, src/site/storage.md): a list or search waits until the live
  * index holds every event that was durable when the request started (read after write), then
  * answers from a refreshed searcher with the events read from the log.
  *

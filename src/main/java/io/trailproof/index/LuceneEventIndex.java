@@ -46,7 +46,7 @@ public final class LuceneEventIndex implements EventIndex {
      * Version of {@link EventDocument}'s layout; a change means existing indexes are rebuilt. 2: the
      * free text is no longer copied into {@code text} (an index of format 1 would answer the same
      * queries, but bigger and slower to build; it is rebuilt so that every index has one layout).
-     * 3: the facetable keyword fields and labels also hold a sorted doc value (facets, CONTRACT 15).
+     * 3: the facetable keyword fields and labels also hold a sorted doc value (facets, src/site/console.md).
      */
     static final String FORMAT = "3";
     static final String COMMIT_FORMAT = "format";

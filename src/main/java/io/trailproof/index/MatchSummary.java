@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What a search found about all its matches besides the page (CONTRACT 15). Counts are exact.
+ * What a search found about all its matches besides the page (src/site/console.md). Counts are exact.
  *
  * @param facets    per requested field, its most frequent values (count above 0), most frequent
  *                  first, ties in value order; in the order the fields were asked

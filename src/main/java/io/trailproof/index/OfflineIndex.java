@@ -14,7 +14,7 @@ import java.util.TreeMap;
 import java.util.function.LongConsumer;
 
 /**
- * Index administration while no service runs (CONTRACT 7: {@code index-tools/}). The caller holds
+ * Index administration while no service runs (src/site/cli.md: {@code index-tools/}). The caller holds
  * the data directory lock and has opened the ledger.
  */
 public final class OfflineIndex {

@@ -10,7 +10,7 @@ import java.time.Instant;
 import java.util.function.BooleanSupplier;
 
 /**
- * The online rebuild (CONTRACT 8): a new index generation built from the log beside the live one,
+ * The online rebuild (src/site/storage.md): a new index generation built from the log beside the live one,
  * on its own thread, while the live one keeps answering. Once the new index is within one batch of
  * the log it is handed to the follower ({@link #handoff}), which brings it level, swaps it in and
  * reports back ({@link #swappedIn} or {@link #failedCatchingUp}); the follower alone swaps, so the

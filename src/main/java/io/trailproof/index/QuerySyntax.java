@@ -11,7 +11,7 @@ import java.util.regex.Pattern;
  * Columns are counted from 1 (the classic parser counts from 0).
  *
  * <p>Turns the classic parser's errors into one sentence that says where the query goes wrong
- * (CONTRACT 4.2: "a syntax error is 400 and says where"), without the parser's list of expected tokens.
+ * (src/site/http-api.md#endpoints: "a syntax error is 400 and says where"), without the parser's list of expected tokens.
  */
 final class QuerySyntax {
 

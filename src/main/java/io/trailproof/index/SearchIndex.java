@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
- * The search index of a running service (CONTRACT 4.1, 4.2, 8). A background thread follows the
+ * The search index of a running service (src/site/http-api.md#conventions, src/site/http-api.md#endpoints, src/site/storage.md). A background thread follows the
  * ledger and adds each durable event, so ingestion never waits for Lucene. A list or search first
  * waits until the index holds every event that was durable when the request started (read after
  * write), then answers from a refreshed searcher; the events themselves are read from the log.

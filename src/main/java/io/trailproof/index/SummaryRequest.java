@@ -4,7 +4,7 @@ import java.time.Duration;
 import java.util.List;
 
 /**
- * What a search asks to be told about all its matches besides the page (CONTRACT 15): value counts
+ * What a search asks to be told about all its matches besides the page (src/site/console.md): value counts
  * for some fields ({@code facets}) and a count per time bucket of the event {@code timestamp}
  * ({@code histogram}). Either may be absent (an empty list, a null duration).
  *

@@ -15,7 +15,7 @@ import java.util.List;
  * visited (never all held at once). Everything it answers is fixed at {@link #treeSize()}:
  * appends after the snapshot do not change it.
  *
- * <p>A slice by time window (CONTRACT 5) runs from the agent's first event whose {@code timestamp} is
+ * <p>A slice by time window (src/site/evidence-format.md) runs from the agent's first event whose {@code timestamp} is
  * in {@code [since, until)} to its last such event, including every event between them, so that it
  * is one unbroken run of the chain that verifies from a single anchor.
  */

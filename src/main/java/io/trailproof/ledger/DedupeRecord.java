@@ -23,10 +23,10 @@ import java.util.Arrays;
 public record DedupeRecord(byte namespace, byte[] keyDigest, byte[] contentDigest, long recordedAtMillis,
                            byte[] answer) {
 
-    /** Namespace of HTTP {@code Idempotency-Key} records (CONTRACT 12). */
+    /** Namespace of HTTP {@code Idempotency-Key} records (src/site/ingestion.md#idempotency). */
     public static final byte IDEMPOTENCY_KEY = 1;
     /**
-     * Namespace of OTLP span marks, one per stored span, keyed by (trace id, span id) (CONTRACT 13;
+     * Namespace of OTLP span marks, one per stored span, keyed by (trace id, span id) (src/site/ingestion.md#otlp;
      * {@code io.trailproof.otlp.TraceIngest}). Every mark has the same content digest (zeros).
      */
     public static final byte OTLP_SPAN = 2;

@@ -8,8 +8,8 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The durable dedupe table: dedupe key -> the record stored under it (CONTRACT 12; built to serve
- * OTLP span dedupe by (trace id, span id) as well, CONTRACT 13, under its own
+ * The durable dedupe table: dedupe key -> the record stored under it (src/site/ingestion.md#idempotency; built to serve
+ * OTLP span dedupe by (trace id, span id) as well, src/site/ingestion.md#otlp, under its own
  * {@link DedupeRecord#namespace namespace}). Generic: a namespace and a digest name a key (scope
  * and path are folded into the digest by the caller, see {@link DedupeKey#of}); what a record says
  * (an HTTP answer, or a mere "already stored" marker) is the namespace's business.

@@ -26,7 +26,7 @@ import java.util.random.RandomGenerator;
 
 /**
  * The ledger: sequences events into per-agent chains and the one log, keeps the Merkle tree over the
- * log, and answers every question that is computed from the log (CONTRACT 2, 3, 8).
+ * log, and answers every question that is computed from the log (src/site/events.md, src/site/concepts.md#the-merkle-tree, src/site/storage.md).
  *
  * <p><b>Durability:</b> {@link #append} returns only after every event it stored is forced to disk
  * (group commit: concurrent appends share one force). Reads see the log up to its durable end, so a
@@ -185,7 +185,7 @@ public final class Ledger implements Closeable {
      * {@link #append(List, Recording)} with a recording per event ({@code recordings.get(i)} for
      * {@code events.get(i)}, null where an event records nothing): each record is built from its own
      * event's outcome and written in the one group of all the events, under its commit. For keys
-     * that name single events (an OTLP span's (trace id, span id), CONTRACT 13). On an exception
+     * that name single events (an OTLP span's (trace id, span id), src/site/ingestion.md#otlp). On an exception
      * every claim is still held: the caller releases them.
      */
     public List<AppendOutcome> appendEach(List<ObjectNode> events, List<Recording> recordings) throws IOException {
@@ -229,7 +229,7 @@ public final class Ledger implements Closeable {
     /**
      * Looks a dedupe key up and claims it when it is free, without reading its record back: for
      * namespaces whose record marks a thing as stored and carries no answer to replay (an OTLP span,
-     * CONTRACT 13), where {@link DedupeTable.Recorded} is all the caller needs to know, and where
+     * src/site/ingestion.md#otlp), where {@link DedupeTable.Recorded} is all the caller needs to know, and where
      * one read per key would make a retried export of 512 spans 512 random reads.
      */
     public DedupeTable.Lookup claimMark(DedupeKey key, byte[] contentDigest) {
@@ -404,7 +404,7 @@ public final class Ledger implements Closeable {
     }
 
     /**
-     * A snapshot of one agent's chain for an evidence package (CONTRACT 5): the current tree size and
+     * A snapshot of one agent's chain for an evidence package (src/site/evidence-format.md): the current tree size and
      * root, and the agent's events in that tree, limited to the run from its first to its last event
      * whose {@code timestamp} is in {@code [since, until)} (either bound may be null). Finding that
      * run reads each of the agent's events once. Empty when the agent has no event in the tree.
@@ -439,7 +439,7 @@ public final class Ledger implements Closeable {
     // ---------------------------------------------------------------- policy checks
 
     /**
-     * Runs policies over the readable events in one sequential pass in log order (CONTRACT 16);
+     * Runs policies over the readable events in one sequential pass in log order (src/site/redaction.md);
      * memory does not grow with the number of events. Changes nothing.
      *
      * @see io.trailproof.core.policy.PolicyEngine for the narrowing by agent and time
@@ -449,7 +449,7 @@ public final class Ledger implements Closeable {
         return PolicyPass.run(log, tree, size(), policies, agentId, since, until);
     }
 
-    // ---------------------------------------------------------------- backup (CONTRACT 17)
+    // ---------------------------------------------------------------- backup (src/site/operations.md)
 
     /**
      * The log files holding exactly the readable events {@code [0, size)}, each cut at the end of a

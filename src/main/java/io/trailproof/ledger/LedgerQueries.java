@@ -250,7 +250,7 @@ final class LedgerQueries {
         return out;
     }
 
-    /** {@code chain_health} is valid chains over all chains (CONTRACT 4.2); every chain has a verdict. */
+    /** {@code chain_health} is valid chains over all chains (src/site/http-api.md#endpoints); every chain has a verdict. */
     Stats stats() throws IOException {
         List<AgentSummary> all = agents();
         long end = size();

@@ -18,7 +18,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * Feeds the readable log to a {@link PolicyEngine} in one sequential read (CONTRACT 16), with the
+ * Feeds the readable log to a {@link PolicyEngine} in one sequential read (src/site/redaction.md), with the
  * tree's leaves read a window at a time for {@code chain_integrity}: memory is the engine's state,
  * a window of leaves and a bounded number of events in flight, whatever the length of the log.
  *

@@ -263,7 +263,7 @@ final class Sequencer {
 
     /**
      * recorded_at: the clock (or a replicated record's time) in microseconds, never earlier than the
-     * previous event's (CONTRACT 2.2).
+     * previous event's (src/site/events.md#service-assigned-fields).
      */
     private Instant nextRecordedAt(Instant time) {
         Instant now = time.truncatedTo(ChronoUnit.MICROS);

@@ -11,7 +11,7 @@ import java.util.logging.Level;
 import java.util.logging.LogRecord;
 
 /**
- * {@code log.format=json} (CONTRACT 17): one JSON object a line with {@code time} (RFC 3339, UTC,
+ * {@code log.format=json} (src/site/operations.md): one JSON object a line with {@code time} (RFC 3339, UTC,
  * milliseconds), {@code level} (ERROR, WARN, INFO, DEBUG, TRACE), {@code logger}, {@code message},
  * then the record's {@link LogFields}, then {@code exception} (the stack trace as one string) when
  * there is one. Line breaks inside values are escaped, so a line is always one whole record.

@@ -12,7 +12,7 @@ import java.util.logging.LogRecord;
 import java.util.logging.Logger;
 
 /**
- * Sends everything the service prints through one formatter ({@code log.format}, CONTRACT 17).
+ * Sends everything the service prints through one formatter ({@code log.format}, src/site/operations.md).
  *
  * <p>Our classes log through {@link System.Logger}, Undertow and XNIO through JBoss Logging; both end
  * in java.util.logging, whose root gets one handler writing to standard error. With {@code json},

@@ -14,7 +14,7 @@ import java.io.OutputStream;
 import java.util.function.DoubleSupplier;
 
 /**
- * Every metric of the service (CONTRACT 17) and their Prometheus text form. The only class that
+ * Every metric of the service (src/site/operations.md) and their Prometheus text form. The only class that
  * knows the Prometheus client: the layers below report through small observers and suppliers that
  * the composition root wires here, so that they stay free of it.
  *

@@ -11,7 +11,7 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * OTLP {@code AnyValue} and attribute lists as JSON (CONTRACT 13): strings, booleans, arrays and
+ * OTLP {@code AnyValue} and attribute lists as JSON (src/site/ingestion.md#otlp): strings, booleans, arrays and
  * maps as such; an int as a number when |v| &le; 2^53 (beyond, a double cannot hold it exactly and
  * RFC 8785 could not hash it faithfully), else as its decimal string; a double as a number, NaN and
  * the infinities as the strings {@code NaN}, {@code Infinity}, {@code -Infinity}; bytes as standard

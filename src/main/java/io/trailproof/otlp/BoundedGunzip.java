@@ -6,7 +6,7 @@ import java.io.IOException;
 import java.util.zip.GZIPInputStream;
 
 /**
- * Inflates a gzip body ({@code Content-Encoding: gzip}) within the body limit, which CONTRACT 13
+ * Inflates a gzip body ({@code Content-Encoding: gzip}) within the body limit, which src/site/ingestion.md#otlp
  * applies to the decompressed size. The output is read in small steps and refused as soon as it
  * passes the limit, so a gzip bomb (a few KB that expand to gigabytes) costs at most the limit in
  * memory and the time to inflate that much, never its expanded size.

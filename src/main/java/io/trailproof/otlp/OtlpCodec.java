@@ -18,7 +18,7 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * OTLP/HTTP trace messages in both encodings (CONTRACT 13): the request decoded, the answers
+ * OTLP/HTTP trace messages in both encodings (src/site/ingestion.md#otlp): the request decoded, the answers
  * ({@code ExportTraceServiceResponse}, and the {@code google.rpc.Status} of a 400) encoded.
  *
  * <p>Protobuf is the official generated classes' own parser (unknown fields are skipped, nesting

@@ -2,7 +2,7 @@ package io.trailproof.otlp;
 
 import java.util.Locale;
 
-/** The two OTLP/HTTP encodings (CONTRACT 13); an answer is written in the request's. */
+/** The two OTLP/HTTP encodings (src/site/ingestion.md#otlp); an answer is written in the request's. */
 public enum OtlpEncoding {
     PROTOBUF("application/x-protobuf"),
     JSON("application/json");

@@ -26,8 +26,8 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * One OTLP span as the client fields of one event: the mapping table of CONTRACT 13, row by row.
- * Pure: no I/O, no clock; the result still goes through the event rules of CONTRACT 2.1 (the
+ * One OTLP span as the client fields of one event: the mapping table of src/site/ingestion.md#otlp, row by row.
+ * Pure: no I/O, no clock; the result still goes through the event rules of src/site/events.md#accepted-fields (the
  * caller validates it as it validates any event).
  *
  * <p>Decisions where the contract is silent (README, "OpenTelemetry"): a row takes an attribute

@@ -24,8 +24,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Stores the spans of one OTLP export (CONTRACT 13): each span is mapped ({@link SpanMapping}) and
- * checked by the same event rules as {@code POST /v1/batch} (CONTRACT 2.1); a span that fails is
+ * Stores the spans of one OTLP export (src/site/ingestion.md#otlp): each span is mapped ({@link SpanMapping}) and
+ * checked by the same event rules as {@code POST /v1/batch} (src/site/events.md#accepted-fields); a span that fails is
  * refused alone. The rest are stored as one group, durable when {@link #ingest} returns, the spans
  * of each agent chained in start-time order (ties in the order sent: the sort is stable).
  *

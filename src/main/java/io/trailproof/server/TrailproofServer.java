@@ -241,7 +241,7 @@ public final class TrailproofServer implements AutoCloseable {
     }
 
     /**
-     * Wires the metrics (CONTRACT 17) to what the lower layers already keep, read at scrape time, and
+     * Wires the metrics (src/site/operations.md) to what the lower layers already keep, read at scrape time, and
      * to their outcome observers; none of it runs per event.
      */
     private static void observe(ServiceMetrics metrics, Ledger ledger, SearchIndex index, TimestampService timestamps,

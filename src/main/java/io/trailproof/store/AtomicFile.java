@@ -11,7 +11,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
-/** Crash-safe whole-file replacement and directory forcing (CONTRACT 8: renames are followed by a directory force). */
+/** Crash-safe whole-file replacement and directory forcing (src/site/storage.md: renames are followed by a directory force). */
 public final class AtomicFile {
     private static final boolean WINDOWS =
             System.getProperty("os.name", "").toLowerCase(Locale.ROOT).startsWith("windows");

@@ -14,7 +14,7 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * Exclusive ownership of a data directory (CONTRACT 8: one process owns a data directory).
+ * Exclusive ownership of a data directory (src/site/storage.md: one process owns a data directory).
  *
  * <p>Holds an OS file lock on {@code dataDir/lock} for as long as it is open; the lock file
  * contains the holder's PID, which a second process puts into its error message. The OS releases

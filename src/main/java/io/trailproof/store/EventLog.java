@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * An append-only log of opaque payloads, addressed by a 0-based index (CONTRACT 8).
+ * An append-only log of opaque payloads, addressed by a 0-based index (src/site/storage.md).
  *
  * <p><b>Atomicity:</b> one {@link #append} call is one group: after a crash either every payload of
  * the group is in the log or none is (the group ends in a commit frame; an uncommitted tail is cut
@@ -40,7 +40,7 @@ public interface EventLog extends Closeable {
 
     /**
      * Appends the payloads and the side records as one group and returns the index of the first
-     * payload and each side record's address. A side record is stored in the group (CONTRACT 8:
+     * payload and each side record's address. A side record is stored in the group (src/site/storage.md:
      * "other frame kinds may sit in the same groups") but takes no index: {@link #size}, {@link #read},
      * {@link #scan} and {@link #readEach} never see it; {@link #readSide} reads it by its address.
      *

@@ -8,7 +8,7 @@ import java.util.Objects;
 import java.util.zip.CRC32C;
 
 /**
- * The segment log's frame format (CONTRACT 8): the one place that lays out a frame and the one
+ * The segment log's frame format (src/site/storage.md): the one place that lays out a frame and the one
  * place that decides whether stored bytes are a valid frame. Recovery, {@link SegmentLog#scan},
  * {@link SegmentLog#read} and {@link SegmentLog#readEach} all check frames here.
  *

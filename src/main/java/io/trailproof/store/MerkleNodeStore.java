@@ -18,7 +18,7 @@ import java.util.Arrays;
 import java.util.List;
 
 /**
- * The Merkle tree's perfect-subtree hashes on disk (CONTRACT 3 and 8): one append-only file per
+ * The Merkle tree's perfect-subtree hashes on disk (src/site/concepts.md#the-merkle-tree and src/site/storage.md): one append-only file per
  * level, {@code level-KK.hash}, holding 32 bytes per node in index order. The tree is derived from
  * the log, so any node the store cannot vouch for is dropped or recomputed on open.
  *

@@ -10,7 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * The read channels of a log's segments, at most {@code max} of them open at once (CONTRACT 8 on
+ * The read channels of a log's segments, at most {@code max} of them open at once (src/site/storage.md on
  * long logs: file descriptors stay bounded however many segments there are). The least recently
  * used channel is closed when another is needed; a segment's channel is reopened on demand.
  *

@@ -11,7 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
 /**
- * The durable append-only segment log (CONTRACT 8), generic over opaque {@code byte[]} payloads so
+ * The durable append-only segment log (src/site/storage.md), generic over opaque {@code byte[]} payloads so
  * that both the event log ({@code DIR/log/}) and the timestamp records ({@code DIR/timestamps/})
  * use it. This class is the facade; its parts are the frame format ({@link FrameCodec}), recovery
  * ({@link SegmentRecovery}), the write side ({@link SegmentAppender}) with group commit

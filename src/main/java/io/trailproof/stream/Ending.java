@@ -4,7 +4,7 @@ package io.trailproof.stream;
 sealed interface Ending {
 
     /**
-     * The connection's buffer was full (CONTRACT 11): every matching event below {@code resumeFrom}
+     * The connection's buffer was full (src/site/live-stream.md): every matching event below {@code resumeFrom}
      * was handed to the connection, none at or after it will be.
      */
     record Overflow(long resumeFrom) implements Ending {

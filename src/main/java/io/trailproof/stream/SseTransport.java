@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Server-Sent Events over one HTTP response (CONTRACT 11): each event is
+ * Server-Sent Events over one HTTP response (src/site/live-stream.md): each event is
  * {@code id: <log_index>\nevent: event\ndata: <json>\n\n}; a {@code : keep-alive} comment goes out
  * after a heartbeat without a write; an overflow ends with
  * {@code event: overflow\ndata: {"resume_from": N}\n\n}; a stop ends the response.

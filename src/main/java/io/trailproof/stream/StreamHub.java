@@ -11,7 +11,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The live stream (CONTRACT 11): admits streams up to {@link StreamOptions#maxSubscribers()}, serves
+ * The live stream (src/site/live-stream.md): admits streams up to {@link StreamOptions#maxSubscribers()}, serves
  * each as SSE or a WebSocket, feeds them all from one {@link Dispatcher} thread, and ends them on a
  * stop. The HTTP layer checks the request (role, parameters, query) and hands over a matcher and a
  * start position; everything after that is here.

@@ -3,7 +3,7 @@ package io.trailproof.stream;
 import java.time.Duration;
 
 /**
- * Limits of the live stream (CONTRACT 11).
+ * Limits of the live stream (src/site/live-stream.md).
  *
  * @param maxSubscribers streams open at once; one more is refused (503)
  * @param maxBufferedEvents matching events queued for one connection; one more ends it (the overflow rule)

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The stream as a WebSocket (RFC 6455, Undertow's own implementation; CONTRACT 11): one text message
+ * The stream as a WebSocket (RFC 6455, Undertow's own implementation; src/site/live-stream.md): one text message
  * per event, a ping every heartbeat, close code 1013 {@code slow consumer; resume from N} on
  * overflow and 1001 on a stop. Messages the client sends are read and ignored (a close is answered).
  *

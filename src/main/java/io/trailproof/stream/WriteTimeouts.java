@@ -8,7 +8,7 @@ import java.io.IOException;
 /**
  * The server's write timeout (its idle timeout) closes a connection whose next write comes more
  * than the timeout after the previous one, which is every stream that waits for events longer than
- * that. A stream suspends it while it runs (CONTRACT 11: the idle timeout never ends a waiting
+ * that. A stream suspends it while it runs (src/site/live-stream.md: the idle timeout never ends a waiting
  * stream) and restores it when it ends, so a client that stopped reading its last frames is still
  * dropped.
  */

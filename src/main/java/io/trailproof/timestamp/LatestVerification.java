@@ -8,7 +8,7 @@ import java.util.Arrays;
 import java.util.HexFormat;
 
 /**
- * A stored timestamp checked against the log as it is now (CONTRACT 6.3): the four checks and how
+ * A stored timestamp checked against the log as it is now (src/site/timestamps.md#verification): the four checks and how
  * the current tree relates to the stamped one.
  */
 public record LatestVerification(TimestampRecord record, TimestampVerification verification, long currentTreeSize,

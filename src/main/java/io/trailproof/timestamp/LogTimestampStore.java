@@ -13,7 +13,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * {@link TimestampStore} on the framed, checksummed, forced segment log (CONTRACT 8), in
+ * {@link TimestampStore} on the framed, checksummed, forced segment log (src/site/storage.md), in
  * {@code DIR/timestamps/}: one payload per record, the record's JSON. A torn last record is cut off
  * on open like any uncommitted tail (it was never acknowledged); a damaged earlier one stops the start.
  */

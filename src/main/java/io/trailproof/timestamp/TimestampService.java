@@ -28,7 +28,7 @@ import java.util.random.RandomGenerator;
 
 /**
  * Timestamps the Merkle root with an RFC 3161 TSA, stores the accepted tokens and verifies them
- * against the log (CONTRACT 6). A request either stores a record that passed every acceptance rule
+ * against the log (src/site/timestamps.md). A request either stores a record that passed every acceptance rule
  * of {@link Rfc3161#accept}, durably, or stores nothing and says why.
  */
 public final class TimestampService {
@@ -172,7 +172,7 @@ public final class TimestampService {
     }
 
     /** Verifies the latest timestamp against the current log; empty when nothing was ever timestamped. */
-    /** The files of the records durable now, cut at a committed point, for an online backup (CONTRACT 17). */
+    /** The files of the records durable now, cut at a committed point, for an online backup (src/site/operations.md). */
     public List<io.trailproof.store.FilePrefix> storeFiles() throws IOException {
         return store.committedFiles();
     }
@@ -194,7 +194,7 @@ public final class TimestampService {
     }
 
     /**
-     * The four checks of CONTRACT 6.3. {@code message_imprint} covers the whole path from the token to
+     * The four checks of src/site/timestamps.md#verification. {@code message_imprint} covers the whole path from the token to
      * the events: the token's imprint is the recorded root, the stored tree still has that root at the
      * stamped size, and the events themselves (every hash recomputed from its fields, O(n) reads) still
      * give that root. {@code consistency} proves the current tree extends the stamped one.

@@ -9,7 +9,7 @@ import java.util.Optional;
 import java.util.function.Consumer;
 
 /**
- * Where timestamp records live (CONTRACT 6.2, 8), oldest first.
+ * Where timestamp records live (src/site/timestamps.md#record, src/site/storage.md), oldest first.
  *
  * <p><b>Atomic:</b> one {@link #append} stores one whole record or, after a crash, nothing of it.
  * <b>Durable on return:</b> {@link #append} returns only once the record is forced to disk, so a

@@ -18,7 +18,7 @@ import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
 
 /**
- * Loads the roots a TSA certificate chain may end in (CONTRACT 5, 6.3): the JDK's default trust
+ * Loads the roots a TSA certificate chain may end in (src/site/evidence-format.md, src/site/timestamps.md#verification): the JDK's default trust
  * store plus PEM files. I/O lives here so that the verifier in the core stays pure.
  */
 public final class TrustAnchors {

@@ -6,7 +6,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Which TSA URLs a request may name (CONTRACT 6.1, {@code timestamp.allowed-tsa-urls}). An entry
+ * Which TSA URLs a request may name (src/site/timestamps.md#request, {@code timestamp.allowed-tsa-urls}). An entry
  * allows a URL with the same scheme, host and port whose path starts with the entry's path, so
  * {@code https://tsa.example} does not also allow {@code https://tsa.example.evil.org}. With no
  * entries every http or https URL is allowed.

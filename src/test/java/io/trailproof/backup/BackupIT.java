@@ -31,7 +31,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * CONTRACT 17 end to end: a backup of a server that 4 clients keep writing to, restored offline by
+ * src/site/operations.md end to end: a backup of a server that 4 clients keep writing to, restored offline by
  * the real {@code trailproof restore}, and a server started on it; and the refusals.
  */
 class BackupIT {

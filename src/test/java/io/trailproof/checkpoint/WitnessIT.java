@@ -51,7 +51,7 @@ class WitnessIT {
             witness = new TestWitness(logVkey(), dir.resolve("witness-state"), port);
             awaitCosigned(api, 50); // the back-off retry sends the latest checkpoint, from the witness's old size
             assertThat(api.get("/health").json().get("status").asText()).isEqualTo("ok");
-            // Metrics (CONTRACT 17): the cosignature at size 20 and the failures while the witness was down.
+            // Metrics (src/site/operations.md): the cosignature at size 20 and the failures while the witness was down.
             String metrics = api.get("/metrics").body();
             assertThat(metrics).containsPattern("trailproof_witness_requests_total\\{outcome=\"success\",witness=\""
                     + java.util.regex.Pattern.quote(TestWitness.NAME) + "\"\\} [1-9]");

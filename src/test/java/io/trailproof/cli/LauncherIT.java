@@ -12,7 +12,7 @@ import java.nio.file.Path;
 import java.util.Map;
 
 /**
- * CONTRACT 10: the packaged launcher starts the JVM without warnings, with Lucene's native access
+ * src/site/operations.md#start-output: the packaged launcher starts the JVM without warnings, with Lucene's native access
  * enabled and the vector module added (every JDK 21+ has it), and the program's own messages still
  * reach standard error complete and in order.
  */

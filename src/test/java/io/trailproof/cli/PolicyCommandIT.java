@@ -15,7 +15,7 @@ import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code trailproof policy check|test}: the table, the JSON and the exit codes (CONTRACT 7, 16). */
+/** {@code trailproof policy check|test}: the table, the JSON and the exit codes (src/site/cli.md, src/site/redaction.md). */
 class PolicyCommandIT {
 
     @TempDir

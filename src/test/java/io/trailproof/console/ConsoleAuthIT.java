@@ -16,7 +16,7 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The console with API keys configured (CONTRACT 15): the pages load without a key, the first
+ * The console with API keys configured (src/site/console.md): the pages load without a key, the first
  * API call's 401 opens the key prompt with the server's sentence, the key typed there is kept in
  * sessionStorage for the tab and sent as a Bearer header; a wrong key is a 401 handled the same way.
  */

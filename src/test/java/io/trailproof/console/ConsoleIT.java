@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The investigator console (CONTRACT 15) in headless Chromium against the real server: one server
+ * The investigator console (src/site/console.md) in headless Chromium against the real server: one server
  * and one browser for every scenario of the class. Each scenario opens its own address, so none
  * depends on another's state.
  */

@@ -20,7 +20,7 @@ import java.nio.file.Path;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * How the console's files are served (CONTRACT 15), over plain HTTP: redirects, content types,
+ * How the console's files are served (src/site/console.md), over plain HTTP: redirects, content types,
  * the security headers on every answer, no listing, no way out of the console's files, and no
  * API key needed for the pages while the API still needs one.
  */

@@ -35,7 +35,7 @@ import java.util.Base64;
 import java.util.List;
 
 /**
- * Timestamps inside evidence packages (CONTRACT 5), end to end: a real server stamps its root twice
+ * Timestamps inside evidence packages (src/site/evidence-format.md), end to end: a real server stamps its root twice
  * with a real RFC 3161 TSA (BouncyCastle in this JVM, with its own test CA), exports whole chains and
  * slices, and the packaged {@code verify-export} and the library verifier check them offline.
  *

@@ -11,7 +11,7 @@ import java.util.Comparator;
 import java.util.List;
 import java.util.Random;
 
-/** The rule that picks a package's timestamps (CONTRACT 5), by known answers and a seeded property. */
+/** The rule that picks a package's timestamps (src/site/evidence-format.md), by known answers and a seeded property. */
 class PackageTimestampsTest {
 
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");

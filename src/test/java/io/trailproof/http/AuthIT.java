@@ -19,7 +19,7 @@ import java.util.logging.Logger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Every auth rule of CONTRACT 4.1 against the real server with keys configured. */
+/** Every auth rule of src/site/http-api.md#conventions against the real server with keys configured. */
 class AuthIT {
 
     private static final String INGEST = "ingest-secret-7f3a";

@@ -15,7 +15,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /**
  * A replayed batch answer is written from views of the log's read buffer as the events are read
  * back; a fresh one from the events in memory. Both must be the same bytes for every mix of stored
- * and refused items (CONTRACT 12: a replay is byte for byte the first answer).
+ * and refused items (src/site/ingestion.md#idempotency: a replay is byte for byte the first answer).
  */
 class BatchAnswerTest {
 

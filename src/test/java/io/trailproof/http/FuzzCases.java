@@ -223,7 +223,7 @@ final class FuzzCases {
     }
 
     /**
-     * Export and timestamping (CONTRACT 4.2, 5, 6): each malformed request gets its exact status,
+     * Export and timestamping (src/site/http-api.md#endpoints, src/site/evidence-format.md, src/site/timestamps.md): each malformed request gets its exact status,
      * 400 bad input, 404 unknown resource, 405 wrong method (the 409 of an empty log is
      * {@link #timestampingAnEmptyLogIsAConflictThatChangesNothing}). No case reaches a TSA: every one
      * is refused before the request would be sent.
@@ -266,7 +266,7 @@ final class FuzzCases {
         return c;
     }
 
-    /** Bad parameters of the listing and of search: every one is a 400 (CONTRACT 4.1). */
+    /** Bad parameters of the listing and of search: every one is a 400 (src/site/http-api.md#conventions). */
     static List<Case> listAndSearchCases() {
         List<Case> c = new ArrayList<>();
         for (String p : List.of("/v1/events", "/v1/search?q=x")) {

@@ -162,7 +162,7 @@ class FuzzIT {
         }
     }
 
-    /** CONTRACT 4.1: a {@code limit} above 1000 is 1000, also one larger than any number a long can hold. */
+    /** src/site/http-api.md#conventions: a {@code limit} above 1000 is 1000, also one larger than any number a long can hold. */
     @Test
     void aLimitBeyondAnyNumberIsTheMaximum() throws Exception {
         for (String huge : List.of("1001", "9223372036854775808", "99999999999999999999",
@@ -273,7 +273,7 @@ class FuzzIT {
     }
 
     /**
-     * The mutator's bodies again, each under an {@code Idempotency-Key} (CONTRACT 12), sent twice and
+     * The mutator's bodies again, each under an {@code Idempotency-Key} (src/site/ingestion.md#idempotency), sent twice and
      * then once with another body: a refusal records nothing (the same request is judged afresh, and
      * no replay is claimed); a stored answer is replayed byte for byte with {@code Idempotent-Replayed};
      * another body under a recorded key is a 422; and the tree grows by the accepted events once.

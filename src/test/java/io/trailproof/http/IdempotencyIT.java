@@ -23,7 +23,7 @@ import java.util.concurrent.Future;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code Idempotency-Key} (CONTRACT 12) against the real server. */
+/** {@code Idempotency-Key} (src/site/ingestion.md#idempotency) against the real server. */
 class IdempotencyIT {
 
     @TempDir

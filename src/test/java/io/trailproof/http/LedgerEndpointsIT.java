@@ -144,7 +144,7 @@ class LedgerEndpointsIT {
         assertThat(health.json().get("writable").asBoolean()).isTrue();
     }
 
-    /** CONTRACT 10: a chain nobody verified yet is verified when the list is built; never a null verdict. */
+    /** src/site/http-api.md#agents: a chain nobody verified yet is verified when the list is built; never a null verdict. */
     @Test
     void aNewAgentIsListedWithAVerdict() throws Exception {
         api.post("/v1/events", "{\"agent_id\":\"fresh-agent\"}");

@@ -15,7 +15,7 @@ import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code POST /v1/policy/check} against the real server (CONTRACT 16). */
+/** {@code POST /v1/policy/check} against the real server (src/site/redaction.md). */
 class PolicyCheckIT {
 
     @TempDir

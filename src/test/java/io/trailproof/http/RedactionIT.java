@@ -12,7 +12,7 @@ import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Redaction before hashing (CONTRACT 16) on every ingest path of the real server. */
+/** Redaction before hashing (src/site/redaction.md) on every ingest path of the real server. */
 class RedactionIT {
 
     @TempDir

@@ -24,7 +24,7 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code facets=}, {@code histogram=} and {@code format=ndjson|csv} (CONTRACT 15) against the real server. */
+/** {@code facets=}, {@code histogram=} and {@code format=ndjson|csv} (src/site/console.md) against the real server. */
 class SearchSummariesIT {
 
     @TempDir

@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The CSV of CONTRACT 15: RFC 4180 quoting, and no cell a spreadsheet would run as a formula. */
+/** The CSV of src/site/console.md: RFC 4180 quoting, and no cell a spreadsheet would run as a formula. */
 class StreamedMatchesTest {
 
     private static String cell(String value) {

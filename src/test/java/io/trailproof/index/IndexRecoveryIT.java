@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** A deleted or damaged index is rebuilt from the log at start, with nobody's help (CONTRACT 8). */
+/** A deleted or damaged index is rebuilt from the log at start, with nobody's help (src/site/storage.md). */
 class IndexRecoveryIT {
 
     @TempDir

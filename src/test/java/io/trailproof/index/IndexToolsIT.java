@@ -17,7 +17,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** index-tools/rebuild-index and check-index on real data directories, and the online rebuild (CONTRACT 7). */
+/** index-tools/rebuild-index and check-index on real data directories, and the online rebuild (src/site/cli.md). */
 class IndexToolsIT {
 
     @TempDir

@@ -25,7 +25,7 @@ import java.util.function.Predicate;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Facets and histogram (CONTRACT 15) against counts made by brute force over the same seeded events. */
+/** Facets and histogram (src/site/console.md) against counts made by brute force over the same seeded events. */
 class MatchSummariesTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -18,7 +18,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** CONTRACT 4.1: an event acknowledged before a list or search request starts is in its result. */
+/** src/site/http-api.md#conventions: an event acknowledged before a list or search request starts is in its result. */
 class ReadAfterWriteIT {
 
     @TempDir

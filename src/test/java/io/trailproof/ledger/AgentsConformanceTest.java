@@ -17,7 +17,7 @@ import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** CONTRACT 4.2 and 10: {@code chain_valid} is always a verdict, and {@code chain_health} counts every chain. */
+/** src/site/http-api.md#endpoints and src/site/http-api.md#agents: {@code chain_valid} is always a verdict, and {@code chain_health} counts every chain. */
 class AgentsConformanceTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * promise: every acknowledged event is there with the same hash, every chain verifies, and the root
  * recomputed from the stored bytes equals the served root.
  *
- * <p>Some batches carry an {@code Idempotency-Key} (CONTRACT 12). One whose answer the kill took is
+ * <p>Some batches carry an {@code Idempotency-Key} (src/site/ingestion.md#idempotency). One whose answer the kill took is
  * sent again, same key and body, after the restart, as a client would; one that was answered is
  * sent again too and must get its first answer byte for byte. At the end every item of every keyed
  * batch is in the log exactly once.

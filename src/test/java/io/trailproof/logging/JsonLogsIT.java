@@ -20,7 +20,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code log.format=json} and {@code log.access=true} on the real launcher (CONTRACT 17): every line
+ * {@code log.format=json} and {@code log.access=true} on the real launcher (src/site/operations.md): every line
  * the process prints from start to stop is a JSON object with time, level, logger and message, and
  * an access line per request names the key by its name, never the key.
  */

@@ -13,7 +13,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code GET /metrics} against the real server (CONTRACT 17): every line parses, names keep the
+ * {@code GET /metrics} against the real server (src/site/operations.md): every line parses, names keep the
  * conventions, label values stay bounded, and counters move as requests are made.
  */
 class MetricsScrapeIT {

@@ -12,7 +12,7 @@ import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The gauges read at scrape time and the outcome counters follow the service's state (CONTRACT 17). */
+/** The gauges read at scrape time and the outcome counters follow the service's state (src/site/operations.md). */
 class MetricsStateIT {
 
     @TempDir

@@ -23,7 +23,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.Test;
 
 /**
- * The mapping table of CONTRACT 13, one parameterized test per row: each case is a span (and
+ * The mapping table of src/site/ingestion.md#otlp, one parameterized test per row: each case is a span (and
  * resource) built from a base span, and the JSON the row's field must hold ({@code null}: absent).
  */
 class SpanMappingTest {

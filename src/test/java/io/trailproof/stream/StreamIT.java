@@ -28,7 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.fail;
 
-/** GET /v1/stream on the real server (CONTRACT 11): both transports, framing, resume, filters, limits, stop. */
+/** GET /v1/stream on the real server (src/site/live-stream.md): both transports, framing, resume, filters, limits, stop. */
 class StreamIT {
 
     @TempDir

@@ -14,7 +14,7 @@ import java.util.zip.CRC32C;
 /**
  * Edits a log the way an attacker with write access to the disk would: payloads replaced, removed or
  * reordered, every CRC and commit frame recomputed so that the log itself looks intact. Knows the
- * frame layout of CONTRACT 8 independently of the production code.
+ * frame layout of src/site/storage.md independently of the production code.
  */
 public final class LogSurgeon {
 

@@ -96,7 +96,7 @@ public final class OtlpBench {
         return (long) requests * PER_REQUEST;
     }
 
-    /** Returns once the index holds everything acknowledged (a listing waits for that, CONTRACT 4.1). */
+    /** Returns once the index holds everything acknowledged (a listing waits for that, src/site/http-api.md#conventions). */
     private void awaitSearchable() throws Exception {
         try (PlainHttp http = new PlainHttp(port)) {
             while (true) {

@@ -69,7 +69,7 @@ public final class SearchBench {
 
             long t1 = System.nanoTime();
             try (SearchIndex index = SearchIndex.open(data, ledger, Clock.systemUTC())) {
-                // The first request waits for the index to cover the log (CONTRACT 4.1), up to the catch-up limit.
+                // The first request waits for the index to cover the log (src/site/http-api.md#conventions), up to the catch-up limit.
                 while (!index.status().upToDate()) {
                     Thread.sleep(200);
                 }

@@ -3,7 +3,7 @@ package io.trailproof.core.chain;
 /**
  * Why a chain does not verify, with the evidence: which check, at which sequence, what the check
  * expected and what the stored data gave. {@link #message()} is the sentence the API and the CLI
- * show (CONTRACT 4.2: "hash mismatch at sequence 42").
+ * show (src/site/http-api.md#endpoints: "hash mismatch at sequence 42").
  */
 public record ChainFailure(Kind kind, long sequence, String expected, String actual) {
 

@@ -1,14 +1,14 @@
 package io.trailproof.core.event;
 
 /**
- * The names and fixed values of CONTRACT 2.1 (client fields) and 2.2/2.3 (service-assigned
+ * The names and fixed values of src/site/events.md#accepted-fields (client fields) and 2.2/2.3 (service-assigned
  * fields). Every other class refers to these; the spelling is the wire format and the hash input,
  * so it must never drift.
  */
 public final class EventFields {
     private EventFields() {}
 
-    // CONTRACT 2.1: fields a client may send.
+    // src/site/events.md#accepted-fields: fields a client may send.
     public static final String AGENT_ID = "agent_id";
     public static final String SESSION_ID = "session_id";
     public static final String SOURCE = "source";
@@ -24,7 +24,7 @@ public final class EventFields {
     public static final String DURATION_MS = "duration_ms";
     public static final String LABELS = "labels";
 
-    // CONTRACT 2.2: fields the service assigns.
+    // src/site/events.md#service-assigned-fields: fields the service assigns.
     public static final String ID = "id";
     public static final String SCHEMA_VERSION = "schema_version";
     public static final String SEQUENCE = "sequence";
@@ -33,7 +33,7 @@ public final class EventFields {
     public static final String LOG_INDEX = "log_index";
     public static final String HASH = "hash";
     /**
-     * CONTRACT 16: set only when redaction replaced something, {@code {"<rule name>": count}}; covered
+     * src/site/redaction.md: set only when redaction replaced something, {@code {"<rule name>": count}}; covered
      * by the hash like every field but {@code hash} and {@code log_index}.
      */
     public static final String REDACTIONS = "redactions";

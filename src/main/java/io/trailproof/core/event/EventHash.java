@@ -9,7 +9,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * The event hash of CONTRACT 2.3: SHA-256 over the RFC 8785 form of the stored event without its
+ * The event hash of src/site/events.md#event-hash: SHA-256 over the RFC 8785 form of the stored event without its
  * {@code hash} and {@code log_index} fields. Anyone can recompute it from the JSON the API returns.
  */
 public final class EventHash {

@@ -1,6 +1,6 @@
 package io.trailproof.core.event;
 
-/** The size limits of CONTRACT 2.1. Lengths are in UTF-16 code units (Java's String.length). */
+/** The size limits of src/site/events.md#accepted-fields. Lengths are in UTF-16 code units (Java's String.length). */
 public final class EventLimits {
     private EventLimits() {}
 

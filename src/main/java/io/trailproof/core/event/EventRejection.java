@@ -1,7 +1,7 @@
 package io.trailproof.core.event;
 
 /**
- * An event that breaks a rule of CONTRACT 2.1. The message is one sentence a person can act on and
+ * An event that breaks a rule of src/site/events.md#accepted-fields. The message is one sentence a person can act on and
  * names the field; {@link #field()} gives the field separately (null when the problem is the event
  * as a whole, e.g. not an object or too large).
  */

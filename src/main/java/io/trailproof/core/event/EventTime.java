@@ -14,7 +14,7 @@ import java.time.temporal.ChronoUnit;
 import java.time.temporal.TemporalAccessor;
 
 /**
- * The two time formats of CONTRACT 2: the client's {@code timestamp} (ISO 8601 date-time, with
+ * The two time formats of src/site/events.md: the client's {@code timestamp} (ISO 8601 date-time, with
  * {@code Z}, an offset, or no offset meaning UTC) and the service's {@code recorded_at} (RFC 3339
  * UTC with exactly six fractional digits, so that it sorts as text and its hash is stable).
  */

@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * The ingestion rules of CONTRACT 2.1 for one event.
+ * The ingestion rules of src/site/events.md#accepted-fields for one event.
  *
  * <p>The tree is expected to come from {@link io.trailproof.core.json.StrictJson}, which already
  * refused duplicate keys, invalid Unicode and numbers RFC 8785 cannot hash; this class checks the
@@ -182,7 +182,7 @@ public final class EventValidator {
         }
     }
 
-    /** Whether {@code key} has the shape of a label key (CONTRACT 2.1): 1..128 of A-Z a-z 0-9 _ . : - */
+    /** Whether {@code key} has the shape of a label key (src/site/events.md#accepted-fields): 1..128 of A-Z a-z 0-9 _ . : - */
     public static boolean isLabelKey(String key) {
         if (key.isEmpty() || key.length() > LABEL_KEY_MAX_LENGTH) {
             return false;
@@ -198,7 +198,7 @@ public final class EventValidator {
         return true;
     }
 
-    /** Enforces CONTRACT 2.1's nesting limit; {@code level} is the nesting level of {@code node}. */
+    /** Enforces src/site/events.md#accepted-fields's nesting limit; {@code level} is the nesting level of {@code node}. */
     private static void checkDepth(String field, JsonNode node, int level) throws EventRejection {
         if (level > MAX_NESTING_DEPTH) {
             throw new EventRejection(field, field + " nests deeper than " + MAX_NESTING_DEPTH

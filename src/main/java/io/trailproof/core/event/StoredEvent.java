@@ -12,8 +12,8 @@ import io.trailproof.core.json.Rfc8785;
 import io.trailproof.core.json.StrictJson;
 
 /**
- * One stored event (CONTRACT 2.2): the client's fields plus the service-assigned ones, with its
- * hash (CONTRACT 2.3) and its payload, the RFC 8785 bytes of the whole event including {@code hash}
+ * One stored event (src/site/events.md#service-assigned-fields): the client's fields plus the service-assigned ones, with its
+ * hash (src/site/events.md#event-hash) and its payload, the RFC 8785 bytes of the whole event including {@code hash}
  * and {@code log_index}. The payload is what the log stores and the API returns, byte for byte.
  *
  * <p>Immutable. {@link #payload()} returns the internal array without copying, because it sits on
@@ -74,7 +74,7 @@ public final class StoredEvent {
 
     /**
      * As {@link #seal(ObjectNode, String, String, long, String, long)} for fields that redaction
-     * lengthened by {@code sizeAllowance} canonical bytes (CONTRACT 16): the size limit applies to the
+     * lengthened by {@code sizeAllowance} canonical bytes (src/site/redaction.md): the size limit applies to the
      * event as sent, so the stored form may exceed it by that much.
      */
     public static StoredEvent seal(ObjectNode clientFields, String id, String recordedAt, long sequence,
@@ -199,7 +199,7 @@ public final class StoredEvent {
         return hash;
     }
 
-    /** The 32 raw bytes of {@link #hash()}: the event's Merkle leaf (CONTRACT 3). */
+    /** The 32 raw bytes of {@link #hash()}: the event's Merkle leaf (src/site/concepts.md#the-merkle-tree). */
     public byte[] hashBytes() {
         return EventHash.fromHex(hash);
     }

@@ -1,7 +1,7 @@
 package io.trailproof.core.event;
 
 /**
- * UUID version 7 (RFC 9562 section 5.7), the form of an event {@code id} (CONTRACT 2.2): 48 bits of
+ * UUID version 7 (RFC 9562 section 5.7), the form of an event {@code id} (src/site/events.md#service-assigned-fields): 48 bits of
  * Unix milliseconds, then randomness, so ids sort by creation time. Pure: the caller supplies the
  * clock reading and the random bytes.
  */

@@ -15,7 +15,7 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The checks of the events themselves (CONTRACT 5): every event's hash recomputed from its content
+ * The checks of the events themselves (src/site/evidence-format.md): every event's hash recomputed from its content
  * ({@link EvidenceCheck#EVENT_HASHES}), consecutive sequences ({@link EvidenceCheck#SEQUENCES}), the
  * first event linked to the stated anchor ({@link EvidenceCheck#ANCHOR}) and every further one to its
  * predecessor ({@link EvidenceCheck#PREV_HASH_LINKS}). Fed one event at a time by the reader, through

@@ -10,7 +10,7 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The package's signed checkpoint (CONTRACT 14): with the log's key, the {@code checkpoint} member
+ * The package's signed checkpoint (src/site/checkpoints.md): with the log's key, the {@code checkpoint} member
  * must be a note signed by it, of its origin, for exactly the package's {@code tree_size} and
  * {@code merkle_root}; a package without one fails. Without a key the check is reported as not done,
  * so packages written before checkpoints existed still verify.

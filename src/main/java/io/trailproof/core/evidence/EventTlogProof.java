@@ -14,7 +14,7 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * Offline verification of one event's tlog-proof as this service writes it (CONTRACT 14): the
+ * Offline verification of one event's tlog-proof as this service writes it (src/site/checkpoints.md): the
  * {@code extra} line is {@code <event id> <event hash hex>}, the leaf is that hash. The checkpoint
  * must be signed by the log key and cosigned by every given witness key, and the inclusion proof
  * must lead from the leaf to the checkpoint's root. With the event's JSON, its hash is recomputed

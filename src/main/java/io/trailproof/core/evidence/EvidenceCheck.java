@@ -1,7 +1,7 @@
 package io.trailproof.core.evidence;
 
 /**
- * The checks of an evidence package, in the order the report lists them (CONTRACT 5): the checks of
+ * The checks of an evidence package, in the order the report lists them (src/site/evidence-format.md): the checks of
  * the events themselves first, so that the first failure named is the most telling one. Each has a
  * stable name (the JSON report and scripts use it) and a sentence saying, for a reader who is not a
  * cryptographer, what passing it means.

@@ -1,7 +1,7 @@
 package io.trailproof.core.evidence;
 
 /**
- * The evidence package of CONTRACT 5, version 1.0: the only home of its member names and fixed
+ * The evidence package of src/site/evidence-format.md, version 1.0: the only home of its member names and fixed
  * values. The service writes packages with these names, the offline verifier reads them, and
  * {@code src/site/evidence-format.md} documents them for verifiers in other languages.
  *
@@ -17,7 +17,7 @@ public final class EvidenceFormat {
     public static final String VERSION_1_0 = "1.0";
     /** Value of {@link #HASH_ALGORITHM}: every hash in the package is SHA-256. */
     public static final String SHA_256 = "SHA-256";
-    /** Value of {@link #CANONICALIZATION}: the event hash covers the RFC 8785 form (CONTRACT 2.3). */
+    /** Value of {@link #CANONICALIZATION}: the event hash covers the RFC 8785 form (src/site/events.md#event-hash). */
     public static final String RFC_8785 = "RFC 8785";
     /** Value of {@link #MERKLE_TREE}: leaves, nodes and proofs are those of RFC 9162 section 2.1. */
     public static final String RFC_9162 = "RFC 9162";
@@ -36,7 +36,7 @@ public final class EvidenceFormat {
     public static final String EVENTS = "events";
     public static final String MERKLE_PROOFS = "merkle_proofs";
     public static final String TIMESTAMPS = "timestamps";
-    /** The log's signed checkpoint note for exactly {@code tree_size} and {@code merkle_root} (CONTRACT 14). */
+    /** The log's signed checkpoint note for exactly {@code tree_size} and {@code merkle_root} (src/site/checkpoints.md). */
     public static final String CHECKPOINT = "checkpoint";
 
     // Members of "filter".
@@ -58,7 +58,7 @@ public final class EvidenceFormat {
     public static final String SIBLINGS = "siblings";
 
     // Members of one "timestamps" item that this package defines (the rest is the timestamp record
-    // of CONTRACT 6.2, whose token the TokenChecker checks).
+    // of src/site/timestamps.md#record, whose token the TokenChecker checks).
     public static final String CONSISTENCY_PROOF = "consistency_proof";
     public static final String FROM = "from";
     public static final String TO = "to";

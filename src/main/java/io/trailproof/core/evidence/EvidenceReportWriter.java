@@ -220,7 +220,7 @@ public final class EvidenceReportWriter {
         return first == last ? "event " + first : "events " + first + " to " + last;
     }
 
-    /** "event 5" or "events 1..150", as CONTRACT 5 words what a timestamp proves. */
+    /** "event 5" or "events 1..150", as src/site/evidence-format.md words what a timestamp proves. */
     private static String span(long first, long last) {
         return first == last ? "event " + first : "events " + first + ".." + last;
     }

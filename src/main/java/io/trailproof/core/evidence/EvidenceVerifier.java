@@ -9,7 +9,7 @@ import io.trailproof.core.merkle.Rfc9162;
 import java.io.InputStream;
 
 /**
- * Verifies an evidence package offline (CONTRACT 5): needs nothing but the document and, for
+ * Verifies an evidence package offline (src/site/evidence-format.md): needs nothing but the document and, for
  * timestamp tokens, a {@link TokenChecker}. It recomputes every event hash, checks that
  * sequences are consecutive and every {@code prev_hash} links (the first to {@code anchor_hash}),
  * checks every inclusion proof against {@code merkle_root}, and for each timestamp the consistency

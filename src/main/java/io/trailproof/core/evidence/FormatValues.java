@@ -11,7 +11,7 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * The value types of the evidence format (CONTRACT 5) as the verifier reads them from a member: a
+ * The value types of the evidence format (src/site/evidence-format.md) as the verifier reads them from a member: a
  * string, a whole number, a hash (64 lowercase hex digits), a list of hashes, an ISO 8601 date-time.
  * Each answers null for a value that is missing or not of its type, so a checker states what it
  * expected instead of failing on it.

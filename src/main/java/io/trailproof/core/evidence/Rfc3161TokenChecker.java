@@ -15,8 +15,8 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * The RFC 3161 {@link TokenChecker} of the offline verifier (CONTRACT 5): reads a package's
- * {@code timestamps} entry as the timestamp record of CONTRACT 6.2 and runs the same token checks as
+ * The RFC 3161 {@link TokenChecker} of the offline verifier (src/site/evidence-format.md): reads a package's
+ * {@code timestamps} entry as the timestamp record of src/site/timestamps.md#record and runs the same token checks as
  * the server ({@link TimestampTokenVerifier#verifyToken}): {@code signature}, {@code message_imprint}
  * against the entry's own {@code merkle_root}, and {@code certificate_chain} at the token's genTime
  * against the anchors given here. The consistency of that root with the package's tree is checked by
@@ -46,7 +46,7 @@ public final class Rfc3161TokenChecker implements TokenChecker {
         try {
             record = TimestampRecord.fromJson(entry);
         } catch (IllegalArgumentException e) {
-            return new TokenVerdict(List.of(new TokenCheck("token", Outcome.FAILED, "a timestamp record (CONTRACT 6.2)",
+            return new TokenVerdict(List.of(new TokenCheck("token", Outcome.FAILED, "a timestamp record (src/site/timestamps.md#record)",
                     e.getMessage(), "the timestamp entry is not a readable timestamp record: " + e.getMessage())),
                     null, null);
         }

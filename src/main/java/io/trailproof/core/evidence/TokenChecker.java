@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import java.util.List;
 
 /**
- * Checks the RFC 3161 token of one {@code timestamps} entry of a package (CONTRACT 5, 6): its
+ * Checks the RFC 3161 token of one {@code timestamps} entry of a package (src/site/evidence-format.md, src/site/timestamps.md): its
  * signature, that its message imprint is the entry's {@code merkle_root}, and that its certificate
  * chain reaches a trust anchor at the token's time. Pure: the trust anchors are given to the
  * implementation when it is made, and it reads no clock (the token's own time is the time of
@@ -20,7 +20,7 @@ import java.util.List;
 public interface TokenChecker {
 
     /**
-     * @param entry one item of the package's {@code timestamps}: the timestamp record of CONTRACT 6.2
+     * @param entry one item of the package's {@code timestamps}: the timestamp record of src/site/timestamps.md#record
      *              plus its {@code consistency_proof}
      */
     TokenVerdict check(JsonNode entry);

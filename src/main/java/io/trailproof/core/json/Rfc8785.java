@@ -14,7 +14,7 @@ import org.erdtman.jcs.NumberToJSON;
  * <p>Object members are ordered by the UTF-16 code units of their names, strings use the minimal
  * RFC 8785 escaping, and every number, whatever node type holds it, is written as its IEEE-754
  * double value in ECMAScript Number-to-String form. The output is what the event hash covers
- * (CONTRACT 2.3), so it must match any other RFC 8785 implementation byte for byte.
+ * (src/site/events.md#event-hash), so it must match any other RFC 8785 implementation byte for byte.
  *
  * <p>The tree must hold only JSON values: strings without lone surrogates and finite numbers. A tree
  * from {@link StrictJson#parse} always does; anything else is a programming error and raises

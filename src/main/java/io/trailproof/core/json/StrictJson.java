@@ -24,7 +24,7 @@ import java.util.List;
 
 /**
  * The only way untrusted JSON enters trailproof: a strict parser whose result RFC 8785 can hash
- * faithfully (CONTRACT 2.1).
+ * faithfully (src/site/events.md#accepted-fields).
  *
  * <p>Accepts exactly one JSON value in strictly valid UTF-8 (a leading byte order mark is ignored),
  * and rejects duplicate keys at any level, nesting deeper than the given depth (a top-level object

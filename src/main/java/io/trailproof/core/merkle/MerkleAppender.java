@@ -6,7 +6,7 @@ import java.util.Objects;
 
 /**
  * Incremental maintenance of the perfect-subtree hashes: which nodes come into existence when one
- * leaf is appended. Stores apply the result, so the tree is never rebuilt on request (CONTRACT 3).
+ * leaf is appended. Stores apply the result, so the tree is never rebuilt on request (src/site/concepts.md#the-merkle-tree).
  */
 public final class MerkleAppender {
     private MerkleAppender() {}

@@ -7,7 +7,7 @@ import java.util.Objects;
 
 /**
  * RFC 9162 section 2.1 tree algorithms (MTH, PATH, PROOF) computed from stored perfect-subtree
- * hashes, so that each costs O(log n) node reads instead of O(n) leaf reads (CONTRACT 3).
+ * hashes, so that each costs O(log n) node reads instead of O(n) leaf reads (src/site/concepts.md#the-merkle-tree).
  *
  * <p>The size passed in may be any size the tree has had: nodes are append-only, so a larger tree
  * answers for every earlier size. The caller guarantees {@code nodes} holds at least that many

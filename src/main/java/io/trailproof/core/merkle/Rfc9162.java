@@ -6,7 +6,7 @@ import java.security.NoSuchAlgorithmException;
 /**
  * The hashing rules of RFC 9162 section 2.1 with SHA-256, and the only home of its constants.
  *
- * <p>In this product the leaf for log index i is the 32 raw bytes of that event's hash (CONTRACT 3),
+ * <p>In this product the leaf for log index i is the 32 raw bytes of that event's hash (src/site/concepts.md#the-merkle-tree),
  * but {@link #leafHash} accepts any byte string, as the RFC does. Every method returns a fresh
  * array that the caller owns.
  */

@@ -5,7 +5,7 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The built-in policies of CONTRACT 16, run when no document is given: each a policy with one rule
+ * The built-in policies of src/site/redaction.md, run when no document is given: each a policy with one rule
  * of the same name, type {@code builtin}, severity {@code fail}. The session rules keep their state
  * per session, the others per agent.
  */

@@ -18,7 +18,7 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * Reads a policy document (CONTRACT 16), YAML or JSON (a JSON document is YAML too), strictly: every
+ * Reads a policy document (src/site/redaction.md), YAML or JSON (a JSON document is YAML too), strictly: every
  * key must be known for its place, every required key present and of its type, every value in its
  * range. Anything else is a {@link PolicyRejection} whose one sentence names the policy, the rule and
  * the key, so that a document either runs exactly as written or not at all.

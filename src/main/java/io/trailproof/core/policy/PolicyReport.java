@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 
 /**
- * The answer of a policy check (CONTRACT 16). {@code passed} is false when a rule of severity
+ * The answer of a policy check (src/site/redaction.md). {@code passed} is false when a rule of severity
  * {@code fail} has a violation; {@code warn} rules are reported and never fail the check.
  * {@code eventsChecked} counts the events at least one rule looked at.
  */

@@ -4,7 +4,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.regex.Pattern;
 
-/** What a rule checks, one record per rule type of CONTRACT 16. Values are validated by {@link PolicyParser}. */
+/** What a rule checks, one record per rule type of src/site/redaction.md. Values are validated by {@link PolicyParser}. */
 public sealed interface RuleDefinition {
 
     /** The rule type as documents and answers name it. */
@@ -86,7 +86,7 @@ public sealed interface RuleDefinition {
         }
     }
 
-    /** One of the built-in policies of CONTRACT 16, run when no document is given. */
+    /** One of the built-in policies of src/site/redaction.md, run when no document is given. */
     record Builtin(BuiltinKind kind) implements RuleDefinition {
         public String type() {
             return "builtin";

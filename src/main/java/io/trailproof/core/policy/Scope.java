@@ -1,7 +1,7 @@
 package io.trailproof.core.policy;
 
 /**
- * The events a rule's state is kept over (CONTRACT 16): each agent's chain, or each session of an
+ * The events a rule's state is kept over (src/site/redaction.md): each agent's chain, or each session of an
  * agent (an agent's events without {@code session_id} form one session of their own).
  */
 public enum Scope {

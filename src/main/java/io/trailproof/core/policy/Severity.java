@@ -1,6 +1,6 @@
 package io.trailproof.core.policy;
 
-/** What a violated rule does to the check (CONTRACT 16): {@code fail} fails it, {@code warn} is only reported. */
+/** What a violated rule does to the check (src/site/redaction.md): {@code fail} fails it, {@code warn} is only reported. */
 public enum Severity {
     FAIL, WARN;
 

@@ -6,7 +6,7 @@ import java.util.function.Predicate;
 import java.util.regex.Pattern;
 
 /**
- * The 17 built-in redaction rules of CONTRACT 16, in the order they run. Every pattern is linear in
+ * The 17 built-in redaction rules of src/site/redaction.md, in the order they run. Every pattern is linear in
  * the text (see {@link RedactionRule}); card numbers must pass their brand's prefix and length and
  * the Luhn check, an IBAN its checksum, so that ids, amounts and random digit runs are kept.
  *

@@ -4,7 +4,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * One redaction rule (CONTRACT 16): a name, a pattern, and optionally a check a match must also pass
+ * One redaction rule (src/site/redaction.md): a name, a pattern, and optionally a check a match must also pass
  * (a card number's Luhn digit, an IBAN's checksum), so that random digit runs are kept. Each match
  * that passes is replaced by {@code [REDACTED:<name>]}.
  *

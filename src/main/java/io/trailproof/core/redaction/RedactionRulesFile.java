@@ -8,7 +8,7 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 /**
- * The text of {@code redaction.rules} (CONTRACT 16): one {@code name = regex} a line, blank lines
+ * The text of {@code redaction.rules} (src/site/redaction.md): one {@code name = regex} a line, blank lines
  * and lines starting with {@code #} ignored. Only the first {@code =} separates: a regex may hold
  * more. Reading the file is the caller's; this reads its text.
  */

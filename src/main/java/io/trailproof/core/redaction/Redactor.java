@@ -14,7 +14,7 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Redaction before hashing (CONTRACT 16). Applies the rules, in order, each to the result of the ones
+ * Redaction before hashing (src/site/redaction.md). Applies the rules, in order, each to the result of the ones
  * before, to the string values inside {@code action_input}, {@code action_output} and
  * {@code metadata}, to {@code error_message} and to label values; never to keys or other fields.
  * When anything was replaced, the result holds the service field {@code redactions} (rule name to

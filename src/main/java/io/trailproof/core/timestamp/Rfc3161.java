@@ -27,7 +27,7 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * RFC 3161 as this service uses it (CONTRACT 6.1), and the only home of its constants: the request
+ * RFC 3161 as this service uses it (src/site/timestamps.md#request), and the only home of its constants: the request
  * it sends, and the rules an answer must pass before anything is stored. Pure: the caller does the
  * HTTP exchange.
  */
@@ -35,7 +35,7 @@ public final class Rfc3161 {
 
     /** The message imprint's hash algorithm: SHA-256 over the 32 raw bytes of the root. */
     public static final ASN1ObjectIdentifier HASH_ALGORITHM = NISTObjectIdentifiers.id_sha256;
-    /** {@link #HASH_ALGORITHM} as the record names it (CONTRACT 6.2). */
+    /** {@link #HASH_ALGORITHM} as the record names it (src/site/timestamps.md#record). */
     public static final String HASH_ALGORITHM_NAME = "SHA-256";
     /** Length of the random nonce: 64 bits. */
     public static final int NONCE_BYTES = 8;
@@ -71,7 +71,7 @@ public final class Rfc3161 {
      * are the request's, the token includes its signer certificate, that certificate is bound to the
      * signature by ESSCertID(v2) and has the critical timeStamping extended key usage, was valid at
      * the token's genTime, and the signature verifies. Whether the chain reaches a trust anchor is not
-     * decided here (CONTRACT 6.1): verification reports it.
+     * decided here (src/site/timestamps.md#request): verification reports it.
      *
      * @throws TsaAnswerRejected with the first rule the answer breaks
      */

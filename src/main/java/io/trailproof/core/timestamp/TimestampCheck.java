@@ -2,7 +2,7 @@ package io.trailproof.core.timestamp;
 
 import java.util.Locale;
 
-/** The checks of a timestamp's verification (CONTRACT 6.3), in the order they are reported. */
+/** The checks of a timestamp's verification (src/site/timestamps.md#verification), in the order they are reported. */
 public enum TimestampCheck {
     /** The CMS signature verifies with the signer certificate, the certificate is bound by ESSCertID(v2), and its extended key usage is timeStamping, critical. */
     SIGNATURE,

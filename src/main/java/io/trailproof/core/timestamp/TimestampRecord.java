@@ -11,7 +11,7 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * A stored RFC 3161 timestamp of a tree root, in the one JSON shape of CONTRACT 6.2. The server
+ * A stored RFC 3161 timestamp of a tree root, in the one JSON shape of src/site/timestamps.md#record. The server
  * stores and serves it in this shape and an evidence package embeds it, so the offline verifier
  * reads what the server wrote with the same code.
  *

@@ -45,7 +45,7 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * Verifies a stored RFC 3161 timestamp without trusting the service that stored it (CONTRACT 5,
+ * Verifies a stored RFC 3161 timestamp without trusting the service that stored it (src/site/evidence-format.md,
  * 6.3): for the server's {@code GET /v1/timestamps/verify} and for the offline verifier of evidence
  * packages. Pure: trust anchors come in as certificates; the caller loads them.
  *

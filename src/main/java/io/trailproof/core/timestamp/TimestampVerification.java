@@ -50,7 +50,7 @@ public final class TimestampVerification {
         return true;
     }
 
-    /** True when all four checks of CONTRACT 6.3 ran and passed. */
+    /** True when all four checks of src/site/timestamps.md#verification ran and passed. */
     public boolean valid() {
         return valid(TimestampCheck.values());
     }

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Random;
 import org.junit.jupiter.api.Test;
 
-/** The package's signed checkpoint (CONTRACT 14): checked with --log-key, reported as not done without. */
+/** The package's signed checkpoint (src/site/checkpoints.md): checked with --log-key, reported as not done without. */
 class EvidenceCheckpointTest {
     private static final NoteSigner LOG = NoteSigner.of("example.com/audit", new byte[32]);
 

@@ -22,7 +22,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.Consumer;
 
-/** The offline verifier against packages built from CONTRACT 5, intact and tampered in every listed way. */
+/** The offline verifier against packages built from src/site/evidence-format.md, intact and tampered in every listed way. */
 class EvidenceVerifierTest {
 
     private final PackageFixture log;

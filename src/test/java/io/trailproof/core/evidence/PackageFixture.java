@@ -19,7 +19,7 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * A log of several agents' interleaved events and evidence packages over it, built from CONTRACT 5
+ * A log of several agents' interleaved events and evidence packages over it, built from src/site/evidence-format.md
  * with the member names spelled out here (not taken from the production code), so that tests also
  * check the production verifier against the written format.
  */

@@ -8,7 +8,7 @@ import java.util.function.IntFunction;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * No built-in rule is quadratic (CONTRACT 16): on texts of near-matches, the characters each rule
+ * No built-in rule is quadratic (src/site/redaction.md): on texts of near-matches, the characters each rule
  * reads grow in proportion to the text. Measured by counting reads, not by a clock, so the test is
  * exact on any machine: four times the text may cost at most about four times the reads, and never
  * more than a small constant per character.

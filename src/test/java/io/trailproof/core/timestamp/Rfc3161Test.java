@@ -13,7 +13,7 @@ import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** The acceptance rules of CONTRACT 6.1 against a real BouncyCastle TSA (no HTTP). */
+/** The acceptance rules of src/site/timestamps.md#request against a real BouncyCastle TSA (no HTTP). */
 class Rfc3161Test {
 
     private static TestTsa tsa;
