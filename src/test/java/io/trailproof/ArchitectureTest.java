@@ -15,7 +15,7 @@ import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.Wi
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
- * Keeps the layers as the README draws them: the core is pure (no I/O, no clock, no randomness of
+ * Keeps the layers as src/site/architecture.md draws them: the core is pure (no I/O, no clock, no randomness of
  * its own) and every arrow points toward it.
  */
 class ArchitectureTest {

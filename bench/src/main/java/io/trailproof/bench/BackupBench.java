@@ -53,7 +53,7 @@ public final class BackupBench {
 
     /**
      * Where the pause measurement's backups go: what the server does to ingestion is the figure, not
-     * what a client writing 50 MB to the same file system does to its fsyncs (see the README).
+     * what a client writing 50 MB to the same file system does to its fsyncs (see src/site/performance.md).
      */
     private static final Path DEV_NULL = Path.of("/dev/null");
 
