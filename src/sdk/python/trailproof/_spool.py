@@ -4,14 +4,15 @@ One file per batch, named ``<nanoseconds>-<pid>-<idempotency key>.batch``, holdi
 request body, so that resending it with the same key is answered from the service's record when an
 earlier attempt did arrive (src/site/ingestion.md#idempotency) and stores nothing twice. Files are
 written whole (temporary file, fsync, rename), so a crash leaves either the whole batch or nothing.
-Each service URL has its own subdirectory. Senders lock a file (``fcntl.flock`` where available)
+Each service URL has its own subdirectory (the URL with every run of other characters than
+letters, digits, ``.`` and ``-`` made one ``_``). Senders lock a file (``fcntl.flock`` where available)
 while they send it, so two processes do not send the same batch at once.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
+import re
 import time
 from typing import Iterator, List, Optional, Tuple
 
@@ -30,7 +31,7 @@ class Spool:
 
     def __init__(self, root: str, url: str) -> None:
         self.root = root
-        self.dir = os.path.join(root, hashlib.sha256(url.encode("utf-8")).hexdigest()[:16])
+        self.dir = os.path.join(root, re.sub(r"[^A-Za-z0-9.-]+", "_", url)[:120])
         self.url = url
 
     def _ensure(self) -> None:

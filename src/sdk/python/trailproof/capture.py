@@ -23,6 +23,7 @@ def _arguments(sig: Optional[inspect.Signature], args: Any, kwargs: Any) -> Dict
     if sig is not None:
         try:
             bound = sig.bind(*args, **kwargs)
+            bound.apply_defaults()
             out: Dict[str, Any] = {}
             for name, value in bound.arguments.items():
                 param = sig.parameters[name]
