@@ -73,9 +73,13 @@ class VerifyTest(ServerTest):
             self.assertFalse(check_event_proof(event, changed, self.key).ok, "byte %d of the checkpoint changed" % i)
 
     @unittest.skipUnless(has_cryptography(), "needs the cryptography package (trailproof[verify])")
+    def test_a_key_whose_base64_holds_a_plus_parses(self) -> None:
+        key = "localhost/trailproof/b89da969+a5a6f54f+AUM/uZ4Lhg4U4LwiM6M6u82Fm3eRuWGRI/+RqoydpXYy"
+        self.assertEqual("localhost/trailproof/b89da969", _note.parse_vkey(key).name)
+
     def test_another_log_key_fails(self) -> None:
         event, proof = self.material()
-        name, kid, b64 = self.key.split("+")
+        name, kid, b64 = self.key.split("+", 2)
         other = "%s+%s+%s" % (name, kid, b64[:-2] + ("A" if b64[-2] != "A" else "B") + b64[-1])
         v = check_event_proof(event, proof, other)
         self.assertFalse(v.ok)
