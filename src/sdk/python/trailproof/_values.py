@@ -54,7 +54,33 @@ def jsonable(value: Any, _depth: int = 0) -> Any:
     return _text(repr(value))
 
 
-def as_object(value: Any) -> Dict[str, Any]:
-    """A JSON object for ``value``: a mapping as is, anything else as ``{"value": value}``."""
-    v = jsonable(value)
+def _plain(value: Any, depth: int = 0) -> bool:
+    """True when ``value`` is already JSON the service takes as is (strings aside, whose lone
+    surrogates the caller catches when it encodes): the common case, checked without copying."""
+    t = type(value)
+    if t is str or value is None or t is bool:
+        return True
+    if t is int:
+        return -_MAX_SAFE <= value <= _MAX_SAFE
+    if t is float:
+        return math.isfinite(value)
+    if depth >= _MAX_DEPTH:
+        return False
+    if t is dict:
+        for k, v in value.items():
+            if type(k) is not str or not _plain(v, depth + 1):
+                return False
+        return True
+    if t is list:
+        for v in value:
+            if not _plain(v, depth + 1):
+                return False
+        return True
+    return False
+
+
+def as_object(value: Any, copy: bool = False) -> Dict[str, Any]:
+    """A JSON object for ``value``: a mapping as is, anything else as ``{"value": value}``. Plain
+    JSON data is used as is (not copied) unless ``copy``; anything else goes through ``jsonable``."""
+    v = value if not copy and _plain(value) else jsonable(value)
     return v if isinstance(v, dict) else {"value": v}

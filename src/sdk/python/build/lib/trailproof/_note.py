@@ -153,7 +153,7 @@ class VerifierKey(NamedTuple):
 
 def parse_vkey(text: str) -> VerifierKey:
     """Parses a note verifier key ``<name>+<8 hex key id>+<base64(0x01 || 32-byte Ed25519 key)>``."""
-    parts = text.strip().split("+")
+    parts = text.strip().split("+", 2)  # base64 may itself hold '+'; the name may not
     if len(parts) != 3 or not _valid_name(parts[0]) or not re.match(r"[0-9a-f]{8}\Z", parts[1]):
         raise NoteError("a log key has the form <name>+<8 hex key id>+<base64 key>, not %r" % text)
     raw = decode_b64(parts[2])

@@ -185,13 +185,18 @@ class Client:
         event["timestamp"] = timestamp or utc_now()
         if self.before_send is not None:
             event = self._redact(event)
+        try:
+            data = _DUMPS(event).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate somewhere: rebuilt with it replaced
+            event = jsonable(event)
+            data = _DUMPS(event).encode("utf-8")
         receipt = Receipt(event)
-        self._enqueue(_Item(_DUMPS(event).encode("utf-8"), receipt))
+        self._enqueue(_Item(data, receipt))
         return receipt
 
     def _redact(self, event: Dict[str, Any]) -> Dict[str, Any]:
         try:
-            out = self.before_send(dict(event))  # type: ignore[misc]
+            out = self.before_send(jsonable(event))  # a deep copy: the caller's objects stay untouched
             if not isinstance(out, dict):
                 raise TypeError("before_send returned %s, not a dict" % type(out).__name__)
             return jsonable(out)  # type: ignore[no-any-return]
