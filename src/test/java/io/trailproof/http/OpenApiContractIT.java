@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Keeps the OpenAPI document true (issue #17): drives every endpoint through its documented
+ * Keeps the OpenAPI document true: drives every endpoint through its documented
  * answers against the real server with keys configured, records every answer at the HTTP level
  * ({@link AnswerRecorder}) and checks each against the document: the operation exists for that
  * path template and method, the status is documented, the content type is, required headers are
@@ -429,7 +429,7 @@ class OpenApiContractIT {
     private void refusals(List<Sample> samples) throws Exception {
         for (Sample s : samples) {
             if (s.method().equals("GET")) {
-                // Every read takes min_tree_size (issue #18), and refuses one that is not a size.
+                // Every read takes min_tree_size, and refuses one that is not a size.
                 String key = switch (s.role()) {
                     case "read" -> READ;
                     case "admin" -> ADMIN;

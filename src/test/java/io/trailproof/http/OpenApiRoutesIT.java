@@ -11,7 +11,7 @@ import java.util.TreeSet;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The OpenAPI document and the running server's router describe the same operations (issue #17). */
+/** The OpenAPI document and the running server's router describe the same operations. */
 class OpenApiRoutesIT {
 
     @TempDir
