@@ -137,7 +137,6 @@ class OpenApiContractIT {
         stream();
         adminAndDocument();
         transparency();
-        console();
         refusals(samples(ids));
         publicCheckpointsUnderKeys();
         draining(samples(ids));
@@ -368,16 +367,6 @@ class OpenApiContractIT {
         expect(404, get("/tile/0/005.p/3", null));
         expect(404, get("/tile/entries/009", null));
         expect(404, get("/tile/entries/000.p/300", null));
-    }
-
-    private void console() throws Exception {
-        expect(302, get("/", null));
-        expect(302, get("/ui", null));
-        Reply page = expect(200, get("/ui/", null));
-        expect(304, get("/ui/", null, "If-None-Match", page.header("ETag")));
-        Reply css = expect(200, get("/ui/console.css", null));
-        expect(304, get("/ui/console.css", null, "If-None-Match", css.header("ETag")));
-        expect(404, get("/ui/no-such-file.js", null));
     }
 
     /** One well-formed request per API operation: method, path and query, JSON body or null. */
