@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
- * Issue 17's backup figures, in one run against one packaged server:
+ * The backup figures, in one run against one packaged server:
  *
  * <ul>
  *   <li><b>throughput</b>: {@code GET /v1/admin/backup} streamed to a file, in MB/s of archive, by
