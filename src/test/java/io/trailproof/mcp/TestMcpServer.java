@@ -29,7 +29,7 @@ import java.util.concurrent.CountDownLatch;
  * Tools: {@code echo} (returns its {@code text}), {@code fail} (a result with {@code isError}),
  * {@code big} (about 1 MB of text), {@code slow} (waits {@code ms} milliseconds).
  *
- * <p>Arguments: {@code NAME EXIT_CODE [RECORD_DIR]}. It exits with EXIT_CODE once its standard input
+ * <p>SIGTERM ends it with {@link #TERM_EXIT}, SIGINT with {@link #INT_EXIT}. Arguments: {@code NAME EXIT_CODE [RECORD_DIR]}. It exits with EXIT_CODE once its standard input
  * ends; with RECORD_DIR it writes every byte it reads to {@code RECORD_DIR/server-in} and every byte
  * it writes to {@code RECORD_DIR/server-out}, the server's own view of the session.
  */
@@ -38,13 +38,26 @@ public final class TestMcpServer {
     static final String BIG_TEXT_UNIT = "0123456789abcdef";
     static final int BIG_UNITS = 64 * 1024; // 1 MiB of text
 
+    /** Exit code after SIGTERM reached the server. */
+    static final int TERM_EXIT = 115;
+    /** Exit code after SIGINT reached the server. */
+    static final int INT_EXIT = 116;
+
     private TestMcpServer() {
+    }
+
+    @SuppressWarnings("removal")
+    private static void onSignal(String name, int exitCode) {
+        sun.misc.Signal.handle(new sun.misc.Signal(name), s -> Runtime.getRuntime().halt(exitCode));
     }
 
     public static void main(String[] args) throws Exception {
         String name = args[0];
         int exitCode = Integer.parseInt(args[1]);
         Path record = args.length > 2 ? Path.of(args[2]) : null;
+        // A signal that reaches the server ends it with its own code, so a test sees which one arrived.
+        onSignal("TERM", TERM_EXIT);
+        onSignal("INT", INT_EXIT);
         CountDownLatch inputEnded = new CountDownLatch(1);
         InputStream in = new FilterInputStream(new FileInputStream(FileDescriptor.in)) {
             @Override
