@@ -78,7 +78,7 @@ final class McpProxyCommand implements Callable<Integer> {
         }
         String key = apiKey != null ? apiKey : env.get("TRAILPROOF_API_KEY");
         boolean recording = !"false".equalsIgnoreCase(env.getOrDefault("TRAILPROOF_ENABLED", "true").trim());
-        McpProxy.Options options = new McpProxy.Options(command, base, key, agent, spoolDir(env), recording,
+        McpProxy.Options options = new McpProxy.Options(command, base, key, agent, spoolDir(env, url), recording,
                 Duration.ofSeconds(1), Duration.ofSeconds(5));
         McpProxy proxy = new McpProxy(options, new FileInputStream(FileDescriptor.in),
                 new FileOutputStream(FileDescriptor.out), System.err, Clock.systemUTC(), UUID.randomUUID().toString());
@@ -86,12 +86,19 @@ final class McpProxyCommand implements Callable<Integer> {
         return proxy.run();
     }
 
-    /** {@code TRAILPROOF_SPOOL_DIR}, else {@code ~/.trailproof/spool} (the Python SDK's directory too). */
-    static Path spoolDir(Map<String, String> env) {
+    /**
+     * The spool of one service: {@code TRAILPROOF_SPOOL_DIR}, else {@code ~/.trailproof/spool}, then the
+     * service URL without trailing slashes, every run of characters other than letters, digits,
+     * {@code .} and {@code -} made one {@code _} (at most 120 characters). The Python SDK names the
+     * same directory for the same URL, so batches are never sent to another service than the one
+     * they were meant for; each sends its own files ({@code .json} here, {@code .batch} there).
+     */
+    static Path spoolDir(Map<String, String> env, String url) {
         String dir = env.get("TRAILPROOF_SPOOL_DIR");
-        if (dir != null && !dir.isBlank()) {
-            return Path.of(dir);
-        }
-        return Path.of(System.getProperty("user.home"), ".trailproof", "spool");
+        Path root = dir != null && !dir.isBlank()
+                ? Path.of(dir)
+                : Path.of(System.getProperty("user.home"), ".trailproof", "spool");
+        String name = url.replaceAll("/+$", "").replaceAll("[^A-Za-z0-9.-]+", "_");
+        return root.resolve(name.length() > 120 ? name.substring(0, 120) : name);
     }
 }

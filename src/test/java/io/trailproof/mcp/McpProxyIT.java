@@ -137,7 +137,7 @@ class McpProxyIT {
         if (!Files.isDirectory(spool)) {
             return 0;
         }
-        try (Stream<Path> files = Files.list(spool)) {
+        try (Stream<Path> files = Files.walk(spool)) { // the service's own subdirectory, below the root
             return files.filter(f -> f.getFileName().toString().endsWith(".json")).count();
         }
     }
