@@ -9,7 +9,15 @@ import java.nio.file.Path;
 
 /**
  * One segment file {@code NNNNNNNNNNNNNNNNNNNN.seg} (20-digit index of its first payload), read
- * through the log's bounded {@link ReadChannels}. Immutable; safe for concurrent readers.
+ * through the log's bounded {@link ReadChannels}, and its <em>readable end</em>: the end of the last
+ * committed group in it that readers may see (src/site/storage.md#readers-see-one-readable-size).
+ * Safe for concurrent readers.
+ *
+ * <p>The readable end is the one bound every read path uses, never the file's length: the file may
+ * hold more (a group being written, the partial group of a failed write before it is cut), and a
+ * reader's buffer or window size says nothing about where the frames end. The writer moves it
+ * forward after a group is written and before it publishes the log size that counts the group,
+ * so a reader that read the size sees an end covering every payload below it.
  */
 final class Segment {
     static final String SUFFIX = ".seg";
@@ -17,11 +25,14 @@ final class Segment {
     final long start;
     final Path path;
     private final ReadChannels channels;
+    /** Written by the one writer (the append lock, or recovery before the log is shared); never decreases. */
+    private volatile long readableEnd;
 
-    Segment(long start, Path path, ReadChannels channels) {
+    Segment(long start, Path path, ReadChannels channels, long readableEnd) {
         this.start = start;
         this.path = path;
         this.channels = channels;
+        this.readableEnd = readableEnd;
     }
 
     static String fileName(long start) {
@@ -73,9 +84,25 @@ final class Segment {
         return total;
     }
 
-    /** The file's current length. */
-    long size() throws IOException {
+    /**
+     * The file's current length: only for recovery, which decides the readable end from it, and
+     * for nothing that reads a live log (see the class comment).
+     */
+    long fileSize() throws IOException {
         return Files.size(path);
+    }
+
+    /** Where the committed frames a reader may see end (see the class comment). */
+    long readableEnd() {
+        return readableEnd;
+    }
+
+    /** Moves the readable end to {@code end} (the writer, after a group is written; or recovery). */
+    void publishEnd(long end) {
+        if (end < readableEnd) {
+            throw new IllegalStateException("readable end of " + path + " would move back from " + readableEnd + " to " + end);
+        }
+        readableEnd = end;
     }
 
     @Override
