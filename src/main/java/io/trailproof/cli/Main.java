@@ -1,5 +1,6 @@
 package io.trailproof.cli;
 
+import io.trailproof.logging.ServiceLogging;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -21,6 +22,8 @@ public final class Main implements Runnable {
             // One line per log record: time, level, source, message (and the stack trace, if any).
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");
         }
+        // Until serve installs the service's logging: library and service INFO records stay out of a command's output.
+        ServiceLogging.quietForCommands();
         System.exit(run(args));
     }
 

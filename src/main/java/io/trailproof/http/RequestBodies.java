@@ -40,9 +40,6 @@ final class RequestBodies {
     private static final AttachmentKey<byte[]> BODY = AttachmentKey.create(byte[].class);
     private static final AttachmentKey<Held> HELD = AttachmentKey.create(Held.class);
 
-    /** How long the rest of a refused body is read and dropped before the connection closes. */
-    private static final long LINGER_MILLIS = 2000;
-
     /** How long a request waits for room in the budget before it is answered 503. */
     static final long BUDGET_WAIT_MILLIS = 2000;
 
@@ -99,10 +96,12 @@ final class RequestBodies {
             intake.held.giveAll();
             abandon(ex);
         }, bodyTimeoutMillis, TimeUnit.MILLISECONDS);
+        UnreadBody.receiving(ex);
         ex.getRequestReceiver().receivePartialBytes((e, part, last) -> {
             if (intake.refused) {
-                // The rest of a refused body is read and dropped: until the connection closes, or,
-                // for a body refused for lack of room, to its end, where the refusal is answered.
+                // The rest of a refused body is read and dropped: for a body refused for lack of room, to
+                // its end, where the refusal is answered; for any other refusal, after the answer, within
+                // the bounds of UnreadBody.
                 if (intake.deferred != null) {
                     intake.dropped += part.length;
                     if (last) {
@@ -112,6 +111,8 @@ final class RequestBodies {
                         intake.deadline.remove();
                         abandon(e);
                     }
+                } else {
+                    UnreadBody.dropped(e, part.length, last);
                 }
                 return;
             }
@@ -208,7 +209,7 @@ final class RequestBodies {
          * and then answered: a client that sends its whole body before it reads (the JDK's does)
          * would otherwise find the connection reset under its writes and lose the answer. Any other
          * refusal (a body too large, which may be endless) is answered at once; the rest is read and
-         * dropped for a moment so the client can read the answer, then the connection closes.
+         * dropped within the bounds of {@link UnreadBody}, then the connection closes.
          */
         private void refuseWith(ApiException answer) {
             refused = true;
@@ -223,10 +224,6 @@ final class RequestBodies {
                 return;
             }
             deadline.remove();
-            if (!last) {
-                ex.getIoThread().executeAfter(() -> abandon(ex), LINGER_MILLIS, TimeUnit.MILLISECONDS);
-                ex.setPersistent(false);
-            }
             refuse.accept(answer);
         }
     }

@@ -103,17 +103,23 @@ final class Responses {
     }
 
     /**
-     * Answers with the refusal's status, headers and message. When part of the request body was
-     * left unread the connection is closed after the answer, rather than read to the end.
+     * Answers with the refusal's status, headers and message. When part of the request body is
+     * unread, the answer says {@code Connection: close} and the rest of the body is read and dropped,
+     * within bounds, before the connection closes ({@link UnreadBody}).
      */
     static void problem(HttpServerExchange ex, ApiException e) throws IOException {
         for (java.util.Map.Entry<String, String> h : e.headers().entrySet()) {
             ex.getResponseHeaders().put(new io.undertow.util.HttpString(h.getKey()), h.getValue());
         }
-        if (!ex.isRequestComplete()) {
-            ex.setPersistent(false);
+        if (ex.isRequestComplete()) {
+            error(ex, e.status(), e.getMessage());
+            return;
         }
-        error(ex, e.status(), e.getMessage());
+        byte[] body = MAPPER.writeValueAsBytes(MAPPER.createObjectNode().put("error", e.getMessage()));
+        ex.setStatusCode(e.status());
+        ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+        ex.setResponseContentLength(body.length);
+        UnreadBody.answer(ex, ByteBuffer.wrap(body));
     }
 
     /** Builds a JSON document with a streaming generator, for answers that embed stored events raw. */

@@ -4,6 +4,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.OutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.logging.Formatter;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -14,8 +16,9 @@ import java.util.logging.Logger;
 /**
  * Sends everything the service prints through one formatter ({@code log.format}, src/site/operations.md).
  *
- * <p>Our classes log through {@link System.Logger}, Undertow and XNIO through JBoss Logging; both end
- * in java.util.logging, whose root gets one handler writing to standard error. With {@code json},
+ * <p>Our classes log through {@link System.Logger}, Undertow and XNIO through JBoss Logging, the Kafka
+ * client through SLF4J (bound to java.util.logging by {@code slf4j-jdk14}); all of them end in
+ * java.util.logging, whose root gets one handler writing to standard error. With {@code json},
  * standard output and standard error themselves are replaced by streams that turn each printed line
  * into a JSON record (logger {@code stdout} or {@code stderr}), on the stream it was printed to, and
  * an exception no thread caught is logged instead of printed: nothing printed after this call
@@ -26,6 +29,41 @@ public final class ServiceLogging {
     private ServiceLogging() {
     }
 
+    /**
+     * Loggers kept at WARNING unless the java.util.logging configuration names a level for them: the
+     * Kafka client logs its whole configuration (hundreds of lines, one record each for every producer,
+     * consumer and admin client) and routine connection changes at INFO; its warnings and errors are
+     * what an operator acts on (src/site/operations.md#logs).
+     */
+    static final String[] QUIET_LIBRARIES = {"org.apache.kafka"};
+
+    /** Strong references: java.util.logging holds loggers weakly, and a collected one forgets its level. */
+    private static final List<Logger> KEPT = new ArrayList<>();
+
+    private static final Level COMMAND_LEVEL = Level.WARNING;
+
+    /**
+     * For the command-line tools (every command but {@code serve}): a command's output is its own
+     * messages; the libraries' and the service's INFO records (Lucene naming its vector support, the
+     * index's memory) belong in the server's log, so only warnings and errors are printed.
+     */
+    public static void quietForCommands() {
+        if (!configuredByUser()) {
+            LogManager.getLogManager().getLogger("").setLevel(COMMAND_LEVEL);
+        }
+    }
+
+    /**
+     * True when java.util.logging was given a configuration of the operator's own
+     * ({@code -Djava.util.logging.config.file} or {@code .class}, e.g. in {@code TRAILPROOF_JAVA_OPTS}):
+     * the levels it names are kept. Otherwise the JDK's default configuration is in force, whose root
+     * level INFO is no choice of anyone's.
+     */
+    private static boolean configuredByUser() {
+        return System.getProperty("java.util.logging.config.file") != null
+                || System.getProperty("java.util.logging.config.class") != null;
+    }
+
     /** Installs the format for the rest of the process; call once, before the service starts. */
     public static void install(boolean json) {
         PrintStream out = System.out;
@@ -34,6 +72,18 @@ public final class ServiceLogging {
         Logger root = LogManager.getLogManager().getLogger("");
         for (Handler old : root.getHandlers()) {
             root.removeHandler(old);
+        }
+        if (!configuredByUser()) {
+            root.setLevel(Level.INFO); // a command's WARNING (quietForCommands) does not apply to the service
+        }
+        for (String name : QUIET_LIBRARIES) {
+            if (LogManager.getLogManager().getProperty(name + ".level") == null) {
+                Logger quiet = Logger.getLogger(name);
+                quiet.setLevel(Level.WARNING);
+                synchronized (KEPT) {
+                    KEPT.add(quiet);
+                }
+            }
         }
         root.addHandler(new LineHandler(err, formatter));
         if (json) {

@@ -2,10 +2,12 @@ package io.trailproof.stream;
 
 import io.undertow.io.IoCallback;
 import io.undertow.io.Sender;
+import io.undertow.server.AbstractServerConnection;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import org.xnio.IoUtils;
+import org.xnio.channels.StreamSourceChannel;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -23,11 +25,19 @@ import java.util.concurrent.TimeUnit;
  * <p>Writes never block: at most one write is in flight, on the connection's I/O thread, and the
  * next batch is taken from the buffer when it completes. A client that stops reading leaves the
  * events in its buffer, where the dispatcher's overflow rule finds them.
+ *
+ * <p>The connection is also read while the stream runs, though the client has nothing to send: a
+ * client that closes it (end of input) or resets it (a failed read) is seen at once, and its place
+ * among {@code stream.max-subscribers} is freed, even when no write is due to fail for another heartbeat
+ * (src/site/live-stream.md#subscribers-and-limits). Bytes a client does send are dropped, up to
+ * {@link #MAX_IGNORED_BYTES}; past that the connection is closed.
  */
 final class SseTransport implements Transport {
 
     /** Events written per write; large enough to fill a socket buffer, small enough to stay fair. */
     private static final int BATCH = 256;
+    /** What a client may send on a stream (it has no reason to send anything) before the connection is closed. */
+    private static final long MAX_IGNORED_BYTES = 64 * 1024;
     private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
 
     private final HttpServerExchange ex;
@@ -40,6 +50,7 @@ final class SseTransport implements Transport {
     private boolean writing;
     private boolean finished;
     private long lastWriteNanos;
+    private long ignoredBytes;
     private WriteTimeouts.Restore writeTimeout;
 
     private SseTransport(HttpServerExchange ex, Subscription subscription, Duration heartbeat) {
@@ -63,6 +74,7 @@ final class SseTransport implements Transport {
         });
         ex.getConnection().addCloseListener(c -> subscription.release());
         subscription.attach(t);
+        t.watchForClose();
         t.write(ByteBuffer.wrap(": trailproof live stream\n\n".getBytes(StandardCharsets.US_ASCII)));
         t.scheduleHeartbeat();
     }
@@ -103,6 +115,7 @@ final class SseTransport implements Transport {
             return;
         }
         finished = true;
+        unwatch();
         writeTimeout.restore();
         switch (ending) {
             case Ending.Overflow o -> sendLast(ByteBuffer.wrap(("event: overflow\ndata: {\"resume_from\": " + o.resumeFrom()
@@ -146,6 +159,52 @@ final class SseTransport implements Transport {
                 failed();
             }
         });
+    }
+
+    /**
+     * Reads the connection while the stream runs (the request had no body, so whatever comes is
+     * beyond it): end of input or a read error is the client gone. Undertow does not read a
+     * connection while its exchange runs, so nothing else competes for these bytes.
+     */
+    private void watchForClose() {
+        StreamSourceChannel in = source();
+        if (in == null) {
+            return;
+        }
+        in.getReadSetter().set(c -> {
+            ByteBuffer sink = ByteBuffer.allocate(512);
+            try {
+                for (int n; (n = c.read(sink.clear())) != 0; ) {
+                    if (n < 0) {
+                        failed();
+                        return;
+                    }
+                    ignoredBytes += n;
+                    if (ignoredBytes > MAX_IGNORED_BYTES) {
+                        failed();
+                        return;
+                    }
+                }
+            } catch (IOException e) {
+                failed();
+            }
+        });
+        in.resumeReads();
+    }
+
+    /** Stops reading before the response ends, so the connection goes back to Undertow as it found it. */
+    private void unwatch() {
+        StreamSourceChannel in = source();
+        if (in == null) {
+            return;
+        }
+        in.suspendReads();
+        in.getReadSetter().set(null);
+    }
+
+    /** The connection's own input (HTTP/1.1, the only protocol served); null for any other kind of connection. */
+    private StreamSourceChannel source() {
+        return ex.getConnection() instanceof AbstractServerConnection c ? c.getChannel().getSourceChannel() : null;
     }
 
     private void failed() {

@@ -2,21 +2,40 @@ package io.trailproof.cli;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Cli;
+import io.trailproof.testing.KafkaTestCluster;
 import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Pattern;
 
 /**
- * src/site/operations.md#start-output: the packaged launcher starts the JVM without warnings, with Lucene's native access
- * enabled and the vector module added (every JDK 21+ has it), and the program's own messages still
- * reach standard error complete and in order.
+ * src/site/operations.md#start-output and #logs: the packaged launcher starts the JVM without warnings, with Lucene's
+ * native access enabled and the vector module added (every JDK 21+ has it), and the program's own
+ * messages still reach standard error complete and in order. Nothing is printed outside the log
+ * format, cluster mode included (the Kafka client's SLF4J goes through the service's logging), and
+ * the commands an administrator runs print their own output only: library INFO lines belong in the
+ * server's log.
  */
 class LauncherIT {
+
+    /** A text-format record: {@code <UTC time> <LEVEL> <logger>: <message>}. */
+    private static final Pattern TEXT_RECORD =
+            Pattern.compile("\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z (ERROR|WARN|INFO|DEBUG|TRACE) \\S+: .*");
+    /** A record of the one-line format commands use for warnings (set by Main), at a level below WARNING. */
+    private static final Pattern COMMAND_INFO_RECORD =
+            Pattern.compile("\\d{4}-\\d\\d-\\d\\dT\\S+ (INFO|CONFIG|FINE|FINER|FINEST) .*");
 
     @TempDir
     Path dir;
@@ -45,6 +64,88 @@ class LauncherIT {
             Cli.Run run = Cli.run(Map.of(), "verify-export", dir.resolve("missing-" + i + ".json").toString());
             assertThat(run.exit()).as(run.toString()).isNotZero();
             assertThat(run.err()).as(run.toString()).contains("cannot read").doesNotContain("WARNING");
+        }
+    }
+
+    @Test
+    void clusterModePrintsNothingOutsideTheLogFormatInTextOrJson() throws Exception {
+        try (KafkaTestCluster kafka = KafkaTestCluster.start()) {
+            for (String format : List.of("text", "json")) {
+                Path config = dir.resolve(format + ".properties");
+                Files.writeString(config, "cluster.mode=kafka\ncluster.bootstrap-servers=" + kafka.bootstrapServers()
+                        + "\ncluster.node-id=launcher-" + format + "\ncluster.topic=launcher-" + format
+                        + "\nlog.format=" + format + "\n");
+                String output;
+                try (ServerProcess server = ServerProcess.start(dir.resolve("cluster-" + format), "--config",
+                        config.toString())) {
+                    Api api = server.api();
+                    assertThat(api.post("/v1/events", "{\"agent_id\":\"launcher\",\"action_type\":\"TOOL_CALL\"}").status())
+                            .isEqualTo(201);
+                    assertThat(api.get("/v1/events?agent_id=launcher&min_tree_size=1").status()).isEqualTo(200);
+                    output = server.stopAndCollectOutput();
+                }
+                assertThat(output).as(format + ":\n" + output).doesNotContain("SLF4J");
+                for (String line : output.split("\n")) {
+                    if (format.equals("json")) {
+                        JsonNode r = Api.JSON.readTree(line);
+                        assertThat(r.isObject() && r.has("time") && r.has("level") && r.has("logger") && r.has("message"))
+                                .as("a JSON record: " + line).isTrue();
+                    } else {
+                        assertThat(TEXT_RECORD.matcher(line).matches() || line.startsWith("trailproof "))
+                                .as("a log record or one of the service's own lines: '" + line + "' in\n" + output).isTrue();
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void theCommandsAnAdministratorRunsPrintNoLibraryLines() throws Exception {
+        Path data = dir.resolve("data");
+        Path backup = dir.resolve("backup.tar");
+        Path evidence = dir.resolve("evidence.json");
+        List<Cli.Run> runs = new ArrayList<>();
+        try (ServerProcess server = ServerProcess.start(data)) {
+            Api api = server.api();
+            assertThat(api.post("/v1/events", "{\"agent_id\":\"admin\",\"action_type\":\"TOOL_CALL\"}").status())
+                    .isEqualTo(201);
+            runs.add(Cli.run("backup", "-o", backup.toString(), "--server", api.base()));
+            runs.add(Cli.run("export", "--agent-id", "admin", "-o", evidence.toString(), "--server", api.base()));
+            runs.add(Cli.run("verify", "--agent-id", "admin", "--server", api.base()));
+            server.stopAndCollectOutput();
+        }
+        runs.add(tool("check-index", data));
+        runs.add(tool("rebuild-index", data));
+        runs.add(Cli.run("index", "check", "--data-dir", data.toString()));
+        runs.add(Cli.run("restore", backup.toString(), "--data-dir", dir.resolve("restored").toString()));
+        runs.add(Cli.run("verify-export", evidence.toString()));
+        for (Cli.Run run : runs) {
+            assertThat(run.exit()).as(run.toString()).isZero();
+            String printed = run.out() + run.err();
+            assertThat(printed).as(run.toString()).doesNotContain("SLF4J", "WARNING", "vector incubator");
+            assertThat(printed.lines().filter(l -> COMMAND_INFO_RECORD.matcher(l).matches()))
+                    .as(run.toString()).isEmpty();
+        }
+    }
+
+    /** An index tool as an administrator runs it: {@code index-tools/NAME --data-dir DIR}. */
+    private static Cli.Run tool(String name, Path dataDir) throws IOException, InterruptedException {
+        Path out = Files.createTempFile("index-tool", ".out");
+        Path err = Files.createTempFile("index-tool", ".err");
+        try {
+            ProcessBuilder pb = new ProcessBuilder("index-tools/" + name, "--data-dir", dataDir.toString())
+                    .redirectOutput(out.toFile()).redirectError(err.toFile());
+            pb.environment().put("TRAILPROOF_HOME", ServerProcess.launcher().getParent().getParent().toString());
+            Process p = pb.start();
+            if (!p.waitFor(5, TimeUnit.MINUTES)) {
+                p.destroyForcibly();
+                throw new IllegalStateException(name + " did not finish");
+            }
+            return new Cli.Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
+                    Files.readString(err, StandardCharsets.UTF_8));
+        } finally {
+            Files.deleteIfExists(out);
+            Files.deleteIfExists(err);
         }
     }
 }

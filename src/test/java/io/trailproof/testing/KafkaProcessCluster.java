@@ -172,7 +172,10 @@ public final class KafkaProcessCluster implements AutoCloseable {
 
     /** The test class path (Kafka and its dependencies), plus the SLF4J provider the build copied for the brokers. */
     private static String childClassPath() throws IOException {
-        String classPath = System.getProperty("java.class.path");
+        // Without the service's own SLF4J binding (slf4j-jdk14): the brokers use the one copied for them.
+        String classPath = Stream.of(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !Path.of(entry).getFileName().toString().startsWith("slf4j-jdk14"))
+                .collect(Collectors.joining(File.pathSeparator));
         Path lib = Path.of(System.getProperty(LOGGING_LIB_PROPERTY, "target/kafka-broker-lib"));
         if (Files.isDirectory(lib)) {
             try (Stream<Path> jars = Files.list(lib)) {

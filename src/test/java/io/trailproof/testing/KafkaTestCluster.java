@@ -7,6 +7,8 @@ import org.apache.kafka.common.test.TestKitNodes;
 
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.logging.Level;
+import java.util.logging.Logger;
 
 /**
  * A real Kafka cluster in the test JVM (KRaft): one controller and three brokers, as the cluster
@@ -21,7 +23,14 @@ public final class KafkaTestCluster implements AutoCloseable {
         this.kit = kit;
     }
 
+    /**
+     * The brokers and clients of the test JVM log through SLF4J into java.util.logging, whose console
+     * handler would print every INFO record of three brokers and a controller: their warnings are enough.
+     */
+    private static final List<Logger> QUIET = List.of(Logger.getLogger("kafka"), Logger.getLogger("org.apache.kafka"));
+
     public static KafkaTestCluster start() throws Exception {
+        QUIET.forEach(l -> l.setLevel(Level.WARNING));
         KafkaClusterTestKit kit = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
                 .setCombined(false)
                 .setNumControllerNodes(1)
