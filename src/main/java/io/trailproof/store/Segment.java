@@ -9,7 +9,13 @@ import java.nio.file.Path;
 
 /**
  * One segment file {@code NNNNNNNNNNNNNNNNNNNN.seg} (20-digit index of its first payload), read
- * through the log's bounded {@link ReadChannels}. Immutable; safe for concurrent readers.
+ * through the log's bounded {@link ReadChannels}. Immutable but for {@link #retired}; safe for
+ * concurrent readers.
+ *
+ * <p>A segment rewritten by an erasure (src/site/erasure.md#physically-gone) is a new object under
+ * the same name, carrying the positions of its frames in the new file ({@link #position}); the
+ * object it replaced is retired, and a read through it fails with {@link SegmentReplacedException}
+ * so the reader retries with the log's current segments.
  */
 final class Segment {
     static final String SUFFIX = ".seg";
@@ -17,11 +23,25 @@ final class Segment {
     final long start;
     final Path path;
     private final ReadChannels channels;
+    /** Frame offsets of payloads {@code start, start + 1, ...} in a rewritten file; null: the log's table. */
+    private final long[] positions;
+    /** Set (under the channels' lock) once a rewrite is about to replace this segment's file. */
+    volatile boolean retired;
 
     Segment(long start, Path path, ReadChannels channels) {
+        this(start, path, channels, null);
+    }
+
+    Segment(long start, Path path, ReadChannels channels, long[] positions) {
         this.start = start;
         this.path = path;
         this.channels = channels;
+        this.positions = positions;
+    }
+
+    /** The offset of payload {@code index}'s frame in this file. */
+    long position(long index, PositionTable table) {
+        return positions == null ? table.get(index) : positions[(int) (index - start)];
     }
 
     static String fileName(long start) {
@@ -47,7 +67,7 @@ final class Segment {
         int total = 0;
         boolean retried = false;
         while (dst.hasRemaining()) {
-            ReadChannels.Lease lease = channels.acquire(path);
+            ReadChannels.Lease lease = channels.acquire(this);
             try {
                 while (dst.hasRemaining()) {
                     int n = lease.channel.read(dst, pos + total);
@@ -57,11 +77,11 @@ final class Segment {
                     total += n;
                 }
             } catch (ClosedByInterruptException e) {
-                channels.discard(path, lease);   // this thread was interrupted: repair for others, give up
+                channels.discard(this, lease);   // this thread was interrupted: repair for others, give up
                 throw e;
             } catch (ClosedChannelException e) {
                 // another reader's interrupt closed the shared channel: once more with a fresh one
-                channels.discard(path, lease);
+                channels.discard(this, lease);
                 if (retried) {
                     throw e;
                 }
