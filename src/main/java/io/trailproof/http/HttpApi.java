@@ -67,6 +67,8 @@ public final class HttpApi {
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst, checkpoints::noteFor).register(router);
         new PolicyEndpoints(ledger, bodies).register(router);
+        new ErasureEndpoints(new io.trailproof.erasure.ErasureService(ledger, index), cluster != null, bodies)
+                .register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);

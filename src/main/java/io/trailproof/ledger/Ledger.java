@@ -70,11 +70,14 @@ public final class Ledger implements Closeable {
     private final ReplicaApplies replica;
     /** The last replica position found in the log at open (cluster mode), or null. */
     private final ReplicaPosition openedAt;
+    private final LedgerErasures erasures;
+    /** The log index of an erasure a crash interrupted whose work above the log is to be finished, or -1. */
+    private final long interruptedErasure;
 
     /** Built by {@link LedgerOpening} once the log is recovered. */
     Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
                    RandomGenerator random, LedgerOptions options, UnaryOperator<TreeAppends> treeSeam, DedupeTable dedupe,
-                   LogTime logTime, ReplicaPosition openedAt) {
+                   LogTime logTime, ReplicaPosition openedAt) throws IOException {
         this.openedAt = openedAt;
         this.log = log;
         this.dedupe = dedupe;
@@ -93,7 +96,10 @@ public final class Ledger implements Closeable {
         this.batches = new BatchAppends(sequencer, log, dedupe, redactor, afterDurable);
         this.replica = logTime == null ? null : new ReplicaApplies(sequencer, log, dedupe, logTime,
                 openedAt == null ? -1 : openedAt.offset(), afterDurable);
-        this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health);
+        this.erasures = new LedgerErasures(dataDir, log, sequencer, dedupe,
+                ErasureRegistry.load(log, r.agents(), log.size()), afterDurable);
+        this.interruptedErasure = erasures.completeAtOpen().orElse(-1);
+        this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health, erasures.registry());
         this.queries = new LedgerQueries(log, tree, r.agents(), sequencer::readableSize, clock, audit);
     }
 
@@ -281,6 +287,65 @@ public final class Ledger implements Closeable {
     /** Writes a checkpoint covering everything applied so far. */
     void checkpoint() throws IOException {
         checkpointer.checkpoint();
+    }
+
+    // ---------------------------------------------------------------- erasure (src/site/erasure.md)
+
+    /**
+     * What erasing the events at {@code candidates} (log indexes below {@link #size()}) would do:
+     * which would be erased (erasure events never are) and how many are erased already. Changes nothing.
+     */
+    public LedgerErasures.ErasurePlan planErasure(long[] candidates) throws IOException {
+        checkReadable(candidates);
+        return erasures.plan(candidates);
+    }
+
+    /**
+     * Erases the content of the events at {@code candidates} not erased yet, keeping their integrity
+     * fields (src/site/erasure.md#erased-event): records the erasure as an event of agent
+     * {@link io.trailproof.core.event.EventFields#ERASURES_AGENT} (durable first), then rewrites the
+     * log. On return no byte of the erased content is left in the log's files; the caller removes
+     * it from what it derived (the search index) and then calls {@link #erasureSettled}.
+     *
+     * @throws LedgerErasures.ErasureTooLargeException when the erasure record would exceed an event's size
+     */
+    public LedgerErasures.ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
+                                               ObjectNode selector) throws IOException {
+        refuseLocalWriteInReplica();
+        checkReadable(candidates);
+        return erasures.erase(candidates, fields, reason, keyName, selector);
+    }
+
+    /** The erasure's work is complete above the log too (src/site/erasure.md#physically-gone). */
+    public void erasureSettled() throws IOException {
+        erasures.settled();
+    }
+
+    /**
+     * The log index of an erasure a crash interrupted (its log part finished at open), whose work
+     * above the log the caller must finish before calling {@link #erasureSettled}; -1 when none.
+     */
+    public long interruptedErasure() {
+        return interruptedErasure;
+    }
+
+    /** The id of the erasure event that names the event at {@code logIndex}, or null. */
+    public String erasureOf(long logIndex) {
+        return erasures.registry().erasureOf(logIndex);
+    }
+
+    private void checkReadable(long[] indexes) {
+        long size = size();
+        for (long i : indexes) {
+            if (i < 0 || i >= size) {
+                throw new IllegalArgumentException("log index " + i + " is not readable (readable: " + size + ")");
+            }
+        }
+    }
+
+    /** Log indexes of one agent's readable events, ascending; empty when the agent is unknown. */
+    public long[] agentPositions(String agentId) {
+        return queries.agentPositions(agentId);
     }
 
     // ---------------------------------------------------------------- reads

@@ -170,6 +170,8 @@ public final class TrailproofServer implements AutoCloseable {
             if (metrics != null) {
                 observe(metrics, ledger, index, timestamps, checkpoints, checkpointing, witnesses);
             }
+            // An erasure a crash interrupted is finished before anything is served (src/site/erasure.md).
+            new io.trailproof.erasure.ErasureService(ledger, index).completeInterrupted();
             HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints),
                     metrics, cluster, clock);
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
