@@ -53,7 +53,7 @@ export function replace(node, ...children) {
 
 const ENTITIES = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'" };
 
-/** The text of the escapes the service writes in fragments (README, GET /v1/search). */
+/** The text of the escapes the service writes in fragments (src/site/search.md#get-v1search). */
 export function unescapeFragmentText(text) {
   return text.replace(/&(?:amp|lt|gt|quot|#39);/g, (entity) => ENTITIES[entity]);
 }

@@ -15,7 +15,7 @@ import static com.tngtech.archunit.core.domain.properties.HasOwner.Predicates.Wi
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 
 /**
- * Keeps the layers as the README draws them: the core is pure (no I/O, no clock, no randomness of
+ * Keeps the layers as src/site/architecture.md draws them: the core is pure (no I/O, no clock, no randomness of
  * its own) and every arrow points toward it.
  */
 class ArchitectureTest {
@@ -137,7 +137,7 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage("io.trailproof.cluster..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
                         "io.trailproof.cli..", "io.undertow..", "io.trailproof.index..")
-                .because("cluster mode (issue #18): http -> cluster -> ledger; the HTTP answer format comes in "
+                .because("cluster mode: http -> cluster -> ledger; the HTTP answer format comes in "
                         + "through AnswerBuilders")
                 .check(classes);
         noClasses().that().resideInAnyPackage("io.trailproof.core..", "io.trailproof.store..", "io.trailproof.ledger..")
@@ -294,7 +294,7 @@ class ArchitectureTest {
                 .should().callMethodWhere(target(nameMatching("write|truncate|transferFrom|map"))
                         .and(target(owner(assignableTo(FileChannel.class)))))
                 .because("an interrupt of the appending thread closes a FileChannel and would break the tree for "
-                        + "every thread (#11 property 10): level files are written through RandomAccessFile")
+                        + "every thread: level files are written through RandomAccessFile")
                 .check(classes);
     }
 
@@ -307,7 +307,7 @@ class ArchitectureTest {
                 .should().callMethod(io.trailproof.store.EventLog.class, "append", java.util.List.class)
                 .orShould().callMethod(io.trailproof.store.SegmentLog.class, "append", java.util.List.class)
                 .orShould().callMethod(io.trailproof.store.MerkleNodeStore.class, "append", byte[].class)
-                .because("the readable size (issue #11, property 1) is published by the sequencer after the log, the "
+                .because("the readable size is published by the sequencer after the log, the "
                         + "tree and the agents are all updated; a write elsewhere would not be counted")
                 .check(classes);
     }

@@ -19,7 +19,7 @@ import java.util.random.RandomGenerator;
  * <p>Either the key comes from {@code checkpoint.signing-key} (a file in Go's private-key form), or
  * it is made at the first start and kept in {@code DIR/keys/checkpoint.key}, readable by the owner
  * only, so the origin is kept with it. A configured {@code checkpoint.origin} must then be the key's
- * name: a different origin is a different log, and rotating the key means starting one (the README
+ * name: a different origin is a different log, and rotating the key means starting one (src/site/checkpoints.md#identity-and-keys
  * says how).
  */
 public final class CheckpointKeys {

@@ -25,7 +25,7 @@ import java.util.function.Supplier;
  * still be at least that size and give that root there; if it ever does not (a log restored from an
  * older backup, truncated, or rewritten), signing stops for good, the reason is logged and reported
  * by {@link #problems()} (so on {@code /health}), and the last good checkpoint stays served. Only an
- * operator can resume, by starting a new log identity (see the README).
+ * operator can resume, by starting a new log identity (src/site/checkpoints.md#identity-and-keys).
  *
  * <p>Thread-safety: {@link #signIfGrown} and {@link #addCosignature} are serialised; readers take the
  * latest checkpoint without a lock.

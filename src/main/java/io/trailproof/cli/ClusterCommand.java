@@ -12,7 +12,7 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof cluster status}: each node's applied size and root, how far it applied the
- * topic, whether it runs the cluster's scheduled work, and where the topic ends ({@code GET /v1/cluster} of each node; issue #18).
+ * topic, whether it runs the cluster's scheduled work, and where the topic ends ({@code GET /v1/cluster} of each node).
  */
 @Command(name = "cluster", mixinStandardHelpOptions = true, description = "Cluster mode (Kafka): the nodes' state.",
         subcommands = ClusterCommand.Status.class)

@@ -24,7 +24,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * One HTTP/1.1 GET over a plain socket, its body read as a channel straight into the caller's
  * buffers: the backup client's transport for {@code http://} servers. The JDK's {@code HttpClient}
  * hands a body over in 16 KB pieces through its own selector thread, and measured at about a third of
- * what the socket gives here (see the README, "Operations: backup and restore"); a backup is one large
+ * what the socket gives here (src/site/operations.md#backup-and-restore); a backup is one large
  * answer on a fresh connection, which needs nothing of a general client but the status, the headers
  * and a {@code Content-Length}.
  *

@@ -2,7 +2,7 @@ package io.trailproof.cli;
 
 /**
  * SIGTERM and SIGINT handling. A JVM shutdown hook would run too, but the process would then exit
- * with 143; handling the signals lets {@code serve} finish its work and exit 0 as CONTRACT promises.
+ * with 143; handling the signals lets {@code serve} finish its work and exit 0 as src/site/operations.md#start-output promises.
  */
 final class Shutdown {
 

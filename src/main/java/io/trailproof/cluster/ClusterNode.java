@@ -35,7 +35,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 
 /**
- * This node's part in a cluster (cluster mode, issue #18): the one-partition topic is the replicated
+ * This node's part in a cluster: the one-partition topic is the replicated
  * source of order, and this node is a deterministic replica of it.
  *
  * <p><b>Writes</b> ({@link #submit}): the validated, redacted events of one request go into one record,

@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * The start-up rules for the topic (issue #18): created when missing with the settings the design
+ * The start-up rules for the topic: created when missing with the settings the design
  * needs; an existing topic that would break a promise is refused with a message naming the setting.
  *
  * <ul>
@@ -109,7 +109,7 @@ public final class TopicGuard {
      * The topic's configuration. A topic created a moment ago (by this node, or by another starting at
      * the same time) reaches the brokers one after another: the broker answering may not know it yet
      * although another one just described it, and says "unknown topic". So that answer is asked again
-     * for a while before it is called a problem of the cluster (seen under load: a node refused to start).
+     * for a while before it is called a problem of the cluster (under load a node would otherwise refuse to start).
      */
     private static Config describeConfig(Admin admin, String topic)
             throws ExecutionException, TimeoutException, InterruptedException {

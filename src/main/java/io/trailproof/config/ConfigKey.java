@@ -49,7 +49,7 @@ public enum ConfigKey {
     METRICS_ENABLED("metrics.enabled", "true"),
     LOG_FORMAT("log.format", "text"),
     LOG_ACCESS("log.access", "false"),
-    // Cluster mode on Apache Kafka (issue #18); cluster.kafka.* keys pass through to the Kafka clients
+    // Cluster mode on Apache Kafka; cluster.kafka.* keys pass through to the Kafka clients
     CLUSTER_MODE("cluster.mode", "embedded"),
     CLUSTER_BOOTSTRAP_SERVERS("cluster.bootstrap-servers", ""),
     CLUSTER_TOPIC("cluster.topic", "trailproof-log"),

@@ -49,7 +49,7 @@ public record Settings(
     }
 
     /**
-     * Cluster mode on Apache Kafka (issue #18).
+     * Cluster mode on Apache Kafka.
      *
      * @param kafka {@code true} for {@code cluster.mode=kafka}; false for the embedded single node
      * @param bootstrapServers {@code host:port} list of the Kafka cluster

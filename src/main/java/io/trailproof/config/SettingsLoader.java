@@ -159,7 +159,7 @@ public final class SettingsLoader {
                 bool(raw, ConfigKey.LOG_ACCESS));
     }
 
-    /** {@code cluster.*} (issue #18): checked even in the embedded mode, so a typo never waits for the switch. */
+    /** {@code cluster.*}: checked even in the embedded mode, so a typo never waits for the switch. */
     private static Settings.Cluster cluster(Map<ConfigKey, Sourced> raw, Map<String, String> kafka) throws ConfigException {
         String mode = raw.get(ConfigKey.CLUSTER_MODE).value.toLowerCase(Locale.ROOT);
         if (!mode.equals("embedded") && !mode.equals("kafka")) {

@@ -35,7 +35,7 @@ final class ApiHandler implements HttpHandler {
     private final Router router;
     private final Authenticator authenticator;
     private final RequestBodies bodies;
-    /** min_tree_size on reads (issue #18). */
+    /** min_tree_size on reads. */
     private final MinTreeSize minTreeSize;
 
     ApiHandler(Router router, Authenticator authenticator, RequestBodies bodies, MinTreeSize minTreeSize) {

@@ -8,7 +8,7 @@ import io.trailproof.ledger.Ledger;
 import java.util.HexFormat;
 
 /**
- * {@code GET /v1/cluster} (issue #18): the node answering, its applied size and root, how far it
+ * {@code GET /v1/cluster}: the node answering, its applied size and root, how far it
  * applied the topic and where the topic ends (its lag is the difference), and whether it runs the
  * cluster's scheduled work (scheduled timestamps, witness requests). In the embedded mode:
  * the mode, size and root.

@@ -20,7 +20,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 
 /**
- * {@code POST /v1/events}, {@code POST /v1/batch} and {@code POST /v1/traces} in cluster mode (issue #18): the request's
+ * {@code POST /v1/events}, {@code POST /v1/batch} and {@code POST /v1/traces} in cluster mode: the request's
  * validated events go to the topic ({@link ClusterNode#submit}); the answer is written from what
  * this node's apply loop did with the record, with {@code X-Tree-Size} (the size right after it),
  * which a client passes to another node as {@code min_tree_size} to read its own write there.

@@ -49,7 +49,7 @@ public final class HttpApi {
                    io.trailproof.cluster.ClusterNode cluster, java.time.Clock clock) {
         router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
-        // was most of its latency and all of its tail (issue #19).
+        // was most of its latency and all of its tail.
         Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, health(ledger, checkpoints));
         router.add("GET", "/health", null, health, ex -> CompletableFuture.completedFuture(e -> health.handle(e, null)));
         budget = InFlightBudget.of(settings.hardening().maxInFlightBytes());
@@ -79,7 +79,7 @@ public final class HttpApi {
                     streams::openStreams);
             router.get("/metrics", (ex, p) -> MetricsEndpoint.answer(ex, metrics));
         }
-        new OpenApiEndpoint().register(router); // GET /v1/openapi.json (issue #17)
+        new OpenApiEndpoint().register(router); // GET /v1/openapi.json
         new BackupEndpoint(new io.trailproof.backup.OnlineBackup(settings.dataDir(), ledger, timestamps::storeFiles,
                 clock)).register(router);
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
@@ -103,7 +103,7 @@ public final class HttpApi {
                 // until a connection closes; each I/O thread takes its share of the limit.
                 .setSocketOption(Options.CONNECTION_HIGH_WATER, settings.hardening().maxConnections())
                 .setSocketOption(Options.CONNECTION_LOW_WATER, settings.hardening().maxConnections())
-                // The console (issue #15) answers /, /ui and /ui/* from memory before authentication and
+                // The console answers /, /ui and /ui/* from memory before authentication and
                 // passes everything else on.
                 .setHandler(recorded(new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()), draining),
                         metrics, settings.observability().accessLog(), authenticator))

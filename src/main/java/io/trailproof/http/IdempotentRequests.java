@@ -167,7 +167,8 @@ final class IdempotentRequests {
         }
         int stored = errors.length - refused;
         // Written as the events are read back (no copy of each), sized for ~800-byte events: a
-        // replayed 1,000-event batch allocated about twice its answer before (issue #12's tail).
+        // replayed 1,000-event batch would otherwise allocate about twice its answer, and that garbage
+        // sets the tail of its latency.
         Responses.Written body = BatchAnswer.write(errors, 2 + errors.length * 32 + stored * 800,
                 visitor -> {
                     if (stored > 0) {

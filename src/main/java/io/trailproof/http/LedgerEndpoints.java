@@ -45,7 +45,7 @@ final class LedgerEndpoints {
 
     // Answers ?format=tlog-proof (src/site/checkpoints.md); null until HttpApi wires the checkpoints in.
     private TlogProofEndpoint tlogProof;
-    // Cluster mode (issue #18): writes go through the topic; null in the embedded mode.
+    // Cluster mode: writes go through the topic; null in the embedded mode.
     private ClusterWrites cluster;
 
     LedgerEndpoints(Ledger ledger, RequestBodies bodies, int maxBatchEvents, IdempotentRequests idempotency) {

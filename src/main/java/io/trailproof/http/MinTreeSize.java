@@ -12,7 +12,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Read-after-write across nodes (issue #18): a read with {@code min_tree_size=n} (or the header
+ * Read-after-write across nodes: a read with {@code min_tree_size=n} (or the header
  * {@code X-Min-Tree-Size: n}) is served once this node's tree has at least n events, waiting at
  * most {@code cluster.read-wait}; then 503 with {@code Retry-After} and this node's size. The
  * parameter is taken off the request before the endpoint sees it, so every read accepts it. In the

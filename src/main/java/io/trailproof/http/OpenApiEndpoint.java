@@ -13,7 +13,7 @@ import java.nio.ByteBuffer;
  * exactly what the tests validate real answers against (OpenApiContractIT).
  *
  * <p>Under the {@code read} role like every other {@code /v1} read: the map of the API is not handed
- * to a caller without a key, for the same reason a 401 comes before a 404 (README, "OpenAPI").
+ * to a caller without a key, for the same reason a 401 comes before a 404 (src/site/http-api.md#administration).
  */
 final class OpenApiEndpoint {
 

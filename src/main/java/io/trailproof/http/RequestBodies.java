@@ -77,7 +77,7 @@ final class RequestBodies {
         if (bodiless(ex)) {
             // Most requests (every GET) have no body: no intake, no budget share, and no deadline
             // timer, whose scheduling and cancelling on the I/O thread was a measurable part of a
-            // root request's cost (issue #19).
+            // root request's cost.
             then.run();
             return;
         }

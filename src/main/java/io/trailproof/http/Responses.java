@@ -138,8 +138,8 @@ final class Responses {
      * Output held in chunks. Why not one array: G1 allocates an array over half a region (512 KB with
      * the 1 MB regions of heaps under 2 GB) as a "humongous" object, and each such allocation starts a
      * concurrent marking cycle whose Remark pause took 5-11 ms. A batch answer of 1,000 events is about
-     * 780 KB: every batch started a cycle, and those pauses were the p99 of a replayed batch (issue #12)
-     * and CPU taken from ingest (issue #19). Full-size chunk arrays of answers already sent are kept
+     * 780 KB: every batch would start a cycle, and those pauses would set the p99 of a replayed batch
+     * and take CPU from ingest. Full-size chunk arrays of answers already sent are kept
      * (at most {@link #SPARE_CHUNKS}) and reused: a batch answer of 1,000 events was otherwise about a
      * third of what a replayed batch allocated, and each young collection it brought on was a replay
      * slower than the 5 ms goal.

@@ -26,7 +26,7 @@ import java.util.Map;
  * 413 (the body, compressed or decompressed, over the limit), 503 and the auth refusals as
  * everywhere, with {@code {"error"}}.
  *
- * <p>In cluster mode (issue #18) the spans are mapped, checked and redacted here and produced as one
+ * <p>In cluster mode the spans are mapped, checked and redacted here and produced as one
  * record ({@link ClusterWrites#spans}); every node stores those whose mark it has not recorded, and
  * the answer (with {@code X-Tree-Size}) comes after this node applied the record.
  */

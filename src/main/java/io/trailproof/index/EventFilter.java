@@ -5,8 +5,8 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * The filters of {@code GET /v1/events}, {@code GET /v1/search} and {@code GET /v1/stream} (CONTRACT
- * 4.2), all combined with AND: exact {@code agent_id}, {@code action_type}, {@code action_status} and
+ * The filters of {@code GET /v1/events}, {@code GET /v1/search} and {@code GET /v1/stream}
+ * (src/site/http-api.md#reading-events), all combined with AND: exact {@code agent_id}, {@code action_type}, {@code action_status} and
  * {@code source}, {@code since} (inclusive) and {@code until} (exclusive) on the event
  * {@code timestamp}, and exact label values. Null means no filter. {@code action_status} and
  * {@code source} go beyond src/site/http-api.md#endpoints: they let a facet value of either narrow a search

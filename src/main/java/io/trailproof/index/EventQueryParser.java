@@ -36,12 +36,12 @@ import java.util.List;
  * <p>The default field {@code text} (named or not) means every text value of the event, which the
  * index keeps in {@link IndexFields#TEXT_FIELDS} (each value inverted once), so a clause on it becomes
  * the same clause on each of those fields: a word is one {@link CombinedFieldQuery} (BM25F, which
- * scores the fields as if they were one field, as {@code text} was scored when it held everything); a
- * phrase matches within one field's text (no longer across the end of one field and the start of
- * the next, which the contract never promised) and scores the sum over the fields, as occurrences
- * in one field used to add up; a wildcard, prefix, fuzzy term, regular expression or range keeps the score of a
- * single clause (the best field's). A parser for highlighting keeps {@code text} as one field: the
- * highlighter marks a matched term wherever it occurs, whatever field the query names.
+ * scores the fields as if they were one field); a phrase matches within one field's
+ * text (never across the end of one field and the start of the next) and scores the sum over the
+ * fields, as occurrences in one field add up; a wildcard, prefix, fuzzy term, regular expression or
+ * range keeps the score of a single clause (the best field's). A parser for highlighting keeps
+ * {@code text} as one field: the highlighter marks a matched term wherever it occurs, whatever
+ * field the query names.
  *
  * <p>Multi-term queries (wildcards, prefixes, fuzzy terms, regular expressions) are rewritten to
  * constant-score filters, and automata are limited in the work they may take, so no query can

@@ -21,7 +21,7 @@ import java.util.Collections;
 import java.util.List;
 
 /**
- * One page of hits at any offset for the cost of one page (property 6 of #11): memory never grows
+ * One page of hits at any offset for the cost of one page: memory never grows
  * with the offset, so {@code offset=999999999} or a page deep in a large result costs no more heap
  * than the first page.
  */

@@ -6,7 +6,7 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Requests waiting for the index to hold a number of events, each parked as a future instead of a
- * thread (property 5 of #11: requests waiting for a stalled index must not take the threads that
+ * thread (requests waiting for a stalled index must not take the threads that
  * ingestion needs). Bounded: {@link #park} refuses beyond {@code max}. Whoever sees the index grow
  * calls {@link #release}; a parked future is completed outside the lock, so what follows it runs
  * on the releasing thread and must only hand work on.

@@ -18,7 +18,7 @@ import java.util.zip.CRC32C;
  * The checkpoint of heads: how far into the log it reaches, the hash of the last event it covers,
  * how many bytes of the {@link PositionJournal} hold the positions of those events, and each agent's
  * head. Its size grows with the number of agents, not of events: the positions live in the journal,
- * which only grows by what changed (issue #11, property 7).
+ * which only grows by what changed.
  *
  * <p>Written only after every event it covers is durable, so {@link #logSize()} and
  * {@link #lastHash()} are also the record of what was acknowledged: a log that no longer reaches or

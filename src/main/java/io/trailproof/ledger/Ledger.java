@@ -123,7 +123,7 @@ public final class Ledger implements Closeable {
     }
 
     /**
-     * Opens the ledger of a replica (cluster mode, issue #18): as {@link #open(Path, LedgerOptions, Clock,
+     * Opens the ledger of a replica: as {@link #open(Path, LedgerOptions, Clock,
      * RandomGenerator)}, but its only writer is {@link #replicaApplies()}, which takes ids, times
      * and dedupe decisions from the replicated records; {@link #append} and the other local writes
      * refuse ({@link LedgerUnavailableException}), so nothing this node's clock or randomness made

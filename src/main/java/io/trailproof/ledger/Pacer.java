@@ -8,7 +8,7 @@ import java.util.function.LongSupplier;
  * work it sleeps long enough that work / (work + sleep) is the share. On 2 cores a re-verification
  * of every chain at full speed takes a core for tens of seconds at a million events (every hash
  * recomputed), and whatever the other core serves meanwhile waits for the scheduler: the periodic
- * check need not be fast, the answers beside it must stay quick (issue #19).
+ * check need not be fast, the answers beside it must stay quick.
  *
  * <p>Work is measured in elapsed time, so time the thread spent waiting for a core counts as
  * work and the pace errs on the slow side. Not thread-safe: one pacer per walk.

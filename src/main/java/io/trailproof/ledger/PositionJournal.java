@@ -16,7 +16,7 @@ import java.util.zip.CRC32C;
 /**
  * Which agent each log position belongs to, as an append-only file ({@code DIR/positions}): one record
  * per checkpoint, covering the log range the checkpoint added, so writing a checkpoint costs what
- * changed since the previous one, never the whole log (issue #11, property 7).
+ * changed since the previous one, never the whole log.
  *
  * <p>Record: {@code int length, int crc32c, body}; body: {@code long from, long to, int firstNewAgent,
  * int newAgents, newAgents × UTF id, (to - from) × varint agent}. Agents are numbered in the order

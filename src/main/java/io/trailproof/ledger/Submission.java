@@ -7,8 +7,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Client fields on their way to the sequencer: validated, redacted when redaction is on (CONTRACT
- * 16), and how many bytes redaction added to their canonical form. The size limit applies to the
+ * Client fields on their way to the sequencer: validated, redacted when redaction is on
+ * (src/site/redaction.md), and how many bytes redaction added to their canonical form. The size limit applies to the
  * event as sent, so the sealer allows that many more; redaction never makes an event invalid.
  */
 public record Submission(ObjectNode fields, int sizeAllowance) {

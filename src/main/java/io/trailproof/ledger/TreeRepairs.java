@@ -3,7 +3,7 @@ package io.trailproof.ledger;
 import java.util.List;
 
 /**
- * What the ledger does with the tree store's repairs of its upper levels (issue #11 property 4): each is
+ * What the ledger does with the tree store's repairs of its upper levels: each is
  * logged as a warning, since the derived file was wrong and has been rewritten from level 0 before any
  * root was served from it. A repair where every node above the first wrong one differed too means the
  * leaves under it (level 0, or the log and level 0 together) changed after the nodes were written: that

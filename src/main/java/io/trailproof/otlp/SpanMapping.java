@@ -30,7 +30,7 @@ import java.util.Set;
  * Pure: no I/O, no clock; the result still goes through the event rules of src/site/events.md#accepted-fields (the
  * caller validates it as it validates any event).
  *
- * <p>Decisions where the contract is silent (README, "OpenTelemetry"): a row takes an attribute
+ * <p>Decisions where the contract is silent (src/site/ingestion.md#mapping): a row takes an attribute
  * only when its value is a non-empty string, and an attribute is "used by a row" only when its value
  * went into a field, so {@code gen_ai.agent.name} stays in {@code metadata.otel.attributes} when
  * {@code gen_ai.agent.id} named the agent, and {@code error.type} when the status message was the

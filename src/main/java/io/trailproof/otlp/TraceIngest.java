@@ -105,7 +105,7 @@ public final class TraceIngest {
     /**
      * The spans of one export mapped and checked by the event rules, in the order they are stored
      * (start time, ties as sent), each with its mark; nothing stored or claimed. Cluster mode
-     * (issue #18) produces these to the topic, where every replica dedupes them by their marks.
+     * produces these to the topic, where every replica dedupes them by their marks.
      */
     public static final class Prepared {
         private final List<Candidate> candidates;

@@ -114,7 +114,7 @@ public final class TrailproofServer implements AutoCloseable {
                     settings.idempotency().retention(), settings.idempotency().maxKeys(),
                     settings.redaction().redactor());
             timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
-            // Cluster mode (issue #18): the topic is the source of order; this node's log is a replica of it.
+            // Cluster mode: the topic is the source of order; this node's log is a replica of it.
             ledger = settings.cluster().kafka() ? Ledger.openReplica(settings.dataDir(), options, clock)
                     : Ledger.open(settings.dataDir(), options, clock, random);
             // The checkpoints before the cluster node: its apply loop keeps the replicated cosignatures.

@@ -25,7 +25,7 @@ import java.util.zip.CRC32C;
  *       log size before the group);</li>
  *   <li>commit frame of earlier versions, still read: length word {@code 0x80000009}, payload
  *       {@code 'C'} and the log size only (forced size unknown).</li>
- *   <li>side frame (since issue 12): bit 31 clear, bit 30 set, bits 0..29 = payload length,
+ *   <li>side frame: bit 31 clear, bit 30 set, bits 0..29 = payload length,
  *       {@code 1..MAX_PAYLOAD_BYTES}; the payload is opaque to the log (the ledger's dedupe
  *       records, e.g. an {@code Idempotency-Key} and its answer). A side frame sits inside a
  *       group, after the group's record frames and before its commit frame, and is covered by
@@ -40,8 +40,8 @@ import java.util.zip.CRC32C;
  *
  * <p><b>Compatibility.</b> Earlier versions refused a length word with bit 30 set as an impossible
  * length (above 64 MiB), so no log written before side frames existed contains one: such logs read
- * unchanged. A log that holds side frames is not readable by a version before issue 12 (it stops
- * at the first one as corruption, changing nothing).
+ * unchanged. A log that holds side frames is not readable by a version from before side frames (it
+ * stops at the first one as corruption, changing nothing).
  */
 final class FrameCodec {
     static final int HEADER_BYTES = 8;

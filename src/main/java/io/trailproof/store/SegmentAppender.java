@@ -155,8 +155,8 @@ final class SegmentAppender {
      * The encoding of the last group, kept for the next one (appends are serialised by this
      * object's lock, and a write copies the bytes before it returns). A group of 1,000 events is
      * about 800 KB: allocated anew for every group, such an array is one G1 "humongous" object per
-     * batch, and each of those started a concurrent marking cycle with its own Remark pause
-     * (issues #12 and #19). Groups over {@link #KEPT_GROUP_BUFFER_BYTES} get an array of their own.
+     * batch, and each of those started a concurrent marking cycle with its own Remark pause.
+     * Groups over {@link #KEPT_GROUP_BUFFER_BYTES} get an array of their own.
      */
     private byte[] groupBuffer = new byte[0];
     private static final int KEPT_GROUP_BUFFER_BYTES = 4 << 20;

@@ -27,7 +27,7 @@ import static io.trailproof.cluster.ClusterNodes.postKeyed;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue #18's failover scenario for real: a Kafka cluster of three KRaft nodes (broker + controller
+ * Failover for real: a Kafka cluster of three KRaft nodes (broker + controller
  * each) in separate JVMs ({@link KafkaProcessCluster}), three trailproof nodes ingesting concurrently
  * with keyed requests (a 503 "outcome unknown" is retried with the same {@code Idempotency-Key}), and
  * the broker leading the topic's partition killed with SIGKILL in the middle of it; that broker is made

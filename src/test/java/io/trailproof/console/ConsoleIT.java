@@ -158,7 +158,7 @@ class ConsoleIT {
 
     @Test
     void theResultsDownloadAsCsvAndNdjson() throws Exception {
-        assumeTrue(downloadsSupported(), "GET /v1/search has no format=csv|ndjson yet (the lead's API addition)");
+        assumeTrue(downloadsSupported(), "GET /v1/search has no format=csv|ndjson in this build");
         openSearch("?q=timeout&sort=timestamp");
         browser.visible("#download-csv").click();
         Path csv = browser.downloads().resolve("trailproof-search.csv");
@@ -382,7 +382,7 @@ class ConsoleIT {
 
     @Test
     void aFacetClickNarrowsTheSearch() throws Exception {
-        assumeTrue(facetsSupported(), "GET /v1/search has no facets yet (the lead's API addition)");
+        assumeTrue(facetsSupported(), "GET /v1/search has no facets in this build");
         openSearch("?q=*:*");
         WebElement value = browser.visible("#facets [data-field=action_status] [data-value=error]");
         assertThat(value.getText()).contains("10");
@@ -398,7 +398,7 @@ class ConsoleIT {
 
     @Test
     void aHistogramBarNarrowsTheTimeRange() throws Exception {
-        assumeTrue(facetsSupported(), "GET /v1/search has no histogram yet (the lead's API addition)");
+        assumeTrue(facetsSupported(), "GET /v1/search has no histogram in this build");
         openSearch("?q=*:*&agent_id=alice-agent");
         browser.await(d -> browser.all("#histogram .bar").size() >= 10);
         WebElement bar = browser.all("#histogram .bar[data-start^='2026-03-03']:not(.empty)").get(0);

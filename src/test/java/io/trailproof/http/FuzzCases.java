@@ -230,7 +230,7 @@ final class FuzzCases {
      */
     static List<Expected> exportAndTimestampCases() {
         List<Expected> c = new ArrayList<>();
-        // An offset too large for a long is past the end, an empty page (#11), not malformed.
+        // An offset too large for a long is past the end, an empty page, not malformed.
         for (String q : List.of("limit=0", "limit=-1", "limit=1.5", "limit=abc", "limit=", "offset=-1",
                 "offset=abc", "offset=1.5")) {
             c.add(new Expected(Case.get("/v1/timestamps " + q, "/v1/timestamps?" + q), 400));

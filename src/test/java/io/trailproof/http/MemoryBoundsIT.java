@@ -32,7 +32,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * Property 6 of #11 at the HTTP layer: memory stays bounded whatever clients send. A real server
+ * At the HTTP layer, memory stays bounded whatever clients send. A real server
  * process with a 256 MB heap that exits on an {@code OutOfMemoryError} (so one cannot pass
  * unnoticed) takes concurrent 10,000-event batches and 200 connections that declare 16 MiB bodies
  * and send nothing; a request beyond the memory set aside for requests is answered 503 with

@@ -10,7 +10,7 @@ import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** min_tree_size / X-Min-Tree-Size on reads, and GET /v1/cluster, in the embedded mode (issue #18). */
+/** min_tree_size / X-Min-Tree-Size on reads, and GET /v1/cluster, in the embedded mode. */
 class MinTreeSizeIT {
 
     @TempDir

@@ -38,7 +38,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Keeps the OpenAPI document true (issue #17): drives every endpoint through its documented
+ * Keeps the OpenAPI document true: drives every endpoint through its documented
  * answers against the real server with keys configured, records every answer at the HTTP level
  * ({@link AnswerRecorder}) and checks each against the document: the operation exists for that
  * path template and method, the status is documented, the content type is, required headers are
@@ -137,7 +137,6 @@ class OpenApiContractIT {
         stream();
         adminAndDocument();
         transparency();
-        console();
         refusals(samples(ids));
         publicCheckpointsUnderKeys();
         draining(samples(ids));
@@ -370,16 +369,6 @@ class OpenApiContractIT {
         expect(404, get("/tile/entries/000.p/300", null));
     }
 
-    private void console() throws Exception {
-        expect(302, get("/", null));
-        expect(302, get("/ui", null));
-        Reply page = expect(200, get("/ui/", null));
-        expect(304, get("/ui/", null, "If-None-Match", page.header("ETag")));
-        Reply css = expect(200, get("/ui/console.css", null));
-        expect(304, get("/ui/console.css", null, "If-None-Match", css.header("ETag")));
-        expect(404, get("/ui/no-such-file.js", null));
-    }
-
     /** One well-formed request per API operation: method, path and query, JSON body or null. */
     private record Sample(String method, String pathAndQuery, String body, String role) {
     }
@@ -429,7 +418,7 @@ class OpenApiContractIT {
     private void refusals(List<Sample> samples) throws Exception {
         for (Sample s : samples) {
             if (s.method().equals("GET")) {
-                // Every read takes min_tree_size (issue #18), and refuses one that is not a size.
+                // Every read takes min_tree_size, and refuses one that is not a size.
                 String key = switch (s.role()) {
                     case "read" -> READ;
                     case "admin" -> ADMIN;

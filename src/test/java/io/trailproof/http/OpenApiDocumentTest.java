@@ -218,8 +218,10 @@ class OpenApiDocumentTest {
         assertThat(contract.templateOf("/tile/entries/x001/234.p/7")).isEqualTo("/tile/entries/{N}.p/{W}");
         assertThat(contract.templateOf("/tile/0/x001/234")).isEqualTo("/tile/{L}/{N}");
         assertThat(contract.templateOf("/tile/entries/000")).isEqualTo("/tile/entries/{N}");
-        assertThat(contract.templateOf("/ui/js/app.js")).isEqualTo("/ui/{file}");
-        assertThat(contract.templateOf("/ui/")).isEqualTo("/ui/");
         assertThat(contract.templateOf("/v1/nothing")).isNull();
+        // the console is served beside the API, not described by it
+        assertThat(contract.templateOf("/ui/js/app.js")).isNull();
+        assertThat(contract.templateOf("/ui/")).isNull();
+        assertThat(contract.problems(answer("GET", "/ui/", 200, "text/html; charset=utf-8", "<html>"))).isEmpty();
     }
 }

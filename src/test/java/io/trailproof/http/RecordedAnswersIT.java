@@ -16,7 +16,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 /**
  * Checks against the OpenAPI document every answer that other integration tests received, when a
  * run collected them: {@code -Dtrailproof.answers.file=FILE} makes every test's {@code Api} append its
- * answers to FILE; run this test afterwards with the same property (README, "OpenAPI"). Skipped
+ * answers to FILE; run this test afterwards with the same property (src/site/testing.md#checking-answers-against-the-openapi-document). Skipped
  * without it.
  */
 class RecordedAnswersIT {

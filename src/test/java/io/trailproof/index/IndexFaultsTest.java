@@ -22,7 +22,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Property 5 of #11 with a fault-injecting Lucene directory: a write that fails while the follower
+ * The index under a fault-injecting Lucene directory: a write that fails while the follower
  * indexes never leaves an event in the index twice, and a writer that Lucene closed after such a
  * failure is reopened, visibly.
  */

@@ -5,7 +5,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Property 6 of #11: the index's RAM buffer follows the heap instead of taking 128 MB of any heap. */
+/** The index's RAM buffer follows the heap instead of taking 128 MB of any heap. */
 class IndexOptionsTest {
 
     private static final long MB = 1024 * 1024;

@@ -19,7 +19,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Property 5 of #11: list and search requests waiting for a stalled index hold no worker thread,
+ * List and search requests waiting for a stalled index hold no worker thread,
  * so ingestion goes on at its usual pace while hundreds of them wait (more than the 64 workers the
  * server has); once the index moves again every one of them is answered with the new events.
  */

@@ -25,12 +25,12 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Property 6 of #11: a large offset costs no more than a small one. A server limited to 256 MB of
- * heap answers 20 concurrent requests for pages far past the end (and far into the middle) of
- * 1,000,000 events with the exact total, without an OutOfMemoryError. Before, each such request
- * collected a hit queue as large as the index (some 40 bytes and a FieldDoc per event): 20 of them
- * asked for several times the heap. The data directory is filled through the ledger and indexed
- * offline in this JVM, which is much faster than through HTTP.
+ * A large offset costs no more than a small one. A server limited to 256 MB of heap answers 20
+ * concurrent requests for pages far past the end (and far into the middle) of 1,000,000 events with
+ * the exact total, without an OutOfMemoryError. Collecting a hit queue as large as the index for each
+ * such request (some 40 bytes and a FieldDoc per event) would ask for several times the heap for 20
+ * of them. The data directory is filled through the ledger and indexed offline in this JVM, which is
+ * much faster than through HTTP.
  */
 class LargeOffsetIT {
 

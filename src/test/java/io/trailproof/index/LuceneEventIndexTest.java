@@ -109,7 +109,7 @@ class LuceneEventIndexTest {
     }
 
     /**
-     * Property 6 of #11: a page anywhere in the order, read from the nearer end and reached by
+     * A page anywhere in the order, read from the nearer end and reached by
      * stepping over the hits before it a few at a time, is the same slice of the full order as a
      * single read gives, for every order, with and without a query; past the end it is empty with
      * the exact total.

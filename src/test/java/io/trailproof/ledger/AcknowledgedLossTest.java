@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Property 2 of issue #11, the ledger's part: a log with fewer events than its checkpoint covers lost
+ * Acknowledged loss, the ledger's part: a log with fewer events than its checkpoint covers lost
  * acknowledged events; the start refuses, unless the operator accepted the loss, which then stays
  * visible on the ledger's health.
  */

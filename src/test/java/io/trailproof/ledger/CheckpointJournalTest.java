@@ -19,7 +19,7 @@ import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Property 7 of issue #11: a checkpoint costs what changed since the previous one (the position
+ * A checkpoint costs what changed since the previous one (the position
  * journal grows by the new events only, the checkpoint of heads by the agents), and a start from any
  * state of the journal (torn, orphaned, damaged) ends in the same ledger.
  */

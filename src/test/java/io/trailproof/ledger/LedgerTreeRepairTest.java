@@ -20,7 +20,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * #11 property 4 through the ledger: a flipped byte in a stored tree level does not reach a served
+ * Tree repair through the ledger: a flipped byte in a stored tree level does not reach a served
  * root after a restart. Expected roots are recomputed from the events' hashes by {@link Reference}.
  */
 class LedgerTreeRepairTest {

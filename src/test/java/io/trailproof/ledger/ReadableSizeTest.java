@@ -20,7 +20,7 @@ import java.util.concurrent.locks.LockSupport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Property 1 of issue #11: readers never see a size the tree (or the agents' state) does not have.
+ * Readers never see a size the tree (or the agents' state) does not have.
  * The tree append is slowed down so that the log's sync thread makes a group durable long before its
  * leaves are in the tree; readers hammer every read at {@code size()} meanwhile.
  */

@@ -20,7 +20,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-/** Property 6 of issue #11, the sequencer's part: an Error never leaves requests hanging; the single-event queue is bounded; a withdrawn event. */
+/**
+ * The sequencer under failure: an Error never leaves requests hanging; the single-event queue is bounded;
+ * a withdrawn event.
+ */
 class SequencerFailureTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();

@@ -180,7 +180,7 @@ class TamperDetectionIT {
             return records;
         });
         // The log is now shorter than the checkpoint, written after its events were acknowledged: the
-        // start refuses (issue #11, property 2); an operator who accepts the loss gets it on /health,
+        // start refuses; an operator who accepts the loss gets it on /health,
         // and verification finds the gap.
         assertThatThrownBy(() -> InProcessServer.start(dir))
                 .isInstanceOfSatisfying(io.trailproof.store.AcknowledgedDataLostException.class,

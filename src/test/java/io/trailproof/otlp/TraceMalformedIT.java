@@ -29,7 +29,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The malformed-input table of issue #13: every case is answered 400 (with a google.rpc.Status in
+ * The malformed-input table: every case is answered 400 (with a google.rpc.Status in
  * the request's encoding) or 200 with the bad spans counted in partial_success, and what is stored
  * is exactly the good spans, each a valid stored event.
  */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Recovery tells acknowledged (forced) groups from never-forced ones (issue #11, properties 2 and 3):
+ * Recovery tells acknowledged (forced) groups from never-forced ones:
  * a torn group nobody was told about is cut silently; damage to, or truncation of, what was forced
  * stops the open with the file, the offset and the number of acknowledged payloads missing, unless
  * truncation is accepted, and then the loss is reported.

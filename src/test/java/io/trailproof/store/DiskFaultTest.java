@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #11 property 9: when the disk fills or a force fails in the middle of group commit, every
+ * When the disk fills or a force fails in the middle of group commit, every
  * group written before is either forced and acknowledged, or reported failed to its waiter and
  * absent after reopening; never "failed now, present after a restart" (a client's retry would
  * store it twice).

@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Issue #11 property 8, long logs: open file descriptors stay bounded however many segments there
+ * Long logs: open file descriptors stay bounded however many segments there
  * are, and the position table grows without a fixed ceiling (and never fails after a group is on disk).
  */
 class LongLogTest {

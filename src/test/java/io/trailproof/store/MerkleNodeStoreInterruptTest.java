@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Property 10 of #11: an interrupt of a thread inside a mutator (a batch worker cancelled while it
+ * An interrupt of a thread inside a mutator (a batch worker cancelled while it
  * appends tree nodes) neither fails that mutator nor breaks the store for other threads, and the
  * interrupted thread keeps its interrupt status.
  */

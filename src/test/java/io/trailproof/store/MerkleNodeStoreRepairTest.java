@@ -25,7 +25,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
 /**
- * Property 4 of #11: a wrong byte in a stored level above 0 never yields a wrong root. The expected
+ * A wrong byte in a stored level above 0 never yields a wrong root. The expected
  * roots come from {@link Reference}, which hashes the leaf values itself and shares no code with the
  * store.
  */

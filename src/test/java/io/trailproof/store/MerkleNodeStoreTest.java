@@ -51,7 +51,7 @@ class MerkleNodeStoreTest {
         }
     }
 
-    /** The last root is kept (issue #19: a root request costs a lookup); what a caller does to its copy changes nothing. */
+    /** The last root is kept (a root request costs a lookup); what a caller does to its copy changes nothing. */
     @Test
     void theKeptRootIsTheRootAndCallersCannotChangeIt() throws IOException {
         List<byte[]> leaves = leafHashes(9, 300);

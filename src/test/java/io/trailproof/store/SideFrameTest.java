@@ -15,7 +15,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Side frames (issue 12): stored in a group, covered by its commit, taking no log index; old logs
+ * Side frames: stored in a group, covered by its commit, taking no log index; old logs
  * read unchanged; damage to a side frame is detected like damage to a record.
  */
 class SideFrameTest {

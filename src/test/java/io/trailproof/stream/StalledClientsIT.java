@@ -15,7 +15,7 @@ import java.util.regex.Pattern;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 12 item 2: a stalled SSE client and a stalled WebSocket client while 100,000 events are
+ * A stalled SSE client and a stalled WebSocket client while 100,000 events are
  * ingested with POST /v1/batch. Ingestion completes (it never waits for a subscriber; the rate
  * comparison is in bench/), and both streams end by the overflow rule: every event below the
  * resume point was delivered, in order, and a new stream from it continues where they stopped.

@@ -20,7 +20,7 @@ import java.util.TreeMap;
  *
  * <p>With {@code -Dtrailproof.answers.file=FILE}, every {@link Api} of every test records into one
  * recorder that also appends each answer to FILE as a JSON line; RecordedAnswersIT then checks them
- * all against the OpenAPI document (README, "OpenAPI").
+ * all against the OpenAPI document (src/site/testing.md#checking-answers-against-the-openapi-document).
  */
 public final class AnswerRecorder {
 

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 /**
- * Issue 17's backup figures, in one run against one packaged server:
+ * The backup figures, in one run against one packaged server:
  *
  * <ul>
  *   <li><b>throughput</b>: {@code GET /v1/admin/backup} streamed to a file, in MB/s of archive, by
@@ -53,7 +53,7 @@ public final class BackupBench {
 
     /**
      * Where the pause measurement's backups go: what the server does to ingestion is the figure, not
-     * what a client writing 50 MB to the same file system does to its fsyncs (see the README).
+     * what a client writing 50 MB to the same file system does to its fsyncs (see src/site/performance.md).
      */
     private static final Path DEV_NULL = Path.of("/dev/null");
 

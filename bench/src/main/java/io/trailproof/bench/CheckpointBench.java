@@ -21,8 +21,9 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The cost of one checkpoint at a given log length, and the time to open the ledger (issue #11,
- * property 7). Uses the ledger's public API only, so the same main runs against any build:
+ * The cost of one checkpoint at a given log length, and the time to open the ledger (a checkpoint
+ * should cost what changed since the previous one, not the whole log). Uses the ledger's public
+ * API only, so the same main runs against any build:
  *
  * <ol>
  *   <li>fills a temporary data directory with N events (1,000 agents, batches of 10,000, automatic

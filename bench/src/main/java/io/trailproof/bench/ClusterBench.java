@@ -17,7 +17,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
- * Cluster mode (issue #18), in one run: batch ingest into the embedded mode, then through a
+ * Cluster mode, in one run: batch ingest into the embedded mode, then through a
  * 3-broker Kafka cluster (1 controller + 3 brokers, KRaft, in this JVM) with one trailproof node and
  * with three (the clients spread over them), then the apply rate of a fresh node catching up from
  * offset 0. Every server is the packaged distribution in its own process.
@@ -83,7 +83,7 @@ public final class ClusterBench {
             kafka.close();
         }
         System.out.println();
-        System.out.println("cluster mode (issue #18): " + events + " events of ~500 bytes, batches of " + batch + ", "
+        System.out.println("cluster mode: " + events + " events of ~500 bytes, batches of " + batch + ", "
                 + clients + " clients");
         rows.forEach(System.out::println);
     }

@@ -31,7 +31,7 @@ import java.util.Locale;
 import java.util.Random;
 
 /**
- * The investigator console's speed (issue #15): fills a data directory with N events (default
+ * The investigator console's speed: fills a data directory with N events (default
  * 1,000,000, spread over 90 days, 1,000 agents) through the ledger, starts the packaged server on
  * it, waits until the index covers the log, then measures
  * <ul>

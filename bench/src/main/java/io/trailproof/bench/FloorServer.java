@@ -14,7 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Iterator;
 
 /**
- * The latency floor of this machine for the neutral rows (issue #19): an HTTP/1.1 keep-alive server
+ * The latency floor of this machine for the neutral rows: an HTTP/1.1 keep-alive server
  * that does nothing but write a fixed answer of the size of {@code GET /v1/merkle/root}'s, from one
  * thread and one selector, for every request (a blank line ends each; bodies are not expected). Under
  * the same wrk at the same connection count it shows what the kernel, the loopback and the scheduler

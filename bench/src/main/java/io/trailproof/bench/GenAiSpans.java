@@ -13,7 +13,7 @@ import io.opentelemetry.proto.trace.v1.Span;
 import java.nio.ByteBuffer;
 
 /**
- * The OTLP benchmark's load (issue #13): GenAI-shaped spans of about 1 KB (invoke_agent, chat and
+ * The OTLP benchmark's load: GenAI-shaped spans of about 1 KB (invoke_agent, chat and
  * execute_tool in turn, with gen_ai.* attributes), and for comparison the JSON event that the
  * service stores for each, sent through {@code POST /v1/batch}: both paths store the same events.
  */

@@ -10,7 +10,7 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Issue 12's figures for {@code Idempotency-Key}: server CPU per event of batch ingest with a key on
+ * The figures for {@code Idempotency-Key}: server CPU per event of batch ingest with a key on
  * every batch against the same without keys (goal: at most 1.05), and the latency of a replayed
  * answer (goal: p99 at most 5 ms).
  *

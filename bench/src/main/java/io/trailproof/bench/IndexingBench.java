@@ -33,7 +33,7 @@ import java.util.UUID;
  *
  * <p>Usage: {@code IndexingBench [events] [repetitions] [free-text-floor]} (defaults 200,000 and 5; the
  * first repetition is a warm-up and not counted). With {@code free-text-floor} it measures instead the
- * least Lucene can cost for the contract's search (issue #19): only the five free-text fields
+ * least Lucene can cost for the documented search: only the five free-text fields
  * ({@code action_name}, {@code error_message}, {@code input}, {@code output}, {@code metadata}) as
  * Lucene's own {@code TextField}s with its {@code StandardAnalyzer}, their text extracted before the
  * clock starts, the same RAM buffer: no keyword field, label, facet, point, doc value, id or hash,

@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Issue 17's metrics figure: server CPU per event of batch ingest with metrics recorded (the
+ * The metrics figure: server CPU per event of batch ingest with metrics recorded (the
  * default) beside {@code metrics.enabled=false}, in the same run (goal: at most 3% more).
  *
  * <p>Two packaged servers, one with {@code metrics.enabled=false}; after a warm-up of both, rounds of

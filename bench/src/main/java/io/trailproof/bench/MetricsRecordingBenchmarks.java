@@ -13,7 +13,7 @@ import org.openjdk.jmh.annotations.State;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Issue 17: what recording metrics costs on the ingest path, per call. Ingestion records once per
+ * What recording metrics costs on the ingest path, per call. Ingestion records once per
  * request ({@link ServiceMetrics#request}) and once per group-commit force
  * ({@link ServiceMetrics#logForced}), never per event, so an event's share is these costs divided by
  * the events of its request and of its group; the end-to-end comparison of two servers

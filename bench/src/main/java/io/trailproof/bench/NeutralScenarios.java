@@ -15,7 +15,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 
 /**
- * The scenarios an outside engineer runs (issue #19): each endpoint under {@code wrk} at 1 and 16
+ * The scenarios an outside engineer runs: each endpoint under {@code wrk} at 1 and 16
  * connections, closed loop, after a warm-up, beside the project's own client doing the same in the
  * same run; and batch ingest with wrk posting a pre-built batch from 8 connections. The latency of
  * a closed loop at 16 connections includes queueing behind the other 15: on 2 cores that is most
@@ -83,7 +83,7 @@ final class NeutralScenarios {
         endpoint("GET /v1/merkle/proof" + at, proofs, null, "<= 2", 2.0);
         endpoint("GET /health" + at, List.of("/health"), null, "", 0);
         endpoint("GET /v1/search selective" + at, searches, null, "", 0);
-        // The console's search page (issue #15): the page with facets and a histogram over all matches,
+        // The console's search page: the page with facets and a histogram over all matches,
         // for a selective query and for one that every event matches (the console's widest view).
         String summaries = "&facets=agent_id,action_type,action_status,source,label.env&histogram=PT1M";
         endpoint("GET /v1/search selective + facets + histogram" + at,

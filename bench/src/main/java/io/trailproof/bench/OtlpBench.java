@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Issue #13's figures: OTLP ingest ({@code POST /v1/traces}, protobuf, 512 GenAI-shaped spans of
+ * The OTLP figures: OTLP ingest ({@code POST /v1/traces}, protobuf, 512 GenAI-shaped spans of
  * about 1 KB a request, 8 clients) beside JSON batch ingest of the same events ({@code POST
  * /v1/batch}, 512 a request, 8 clients) in the same run: events/s durable (last answer) and
  * searchable (the index holds them), and server CPU per event (goal: OTLP at least 0.8 of the JSON

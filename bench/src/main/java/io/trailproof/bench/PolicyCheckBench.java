@@ -24,7 +24,7 @@ import java.util.Locale;
 import java.util.Set;
 
 /**
- * The built-in policy check over a large trail (issue #16): events/s (goal at least 200,000/s at
+ * The built-in policy check over a large trail: events/s (goal at least 200,000/s at
  * 1,000,000 events) and the peak heap (goal: the check runs in {@code -Xmx256m}). The check is the
  * one {@code POST /v1/policy/check} runs ({@link Ledger#checkPolicies}); only the JSON answer, a few
  * kilobytes, is left out. Two steps, so that the check runs in a JVM of its own with the small heap:

@@ -7,7 +7,7 @@ import java.util.Locale;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Issue 16's redaction figure: batch ingest with redaction on (every built-in rule) beside off, in
+ * The redaction figure: batch ingest with redaction on (every built-in rule) beside off, in
  * the same run (goal: at least 0.7 of the rate without).
  *
  * <p>Two packaged servers, one with {@code redaction.enabled=true}; after a warm-up of both, rounds

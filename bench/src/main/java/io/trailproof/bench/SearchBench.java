@@ -20,7 +20,7 @@ import java.util.Map;
 import java.util.Random;
 
 /**
- * Search benchmark (issue #3): fills a temporary data directory with N events (default 1,000,000)
+ * Search benchmark: fills a temporary data directory with N events (default 1,000,000)
  * through the ledger, then measures how fast the search index is built from the log, and the latency
  * (p50, p99) of a selective and a broad search and of a filtered listing, each reading the events of
  * the page back from the log as the API does.

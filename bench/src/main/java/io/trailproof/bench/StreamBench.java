@@ -20,7 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * The live stream under batch ingest (issue 12, performance): the batch ingest scenario of
+ * The live stream under batch ingest (performance): the batch ingest scenario of
  * {@link LoadGenerator} (8 clients, batches of 1,000 events of about 500 bytes) run twice on one
  * server, first with no subscriber, then with {@code S} SSE subscribers that each receive every
  * event. It prints the ingest rate of both runs and their ratio (goal at least 0.8), the server CPU

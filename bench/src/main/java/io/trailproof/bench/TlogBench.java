@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Random;
 
 /**
- * Signed checkpoints, tiles and tlog-proofs (issue 14) against the packaged server: level-0 tiles and
+ * Signed checkpoints, tiles and tlog-proofs against the packaged server: level-0 tiles and
  * entry bundles per second and p99, tlog-proof p99 (goal at most 5 ms at 1,000,000 events), and in
  * process the cost of signing (and verifying) one checkpoint.
  *

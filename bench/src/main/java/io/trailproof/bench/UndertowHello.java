@@ -8,7 +8,7 @@ import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
 
 /**
- * The second same-run baseline of the root rows (issue #19): the HTTP server the design card names,
+ * The second same-run baseline of the root rows: the HTTP server the service is built on,
  * Undertow at the service's version and with its defaults, with one handler that writes
  * {@link FloorServer}'s fixed answer on the I/O thread, as the service answers root. Between the
  * floor and the service it separates what the framework costs a request from what the service adds.

@@ -20,7 +20,7 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * Keeps the offline verifier's seams (issue #11): one reader, one checker per concern, one report
+ * Keeps the offline verifier's seams: one reader, one checker per concern, one report
  * builder, each with one job. The package-wide rules (the core is pure) are in
  * {@code io.trailproof.ArchitectureTest}; these need the package's own non-public classes.
  */

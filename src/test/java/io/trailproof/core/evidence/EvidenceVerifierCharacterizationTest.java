@@ -28,7 +28,7 @@ import java.util.Set;
  * {@code -Devidence.characterization.record=true}, and the diff of that file shows which packages
  * changed.
  *
- * <p>The expectations were recorded with the verifier as it was before it was split (issue #11); while
+ * <p>The expectations were recorded with the verifier as it was before it was split; while
  * the split was made, a verbatim copy of that verifier was also compared with the new one report for
  * report, real RFC 3161 tokens included (git history: {@code ReferenceEvidenceVerifier}).
  */

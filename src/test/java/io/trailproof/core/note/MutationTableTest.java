@@ -15,7 +15,7 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * The mutation table of issue 14: one byte changed anywhere in a signed checkpoint, a cosignature, a
+ * The mutation table: one byte changed anywhere in a signed checkpoint, a cosignature, a
  * tlog-proof or a tile, and the verifier refuses. Every byte position is tried with two changes
  * (low bit flipped, byte incremented).
  */

@@ -8,8 +8,8 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Each built-in rule against at least five values it must redact and five it must keep (CONTRACT
- * 16): card numbers that fail Luhn, IBANs that fail their checksum, ids and amounts stay.
+ * Each built-in rule against at least five values it must redact and five it must keep
+ * (src/site/redaction.md#built-in-rules): card numbers that fail Luhn, IBANs that fail their checksum, ids and amounts stay.
  */
 class BuiltInRedactionRulesTest {
 

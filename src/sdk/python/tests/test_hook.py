@@ -1,0 +1,125 @@
+"""trailproof-hook: each Claude Code hook event in its documented shape, the service down, and a
+malformed payload. The hook always exits 0 and never writes to standard output."""
+
+import json
+import os
+import subprocess
+import sys
+import time
+import unittest
+
+from trailproof import hook
+from trailproof._spool import Spool
+
+from .support import SDK_DIR, Proxy, ServerTest, free_port
+
+SESSION = "3f1c2a9e-5b7d-4e8f-9a0b-1c2d3e4f5a6b"
+BASE = {"session_id": SESSION, "transcript_path": "/home/dev/.claude/projects/p/%s.jsonl" % SESSION,
+        "cwd": "/home/dev/project", "permission_mode": "default"}
+PAYLOADS = [
+    dict(BASE, hook_event_name="SessionStart", source="startup"),
+    dict(BASE, hook_event_name="UserPromptSubmit", prompt="List the files and fix the failing test"),
+    dict(BASE, hook_event_name="PreToolUse", tool_name="Bash", tool_use_id="toolu_01",
+         tool_input={"command": "ls -la", "description": "List files"}),
+    dict(BASE, hook_event_name="PostToolUse", tool_name="Bash", tool_use_id="toolu_01",
+         tool_input={"command": "ls -la", "description": "List files"},
+         tool_response={"stdout": "total 0\n", "stderr": "", "interrupted": False}),
+    dict(BASE, hook_event_name="PostToolUseFailure", tool_name="Bash", tool_use_id="toolu_02",
+         tool_input={"command": "npm test"}, error="Command exited with non-zero status code 1", is_interrupt=False),
+    dict(BASE, hook_event_name="Stop", stop_hook_active=False),
+    dict(BASE, hook_event_name="SessionEnd", reason="prompt_input_exit"),
+]
+
+
+def run_hook(payload: bytes, env: dict) -> subprocess.CompletedProcess:
+    full = dict(os.environ)
+    full.update(env)
+    full["PYTHONPATH"] = SDK_DIR + os.pathsep + full.get("PYTHONPATH", "")
+    return subprocess.run([sys.executable, "-m", "trailproof.hook"], input=payload, capture_output=True,
+                          env=full, timeout=30)
+
+
+class HookTest(ServerTest):
+    def env(self, url: str, agent: str) -> dict:
+        return {"TRAILPROOF_URL": url, "TRAILPROOF_AGENT_ID": agent, "TRAILPROOF_SPOOL_DIR": self.spool_dir,
+                "TRAILPROOF_HOOK_BUDGET_MS": "2000"}  # generous: these machines are shared and slow
+
+    def test_each_hook_event_is_recorded(self) -> None:
+        agent = self.agent("claude")
+        for p in PAYLOADS:
+            done = run_hook(json.dumps(p).encode(), self.env(self.server.url, agent))
+            self.assertEqual(0, done.returncode)
+            self.assertEqual(b"", done.stdout)
+            self.assertEqual(b"", done.stderr, p["hook_event_name"])
+        ev = self.server.events(agent)
+        self.assertEqual(["SESSION_START", "USER_PROMPT", "TOOL_CALL", "TOOL_RESULT", "TOOL_RESULT", "TURN_END",
+                          "SESSION_END"], [e["action_type"] for e in ev])
+        self.assertTrue(all(e["session_id"] == SESSION for e in ev))
+        self.assertTrue(all(e["capture_method"] == "claude-code-hook" for e in ev))
+        self.assertEqual({"prompt": PAYLOADS[1]["prompt"]}, ev[1]["action_input"])
+        self.assertEqual(("Bash", PAYLOADS[2]["tool_input"]), (ev[2]["action_name"], ev[2]["action_input"]))
+        self.assertEqual(("success", PAYLOADS[3]["tool_response"]), (ev[3]["action_status"], ev[3]["action_output"]))
+        self.assertEqual(("error", PAYLOADS[4]["error"]), (ev[4]["action_status"], ev[4]["error_message"]))
+        self.assertEqual("/home/dev/project", ev[2]["metadata"]["cwd"])
+        self.assertEqual({"source": "startup"}, ev[0]["action_input"])
+        self.assertEqual({"reason": "prompt_input_exit"}, ev[6]["action_input"])
+
+    def test_the_installed_console_script(self) -> None:
+        script = os.path.join(os.path.dirname(sys.executable), "trailproof-hook")
+        if not os.path.exists(script):
+            self.skipTest("trailproof-hook is not installed beside %s" % sys.executable)
+        agent = self.agent("claude-script")
+        env = dict(os.environ, **self.env(self.server.url, agent))
+        done = subprocess.run([script], input=json.dumps(PAYLOADS[2]).encode(), capture_output=True, env=env,
+                              timeout=30)
+        self.assertEqual((0, b"", b""), (done.returncode, done.stdout, done.stderr))
+        self.assertEqual(["TOOL_CALL"], [e["action_type"] for e in self.server.events(agent)])
+
+    def test_agent_id_defaults_to_claude_code(self) -> None:
+        self.assertEqual("claude-code", hook.event_for(PAYLOADS[2], hook.AGENT_ID)["agent_id"])
+
+    def test_service_down_spools_and_the_next_run_sends_the_spool_first(self) -> None:
+        port = free_port()
+        url = "http://127.0.0.1:%d" % port
+        agent = self.agent("claude-down")
+        for p in PAYLOADS[:3]:
+            done = run_hook(json.dumps(p).encode(), self.env(url, agent))
+            self.assertEqual((0, b""), (done.returncode, done.stdout))
+            self.assertIn(b"spooled", done.stderr)
+            self.assertEqual(1, done.stderr.count(b"\n"))
+        self.assertEqual(3, len(Spool(self.spool_dir, url).pending()))
+        proxy = Proxy(self.server.port, port=port)
+        self.addCleanup(proxy.close)
+        done = run_hook(json.dumps(PAYLOADS[3]).encode(), self.env(url, agent))
+        self.assertEqual((0, b"", b""), (done.returncode, done.stdout, done.stderr))
+        self.assertEqual([], Spool(self.spool_dir, url).pending())
+        ev = self.server.events(agent)
+        self.assertEqual(["SESSION_START", "USER_PROMPT", "TOOL_CALL", "TOOL_RESULT"], [e["action_type"] for e in ev])
+
+    def test_service_down_costs_less_than_the_budget(self) -> None:
+        url = "http://127.0.0.1:%d" % free_port()
+        start = time.monotonic()
+        line = hook.run(json.dumps(PAYLOADS[2]).encode(), start + 0.12,
+                        {"TRAILPROOF_URL": url, "TRAILPROOF_SPOOL_DIR": self.spool_dir})
+        self.assertLess(time.monotonic() - start, 0.2)
+        self.assertIn("spooled", line)
+
+    def test_malformed_payload_records_nothing(self) -> None:
+        agent = self.agent("claude-bad")
+        for bad in (b"not json", b"[1,2]", b'{"session_id": "s"}', b'{"hook_event_name": "PreToolUse"}', b"\xff"):
+            done = run_hook(bad, self.env(self.server.url, agent))
+            self.assertEqual((0, b""), (done.returncode, done.stdout))
+            self.assertTrue(done.stderr.startswith(b"trailproof-hook: malformed hook payload"), done.stderr)
+            self.assertEqual(1, done.stderr.count(b"\n"))
+        self.assertEqual([], self.server.events(agent))
+        self.assertEqual([], Spool(self.spool_dir, self.server.url).pending())
+
+    def test_a_huge_tool_response_is_kept_as_its_digest(self) -> None:
+        p = dict(PAYLOADS[3], tool_response={"stdout": "x" * 2_000_000})
+        out = hook.event_for(p, "a")["action_output"]
+        self.assertTrue(out["truncated"])
+        self.assertEqual(64, len(out["sha256"]))
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,220 @@
+"""``trailproof-hook``: records one Claude Code hook payload (src/site/claude-code-hook.md).
+
+Reads the payload (JSON) on standard input, maps it to one event and sends it within a time budget
+(``TRAILPROOF_HOOK_BUDGET_MS``, default 150 ms), after first sending what earlier runs spooled. When
+trailproof is down or slow the event goes to the spool instead. It always exits 0, never writes to
+standard output (which Claude Code reads), and says what went wrong in one line on standard error.
+Only the standard library's lightest modules are imported, so the process starts fast.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from typing import Any, Dict, Optional, Tuple
+
+from ._spool import Spool, default_spool_dir
+from ._transport import Transport, new_idempotency_key
+
+__all__ = ["main", "event_for"]
+
+AGENT_ID = "claude-code"
+_MAX_VALUE_BYTES = 256 * 1024  # a bigger tool input or response is kept as its digest and its start
+_TYPES = {
+    "PreToolUse": "TOOL_CALL",
+    "PostToolUse": "TOOL_RESULT",
+    "PostToolUseFailure": "TOOL_RESULT",
+    "UserPromptSubmit": "USER_PROMPT",
+    "SessionStart": "SESSION_START",
+    "SessionEnd": "SESSION_END",
+    # Stop: the agent finished answering a prompt (the end of a turn, not of the session)
+    "Stop": "TURN_END",
+    "SubagentStop": "TURN_END",
+}
+_METADATA = ("cwd", "hook_event_name", "transcript_path", "permission_mode", "tool_use_id", "is_interrupt",
+             "stop_hook_active", "source", "reason", "agent_id", "agent_type")
+
+
+def _say(message: str) -> None:
+    try:
+        sys.stderr.write("trailproof-hook: %s\n" % message)
+        sys.stderr.flush()
+    except Exception:
+        pass
+
+
+def _bounded(value: Any) -> Dict[str, Any]:
+    """A JSON object for a payload value, at most about ``_MAX_VALUE_BYTES`` of JSON: a larger one is
+    replaced by its SHA-256, its size and its first characters, so the event stays storable."""
+    obj = value if isinstance(value, dict) else {"value": value}
+    text = json.dumps(obj, ensure_ascii=False, separators=(",", ":"))
+    data = text.encode("utf-8", "replace")
+    if len(data) <= _MAX_VALUE_BYTES:
+        return obj
+    import hashlib
+
+    return {"truncated": True, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+            "head": data[: _MAX_VALUE_BYTES // 2].decode("utf-8", "ignore")}
+
+
+def event_for(payload: Dict[str, Any], agent_id: str) -> Dict[str, Any]:
+    """The event recorded for one hook payload; raises ValueError for a payload that is not one."""
+    name = payload.get("hook_event_name")
+    if not isinstance(name, str) or not name:
+        raise ValueError("the payload has no hook_event_name")
+    event: Dict[str, Any] = {"agent_id": agent_id, "source": "claude-code", "capture_method": "claude-code-hook"}
+    sid = payload.get("session_id")
+    if isinstance(sid, str) and sid:
+        event["session_id"] = sid
+    event["action_type"] = _TYPES.get(name, "HOOK_EVENT")
+    tool = payload.get("tool_name")
+    if name in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+        if not isinstance(tool, str) or not tool:
+            raise ValueError("a %s payload needs tool_name" % name)
+        event["action_name"] = tool
+        if "tool_input" in payload:
+            event["action_input"] = _bounded(payload["tool_input"])
+        if name == "PostToolUse":
+            event["action_status"] = "success"
+            if "tool_response" in payload:
+                event["action_output"] = _bounded(payload["tool_response"])
+        elif name == "PostToolUseFailure":
+            event["action_status"] = "error"
+            err = payload.get("error", payload.get("error_message"))
+            if err is not None:
+                event["error_message"] = (err if isinstance(err, str) else json.dumps(err))[:65536]
+            if "tool_response" in payload:
+                event["action_output"] = _bounded(payload["tool_response"])
+    elif name == "UserPromptSubmit":
+        event["action_name"] = name
+        if "prompt" in payload:
+            event["action_input"] = _bounded({"prompt": payload["prompt"]})
+    else:
+        event["action_name"] = name
+        detail = {k: payload[k] for k in ("source", "reason", "stop_hook_active", "message") if k in payload}
+        if detail:
+            event["action_input"] = _bounded(detail)
+    meta = {k: payload[k] for k in _METADATA if k in payload and isinstance(payload[k], (str, bool, int, float))}
+    if meta:
+        event["metadata"] = meta
+    return event
+
+
+def _read_stdin(deadline: float) -> bytes:
+    fd = sys.stdin.fileno()
+    chunks = []
+    try:
+        import select
+    except ImportError:  # pragma: no cover
+        return sys.stdin.buffer.read()
+    while True:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("standard input was not closed within the time budget")
+        ready, _, _ = select.select([fd], [], [], left)
+        if not ready:
+            continue
+        chunk = os.read(fd, 65536)
+        if not chunk:
+            return b"".join(chunks)
+        chunks.append(chunk)
+
+
+def _post(t: Transport, body: bytes, key: str, deadline: float) -> Tuple[str, Optional[str]]:
+    """("ok" | "refused" | "down", message) for one batch."""
+    left = deadline - time.monotonic()
+    if left <= 0.005:
+        return "down", "no time left in the budget"
+    try:
+        r = t.post_batch(body, key, left, light=True)
+    except OSError as e:
+        return "down", "trailproof at %s is unreachable (%s)" % (t.url, e)
+    if r.status in (201, 207):
+        if r.status == 207:
+            try:
+                errors = [x.get("error") for x in r.json() if "error" in x]
+            except Exception:
+                errors = ["unreadable answer"]
+            if errors:
+                return "refused", "trailproof refused the event: %s" % "; ".join(map(str, errors))
+        return "ok", None
+    if r.status in (400, 413, 422):
+        return "refused", "trailproof refused the event: %s" % r.error_message()
+    return "down", "trailproof answered %d: %s" % (r.status, r.error_message())
+
+
+def run(stdin: bytes, deadline: float, env: Optional[Dict[str, str]] = None) -> Optional[str]:
+    """Records one payload; returns the line to print on standard error, or None."""
+    env = dict(os.environ) if env is None else env
+    if (env.get("TRAILPROOF_ENABLED") or "").strip().lower() in ("0", "false", "no", "off"):
+        return None
+    try:
+        payload = json.loads(stdin.decode("utf-8"))
+        if not isinstance(payload, dict):
+            raise ValueError("the payload is not a JSON object")
+        event = event_for(payload, env.get("TRAILPROOF_AGENT_ID") or AGENT_ID)
+    except ValueError as e:  # UnicodeDecodeError and JSONDecodeError included
+        return "malformed hook payload, nothing recorded: %s" % e
+    now = time.time()
+    event["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%06dZ" % (int(now * 1e6) % 1000000)
+    body = b"[" + json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace") + b"]"
+    key = new_idempotency_key()
+    url = (env.get("TRAILPROOF_URL") or "http://127.0.0.1:7600").rstrip("/")
+    spool = Spool(env.get("TRAILPROOF_SPOOL_DIR") or default_spool_dir(), url)
+    t = Transport(url, env.get("TRAILPROOF_API_KEY") or None)
+    messages = []
+    try:
+        drained = True
+        for path in spool.pending():
+            claim = spool.claim(path)
+            if claim is None:
+                drained = False
+                continue
+            status, msg = _post(t, claim.body, claim.key, deadline)
+            if status == "down":
+                claim.release()
+                drained = False
+                if msg:
+                    messages.append(msg)
+                break
+            claim.done()
+            if msg:
+                messages.append(msg)
+        if drained:
+            status, msg = _post(t, body, key, deadline)
+            if status != "down":
+                return msg
+            messages.append(msg or "")
+        path = spool.write(key, body)
+        return "%s; the event is spooled in %s" % (messages[-1] if messages else "older events wait in the spool",
+                                                    path)
+    except OSError as e:
+        return "the event could not be sent nor spooled: %s" % e
+    finally:
+        t.close()
+
+
+def main() -> None:
+    """Console entry point: always exits 0."""
+    start = time.monotonic()
+    try:
+        budget = float(os.environ.get("TRAILPROOF_HOOK_BUDGET_MS") or 150) / 1000.0
+    except ValueError:
+        budget = 0.15
+    # network and reading stop early enough to leave time for writing the spool file
+    deadline = start + max(0.02, budget - 0.03)
+    line = None
+    try:
+        data = _read_stdin(start + budget / 2)
+        line = run(data, deadline)
+    except BaseException as e:  # never fail the agent
+        line = "unexpected %s: %s" % (type(e).__name__, e)
+    if line:
+        _say(line)
+    sys.exit(0)
+
+
+if __name__ == "__main__":
+    main()
