@@ -96,7 +96,9 @@ public final class ErasureService {
         long[] candidates = resolve(selector);
         LedgerErasures.ErasureOutcome out = ledger.erase(candidates, fields, reason, keyName, selector.toJson());
         await(index.purge(out.erased().stream().mapToLong(Long::longValue).toArray()));
+        ledger.erasureProbe().reached("index-purged");
         ledger.erasureSettled();
+        ledger.erasureProbe().reached("erasure-settled");
         ObjectNode o = JsonNodeFactory.instance.objectNode();
         o.put("erasure_id", out.erasure().id());
         o.put("erased", out.erased().size());
@@ -104,6 +106,32 @@ public final class ErasureService {
         o.put("log_index", out.erasure().logIndex());
         return o;
     }
+
+    /**
+     * A retention pass (src/site/erasure.md#retention): erases the content of every event recorded
+     * before {@code cutoff} not erased yet (erasure events never), as one erasure event with reason
+     * {@code retention} whose selector is {@code {"retention": PERIOD, "recorded_before": CUTOFF}};
+     * returns that event's log index and how many events it erased, or empty when there was
+     * nothing to erase (then nothing is recorded).
+     */
+    public synchronized Optional<LedgerErasures.ErasureOutcome> eraseRecordedBefore(Instant cutoff, String period)
+            throws IOException {
+        ObjectNode selector = JsonNodeFactory.instance.objectNode();
+        selector.put("retention", period);
+        selector.put("recorded_before", io.trailproof.core.event.EventTime.formatRecordedAt(cutoff));
+        LedgerErasures.ErasureOutcome out = ledger.eraseRecordedBefore(cutoff, RETENTION_REASON, selector);
+        if (out.erasure() == null) {
+            return Optional.empty();
+        }
+        await(index.purge(out.erased().stream().mapToLong(Long::longValue).toArray()));
+        ledger.erasureProbe().reached("index-purged");
+        ledger.erasureSettled();
+        ledger.erasureProbe().reached("erasure-settled");
+        return Optional.of(out);
+    }
+
+    /** The reason a retention pass records. */
+    public static final String RETENTION_REASON = "retention";
 
     /** The erasure events, newest first: their payloads as stored. */
     public List<byte[]> list(long offset, int limit) throws IOException {

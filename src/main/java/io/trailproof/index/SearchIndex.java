@@ -333,12 +333,14 @@ public final class SearchIndex implements Closeable {
         while ((p = purges.poll()) != null) {
             try {
                 java.util.TreeMap<Long, byte[]> payloads = new java.util.TreeMap<>();
+                long size = ledger.size();
                 for (long i : p.logIndexes()) {
-                    if (i < index.size()) {
+                    if (i < size) {
                         payloads.put(i, ledger.payloadAt(i));
                     }
                 }
-                index.replace(payloads);
+                index.replace(payloads);   // only those it holds
+                rebuild.purge(payloads);   // and in an index being rebuilt, which must not bring them back
                 committedSize = index.size();
                 lastCommitNanos = System.nanoTime();
                 p.done().complete(null);

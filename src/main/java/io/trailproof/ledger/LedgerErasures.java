@@ -11,6 +11,7 @@ import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.store.AtomicFile;
 import io.trailproof.store.EventLog;
+import io.trailproof.store.StepProbe;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -26,12 +27,16 @@ import java.util.TreeMap;
  * {@link EventFields#ERASURES_AGENT}, durable before anything is removed, then rewrites the log so
  * the erased content is gone, and keeps the {@link ErasureRegistry} verification reads.
  *
- * <p><b>Crash safety.</b> Between the erasure event becoming durable and the end of the work that
- * removes the content everywhere (the log here, the search index above), the file
- * {@code DIR/erasure-pending} names the erasure event's log index. A start that finds it completes
- * the log's part at open ({@link #completeAtOpen}) and the caller completes the rest and calls
- * {@link #settled}. So an erasure is either fully applied or not at all (a crash before its event
- * was durable), and an acknowledged erasure is never undone. Erasures run one at a time.
+ * <p><b>Crash safety</b> (src/site/erasure.md#crash-safety-of-an-erasure). Before the erasure event
+ * is appended, the file {@code DIR/erasure-pending} is written (atomically, durably) with a log
+ * index {@code N} at or below the one the event will get; it stays until the work that removes the
+ * content everywhere (the log here, the search index above) is done. A start that finds it looks
+ * for the first erasure event at or after {@code N}: none means the event never became durable
+ * (nothing was erased, the marker goes); one is completed, its log part at open
+ * ({@link #completeAtOpen}), the rest by the caller, who then calls {@link #settled}. So an
+ * erasure is either fully applied or not at all, and an acknowledged erasure is never undone.
+ * Erasures run one at a time, and a rewrite of the log's files waits for running online backups
+ * ({@link LogFileHolds}).
  */
 public final class LedgerErasures {
 
@@ -43,15 +48,29 @@ public final class LedgerErasures {
     private final DedupeTable dedupe;
     private final ErasureRegistry registry;
     private final java.util.function.LongConsumer afterDurable;
+    private final AgentTable agents;
+    private final LogFileHolds holds;
+    private volatile StepProbe probe = StepProbe.NONE;
 
     LedgerErasures(Path dataDir, EventLog log, Sequencer sequencer, DedupeTable dedupe, ErasureRegistry registry,
-                   java.util.function.LongConsumer afterDurable) {
+                   java.util.function.LongConsumer afterDurable, AgentTable agents, LogFileHolds holds) {
+        this.agents = agents;
+        this.holds = holds;
         this.dataDir = dataDir;
         this.log = log;
         this.sequencer = sequencer;
         this.dedupe = dedupe;
         this.registry = registry;
         this.afterDurable = afterDurable;
+    }
+
+    /** See {@link StepProbe}: crash tests stop the process at each step of an erasure. */
+    void probe(StepProbe probe) {
+        this.probe = probe;
+    }
+
+    StepProbe probe() {
+        return probe;
     }
 
     ErasureRegistry registry() {
@@ -90,7 +109,20 @@ public final class LedgerErasures {
      */
     synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
                                       ObjectNode selector) throws IOException {
+        return erase(candidates, fields, reason, keyName, selector, true);
+    }
+
+    /**
+     * As {@link #erase(long[], List, String, String, ObjectNode)}; with {@code listIds} false the
+     * erasure event names the events by their log indexes only (a retention pass, whose events'
+     * ids would not fit one event). Nothing to erase records nothing when {@code listIds} is false.
+     */
+    synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
+                                      ObjectNode selector, boolean listIds) throws IOException {
         ErasurePlan plan = plan(candidates);
+        if (!listIds && plan.targets().isEmpty()) {
+            return new ErasureOutcome(null, List.of(), plan.alreadyErased());
+        }
         ObjectNode input = JsonNodeFactory.instance.objectNode();
         input.set("selector", selector);
         ArrayNode f = input.putArray("fields");
@@ -99,8 +131,10 @@ public final class LedgerErasures {
         if (keyName != null) {
             input.put("key", keyName);
         }
-        ArrayNode ids = input.putArray("event_ids");
-        plan.ids().forEach(ids::add);
+        if (listIds) {
+            ArrayNode ids = input.putArray("event_ids");
+            plan.ids().forEach(ids::add);
+        }
         ArrayNode ranges = input.putArray("log_indexes");
         long start = -1;
         long prev = -1;
@@ -123,6 +157,10 @@ public final class LedgerErasures {
         event.put(EventFields.ACTION_TYPE, "ERASURE");
         event.put(EventFields.ACTION_NAME, "erase");
         event.set(EventFields.ACTION_INPUT, input);
+        // The marker first: the event gets an index at or after the readable size now.
+        AtomicFile.write(dataDir.resolve(PENDING_FILE),
+                Long.toString(sequencer.readableSize()).getBytes(StandardCharsets.US_ASCII));
+        probe.reached("erasure-started");
         Sequencer.Sequenced s = sequencer.sequence(List.of(new Submission(event, 0)));
         AppendOutcome outcome = s.outcomes()[0];
         if (!outcome.ok()) {
@@ -134,27 +172,45 @@ public final class LedgerErasures {
             throw sequencer.durabilityFailed(e);
         }
         StoredEvent erasure = outcome.event();
-        AtomicFile.write(dataDir.resolve(PENDING_FILE),
-                Long.toString(erasure.logIndex()).getBytes(StandardCharsets.US_ASCII));
         registry.add(erasure);
         afterDurable.accept(s.end());
+        probe.reached("erasure-recorded");
         apply(erasure);
+        probe.reached("log-rewritten");
         return new ErasureOutcome(erasure, plan.targets(), plan.alreadyErased());
     }
 
-    /** Rewrites the log so that every event {@code erasure} names and the log still holds unerased is erased. */
+    /** Events erased per rewrite call: bounds the memory an erasure of many events takes. */
+    static final int APPLY_CHUNK = 20_000;
+
+    /**
+     * Rewrites the log so that every event {@code erasure} names and the log still holds unerased is
+     * erased, in chunks of {@link #APPLY_CHUNK} events (a segment a chunk boundary splits is
+     * rewritten once per chunk).
+     */
     private void apply(StoredEvent erasure) throws IOException {
         JsonNode input = erasure.json().path(EventFields.ACTION_INPUT);
         List<String> fields = new ArrayList<>();
         input.path("fields").forEach(n -> fields.add(n.textValue()));
-        List<Long> indexes = new ArrayList<>();
+        long[] chunk = new long[APPLY_CHUNK];
+        int n = 0;
         for (JsonNode range : input.path("log_indexes")) {
             for (long i = range.get(0).longValue(); i <= range.get(1).longValue(); i++) {
-                indexes.add(i);
+                chunk[n++] = i;
+                if (n == chunk.length) {
+                    applyChunk(erasure, fields, chunk, n);
+                    n = 0;
+                }
             }
         }
+        if (n > 0) {
+            applyChunk(erasure, fields, chunk, n);
+        }
+    }
+
+    private void applyChunk(StoredEvent erasure, List<String> fields, long[] chunk, int n) throws IOException {
         TreeMap<Long, byte[]> replacements = new TreeMap<>();
-        log.readEach(indexes.stream().mapToLong(Long::longValue).toArray(), (index, payload) -> {
+        log.readEach(java.util.Arrays.copyOf(chunk, n), (index, payload) -> {
             StoredEvent e = parse(index, payload);
             if (!e.erased()) {
                 try {
@@ -166,8 +222,35 @@ public final class LedgerErasures {
         });
         // Recorded answers hold log indexes, not events (a replay reads the events as stored now),
         // so side records are kept as they are; only their addresses may move.
-        EventLog.Rewritten done = log.rewrite(replacements, EventLog.SideRewriter.KEEP);
+        StepProbe p = probe;
+        EventLog.Rewritten done = holds.rewrite(() -> log.rewrite(replacements, EventLog.SideRewriter.KEEP, p));
         dedupe.remap(done.movedSides());
+    }
+
+    /**
+     * The log indexes of events recorded before {@code cutoff} that no erasure names yet (a
+     * retention pass, src/site/erasure.md#retention), below {@code size}. recorded_at never
+     * decreases along the log, so they all lie before the first event recorded at or after it.
+     */
+    synchronized long[] recordedBefore(java.time.Instant cutoff, long size) throws IOException {
+        long lo = 0;
+        long hi = size;   // first index recorded at or after the cutoff lies in [lo, hi]
+        while (lo < hi) {
+            long mid = (lo + hi) >>> 1;
+            java.time.Instant at = io.trailproof.core.event.EventTime.parseTimestamp(parse(mid, log.read(mid)).recordedAt());
+            if (at.isBefore(cutoff)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        java.util.stream.LongStream.Builder out = java.util.stream.LongStream.builder();
+        for (long i = 0; i < lo; i++) {
+            if (registry.erasureOf(i) == null) {
+                out.add(i);
+            }
+        }
+        return out.build().toArray();
     }
 
     /** At open: finishes the log's part of an erasure a crash interrupted; its log index, when there was one. */
@@ -176,21 +259,26 @@ public final class LedgerErasures {
         if (pending.isEmpty()) {
             return pending;
         }
-        long at = pending.getAsLong();
-        if (at >= log.size()) {
+        long from = pending.getAsLong();
+        long at = -1;
+        AgentState state = agents.get(EventFields.ERASURES_AGENT);
+        if (state != null) {
+            for (long position : state.positionsBelow(log.size())) {
+                if (position >= from) {
+                    at = position;
+                    break;
+                }
+            }
+        }
+        if (at < 0) {
             settled();   // the erasure event did not become durable: nothing was erased
             return OptionalLong.empty();
         }
-        StoredEvent e = parse(at, log.read(at));
-        if (!e.agentId().equals(EventFields.ERASURES_AGENT)) {
-            settled();
-            return OptionalLong.empty();
-        }
-        apply(e);
-        return pending;
+        apply(parse(at, log.read(at)));
+        return OptionalLong.of(at);
     }
 
-    /** The log index of an erasure whose work may be unfinished (see the class comment). */
+    /** The lower bound of the log index of an erasure whose work may be unfinished (see the class comment). */
     OptionalLong pending() throws IOException {
         Path p = dataDir.resolve(PENDING_FILE);
         if (!Files.exists(p)) {

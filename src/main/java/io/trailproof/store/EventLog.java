@@ -178,6 +178,16 @@ public interface EventLog extends Closeable {
         throw new UnsupportedOperationException("this log cannot rewrite stored payloads");
     }
 
+    /**
+     * As {@link #rewrite(java.util.NavigableMap, SideRewriter)}, telling {@code probe} after each
+     * file's new content is durable under its temporary name ({@code segment-written}) and after
+     * each replace is durable ({@code segment-renamed}).
+     */
+    default Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides, StepProbe probe)
+            throws IOException {
+        return rewrite(replacements, sides);
+    }
+
     /** Rewrites one side record for {@link #rewrite}: returns its new payload, or the same array to keep it. */
     @FunctionalInterface
     interface SideRewriter {

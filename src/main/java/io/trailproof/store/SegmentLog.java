@@ -363,12 +363,18 @@ public final class SegmentLog implements EventLog {
      * appended to holds a replaced payload.
      */
     @Override
-    public synchronized Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides)
+    public Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides)
             throws IOException {
+        return rewrite(replacements, sides, StepProbe.NONE);
+    }
+
+    @Override
+    public synchronized Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides,
+                                          StepProbe probe) throws IOException {
         if (!replacements.isEmpty() && (replacements.firstKey() < 0 || replacements.lastKey() >= durableSize())) {
             throw new IllegalArgumentException("only durable payloads can be rewritten");
         }
-        return SegmentRewrite.run(appender, channels, table, io, dir, replacements, sides);
+        return SegmentRewrite.run(appender, channels, table, io, dir, replacements, sides, probe);
     }
 
     // ------------------------------------------------------------------ close

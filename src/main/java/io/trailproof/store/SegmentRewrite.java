@@ -61,8 +61,8 @@ final class SegmentRewrite {
      * {@code sides}.
      */
     static EventLog.Rewritten run(SegmentAppender appender, ReadChannels channels, PositionTable table, SegmentIo io,
-                                  Path dir, NavigableMap<Long, byte[]> replacements, EventLog.SideRewriter sides)
-            throws IOException {
+                                  Path dir, NavigableMap<Long, byte[]> replacements, EventLog.SideRewriter sides,
+                                  StepProbe probe) throws IOException {
         if (replacements.isEmpty()) {
             return new EventLog.Rewritten(Map.of(), 0);
         }
@@ -80,7 +80,7 @@ final class SegmentRewrite {
             if (i == segs.length - 1) {
                 throw new IllegalStateException("the segment being appended to cannot be rewritten");
             }
-            rewriteOne(appender, channels, table, io, dir, i, segs[i], to, mine, sides, moved);
+            rewriteOne(appender, channels, table, io, dir, i, segs[i], to, mine, sides, moved, probe);
             rewritten++;
         }
         return new EventLog.Rewritten(moved, rewritten);
@@ -88,7 +88,8 @@ final class SegmentRewrite {
 
     private static void rewriteOne(SegmentAppender appender, ReadChannels channels, PositionTable table, SegmentIo io,
                                    Path dir, int ordinal, Segment seg, long end, NavigableMap<Long, byte[]> mine,
-                                   EventLog.SideRewriter sides, Map<Long, Long> moved) throws IOException {
+                                   EventLog.SideRewriter sides, Map<Long, Long> moved, StepProbe probe)
+            throws IOException {
         byte[] old = readWhole(seg);
         long[] positions = new long[(int) (end - seg.start)];
         Out out = new Out(old.length + 4096);
@@ -143,12 +144,14 @@ final class SegmentRewrite {
             w.write(0, out.buf, 0, out.size);
             w.force();
         }
+        probe.reached("segment-written");
         Segment fresh = new Segment(seg.start, seg.path, channels, positions);
         appender.replace(ordinal, seg, fresh, () -> {
             channels.retire(seg);   // before the rename: no channel of the old object opens the new file
             Files.move(tmp, seg.path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
             AtomicFile.forceDirectory(dir);
         });
+        probe.reached("segment-renamed");
     }
 
     private static byte[] readWhole(Segment seg) throws IOException {
