@@ -160,6 +160,19 @@ class ArchitectureTest {
     }
 
     @Test
+    void theMcpProxyIsAClientOfTheHttpApiOnly() {
+        noClasses().that().resideInAPackage("io.trailproof.mcp..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..", "io.trailproof.ledger..", "io.trailproof.store..",
+                        "io.trailproof.index..", "io.undertow..")
+                .because("the MCP proxy runs where the agent runs and reaches the service over HTTP: cli -> mcp -> core")
+                .check(classes);
+        noClasses().that().resideOutsideOfPackages("io.trailproof.mcp..", "io.trailproof.cli..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.mcp..")
+                .check(classes);
+    }
+
+    @Test
     void ledgerKnowsNothingOfTheIndex() {
         noClasses().that().resideInAnyPackage("io.trailproof.ledger..", "io.trailproof.store..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.index..", "org.apache.lucene..")

@@ -9,7 +9,7 @@ import picocli.CommandLine.Command;
         subcommands = {ServeCommand.class, IngestCommand.class, SearchCommand.class, TailCommand.class, IndexCommand.class,
                 TimestampCommand.class, ExportCommand.class, VerifyCommand.class, VerifyExportCommand.class,
                 PolicyCommand.class, ProofCommand.class, VerifyProofCommand.class,
-                BackupCommand.class, RestoreCommand.class, ClusterCommand.class})
+                BackupCommand.class, RestoreCommand.class, ClusterCommand.class, McpProxyCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code for bad usage (src/site/cli.md): 0 success or valid, 1 invalid or failed, 2 bad usage. */
@@ -36,6 +36,8 @@ public final class Main implements Runnable {
                     + " --help'.");
             return BAD_USAGE;
         });
+        // Everything after the server command is the command's own: `mcp-proxy npx -y pkg` works without `--` too.
+        cli.getSubcommands().get(McpProxyCommand.NAME).setStopAtPositional(true);
         return cli.execute(args);
     }
 

@@ -9,13 +9,20 @@ import java.nio.file.Path;
 
 /**
  * One segment file {@code NNNNNNNNNNNNNNNNNNNN.seg} (20-digit index of its first payload), read
- * through the log's bounded {@link ReadChannels}. Immutable but for {@link #retired}; safe for
- * concurrent readers.
+ * through the log's bounded {@link ReadChannels}, and its <em>readable end</em>: the end of the last
+ * committed group in it that readers may see (src/site/storage.md#readers-see-one-readable-size).
+ * Safe for concurrent readers.
+ *
+ * <p>The readable end is the one bound every read path uses, never the file's length: the file may
+ * hold more (a group being written, the partial group of a failed write before it is cut), and a
+ * reader's buffer or window size says nothing about where the frames end. The writer moves it
+ * forward after a group is written and before it publishes the log size that counts the group,
+ * so a reader that read the size sees an end covering every payload below it.
  *
  * <p>A segment rewritten by an erasure (src/site/erasure.md#physically-gone) is a new object under
- * the same name, carrying the positions of its frames in the new file ({@link #position}); the
- * object it replaced is retired, and a read through it fails with {@link SegmentReplacedException}
- * so the reader retries with the log's current segments.
+ * the same name, carrying the positions of its frames in the new file ({@link #position}) and the
+ * new file's length as its readable end; the object it replaced is retired, and a read through it
+ * fails with {@link SegmentReplacedException} so the reader retries with the log's current segments.
  */
 final class Segment {
     static final String SUFFIX = ".seg";
@@ -27,16 +34,20 @@ final class Segment {
     private final long[] positions;
     /** Set (under the channels' lock) once a rewrite is about to replace this segment's file. */
     volatile boolean retired;
+    /** Written by the one writer (the append lock, or recovery before the log is shared); never decreases. */
+    private volatile long readableEnd;
 
-    Segment(long start, Path path, ReadChannels channels) {
-        this(start, path, channels, null);
+    Segment(long start, Path path, ReadChannels channels, long readableEnd) {
+        this(start, path, channels, null, readableEnd);
     }
 
-    Segment(long start, Path path, ReadChannels channels, long[] positions) {
+    /** A rewritten segment: its frames at {@code positions}, {@code readableEnd} the new file's length. */
+    Segment(long start, Path path, ReadChannels channels, long[] positions, long readableEnd) {
         this.start = start;
         this.path = path;
         this.channels = channels;
         this.positions = positions;
+        this.readableEnd = readableEnd;
     }
 
     /** The offset of payload {@code index}'s frame in this file. */
@@ -93,9 +104,25 @@ final class Segment {
         return total;
     }
 
-    /** The file's current length. */
-    long size() throws IOException {
+    /**
+     * The file's current length: only for recovery, which decides the readable end from it, and
+     * for nothing that reads a live log (see the class comment).
+     */
+    long fileSize() throws IOException {
         return Files.size(path);
+    }
+
+    /** Where the committed frames a reader may see end (see the class comment). */
+    long readableEnd() {
+        return readableEnd;
+    }
+
+    /** Moves the readable end to {@code end} (the writer, after a group is written; or recovery). */
+    void publishEnd(long end) {
+        if (end < readableEnd) {
+            throw new IllegalStateException("readable end of " + path + " would move back from " + readableEnd + " to " + end);
+        }
+        readableEnd = end;
     }
 
     @Override

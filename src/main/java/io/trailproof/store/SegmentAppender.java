@@ -28,7 +28,7 @@ final class SegmentAppender {
     private final PositionTable table;
     private final GroupCommit commit;
 
-    // Published by volatile writes: table entries before size, size before written.
+    // Published by volatile writes: table entries and the segment's readable end before size, size before written.
     private volatile Segment[] segments;
     private volatile long size;
     private volatile Tail written;
@@ -205,6 +205,7 @@ final class SegmentAppender {
             addresses[i] = FrameCodec.sideAddress(ordinal, writeEnd + sideOffsets[i]);
         }
         writeEnd += total;
+        current.publishEnd(writeEnd);   // before the size that counts the group (Segment: the readable end)
         size = first + n;
         written = new Tail(first + n, current, writer, writeEnd);
         return new EventLog.Appended(first, addresses);
@@ -292,7 +293,7 @@ final class SegmentAppender {
             closeQuietly(w);
             throw e;
         }
-        return new NewSegment(new Segment(start, p, channels), w);
+        return new NewSegment(new Segment(start, p, channels, 0), w);
     }
 
     /** The flusher's force: everything written so far. Called with sync ownership. */

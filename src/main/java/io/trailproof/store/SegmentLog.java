@@ -327,16 +327,18 @@ public final class SegmentLog implements EventLog {
 
     @Override
     public void scan(long from, long to, PayloadVisitor visitor) throws IOException {
-        Objects.checkFromToIndex(from, to, appender.size());
+        long size = appender.size();
+        Objects.checkFromToIndex(from, to, size);
         checkNotRefused(to);
-        reads.scan(from, to, visitor);
+        reads.scan(size, from, to, visitor);
     }
 
     @Override
     public void scanViews(long from, long to, PayloadViewVisitor visitor) throws IOException {
-        Objects.checkFromToIndex(from, to, appender.size());
+        long size = appender.size();
+        Objects.checkFromToIndex(from, to, size);
         checkNotRefused(to);
-        reads.scanViews(from, to, visitor);
+        reads.scanViews(size, from, to, visitor);
     }
 
     @Override

@@ -7,9 +7,15 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
 /**
- * The read paths of the segment log: one payload, a sparse ascending walk, a sequential range.
- * Each checks every frame it returns through {@link FrameCodec}. Callers check the indexes against
- * the published size first; the positions below it are then complete (see {@link PositionTable}).
+ * The read paths of the segment log: one payload, a sparse ascending walk, a sequential range, a
+ * side record, the committed prefix of the files. Each checks every frame it returns through
+ * {@link FrameCodec}. Callers check the indexes against the published size first; the positions
+ * below it are then complete (see {@link PositionTable}) and every frame they name ends at or before
+ * its segment's {@linkplain Segment#readableEnd readable end}.
+ *
+ * <p>Where the frames end is the readable end and nothing else: no read goes past it, and no read
+ * takes the size of its own buffer or window for the end of the data. A frame larger than what
+ * a buffer holds is read again whole (src/site/storage.md#readers-see-one-readable-size).
  * Thread-safe: every call has its own buffers.
  */
 final class SegmentReads {
@@ -70,15 +76,17 @@ final class SegmentReads {
     private byte[] read(Segment[] segs, long index) throws IOException {
         Segment seg = segs[segmentIndexOf(segs, index)];
         long pos = seg.position(index, table);
+        long end = seg.readableEnd();
         // One read for the frame of a typical event (header and payload together); a larger
         // payload takes a second read for its rest, straight into the returned array.
-        byte[] first = new byte[FIRST_READ_BYTES];
+        byte[] first = new byte[(int) Math.max(0, Math.min(FIRST_READ_BYTES, end - pos))];
         int got = seg.read(ByteBuffer.wrap(first), pos);
         if (got < FrameCodec.HEADER_BYTES) {
             throw new CorruptLogException(seg.path, pos, "frame header missing (file shorter than expected)");
         }
         FrameCodec.Frame f = new FrameCodec.Frame();
         checkRecord(FrameCodec.header(first, 0, f), f, seg, pos, index);
+        checkWithinEnd(f, seg, pos, end);
         int len = f.length;
         byte[] payload = new byte[len];
         int have = Math.min(len, got - FrameCodec.HEADER_BYTES);
@@ -121,7 +129,8 @@ final class SegmentReads {
             if (seg != windowSegment || pos < windowStart || pos + FrameCodec.HEADER_BYTES > windowStart + windowLength) {
                 windowSegment = seg;
                 windowStart = pos;
-                windowLength = seg.read(ByteBuffer.wrap(window), pos);
+                int want = (int) Math.max(0, Math.min(window.length, seg.readableEnd() - pos));
+                windowLength = seg.read(ByteBuffer.wrap(window, 0, want), pos);
             }
             int at = (int) (pos - windowStart);
             int kind = FrameCodec.check(window, at, windowLength - at, f);
@@ -129,7 +138,8 @@ final class SegmentReads {
                 if (windowLength - at < FrameCodec.HEADER_BYTES) {
                     throw new CorruptLogException(seg.path, pos, "frame header missing (file shorter than expected)");
                 }
-                visitor.accept(index, read(segs, index));   // a frame larger than what is left of the window
+                // A frame larger than what is left of the window: read alone, whole (not a damaged frame).
+                visitor.accept(index, read(segs, index));
                 continue;
             }
             checkRecord(kind, f, seg, pos, index);
@@ -138,19 +148,25 @@ final class SegmentReads {
         }
     }
 
-    /** Visits payloads {@code [from, to)} in order, reading each segment sequentially. */
-    void scan(long from, long to, EventLog.PayloadVisitor visitor) throws IOException {
-        scanViews(from, to, (index, buf, offset, length) ->
+    /**
+     * Visits payloads {@code [from, to)} in order, reading each segment sequentially; {@code size}
+     * is the published log size the caller checked {@code to} against.
+     */
+    void scan(long size, long from, long to, EventLog.PayloadVisitor visitor) throws IOException {
+        scanViews(size, from, to, (index, buf, offset, length) ->
                 visitor.accept(index, Arrays.copyOfRange(buf, offset, offset + length)));
     }
 
-    /** As {@link #scan}, each payload a view of the scanner's buffer (see {@link EventLog#scanViews}). */
-    void scanViews(long from, long to, EventLog.PayloadViewVisitor visitor) throws IOException {
+    /**
+     * As {@link #scan}, each payload a view of the scanner's buffer (see {@link EventLog#scanViews}).
+     * {@code size} is the published log size the caller checked {@code to} against.
+     */
+    void scanViews(long size, long from, long to, EventLog.PayloadViewVisitor visitor) throws IOException {
         Segment[] segs = source.get();
         long[] next = {from};
         while (true) {
             try {
-                scanViews(segs, next, to, visitor);
+                scanViews(segs, size, next, to, visitor);
                 return;
             } catch (SegmentReplacedException e) {
                 segs = replaced(segs);   // resume with the first payload not visited yet
@@ -158,7 +174,7 @@ final class SegmentReads {
         }
     }
 
-    private void scanViews(Segment[] segs, long[] next, long to, EventLog.PayloadViewVisitor visitor)
+    private void scanViews(Segment[] segs, long size, long[] next, long to, EventLog.PayloadViewVisitor visitor)
             throws IOException {
         long index = next[0];
         while (index < to) {
@@ -166,9 +182,13 @@ final class SegmentReads {
             Segment seg = segs[si];
             long segEnd = si + 1 < segs.length ? Math.min(to, segs[si + 1].start) : to;
             long pos = seg.position(index, table);
-            // Buffer sized to the span to read (small scans stay cheap), at most READ_BUFFER_BYTES.
-            long span = seg.position(segEnd - 1, table) - pos + 4096;
-            FrameScanner r = new FrameScanner(seg, seg.size(), (int) Math.min(READ_BUFFER_BYTES, span));
+            long end = seg.readableEnd();
+            // Buffer sized to the bytes the span needs (small scans stay cheap), at most READ_BUFFER_BYTES:
+            // they end where the payload after the span starts when it is in this segment, else at the
+            // readable end. A frame larger than the buffer is read whole all the same (FrameScanner).
+            boolean nextInSegment = segEnd < size && (si + 1 >= segs.length || segEnd < segs[si + 1].start);
+            long spanEnd = nextInSegment ? seg.position(segEnd, table) : end;
+            FrameScanner r = new FrameScanner(seg, end, (int) Math.max(0, Math.min(READ_BUFFER_BYTES, spanEnd - pos)));
             while (index < segEnd) {
                 int kind = r.next(pos);
                 if (kind == FrameCodec.BAD) {
@@ -214,11 +234,12 @@ final class SegmentReads {
         }
         int last = segmentIndexOf(segs, size - 1);
         for (int i = 0; i < last; i++) {
-            out.add(new FilePrefix(segs[i].path, segs[i].path.getFileName().toString(), segs[i].size()));
+            out.add(new FilePrefix(segs[i].path, segs[i].path.getFileName().toString(), segs[i].readableEnd()));
         }
         Segment seg = segs[last];
         long pos = seg.position(size - 1, table);
-        FrameScanner r = new FrameScanner(seg, seg.size(), 4096);
+        // From the last payload to its group's commit frame: side frames of any size may lie between.
+        FrameScanner r = new FrameScanner(seg, seg.readableEnd(), 4096);
         while (true) {
             int kind = r.next(pos);
             if (kind == FrameCodec.BAD) {
@@ -256,8 +277,9 @@ final class SegmentReads {
             throw new CorruptLogException(segs[segs.length - 1].path, pos, "no segment " + ordinal + " for a side record");
         }
         Segment seg = segs[ordinal];
+        long end = seg.readableEnd();
         byte[] head = new byte[FrameCodec.HEADER_BYTES];
-        if (seg.read(ByteBuffer.wrap(head), pos) < FrameCodec.HEADER_BYTES) {
+        if (pos + FrameCodec.HEADER_BYTES > end || seg.read(ByteBuffer.wrap(head), pos) < FrameCodec.HEADER_BYTES) {
             throw new CorruptLogException(seg.path, pos, "frame header missing (file shorter than expected)");
         }
         FrameCodec.Frame f = new FrameCodec.Frame();
@@ -265,6 +287,7 @@ final class SegmentReads {
         if (kind != FrameCodec.SIDE) {
             throw new CorruptLogException(seg.path, pos, kind == FrameCodec.BAD ? f.problem : "no side frame at this offset");
         }
+        checkWithinEnd(f, seg, pos, end);
         byte[] payload = new byte[f.length];
         if (seg.read(ByteBuffer.wrap(payload), pos + FrameCodec.HEADER_BYTES) < f.length) {
             throw new CorruptLogException(seg.path, pos, "frame extends past end of file");
@@ -273,6 +296,14 @@ final class SegmentReads {
             throw new CorruptLogException(seg.path, pos, f.problem);
         }
         return payload;
+    }
+
+    /** A frame whose header was read must end at or before the readable end. */
+    private static void checkWithinEnd(FrameCodec.Frame f, Segment seg, long pos, long end) throws CorruptLogException {
+        if (pos + f.frameBytes > end) {
+            throw new CorruptLogException(seg.path, pos, "frame of " + f.length + " bytes extends past the readable end "
+                    + end);
+        }
     }
 
     private static void checkRecord(int kind, FrameCodec.Frame f, Segment seg, long pos, long index)

@@ -98,12 +98,12 @@ final class SegmentRecovery {
             throw new CorruptLogException(f, 0, "segment named for index " + start
                     + " but the segments before it hold " + size + " payloads");
         }
-        return new Segment(start, f, channels);
+        return new Segment(start, f, channels, 0);   // readable end set once its frames are checked
     }
 
     /** A segment before the last was forced before the next one began: any fault in it is corruption. */
     private void scanEarlier(Segment s) throws IOException {
-        long fileSize = s.size();
+        long fileSize = s.fileSize();
         FrameScanner r = new FrameScanner(s, fileSize, READ_BUFFER_BYTES);
         Pending pending = new Pending();
         long pos = 0;
@@ -118,10 +118,11 @@ final class SegmentRecovery {
             throw new CorruptLogException(s.path, pending.firstOffset(),
                     "uncommitted frames at the end of a segment that is not the last");
         }
+        s.publishEnd(fileSize);
     }
 
     private Result scanLast(List<Segment> segments, Segment s, long forced, long refusedFrom) throws IOException {
-        long fileSize = s.size();
+        long fileSize = s.fileSize();
         FrameScanner r = new FrameScanner(s, fileSize, READ_BUFFER_BYTES);
         Pending pending = new Pending();
         long pos = 0;
@@ -164,6 +165,7 @@ final class SegmentRecovery {
             }
             cut = fileSize - lastCommitEnd;
         }
+        s.publishEnd(lastCommitEnd);
         return new Result(segments, size, lastCommitEnd, cut, loss);
     }
 

@@ -145,7 +145,7 @@ final class SegmentRewrite {
             w.force();
         }
         probe.reached("segment-written");
-        Segment fresh = new Segment(seg.start, seg.path, channels, positions);
+        Segment fresh = new Segment(seg.start, seg.path, channels, positions, out.size);
         appender.replace(ordinal, seg, fresh, () -> {
             channels.retire(seg);   // before the rename: no channel of the old object opens the new file
             Files.move(tmp, seg.path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -155,7 +155,7 @@ final class SegmentRewrite {
     }
 
     private static byte[] readWhole(Segment seg) throws IOException {
-        long size = seg.size();
+        long size = seg.readableEnd();   // sealed: every frame in it is committed
         if (size > Integer.MAX_VALUE - 64) {
             throw new IOException("segment " + seg.path + " is too large to rewrite in memory");
         }

@@ -18,7 +18,11 @@ import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** src/site/http-api.md#conventions: an event acknowledged before a list or search request starts is in its result. */
+/**
+ * src/site/http-api.md#conventions: an event acknowledged before a list or search request starts is in its result,
+ * while other clients keep writing. Other writes can hide a reader that only sees an event once a later one
+ * arrives: {@link IdleReadAfterWriteIT} checks the same promise with nothing written after the event.
+ */
 class ReadAfterWriteIT {
 
     @TempDir

@@ -1,0 +1,145 @@
+package io.trailproof.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.EventLimits;
+import io.trailproof.core.json.Rfc8785;
+
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+
+/**
+ * Makes what the proxy saw fit the event rules (src/site/events.md#accepted-fields) without ever
+ * changing it silently: a value that cannot be stored as it is (too large for one event, nested too
+ * deeply, or not representable as sent) is replaced by a summary that says why and carries the
+ * SHA-256 of what was left out, so the original can still be matched against the record
+ * (src/site/mcp-proxy.md#what-is-recorded).
+ */
+final class EventContent {
+
+    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final HexFormat HEX = HexFormat.of();
+
+    /**
+     * The largest canonical form the proxy sends for one event: the service's limit less room for the
+     * fields the service adds (id, sequence, prev_hash, recorded_at, ...).
+     */
+    static final int MAX_EVENT_BYTES = EventLimits.MAX_CANONICAL_BYTES - 8 * 1024;
+
+    /** Deepest nesting of a value placed one level below the event object. */
+    static final int MAX_VALUE_DEPTH = EventLimits.MAX_NESTING_DEPTH - 1;
+
+    private EventContent() {
+    }
+
+    /**
+     * {@code value} as an event field holding a JSON object: an object as it is, anything else
+     * wrapped as {@code {wrapKey: value}}; a value nested too deeply for an event is summarised.
+     */
+    static ObjectNode asObject(JsonNode value, String wrapKey) {
+        ObjectNode object;
+        if (value.isObject()) {
+            object = (ObjectNode) value;
+        } else {
+            object = NODES.objectNode();
+            object.set(wrapKey, value);
+        }
+        if (depth(object) > MAX_VALUE_DEPTH) {
+            return omitted(object, "nested deeper than an event may hold (" + EventLimits.MAX_NESTING_DEPTH
+                    + " levels)");
+        }
+        return object;
+    }
+
+    /**
+     * The summary that stands for {@code value}: the reason, the size and the SHA-256 of its RFC 8785
+     * canonical form (anyone can recompute it from the original message).
+     */
+    static ObjectNode omitted(JsonNode value, String reason) {
+        byte[] canonical = Rfc8785.canonicalize(value);
+        ObjectNode summary = NODES.objectNode();
+        summary.put("omitted", reason);
+        summary.put("canonical_bytes", canonical.length);
+        summary.put("canonical_sha256", sha256(canonical));
+        return summary;
+    }
+
+    /**
+     * The summary for content of a message that could not be read faithfully (a duplicate key, a
+     * number that changes when read, invalid UTF-8): the reason and the SHA-256 of the whole message
+     * line exactly as it passed through.
+     */
+    static ObjectNode unreadable(byte[] message, String reason) {
+        ObjectNode summary = NODES.objectNode();
+        summary.put("omitted", "the message could not be recorded faithfully: " + reason);
+        summary.put("message_bytes", message.length);
+        summary.put("message_sha256", sha256(message));
+        return summary;
+    }
+
+    /**
+     * Shrinks {@code event} until its canonical form fits one event: the output first, then the
+     * input, each replaced by its summary.
+     */
+    static ObjectNode fit(ObjectNode event) {
+        for (String field : new String[] {EventFields.ACTION_OUTPUT, EventFields.ACTION_INPUT}) {
+            if (Rfc8785.canonicalize(event).length <= MAX_EVENT_BYTES) {
+                return event;
+            }
+            JsonNode value = event.get(field);
+            if (value != null) {
+                event.set(field, omitted(value, "larger than one event may hold ("
+                        + (EventLimits.MAX_CANONICAL_BYTES >> 20) + " MiB)"));
+            }
+        }
+        return event;
+    }
+
+    /** A string field cut to {@code max} UTF-16 code units, never inside a surrogate pair. */
+    static String clip(String text, int max) {
+        if (text.length() <= max) {
+            return text;
+        }
+        int end = max;
+        if (Character.isHighSurrogate(text.charAt(end - 1))) {
+            end--;
+        }
+        return text.substring(0, end);
+    }
+
+    /** Nesting depth of a value: a scalar is 0, an object or array is 1 plus its deepest member. */
+    static int depth(JsonNode root) {
+        // Iterative, level by level: a hostile message may nest very deeply.
+        int depth = 0;
+        List<JsonNode> level = List.of(root);
+        while (!level.isEmpty()) {
+            List<JsonNode> next = new ArrayList<>();
+            boolean container = false;
+            for (JsonNode n : level) {
+                if (n.isContainerNode()) {
+                    container = true;
+                    n.forEach(next::add);
+                }
+            }
+            if (!container) {
+                break;
+            }
+            depth++;
+            level = next;
+        }
+        return depth;
+    }
+
+    static String sha256(byte[] bytes) {
+        try {
+            return HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("every Java platform has SHA-256", e);
+        }
+    }
+}

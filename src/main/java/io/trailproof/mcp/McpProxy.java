@@ -1,0 +1,215 @@
+package io.trailproof.mcp;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.trailproof.mcp.ToolCallRecorder.Direction;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code trailproof mcp-proxy}: runs an MCP server over stdio as a child process and sits between
+ * it and the client (src/site/mcp-proxy.md). Every byte passes through unchanged and in order both
+ * ways; a copy of each line goes to the recorder on its own thread, whose events the shipper sends
+ * in the background. The child's standard error is passed on to the proxy's, and its exit code is
+ * the proxy's.
+ */
+public final class McpProxy {
+
+    /** Exit code when the MCP server command cannot be started (as shells use for a missing command). */
+    public static final int CANNOT_START = 127;
+
+    /** Longest line kept for recording; a longer message is passed on unread. */
+    static final int MAX_RECORDED_LINE = 32 << 20;
+    /** Bytes of lines waiting for the recorder; past it the pumps wait (see the page's limits). */
+    private static final int RECORDING_BACKLOG = 64 << 20;
+    /** How long the output of an exited child may still be read (a grandchild may hold the pipe open). */
+    private static final Duration OUTPUT_AFTER_EXIT = Duration.ofSeconds(5);
+
+    /**
+     * What to run and where to record.
+     *
+     * @param command the MCP server command and its arguments
+     * @param server the trailproof server's base URL
+     * @param apiKey the API key, or null
+     * @param agentId the agent id, or null for {@code mcp:<server name>}
+     * @param spoolDir where unsent batches are kept
+     * @param recording false to pass through only (TRAILPROOF_ENABLED=false)
+     * @param flushInterval longest time an event waits for its batch to fill
+     * @param sendGrace how long the proxy may still try to send after the session ended
+     */
+    public record Options(List<String> command, URI server, String apiKey, String agentId, Path spoolDir,
+            boolean recording, Duration flushInterval, Duration sendGrace) {
+        public Options {
+            command = List.copyOf(command);
+            if (command.isEmpty()) {
+                throw new IllegalArgumentException("no MCP server command");
+            }
+            Objects.requireNonNull(server);
+            Objects.requireNonNull(spoolDir);
+        }
+    }
+
+    private record Line(Direction direction, byte[] bytes, Instant at, long nanos) {
+    }
+
+    private static final Line END = new Line(null, null, null, 0);
+
+    private final Options options;
+    private final InputStream clientIn;
+    private final OutputStream clientOut;
+    private final PrintStream err;
+    private final Clock clock;
+    private final String sessionId;
+    private final Notices notices;
+    private final BlockingQueue<Line> lines = new LinkedBlockingQueue<>();
+    private final Semaphore backlog = new Semaphore(RECORDING_BACKLOG);
+    private volatile Process child;
+
+    /**
+     * @param sessionId this run's session id (a random UUID per run)
+     */
+    public McpProxy(Options options, InputStream clientIn, OutputStream clientOut, PrintStream err, Clock clock,
+            String sessionId) {
+        this.options = options;
+        this.clientIn = clientIn;
+        this.clientOut = clientOut;
+        this.err = err;
+        this.clock = clock;
+        this.sessionId = sessionId;
+        this.notices = new Notices(err);
+    }
+
+    /** Runs the session to its end and returns the MCP server's exit code. */
+    public int run() throws InterruptedException {
+        ProcessBuilder builder = new ProcessBuilder(options.command());
+        // The audited server gets no credential to write audit events of its own.
+        builder.environment().remove("TRAILPROOF_API_KEY");
+        Process p;
+        try {
+            p = builder.start();
+        } catch (IOException e) {
+            notices.always("cannot start the MCP server " + options.command().get(0) + ": " + e.getMessage());
+            return CANNOT_START;
+        }
+        child = p;
+
+        ObjectMapper json = new ObjectMapper();
+        EventShipper shipper = null;
+        Thread recorderThread = null;
+        if (options.recording()) {
+            shipper = new EventShipper(new BatchSender(options.server(), options.apiKey(), Duration.ofSeconds(10), json),
+                    new Spool(options.spoolDir(), json), sessionId, clock, options.flushInterval(), notices, json);
+            shipper.start();
+            ToolCallRecorder recorder = new ToolCallRecorder(options.agentId(), options.command().get(0), sessionId,
+                    shipper::submit);
+            recorderThread = new Thread(() -> record(recorder), "trailproof-mcp-recorder");
+            recorderThread.setDaemon(true);
+            recorderThread.start();
+        }
+
+        Pump toServer = new Pump(clientIn, p.getOutputStream(), framer(Direction.CLIENT_TO_SERVER), true);
+        Pump toClient = new Pump(p.getInputStream(), clientOut, framer(Direction.SERVER_TO_CLIENT), false);
+        Pump errors = new Pump(p.getErrorStream(), err, null, false);
+        // The client's side may block on a read for ever after the server ended: a daemon, never joined.
+        thread(toServer, "trailproof-mcp-client-to-server");
+        Thread out = thread(toClient, "trailproof-mcp-server-to-client");
+        Thread errs = thread(errors, "trailproof-mcp-server-stderr");
+
+        int exit = p.waitFor();
+        out.join(OUTPUT_AFTER_EXIT.toMillis());
+        errs.join(OUTPUT_AFTER_EXIT.toMillis());
+        if (recorderThread != null) {
+            lines.add(END);
+            recorderThread.join();
+            shipper.close(options.sendGrace());
+        }
+        return exit;
+    }
+
+    /**
+     * Passes a signal the proxy received on to the MCP server: TERM with {@link Process#destroy()},
+     * INT and HUP with {@code kill -s}. Nothing happens when the server has not started or has ended.
+     */
+    public void forward(String signal) {
+        Process p = child;
+        if (p == null || !p.isAlive()) {
+            return;
+        }
+        if ("TERM".equals(signal)) {
+            p.destroy();
+            return;
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-s", signal, Long.toString(p.pid()))
+                    .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
+            if (kill.waitFor(5, TimeUnit.SECONDS) && kill.exitValue() == 0) {
+                return;
+            }
+        } catch (IOException e) {
+            // no kill command here: terminate instead
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        p.destroy();
+    }
+
+    private LineFramer framer(Direction direction) {
+        if (!options.recording()) {
+            return null;
+        }
+        return new LineFramer(MAX_RECORDED_LINE, (bytes, length) -> {
+            int cost = bytes == null ? 0 : Math.min(bytes.length, RECORDING_BACKLOG);
+            backlog.acquireUninterruptibly(cost);
+            lines.add(new Line(direction, bytes, clock.instant(), System.nanoTime()));
+        });
+    }
+
+    private void record(ToolCallRecorder recorder) {
+        while (true) {
+            Line line;
+            try {
+                line = lines.take();
+            } catch (InterruptedException e) {
+                return;
+            }
+            if (line == END) {
+                break;
+            }
+            try {
+                recorder.message(line.direction(), line.bytes(), line.at(), line.nanos());
+            } catch (RuntimeException e) {
+                // A bug in recording must never end the session: the message was passed on already.
+                notices.once("recorder", "a message could not be recorded (" + e + ")");
+            } finally {
+                if (line.bytes() != null) {
+                    backlog.release(Math.min(line.bytes().length, RECORDING_BACKLOG));
+                }
+            }
+        }
+        recorder.finish(clock.instant(), System.nanoTime());
+        if (recorder.oversizedMessages() > 0) {
+            notices.always(recorder.oversizedMessages() + " messages longer than " + (MAX_RECORDED_LINE >> 20)
+                    + " MiB were passed on without being read for recording");
+        }
+    }
+
+    private static Thread thread(Runnable r, String name) {
+        Thread t = new Thread(r, name);
+        t.setDaemon(true);
+        t.start();
+        return t;
+    }
+}

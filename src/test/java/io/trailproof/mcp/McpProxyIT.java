@@ -1,0 +1,377 @@
+package io.trailproof.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.modelcontextprotocol.client.McpClient;
+import io.modelcontextprotocol.client.McpSyncClient;
+import io.modelcontextprotocol.client.transport.ServerParameters;
+import io.modelcontextprotocol.client.transport.StdioClientTransport;
+import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
+import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
+import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
+import io.modelcontextprotocol.spec.McpSchema.TextContent;
+import io.trailproof.core.json.Rfc8785;
+import io.trailproof.core.json.StrictJson;
+import io.trailproof.testing.Api;
+import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The proxy end to end: the official Java MCP SDK's client drives a real MCP server (the SDK's server,
+ * {@link TestMcpServer}) through {@code trailproof mcp-proxy}, started as a separate process, against a
+ * real trailproof server on a free port.
+ */
+class McpProxyIT {
+
+    private static final Path JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
+    private static final String CLASS_PATH = System.getProperty("java.class.path");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    @TempDir
+    Path tmp;
+
+    private List<String> server(String name, int exitCode, Path record) {
+        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m", "-cp", CLASS_PATH,
+                TestMcpServer.class.getName(), name, Integer.toString(exitCode)));
+        if (record != null) {
+            cmd.add(record.toString());
+        }
+        return cmd;
+    }
+
+    /** The proxy through the packaged launcher, as users run it. */
+    private static List<String> launcherProxy(String url, List<String> child) {
+        List<String> cmd = new ArrayList<>(List.of(ServerProcess.launcher().toString(), "mcp-proxy", "--server", url, "--"));
+        cmd.addAll(child);
+        return cmd;
+    }
+
+    /** The proxy's main class on the test class path (a faster start). */
+    private static List<String> javaProxy(String url, List<String> child) {
+        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m", "-cp", CLASS_PATH,
+                "io.trailproof.cli.Main", "mcp-proxy", "--server", url, "--"));
+        cmd.addAll(child);
+        return cmd;
+    }
+
+    private McpSyncClient client(List<String> command, List<String> stderr) {
+        ServerParameters params = ServerParameters.builder(command.get(0)).args(command.subList(1, command.size()))
+                .env(Map.of("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString(),
+                        "TRAILPROOF_JAVA_OPTS", "-Xmx256m"))
+                .build();
+        StdioClientTransport transport = new StdioClientTransport(params, new JacksonMcpJsonMapper(new ObjectMapper()));
+        transport.setStdErrorHandler(stderr::add);
+        McpSyncClient client = McpClient.sync(transport).requestTimeout(Duration.ofSeconds(120))
+                .initializationTimeout(Duration.ofSeconds(120)).build();
+        client.initialize();
+        return client;
+    }
+
+    private static String text(CallToolResult r) {
+        return ((TextContent) r.content().get(0)).text();
+    }
+
+    private static JsonNode events(Api api, String agent) throws Exception {
+        return api.get("/v1/events?order=asc&limit=1000&agent_id=" + agent).json();
+    }
+
+    private static JsonNode awaitEvents(Api api, String agent, int count) throws Exception {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        JsonNode events = events(api, agent);
+        while (events.size() < count && System.nanoTime() < deadline) {
+            Thread.sleep(200);
+            events = events(api, agent);
+        }
+        assertThat(events.size()).as("events of %s: %s", agent, events).isEqualTo(count);
+        return events;
+    }
+
+    private static void await(BooleanSupplier condition, String what) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out waiting until " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    private static long size(Path file) {
+        try {
+            return Files.exists(file) ? Files.size(file) : -1;
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    private static long spooled(Path spool) throws IOException {
+        if (!Files.isDirectory(spool)) {
+            return 0;
+        }
+        try (Stream<Path> files = Files.walk(spool)) { // the service's own subdirectory, below the root
+            return files.filter(f -> f.getFileName().toString().endsWith(".json")).count();
+        }
+    }
+
+    @Test
+    void aRealClientThroughTheLauncherGetsEveryByteUnchangedAndEachCallIsRecordedAsAPair() throws Exception {
+        Path record = Files.createDirectories(tmp.resolve("record"));
+        try (InProcessServer trail = InProcessServer.start(tmp.resolve("data"))) {
+            Api api = trail.api();
+            List<String> command = new ArrayList<>(List.of(JAVA.toString(), "-Xmx128m", "-cp", CLASS_PATH,
+                    TeeMain.class.getName(), record.toString()));
+            command.addAll(launcherProxy(api.base(), server("files-test", 0, record)));
+            List<String> stderr = new CopyOnWriteArrayList<>();
+            McpSyncClient client = client(command, stderr);
+            assertThat(client.getServerInfo().name()).isEqualTo("files-test");
+            assertThat(client.listTools().tools()).hasSize(4);
+            assertThat(text(client.callTool(new CallToolRequest("echo", Map.of("text", "héllo ☃"))))).isEqualTo("héllo ☃");
+            CallToolResult failed = client.callTool(new CallToolRequest("fail", Map.of("text", "no disk")));
+            assertThat(failed.isError()).isTrue();
+            String big = text(client.callTool(new CallToolRequest("big", Map.of())));
+            assertThat(big).hasSize(TestMcpServer.BIG_TEXT_UNIT.length() * TestMcpServer.BIG_UNITS);
+            assertThat(text(client.callTool(new CallToolRequest("slow", Map.of("ms", 300))))).isEqualTo("slept");
+            client.closeGracefully();
+
+            JsonNode events = awaitEvents(api, "mcp:files-test", 8);
+            List<String> shape = new ArrayList<>();
+            events.forEach(e -> shape.add(e.get("action_type").asText() + " " + e.get("action_name").asText()
+                    + (e.has("action_status") ? " " + e.get("action_status").asText() : "")));
+            assertThat(shape).containsExactly("TOOL_CALL echo", "TOOL_RESULT echo success", "TOOL_CALL fail",
+                    "TOOL_RESULT fail error", "TOOL_CALL big", "TOOL_RESULT big success", "TOOL_CALL slow",
+                    "TOOL_RESULT slow success");
+            String session = events.get(0).get("session_id").asText();
+            for (int i = 0; i < 8; i += 2) {
+                JsonNode call = events.get(i);
+                JsonNode result = events.get(i + 1);
+                assertThat(call.get("session_id").asText()).isEqualTo(session);
+                assertThat(result.get("session_id").asText()).isEqualTo(session);
+                assertThat(result.get("metadata").get("jsonrpc_id")).isEqualTo(call.get("metadata").get("jsonrpc_id"));
+                assertThat(result.get("duration_ms").asLong()).isGreaterThanOrEqualTo(0);
+                assertThat(call.get("source").asText()).isEqualTo("mcp-proxy");
+            }
+            assertThat(session).matches("[0-9a-f-]{36}");
+            assertThat(events.get(0).get("action_input").get("text").asText()).isEqualTo("héllo ☃");
+            assertThat(events.get(1).get("action_output").get("content").get(0).get("text").asText()).isEqualTo("héllo ☃");
+            assertThat(events.get(3).get("error_message").asText()).isEqualTo("the tool failed: no disk");
+            assertThat(events.get(7).get("duration_ms").asLong()).isGreaterThanOrEqualTo(300);
+
+            // Both directions, byte for byte: what the client wrote is what the server read, and back.
+            Path clientOut = record.resolve("client-out");
+            Path serverIn = record.resolve("server-in");
+            await(() -> size(serverIn) == size(clientOut), "the server has read everything the client wrote");
+            assertThat(Files.readAllBytes(serverIn)).isEqualTo(Files.readAllBytes(clientOut));
+            assertThat(Files.readAllBytes(record.resolve("client-in"))).isEqualTo(Files.readAllBytes(record.resolve("server-out")));
+
+            // The 1 MiB result does not fit one event: its summary carries the hash of what passed through.
+            JsonNode summary = events.get(5).get("action_output");
+            assertThat(summary.get("omitted").asText()).contains("larger than one event");
+            String bigLine = Arrays.stream(Files.readString(record.resolve("server-out"), StandardCharsets.UTF_8).split("\n"))
+                    .filter(l -> l.contains(TestMcpServer.BIG_TEXT_UNIT.repeat(4))).findFirst().orElseThrow();
+            JsonNode answer = StrictJson.parse(bigLine.getBytes(StandardCharsets.UTF_8), 100);
+            assertThat(summary.get("canonical_sha256").asText())
+                    .isEqualTo(EventContent.sha256(Rfc8785.canonicalize(answer.get("result"))));
+            assertThat(spooled(tmp.resolve("spool"))).isZero();
+            assertThat(stderr).noneMatch(l -> l.startsWith(Notices.PREFIX));
+        }
+    }
+
+    @Test
+    void theSessionGoesOnWhileTrailproofIsDownAndWhatWasSpooledIsSentWhenItComesBack() throws Exception {
+        int port = freePort();
+        String url = "http://127.0.0.1:" + port;
+        Path spool = tmp.resolve("spool");
+        List<String> stderr = new CopyOnWriteArrayList<>();
+        McpSyncClient client = client(javaProxy(url, server("down-test", 0, null)), stderr);
+        assertThat(text(client.callTool(new CallToolRequest("echo", Map.of("text", "while down"))))).isEqualTo("while down");
+        assertThat(client.callTool(new CallToolRequest("fail", Map.of("text", "x"))).isError()).isTrue();
+        await(() -> stderr.stream().anyMatch(l -> l.startsWith(Notices.PREFIX)), "the proxy said the server is away");
+        await(() -> {
+            try {
+                return spooled(spool) >= 1;
+            } catch (IOException e) {
+                return false;
+            }
+        }, "the events are spooled");
+        try (InProcessServer trail = InProcessServer.start(tmp.resolve("data"), "server.port", Integer.toString(port))) {
+            // Still the same session: the proxy finds the server back and sends the spool, then what follows.
+            assertThat(text(client.callTool(new CallToolRequest("echo", Map.of("text", "after"))))).isEqualTo("after");
+            JsonNode events = awaitEvents(trail.api(), "mcp:down-test", 6);
+            assertThat(events.get(0).get("action_input").get("text").asText()).isEqualTo("while down");
+            assertThat(events.get(3).get("action_status").asText()).isEqualTo("error");
+            assertThat(events.get(4).get("action_input").get("text").asText()).isEqualTo("after");
+            client.closeGracefully();
+            await(() -> {
+                try {
+                    return spooled(spool) == 0;
+                } catch (IOException e) {
+                    return false;
+                }
+            }, "the spool is empty");
+            Thread.sleep(1500);
+            assertThat(events(trail.api(), "mcp:down-test").size()).as("nothing stored twice").isEqualTo(6);
+        }
+        List<String> ours = stderr.stream().filter(l -> l.startsWith(Notices.PREFIX)).toList();
+        assertThat(ours).as("one line on standard error").hasSize(1);
+        assertThat(ours.get(0)).contains("cannot reach the trailproof server").contains(spool.toString());
+    }
+
+    @Test
+    void batchesSpooledByARunThatEndedAreSentByTheNextRun() throws Exception {
+        int port = freePort();
+        String url = "http://127.0.0.1:" + port;
+        Path spool = tmp.resolve("spool");
+        List<String> stderr = new CopyOnWriteArrayList<>();
+        McpSyncClient first = client(javaProxy(url, server("later-test", 0, null)), stderr);
+        first.callTool(new CallToolRequest("echo", Map.of("text", "first run")));
+        first.closeGracefully();
+        await(() -> {
+            try {
+                return spooled(spool) >= 1;
+            } catch (IOException e) {
+                return false;
+            }
+        }, "the first run's events are spooled");
+        try (InProcessServer trail = InProcessServer.start(tmp.resolve("data"), "server.port", Integer.toString(port))) {
+            McpSyncClient second = client(javaProxy(url, server("later-test", 0, null)), stderr);
+            second.callTool(new CallToolRequest("echo", Map.of("text", "second run")));
+            JsonNode events = awaitEvents(trail.api(), "mcp:later-test", 4);
+            assertThat(events.get(0).get("action_input").get("text").asText()).isEqualTo("first run");
+            assertThat(events.get(2).get("action_input").get("text").asText()).isEqualTo("second run");
+            assertThat(events.get(0).get("session_id").asText()).isNotEqualTo(events.get(2).get("session_id").asText());
+            second.closeGracefully();
+        }
+    }
+
+    @Test
+    void theServersExitCodeIsTheProxysAndSigtermReachesTheServer() throws Exception {
+        int port = freePort();
+        String url = "http://127.0.0.1:" + port;
+        String init = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
+                + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}\n";
+
+        ProcessBuilder exits = new ProcessBuilder(launcherProxy(url, server("exit-test", 7, null)));
+        exits.environment().put("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString());
+        exits.redirectError(tmp.resolve("exit.err").toFile());
+        Process p = exits.start();
+        p.getOutputStream().write(init.getBytes(StandardCharsets.UTF_8));
+        p.getOutputStream().flush();
+        String answer = readLine(p.getInputStream());
+        assertThat(answer).contains("\"exit-test\"");
+        p.getOutputStream().close(); // the client's end of input is the server's: it exits with 7
+        assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(p.exitValue()).as(Files.readString(tmp.resolve("exit.err"))).isEqualTo(7);
+
+        ProcessBuilder killed = new ProcessBuilder(launcherProxy(url, server("signal-test", 0, null)));
+        killed.environment().put("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString());
+        killed.redirectError(tmp.resolve("signal.err").toFile());
+        Process q = killed.start();
+        q.getOutputStream().write(init.getBytes(StandardCharsets.UTF_8));
+        q.getOutputStream().flush();
+        assertThat(readLine(q.getInputStream())).contains("\"signal-test\"");
+        // (the launcher's standard error filter is a child of the process too)
+        List<ProcessHandle> children = q.toHandle().children()
+                .filter(h -> h.info().command().orElse("").endsWith("java")).toList();
+        assertThat(children).hasSize(1);
+        q.destroy(); // SIGTERM to the proxy, which passes it on; stdin stays open
+        assertThat(q.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(q.exitValue()).as("the server got SIGTERM and its exit code is the proxy's")
+                .isEqualTo(TestMcpServer.TERM_EXIT);
+        assertThat(children.get(0).isAlive()).isFalse();
+
+        ProcessBuilder interrupted = new ProcessBuilder(javaProxy(url, server("int-test", 0, null)));
+        interrupted.environment().put("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString());
+        interrupted.redirectError(tmp.resolve("int.err").toFile());
+        Process r = interrupted.start();
+        r.getOutputStream().write(init.getBytes(StandardCharsets.UTF_8));
+        r.getOutputStream().flush();
+        assertThat(readLine(r.getInputStream())).contains("\"int-test\"");
+        assertThat(new ProcessBuilder("kill", "-s", "INT", Long.toString(r.pid())).start().waitFor()).isZero();
+        assertThat(r.waitFor(120, TimeUnit.SECONDS)).isTrue();
+        assertThat(r.exitValue()).as("the server got SIGINT").isEqualTo(TestMcpServer.INT_EXIT);
+    }
+
+    @Test
+    void arbitraryFramingPassesThroughByteForByteAndToolCallsInBatchesAreRecorded() throws Exception {
+        try (InProcessServer trail = InProcessServer.start(tmp.resolve("data"))) {
+            // `cat` as the MCP server echoes every byte: what comes back must be exactly what went in.
+            ProcessBuilder pb = new ProcessBuilder(javaProxy(trail.api().base(), List.of("cat")));
+            pb.environment().put("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString());
+            pb.environment().put("TRAILPROOF_AGENT_ID", "framing-test");
+            pb.redirectError(tmp.resolve("cat.err").toFile());
+            Process p = pb.start();
+            ByteArrayOutputStream sent = new ByteArrayOutputStream();
+            sent.writeBytes(("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\",\"arguments\":{\"k\":\"☃\"}}},"
+                    + "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}]\n").getBytes(StandardCharsets.UTF_8));
+            sent.writeBytes("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}\r\n".getBytes(StandardCharsets.UTF_8));
+            sent.writeBytes(("{\"jsonrpc\":\"2.0\",\"method\":\"x\",\"params\":{\"blob\":\"" + "z".repeat(5 << 20) + "\"}}\n")
+                    .getBytes(StandardCharsets.UTF_8));
+            sent.writeBytes("\n  \n{\"not\": json\n\u0000\u00ff".getBytes(StandardCharsets.ISO_8859_1));
+            byte[] all = sent.toByteArray();
+            ByteArrayOutputStream received = new ByteArrayOutputStream();
+            Thread reader = new Thread(() -> {
+                try {
+                    p.getInputStream().transferTo(received);
+                } catch (IOException ignored) {
+                    // ends with the proxy
+                }
+            });
+            reader.start();
+            Random random = new Random(7);
+            OutputStream in = p.getOutputStream();
+            for (int at = 0; at < all.length; ) {
+                int n = Math.min(all.length - at, 1 + random.nextInt(random.nextBoolean() ? 7 : 200_000));
+                in.write(all, at, n);
+                in.flush();
+                at += n;
+            }
+            in.close();
+            assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
+            reader.join();
+            assertThat(p.exitValue()).isZero();
+            assertThat(received.toByteArray()).isEqualTo(all);
+            JsonNode events = awaitEvents(trail.api(), "framing-test", 2);
+            assertThat(events.get(0).get("action_input").get("k").asText()).isEqualTo("☃");
+            assertThat(events.get(1).get("action_type").asText()).isEqualTo("TOOL_RESULT");
+            assertThat(events.get(1).get("action_status").asText()).isEqualTo("success");
+        }
+    }
+
+    private static String readLine(InputStream in) throws IOException {
+        ByteArrayOutputStream line = new ByteArrayOutputStream();
+        int b;
+        while ((b = in.read()) >= 0 && b != '\n') {
+            line.write(b);
+        }
+        return line.toString(StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,180 @@
+package io.trailproof.mcp;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.json.Rfc8785;
+import io.trailproof.core.json.StrictJson;
+import io.trailproof.mcp.ToolCallRecorder.Direction;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ToolCallRecorderTest {
+
+    private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
+    private static final long MS = 1_000_000L;
+
+    private final List<ObjectNode> events = new ArrayList<>();
+    private final ToolCallRecorder recorder = new ToolCallRecorder(null, "/usr/bin/npx", "session-1", events::add);
+
+    private void client(String json, long atMillis) {
+        recorder.message(Direction.CLIENT_TO_SERVER, json.getBytes(StandardCharsets.UTF_8),
+                T0.plusMillis(atMillis), atMillis * MS);
+    }
+
+    private void server(String json, long atMillis) {
+        recorder.message(Direction.SERVER_TO_CLIENT, json.getBytes(StandardCharsets.UTF_8),
+                T0.plusMillis(atMillis), atMillis * MS);
+    }
+
+    private void initialize() {
+        client("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}", 0);
+        server("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"serverInfo\":{\"name\":\"files\",\"version\":\"9\"}}}", 1);
+        client("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", 2);
+    }
+
+    @Test
+    void aCallAndItsAnswerAreAPairWithTheServersNameDurationAndStatus() {
+        initialize();
+        client("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"read\",\"arguments\":{\"path\":\"/a\"}}}", 10);
+        server("{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"hello\"}]}}", 135);
+        assertThat(events).hasSize(2);
+        ObjectNode call = events.get(0);
+        ObjectNode result = events.get(1);
+        assertThat(call.get("agent_id").asText()).isEqualTo("mcp:files");
+        assertThat(call.get("session_id").asText()).isEqualTo("session-1");
+        assertThat(call.get("action_type").asText()).isEqualTo("TOOL_CALL");
+        assertThat(call.get("action_name").asText()).isEqualTo("read");
+        assertThat(call.get("action_input").toString()).isEqualTo("{\"path\":\"/a\"}");
+        assertThat(call.get("timestamp").asText()).isEqualTo("2026-03-01T10:00:00.010000Z");
+        assertThat(call.get("metadata").get("jsonrpc_id").asText()).isEqualTo("7");
+        assertThat(call.get("metadata").get("mcp_server_version").asText()).isEqualTo("9");
+        assertThat(result.get("action_type").asText()).isEqualTo("TOOL_RESULT");
+        assertThat(result.get("action_name").asText()).isEqualTo("read");
+        assertThat(result.get("action_status").asText()).isEqualTo("success");
+        assertThat(result.get("duration_ms").asLong()).isEqualTo(125);
+        assertThat(result.get("action_output").get("content").get(0).get("text").asText()).isEqualTo("hello");
+        assertThat(result.get("metadata").get("jsonrpc_id").asText()).isEqualTo("7");
+    }
+
+    @Test
+    void isErrorAndJsonRpcErrorsAreErrorsWithTheirMessage() {
+        initialize();
+        client("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"method\":\"tools/call\",\"params\":{\"name\":\"t1\"}}", 10);
+        client("{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"method\":\"tools/call\",\"params\":{\"name\":\"t2\"}}", 11);
+        server("{\"jsonrpc\":\"2.0\",\"id\":\"b\",\"error\":{\"code\":-32602,\"message\":\"unknown tool\"}}", 20);
+        server("{\"jsonrpc\":\"2.0\",\"id\":\"a\",\"result\":{\"isError\":true,\"content\":[{\"type\":\"text\",\"text\":\"disk full\"}]}}", 30);
+        assertThat(events).hasSize(4);
+        ObjectNode b = events.get(2);
+        assertThat(b.get("action_name").asText()).isEqualTo("t2");
+        assertThat(b.get("action_status").asText()).isEqualTo("error");
+        assertThat(b.get("error_message").asText()).isEqualTo("unknown tool");
+        assertThat(b.get("action_output").get("error").get("code").asInt()).isEqualTo(-32602);
+        ObjectNode a = events.get(3);
+        assertThat(a.get("action_name").asText()).isEqualTo("t1");
+        assertThat(a.get("action_status").asText()).isEqualTo("error");
+        assertThat(a.get("error_message").asText()).isEqualTo("disk full");
+        assertThat(a.get("duration_ms").asLong()).isEqualTo(20);
+    }
+
+    @Test
+    void batchesAreReadElementByElementAndIdsMatchByValue() {
+        initialize();
+        client("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}},"
+                + "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"},"
+                + "{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"method\":\"tools/call\",\"params\":{\"name\":\"y\"}}]", 10);
+        server("[{\"jsonrpc\":\"2.0\",\"id\":\"1\",\"result\":{}},{\"jsonrpc\":\"2.0\",\"id\":1.0,\"result\":{}}]", 20);
+        assertThat(events).extracting(e -> e.get("action_type").asText() + " " + e.get("action_name").asText())
+                .containsExactly("TOOL_CALL x", "TOOL_CALL y", "TOOL_RESULT y", "TOOL_RESULT x");
+    }
+
+    @Test
+    void requestsFromTheServerAndAnswersFromTheClientAreNotToolCalls() {
+        initialize();
+        server("{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}", 10);
+        client("{\"jsonrpc\":\"2.0\",\"id\":5,\"result\":{}}", 11);
+        assertThat(events).isEmpty();
+    }
+
+    @Test
+    void callsLeftUnansweredOrCancelledGetAnErrorResult() {
+        initialize();
+        client("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}", 10);
+        client("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"slower\"}}", 10);
+        client("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1,\"reason\":\"user\"}}", 50);
+        recorder.finish(T0.plusMillis(90), 90 * MS);
+        assertThat(events).hasSize(4);
+        assertThat(events.get(2).get("error_message").asText()).isEqualTo("cancelled by the client: user");
+        assertThat(events.get(2).get("duration_ms").asLong()).isEqualTo(40);
+        assertThat(events.get(3).get("action_name").asText()).isEqualTo("slower");
+        assertThat(events.get(3).get("action_status").asText()).isEqualTo("error");
+        assertThat(events.get(3).get("error_message").asText()).startsWith("no answer");
+    }
+
+    @Test
+    void theAgentIdIsExplicitOrTheServersNameOrTheCommandsFileName() {
+        List<ObjectNode> explicit = new ArrayList<>();
+        ToolCallRecorder r = new ToolCallRecorder("my-agent", "npx", "s", explicit::add);
+        r.message(Direction.CLIENT_TO_SERVER, "{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}"
+                .getBytes(StandardCharsets.UTF_8), T0, 0);
+        assertThat(explicit.get(0).get("agent_id").asText()).isEqualTo("my-agent");
+
+        client("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}", 0);
+        initialize();
+        client("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}", 5);
+        // Fixed at the first event: a call before initialize (a protocol error) gets the command's name, for the whole run.
+        assertThat(events).extracting(e -> e.get("agent_id").asText()).containsOnly("mcp:npx");
+        assertThat(ToolCallRecorder.agentIdFor("a\u0007b" + "c".repeat(400))).hasSize(256).startsWith("mcp:abccc");
+    }
+
+    @Test
+    void aResultTooLargeForOneEventIsSummarisedWithTheHashOfItsCanonicalForm() throws Exception {
+        initialize();
+        client("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"big\"}}", 10);
+        String result = "{\"content\":[{\"type\":\"text\",\"text\":\"" + "y".repeat(1_100_000) + "\"}]}";
+        server("{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":" + result + "}", 20);
+        JsonNode output = events.get(1).get("action_output");
+        assertThat(output.get("omitted").asText()).contains("larger than one event");
+        byte[] canonical = Rfc8785.canonicalize(StrictJson.parse(result.getBytes(StandardCharsets.UTF_8), 100));
+        assertThat(output.get("canonical_bytes").asLong()).isEqualTo(canonical.length);
+        assertThat(output.get("canonical_sha256").asText()).isEqualTo(EventContent.sha256(canonical));
+        assertThat(events.get(1).get("action_status").asText()).isEqualTo("success");
+        assertThat(Rfc8785.canonicalize(events.get(1)).length).isLessThan(EventContent.MAX_EVENT_BYTES);
+    }
+
+    @Test
+    void argumentsTheEventRulesCannotHoldAsSentAreSummarisedNotChanged() {
+        initialize();
+        String line = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"n\","
+                + "\"arguments\":{\"amount\":12345678901234567890}}}";
+        client(line, 10);
+        JsonNode input = events.get(0).get("action_input");
+        assertThat(input.get("omitted").asText()).startsWith("the message could not be recorded faithfully");
+        assertThat(input.get("message_sha256").asText())
+                .isEqualTo(EventContent.sha256(line.getBytes(StandardCharsets.UTF_8)));
+        assertThat(events.get(0).get("action_name").asText()).isEqualTo("n");
+    }
+
+    @Test
+    void argumentsNestedTooDeeplyAreSummarised() {
+        initialize();
+        String deep = "[".repeat(70) + "]".repeat(70);
+        client("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"d\",\"arguments\":{\"a\":"
+                + deep + "}}}", 10);
+        assertThat(events.get(0).get("action_input").get("omitted").asText()).startsWith("nested deeper");
+    }
+
+    @Test
+    void linesThatAreNotJsonOrTooLongAreSkipped() {
+        initialize();
+        client("not json", 10);
+        recorder.message(Direction.CLIENT_TO_SERVER, null, T0, 0);
+        assertThat(events).isEmpty();
+        assertThat(recorder.oversizedMessages()).isEqualTo(1);
+    }
+}
