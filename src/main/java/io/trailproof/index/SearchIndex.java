@@ -341,6 +341,7 @@ public final class SearchIndex implements Closeable {
                 }
                 index.replace(payloads);   // only those it holds
                 rebuild.purge(payloads);   // and in an index being rebuilt, which must not bring them back
+                dirs.deleteDamaged();      // and a damaged index set aside goes
                 committedSize = index.size();
                 lastCommitNanos = System.nanoTime();
                 p.done().complete(null);

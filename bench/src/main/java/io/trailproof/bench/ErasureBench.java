@@ -34,6 +34,8 @@ import java.util.stream.Stream;
  * <pre>
  *   bench/run-erasure [--events N] [--small N] [--ingest N]
  * </pre>
+ * The server takes its other settings from the environment as usual (for example
+ * {@code TRAILPROOF_LOG_SEGMENT_BYTES=8388608} for more, smaller segments in a shorter run).
  */
 public final class ErasureBench {
 
@@ -166,10 +168,10 @@ public final class ErasureBench {
                 String.format(Locale.ROOT, "%,8.0f events/s  ratio %.2f (goal >= 0.8)", during, during / alone));
     }
 
-    /** Every log segment and its modification time. */
+    /** Every segment of the event log ({@code DIR/log}) and its modification time. */
     private static Map<Path, FileTime> segments(Path data) throws IOException {
         Map<Path, FileTime> out = new HashMap<>();
-        try (Stream<Path> files = Files.walk(data)) {
+        try (Stream<Path> files = Files.list(data.resolve("log"))) {
             for (Path p : (Iterable<Path>) files.filter(f -> f.getFileName().toString().endsWith(".seg"))::iterator) {
                 out.put(p, Files.getLastModifiedTime(p));
             }
