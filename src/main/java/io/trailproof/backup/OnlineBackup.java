@@ -24,8 +24,9 @@ import java.util.stream.Stream;
 /**
  * Takes consistent backups of a running service (src/site/operations.md) without pausing it.
  *
- * <p><b>Consistency without a lock.</b> Every file a backup copies only grows, and what was
- * durable never changes, so a backup is a list of file <em>prefixes</em> fixed at one moment and
+ * <p><b>Consistency without a lock on appends.</b> Every file a backup copies only grows, and what
+ * was durable never changes while the backup {@link #holdFiles holds} the files (only an erasure
+ * rewrites them, and it waits), so a backup is a list of file <em>prefixes</em> fixed at one moment and
  * read afterwards at leisure. The order in which they are fixed makes them agree with each other:
  * first the small state files (the signed checkpoint, witness alarms, the signing key), then the
  * timestamp records durable now, and last the readable tree size {@code N} of the log. A checkpoint
@@ -65,7 +66,17 @@ public final class OnlineBackup {
     }
 
     /**
-     * Fixes a consistent set of file prefixes (see the class comment) and digests them. Takes as
+     * Keeps the log's files unchanged until closed (an erasure rewrites them, and waits for it;
+     * src/site/erasure.md#crash-safety-of-an-erasure): to be held from {@link #capture} until the
+     * snapshot is written. Waits for a running erasure's rewrite.
+     */
+    public io.trailproof.ledger.LogFileHolds.Hold holdFiles() throws java.io.InterruptedIOException {
+        return ledger.holdLogFiles();
+    }
+
+    /**
+     * Fixes a consistent set of file prefixes (see the class comment) and digests them; the caller
+     * holds {@link #holdFiles} from before this call until the snapshot is written. Takes as
      * long as reading the log once; ingestion continues meanwhile.
      *
      * @throws UnsupportedOperationException when the log or the timestamp records are not local files

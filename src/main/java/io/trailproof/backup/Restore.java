@@ -241,12 +241,16 @@ public final class Restore {
             }
             StreamingRoot root = new StreamingRoot();
             String[] problem = {null};
+            ErasuresSeen erasures = new ErasuresSeen();
             log.scan(0, log.size(), (index, payload) -> {
-                byte[] leaf = leaf(index, payload, problem);
+                byte[] leaf = leaf(index, payload, problem, erasures);
                 if (leaf != null) {
                     root.add(leaf);
                 }
             });
+            if (problem[0] == null) {
+                problem[0] = erasures.unnamed();
+            }
             if (problem[0] != null) {
                 throw new RestoreRefused(problem[0] + ": the backup was altered (nothing was restored)");
             }
@@ -258,7 +262,12 @@ public final class Restore {
         }
     }
 
-    private static byte[] leaf(long index, byte[] payload, String[] problem) {
+    /**
+     * The event's leaf, or null with {@code problem} set. An erased event's hash cannot be
+     * recomputed: its stored hash is taken (the root still binds it) and {@code erasures} checks at
+     * the end that an erasure record names it (src/site/erasure.md#verification).
+     */
+    private static byte[] leaf(long index, byte[] payload, String[] problem, ErasuresSeen erasures) {
         if (problem[0] != null) {
             return null;
         }
@@ -268,12 +277,26 @@ public final class Restore {
         if (intact.isPresent()) {
             claimed = intact.get().logIndex();
             hash = intact.get().hashBytes();
+            if (ErasuresSeen.mayBeErasureRecord(payload)) {
+                try {
+                    erasures.event(StoredEvent.parse(payload));
+                } catch (StoredEventFormatException e) {
+                    problem[0] = "the entry at log index " + index + " is not a readable stored event (" + e.getMessage() + ")";
+                    return null;
+                }
+            }
         } else {
             try {
                 StoredEvent event = StoredEvent.parse(payload);
-                hash = event.recomputeHash();
+                erasures.event(event);
                 claimed = event.logIndex();
-                if (!MessageDigest.isEqual(hash, event.hashBytes())) {
+                if (event.erased()) {
+                    erasures.erased(index, event.erasureId());
+                    hash = event.hashBytes();
+                } else {
+                    hash = event.recomputeHash();
+                }
+                if (!event.erased() && !MessageDigest.isEqual(hash, event.hashBytes())) {
                     problem[0] = "the event at log index " + index + " (" + event.id() + ") no longer hashes to its "
                             + "stored hash";
                     return null;

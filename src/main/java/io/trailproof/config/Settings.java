@@ -32,7 +32,21 @@ public record Settings(
         Redaction redaction,
         Checkpoints checkpoints,
         Observability observability,
-        Cluster cluster) {
+        Cluster cluster,
+        Retention retention) {
+
+    /**
+     * Retention of event content (src/site/erasure.md#retention).
+     *
+     * @param contentAfter {@code retention.content-after}: content of events recorded longer ago than
+     *     this is erased (once a day and at start); null when off
+     * @param allowShort {@code retention.allow-short}: a period below six months was allowed
+     */
+    public record Retention(io.trailproof.core.retention.RetentionPeriod contentAfter, boolean allowShort) {
+        public static Retention off() {
+            return new Retention(null, false);
+        }
+    }
 
     /**
      * Metrics and logs (src/site/operations.md).
@@ -172,6 +186,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability, cluster);
+                streams, idempotency, redaction, checkpoints, observability, cluster, retention);
     }
 }

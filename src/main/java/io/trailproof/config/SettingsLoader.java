@@ -146,7 +146,34 @@ public final class SettingsLoader {
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
-                checkpoints(raw), observability(raw), cluster(raw, kafka));
+                checkpoints(raw), observability(raw), cluster(raw, kafka), retention(raw));
+    }
+
+    /**
+     * {@code retention.content-after} and {@code retention.allow-short} (src/site/erasure.md#retention):
+     * a period below six months is refused unless allowed explicitly (AI regulation asks that logs be
+     * kept at least six months).
+     */
+    private static Settings.Retention retention(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        boolean allowShort = bool(raw, ConfigKey.RETENTION_ALLOW_SHORT);
+        String v = raw.get(ConfigKey.RETENTION_CONTENT_AFTER).value.trim();
+        if (v.isEmpty() || v.equalsIgnoreCase("off") || v.equalsIgnoreCase("none")) {
+            return new Settings.Retention(null, allowShort);
+        }
+        io.trailproof.core.retention.RetentionPeriod period;
+        try {
+            period = io.trailproof.core.retention.RetentionPeriod.parse(v);
+        } catch (IllegalArgumentException e) {
+            throw bad(ConfigKey.RETENTION_CONTENT_AFTER, raw, "must be 'off' or a positive ISO 8601 duration such as "
+                    + "P1Y or P6M");
+        }
+        if (!period.atLeastSixMonths() && !allowShort) {
+            throw bad(ConfigKey.RETENTION_CONTENT_AFTER, raw, "is shorter than "
+                    + io.trailproof.core.retention.RetentionPeriod.SHORTEST + ": audit logs of AI systems must be kept "
+                    + "at least six months (EU AI Act art. 19, 26). Set " + ConfigKey.RETENTION_ALLOW_SHORT.key()
+                    + "=true to erase content earlier anyway");
+        }
+        return new Settings.Retention(period, allowShort);
     }
 
     /** {@code metrics.enabled}, {@code log.format}, {@code log.access} (src/site/operations.md). */

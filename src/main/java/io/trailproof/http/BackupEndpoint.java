@@ -46,7 +46,8 @@ final class BackupEndpoint {
             throw new ApiException(503, "a backup is already running; try again when it has finished",
                     Map.of("Retry-After", "30"));
         }
-        try {
+        // Held until the tar is sent: an erasure's rewrite of the log waits (src/site/erasure.md#crash-safety-of-an-erasure).
+        try (var files = backup.holdFiles()) {
             Snapshot snapshot;
             try {
                 snapshot = backup.capture();

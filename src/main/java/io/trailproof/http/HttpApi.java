@@ -46,7 +46,8 @@ public final class HttpApi {
     /** {@code metrics} is null when {@code metrics.enabled} is false: nothing is recorded and /metrics is a 404. */
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps,
                    CheckpointService checkpoints, Tiles tiles, ServiceMetrics metrics,
-                   io.trailproof.cluster.ClusterNode cluster, java.time.Clock clock) {
+                   io.trailproof.cluster.ClusterNode cluster, java.time.Clock clock,
+                   io.trailproof.erasure.ErasureService erasures) {
         router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail.
@@ -67,6 +68,8 @@ public final class HttpApi {
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst, checkpoints::noteFor).register(router);
         new PolicyEndpoints(ledger, bodies).register(router);
+        new ErasureEndpoints(erasures, cluster != null, bodies)
+                .register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);

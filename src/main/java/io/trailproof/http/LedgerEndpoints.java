@@ -280,6 +280,7 @@ final class LedgerEndpoints {
             o.put("events_verified", r.eventsVerified());
             o.put("head_sequence", r.headSequence());
             o.put("head_hash", r.headHash());
+            o.put("erased", r.erased());
         } else {
             var f = r.failure().orElseThrow();
             o.put("error", f.message());
@@ -288,6 +289,7 @@ final class LedgerEndpoints {
             o.put("check", f.kind().name().toLowerCase(java.util.Locale.ROOT));
             o.put("expected", f.expected());
             o.put("actual", f.actual());
+            o.put("erased", r.erased());
         }
         Responses.json(ex, 200, o);
     }

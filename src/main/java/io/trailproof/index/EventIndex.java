@@ -45,6 +45,14 @@ public interface EventIndex extends Closeable {
      */
     void addPayloads(List<byte[]> payloads) throws IOException;
 
+    /**
+     * Replaces the documents of events the index holds by documents of their new payloads (an
+     * erasure, src/site/erasure.md#physically-gone), commits, and merges the replaced documents away
+     * so that no file of the index keeps a trace of them; commits again. Durable on return.
+     * Only for log indexes below {@link #size()}; others are ignored (indexed later from the log).
+     */
+    void replace(java.util.SortedMap<Long, byte[]> payloads) throws IOException;
+
     /** Makes everything added durable, atomically with {@link #size()} and {@link #lastHash()}. */
     void commit() throws IOException;
 

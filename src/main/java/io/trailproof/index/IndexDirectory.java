@@ -83,6 +83,18 @@ public final class IndexDirectory {
     }
 
     /** Moves a damaged generation to {@code damaged/}, replacing an earlier one; returns where it went. */
+    /**
+     * Deletes a damaged index set aside by {@link #moveAside}: it may hold content an erasure removes
+     * (src/site/erasure.md#crash-safety-of-an-erasure), and nothing reads it.
+     */
+    public void deleteDamaged() throws IOException {
+        Path target = root.resolve("damaged");
+        if (Files.exists(target)) {
+            deleteTree(target);
+            AtomicFile.forceDirectory(root);
+        }
+    }
+
     public Path moveAside(Path generation) throws IOException {
         Path target = root.resolve("damaged");
         deleteTree(target);

@@ -101,6 +101,14 @@ final class IndexReads {
      * The follower's idle wait: returns after {@code millis}, or sooner when a reader nudged it (a
      * request waits for events the index does not hold yet) or the reads were closed.
      */
+    /** Wakes the follower from {@link #awaitNudge} (work for it other than new events). */
+    void nudgeFollower() {
+        synchronized (signal) {
+            nudged = true;
+            signal.notifyAll();
+        }
+    }
+
     void awaitNudge(long millis) throws InterruptedException {
         synchronized (signal) {
             if (!nudged && !closed) {

@@ -124,7 +124,8 @@ public final class LuceneEventIndex implements EventIndex {
             IndexWriterConfig config = new IndexWriterConfig(analyzer)
                     .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                     .setCommitOnClose(false)
-                    .setRAMBufferSizeMB(options.ramBufferMb());
+                    .setRAMBufferSizeMB(options.ramBufferMb())
+                    .setMergePolicy(erasureMergePolicy());
             writer = new IndexWriter(directory, config);
             long size = 0;
             String lastHash = null;
@@ -277,6 +278,45 @@ public final class LuceneEventIndex implements EventIndex {
         }
         writer.addDocuments(docs);
         return last;
+    }
+
+    /**
+     * The default merge policy, except that {@code forceMergeDeletes} rewrites every segment with a
+     * deleted document, however few: an erased event's old document must leave the files
+     * (src/site/erasure.md#physically-gone), not wait until 10% of its segment is deleted.
+     */
+    private static org.apache.lucene.index.TieredMergePolicy erasureMergePolicy() {
+        org.apache.lucene.index.TieredMergePolicy p = new org.apache.lucene.index.TieredMergePolicy();
+        p.setForceMergeDeletesPctAllowed(0.0);
+        return p;
+    }
+
+    @Override
+    public synchronized void replace(java.util.SortedMap<Long, byte[]> payloads) throws IOException {
+        requireWritable();
+        java.util.SortedMap<Long, byte[]> held = payloads.headMap(size);
+        if (held.isEmpty()) {
+            return;
+        }
+        long[] indexes = held.keySet().stream().mapToLong(Long::longValue).toArray();
+        List<Document> docs = new ArrayList<>(indexes.length);
+        for (Map.Entry<Long, byte[]> e : held.entrySet()) {
+            docs.add(EventDocument.of(e.getKey(), e.getValue()).document());
+        }
+        try {
+            writer.deleteDocuments(org.apache.lucene.document.LongPoint.newSetQuery(IndexFields.LOG_INDEX, indexes));
+            writer.addDocuments(docs);
+        } catch (IOException | RuntimeException | Error e) {
+            throw writeFailed("replacing " + indexes.length + " erased events", e);
+        }
+        commit();
+        try {
+            writer.forceMergeDeletes(true);
+        } catch (IOException | RuntimeException | Error e) {
+            throw writeFailed("merging away " + indexes.length + " erased events", e);
+        }
+        commit();
+        searchers.maybeRefreshBlocking();
     }
 
     @Override

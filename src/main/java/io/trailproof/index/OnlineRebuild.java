@@ -35,6 +35,14 @@ final class OnlineRebuild {
     private volatile Rebuild state;
     private volatile Thread builder;
     private volatile Handoff handoff;
+    /**
+     * Guards {@link #building} and each batch the rebuild reads from the log and adds to it, so an
+     * erasure's purge ({@link #purge}) either sees a batch whole in the new index and replaces it, or
+     * comes before it and the batch reads the rewritten log (src/site/erasure.md#crash-safety-of-an-erasure).
+     */
+    private final Object copying = new Object();
+    /** The index being built and not yet live, or null. */
+    private EventIndex building;
 
     /**
      * @param closed    true once the service stops: a rebuild then gives up, and none starts
@@ -79,6 +87,9 @@ final class OnlineRebuild {
         try {
             generation = dirs.newGeneration();
             fresh = LuceneEventIndex.open(generation, options);
+            synchronized (copying) {
+                building = fresh;
+            }
             LOG.log(System.Logger.Level.INFO, "search index: rebuilding into " + generation.getFileName() + " ("
                     + ledger.size() + " events)");
             long begin = System.nanoTime();
@@ -86,7 +97,9 @@ final class OnlineRebuild {
             // Catch up in rounds; the last small stretch is done by the follower during the swap.
             while (!closed.getAsBoolean() && ledger.size() - fresh.size() > LogReader.BATCH) {
                 long total = ledger.size();
-                LogReader.copy(ledger, fresh, Math.min(total, fresh.size() + LogReader.BATCH), this::caughtUp, closed);
+                synchronized (copying) {
+                    LogReader.copy(ledger, fresh, Math.min(total, fresh.size() + LogReader.BATCH), this::caughtUp, closed);
+                }
                 long now = System.nanoTime();
                 if (now - lastLog >= SearchIndex.PROGRESS_LOG_NANOS) {
                     lastLog = now;
@@ -95,6 +108,7 @@ final class OnlineRebuild {
                 }
             }
             if (closed.getAsBoolean()) {
+                notBuilding();
                 fresh.close();
                 return;
             }
@@ -105,6 +119,7 @@ final class OnlineRebuild {
             state = new Rebuild("failed", started, clock.instant(), fresh == null ? 0 : fresh.size(), ledger.size(),
                     String.valueOf(e.getMessage()));
             if (fresh != null) {
+                notBuilding();
                 remove(fresh, generation);
             }
         }
@@ -125,8 +140,28 @@ final class OnlineRebuild {
         }
     }
 
+    /**
+     * An erasure (src/site/erasure.md#crash-safety-of-an-erasure): replaces, in the index being built,
+     * the documents of the events the map names by the erased ones, so the rebuild cannot bring
+     * erased content back. Called by the follower after the live index was purged.
+     */
+    void purge(java.util.SortedMap<Long, byte[]> erased) throws IOException {
+        synchronized (copying) {
+            if (building != null) {
+                building.replace(erased);
+            }
+        }
+    }
+
+    private void notBuilding() {
+        synchronized (copying) {
+            building = null;
+        }
+    }
+
     /** The follower could not bring {@code h} level with the log: the rebuild fails and its index is removed. */
     void failedCatchingUp(Handoff h, IndexWriterFailedException e) {
+        notBuilding();
         handoff = null;
         Rebuild r = state;
         state = new Rebuild("failed", r.startedAt(), clock.instant(), h.index().size(), ledger.size(),
@@ -138,6 +173,7 @@ final class OnlineRebuild {
 
     /** {@code h} is taken by the follower, under the swap lock, as it becomes the live index. */
     void taken() {
+        notBuilding();
         handoff = null;
     }
 

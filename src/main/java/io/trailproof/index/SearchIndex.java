@@ -176,6 +176,10 @@ public final class SearchIndex implements Closeable {
                     reopen(index, broken);
                     continue;
                 }
+                if (purgeQueued()) {
+                    purge(index);
+                    continue;
+                }
                 long target = ledger.size();
                 if (index.size() < target) {
                     long lag = target - index.size();
@@ -296,6 +300,54 @@ public final class SearchIndex implements Closeable {
         CountDownLatch latch = hold;
         while (latch != null && !closed && !latch.await(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
             latch = hold;
+        }
+    }
+
+    // ---------------------------------------------------------------- erasure (src/site/erasure.md)
+
+    /** Erasures waiting for the follower: the log indexes whose documents are to be replaced. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Purge> purges = new java.util.concurrent.ConcurrentLinkedQueue<>();
+
+    private record Purge(long[] logIndexes, CompletableFuture<Void> done) {
+    }
+
+    private boolean purgeQueued() {
+        return !purges.isEmpty();
+    }
+
+    /**
+     * Replaces the documents of the events at {@code logIndexes} by documents of the events as the
+     * log holds them now (erased), merges the old documents away and commits: done by the follower,
+     * the index's one writer. The future completes once no file of the index holds the old
+     * documents, or exceptionally when that failed (the caller must then not say the content is gone).
+     */
+    public CompletableFuture<Void> purge(long[] logIndexes) {
+        Purge p = new Purge(logIndexes.clone(), new CompletableFuture<>());
+        purges.add(p);
+        reads.nudgeFollower();
+        return p.done();
+    }
+
+    private void purge(EventIndex index) {
+        Purge p;
+        while ((p = purges.poll()) != null) {
+            try {
+                java.util.TreeMap<Long, byte[]> payloads = new java.util.TreeMap<>();
+                long size = ledger.size();
+                for (long i : p.logIndexes()) {
+                    if (i < size) {
+                        payloads.put(i, ledger.payloadAt(i));
+                    }
+                }
+                index.replace(payloads);   // only those it holds
+                rebuild.purge(payloads);   // and in an index being rebuilt, which must not bring them back
+                dirs.deleteDamaged();      // and a damaged index set aside goes
+                committedSize = index.size();
+                lastCommitNanos = System.nanoTime();
+                p.done().complete(null);
+            } catch (Exception | Error e) {
+                p.done().completeExceptionally(e);
+            }
         }
     }
 

@@ -29,9 +29,11 @@ final class ChainAudit {
     private final LongSupplier readableSize;
     private final Clock clock;
     private final LedgerHealth health;
+    private final io.trailproof.core.chain.ErasureRecords erasures;
 
     ChainAudit(EventLog log, MerkleNodeStore tree, AgentTable agents, LongSupplier readableSize, Clock clock,
-               LedgerHealth health) {
+               LedgerHealth health, io.trailproof.core.chain.ErasureRecords erasures) {
+        this.erasures = erasures;
         this.log = log;
         this.tree = tree;
         this.agents = agents;
@@ -56,7 +58,7 @@ final class ChainAudit {
 
     private ChainReport verify(AgentState state, long end, Pacer pacer) throws IOException {
         String agentId = state.agentId();
-        ChainVerifier verifier = new ChainVerifier(agentId, 1, EventFields.GENESIS_PREV_HASH);
+        ChainVerifier verifier = new ChainVerifier(agentId, 1, EventFields.GENESIS_PREV_HASH).withErasures(erasures);
         LeafWindow leaves = new LeafWindow(tree, end);
         long[] visited = {0};
         try {
@@ -74,7 +76,7 @@ final class ChainAudit {
             verifier.unreadable(e.getMessage());
         }
         ChainReport report = new ChainReport(agentId, verifier.failure().isEmpty(), verifier.verified(),
-                verifier.headSequence(), verifier.headHash(), verifier.failure());
+                verifier.headSequence(), verifier.headHash(), verifier.failure(), verifier.erased());
         state.recordVerification(report.valid(), report.failure().map(f -> f.message()).orElse(null), clock.instant());
         if (!report.valid()) {
             LOG.log(System.Logger.Level.WARNING, "chain of agent " + agentId + " does not verify: "

@@ -210,6 +210,23 @@ public final class DedupeTable {
         put(h, l, b.getLong(3 + DedupeRecord.DIGEST_BYTES), at, recordAddress);
     }
 
+    /**
+     * Points the entries whose records an erasure's rewrite moved (src/site/erasure.md#physically-gone)
+     * at their new log addresses. One pass over the table.
+     */
+    synchronized void remap(java.util.Map<Long, Long> moved) {
+        if (moved.isEmpty()) {
+            return;
+        }
+        for (int i = 0; i < count; i++) {
+            int slot = ring(i);
+            Long now = moved.get(address[slot]);
+            if (now != null && address[slot] != DEAD) {
+                address[slot] = now;
+            }
+        }
+    }
+
     /** Keys recorded and not yet forgotten (expired entries not yet reached may be counted). */
     public synchronized int size() {
         int live = 0;

@@ -70,11 +70,16 @@ public final class Ledger implements Closeable {
     private final ReplicaApplies replica;
     /** The last replica position found in the log at open (cluster mode), or null. */
     private final ReplicaPosition openedAt;
+    private final LedgerErasures erasures;
+    /** Online backups and log rewrites exclude each other. */
+    private final LogFileHolds fileHolds = new LogFileHolds();
+    /** The log index of an erasure a crash interrupted whose work above the log is to be finished, or -1. */
+    private final long interruptedErasure;
 
     /** Built by {@link LedgerOpening} once the log is recovered. */
     Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
                    RandomGenerator random, LedgerOptions options, UnaryOperator<TreeAppends> treeSeam, DedupeTable dedupe,
-                   LogTime logTime, ReplicaPosition openedAt) {
+                   LogTime logTime, ReplicaPosition openedAt) throws IOException {
         this.openedAt = openedAt;
         this.log = log;
         this.dedupe = dedupe;
@@ -93,7 +98,10 @@ public final class Ledger implements Closeable {
         this.batches = new BatchAppends(sequencer, log, dedupe, redactor, afterDurable);
         this.replica = logTime == null ? null : new ReplicaApplies(sequencer, log, dedupe, logTime,
                 openedAt == null ? -1 : openedAt.offset(), afterDurable);
-        this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health);
+        this.erasures = new LedgerErasures(dataDir, log, sequencer, dedupe,
+                ErasureRegistry.load(log, r.agents(), log.size()), afterDurable, r.agents(), fileHolds);
+        this.interruptedErasure = erasures.completeAtOpen().orElse(-1);
+        this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health, erasures.registry());
         this.queries = new LedgerQueries(log, tree, r.agents(), sequencer::readableSize, clock, audit);
     }
 
@@ -283,6 +291,92 @@ public final class Ledger implements Closeable {
         checkpointer.checkpoint();
     }
 
+    // ---------------------------------------------------------------- erasure (src/site/erasure.md)
+
+    /**
+     * What erasing the events at {@code candidates} (log indexes below {@link #size()}) would do:
+     * which would be erased (erasure events never are) and how many are erased already. Changes nothing.
+     */
+    public LedgerErasures.ErasurePlan planErasure(long[] candidates) throws IOException {
+        checkReadable(candidates);
+        return erasures.plan(candidates);
+    }
+
+    /**
+     * Erases the content of the events at {@code candidates} not erased yet, keeping their integrity
+     * fields (src/site/erasure.md#erased-event): records the erasure as an event of agent
+     * {@link io.trailproof.core.event.EventFields#ERASURES_AGENT} (durable first), then rewrites the
+     * log. On return no byte of the erased content is left in the log's files; the caller removes
+     * it from what it derived (the search index) and then calls {@link #erasureSettled}.
+     *
+     * @throws LedgerErasures.ErasureTooLargeException when the erasure record would exceed an event's size
+     */
+    public LedgerErasures.ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
+                                               ObjectNode selector) throws IOException {
+        refuseLocalWriteInReplica();
+        checkReadable(candidates);
+        return erasures.erase(candidates, fields, reason, keyName, selector);
+    }
+
+    /**
+     * A retention pass (src/site/erasure.md#retention): erases, as {@link #erase} does with one
+     * erasure event, the content of every event recorded before {@code cutoff} that no erasure names
+     * yet, except erasure events. The event names them by log index ranges only (their ids would not
+     * fit one event). When there is nothing to erase nothing is recorded and the outcome's erasure
+     * is null.
+     */
+    public LedgerErasures.ErasureOutcome eraseRecordedBefore(java.time.Instant cutoff, String reason,
+                                                             ObjectNode selector) throws IOException {
+        refuseLocalWriteInReplica();
+        long[] candidates = erasures.recordedBefore(cutoff, size());
+        return erasures.erase(candidates, io.trailproof.core.event.EventErasure.ERASABLE, reason, null, selector, false);
+    }
+
+    /** The erasure's work is complete above the log too (src/site/erasure.md#physically-gone). */
+    public void erasureSettled() throws IOException {
+        erasures.settled();
+    }
+
+    /**
+     * The log index of an erasure a crash interrupted (its log part finished at open), whose work
+     * above the log the caller must finish before calling {@link #erasureSettled}; -1 when none.
+     */
+    public long interruptedErasure() {
+        return interruptedErasure;
+    }
+
+    /**
+     * Tells {@code probe} each step of the erasures that follow (src/site/erasure.md#crash-safety-of-an-erasure);
+     * the service never sets one, crash tests do.
+     */
+    public void probeErasures(io.trailproof.store.StepProbe probe) {
+        erasures.probe(probe);
+    }
+
+    /** The probe {@link #probeErasures} set ({@link io.trailproof.store.StepProbe#NONE} by default). */
+    public io.trailproof.store.StepProbe erasureProbe() {
+        return erasures.probe();
+    }
+
+    /** The id of the erasure event that names the event at {@code logIndex}, or null. */
+    public String erasureOf(long logIndex) {
+        return erasures.registry().erasureOf(logIndex);
+    }
+
+    private void checkReadable(long[] indexes) {
+        long size = size();
+        for (long i : indexes) {
+            if (i < 0 || i >= size) {
+                throw new IllegalArgumentException("log index " + i + " is not readable (readable: " + size + ")");
+            }
+        }
+    }
+
+    /** Log indexes of one agent's readable events, ascending; empty when the agent is unknown. */
+    public long[] agentPositions(String agentId) {
+        return queries.agentPositions(agentId);
+    }
+
     // ---------------------------------------------------------------- reads
 
     /**
@@ -452,10 +546,21 @@ public final class Ledger implements Closeable {
     // ---------------------------------------------------------------- backup (src/site/operations.md)
 
     /**
+     * Keeps the bytes of the log's files as they are until the hold is closed: a rewrite (an
+     * erasure, src/site/erasure.md#crash-safety-of-an-erasure) waits for it; taking one waits for a running rewrite.
+     * An online backup holds one from fixing its file prefixes ({@link #logFiles}) until it has
+     * sent them.
+     */
+    public LogFileHolds.Hold holdLogFiles() throws java.io.InterruptedIOException {
+        return fileHolds.hold();
+    }
+
+    /**
      * The log files holding exactly the readable events {@code [0, size)}, each cut at the end of a
      * committed group ({@link EventLog#committedFiles}): a copy of them opens as a log of
      * {@code size} events whose tree has {@link #root(long) root(size)}. The bytes named never
-     * change afterwards, so they are read without any lock; appends never wait for this.
+     * change while a {@link #holdLogFiles hold} is taken (only an erasure rewrites them), so they
+     * are read without any other lock; appends never wait for this.
      *
      * @throws IllegalArgumentException when {@code size} is beyond {@link #size()}
      */

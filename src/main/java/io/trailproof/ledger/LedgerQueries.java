@@ -351,4 +351,10 @@ final class LedgerQueries {
             return null;
         }
     }
+
+    /** Log indexes of one agent's readable events, ascending; empty when the agent is unknown. */
+    long[] agentPositions(String agentId) {
+        AgentState state = agents.get(agentId);
+        return state == null ? new long[0] : state.positionsBelow(readableSize.getAsLong());
+    }
 }

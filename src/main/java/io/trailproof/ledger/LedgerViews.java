@@ -35,7 +35,7 @@ public final class LedgerViews {
 
     /** The result of re-verifying one chain from storage. */
     public record ChainReport(String agentId, boolean valid, long eventsVerified, long headSequence, String headHash,
-                              Optional<ChainFailure> failure) {
+                              Optional<ChainFailure> failure, long erased) {
     }
 
     /** {@code GET /v1/stats}. */

@@ -8,6 +8,8 @@ import io.trailproof.checkpoint.LedgerTree;
 import io.trailproof.checkpoint.Tiles;
 import io.trailproof.checkpoint.WitnessClient;
 import io.trailproof.core.note.TlogRejection;
+import io.trailproof.erasure.ErasureService;
+import io.trailproof.erasure.RetentionSchedule;
 import io.trailproof.core.note.VerifierKey;
 import io.trailproof.config.Settings;
 import io.trailproof.core.note.NoteSigner;
@@ -62,6 +64,8 @@ public final class TrailproofServer implements AutoCloseable {
     /** This node's part in a cluster (cluster mode), or null. */
     private final io.trailproof.cluster.ClusterNode cluster;
     private boolean stopped;
+    /** Retention passes (src/site/erasure.md#retention), or null when retention.content-after is off. */
+    private RetentionSchedule retention;
 
     private TrailproofServer(DataDirLock lock, Ledger ledger, SearchIndex index, HttpApi http,
                              ScheduledExecutorService scheduler, TimestampStore timestampStore,
@@ -99,6 +103,10 @@ public final class TrailproofServer implements AutoCloseable {
         if (settings.apiKeys().isEmpty() && !isLoopback(settings.host())) {
             LOG.log(System.Logger.Level.WARNING, "listening on " + settings.host() + " without API keys "
                     + "(--insecure-no-auth): anyone who can reach this port can write and read the audit trail");
+        }
+        if (settings.retention().contentAfter() != null && settings.cluster().kafka()) {
+            throw new StartException("retention.content-after is not available in cluster mode (erasure is not yet): "
+                    + "remove it, or run the service without cluster.mode=kafka");
         }
         DataDirLock lock = DataDirLock.acquire(settings.dataDir());
         Ledger ledger = null;
@@ -170,8 +178,13 @@ public final class TrailproofServer implements AutoCloseable {
             if (metrics != null) {
                 observe(metrics, ledger, index, timestamps, checkpoints, checkpointing, witnesses);
             }
+            // An erasure a crash interrupted is finished before anything is served (src/site/erasure.md).
+            // One service: erasures (requests and retention passes) run one at a time.
+            ErasureService erasures = new ErasureService(ledger, index);
+            erasures.completeInterrupted();
+            ledger.probeErasures(PausingProbe.fromSystemProperty());
             HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints),
-                    metrics, cluster, clock);
+                    metrics, cluster, clock, erasures);
             ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
                 Thread t = new Thread(r, "trailproof-verify");
                 t.setDaemon(true);
@@ -216,6 +229,10 @@ public final class TrailproofServer implements AutoCloseable {
             server.scheduleVerification(settings, clock);
             if (stamper != null) {
                 stamper.start();
+            }
+            if (settings.retention().contentAfter() != null) {
+                server.retention = new RetentionSchedule(erasures, settings.retention().contentAfter(), clock);
+                server.retention.start();
             }
             return server;
         } catch (IOException | RuntimeException | StartException e) {
@@ -318,6 +335,9 @@ public final class TrailproofServer implements AutoCloseable {
             http.stop(30_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+        }
+        if (retention != null) {
+            retention.close();
         }
         scheduler.shutdownNow();
         if (stamper != null) {

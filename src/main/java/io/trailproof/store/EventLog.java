@@ -160,6 +160,47 @@ public interface EventLog extends Closeable {
     }
 
     /**
+     * Replaces the payloads at the keys of {@code replacements} (each below {@link #durableSize()})
+     * by the values, passing every side record stored beside them through {@code sides}: the one
+     * change to stored payloads the log allows, for an erasure (src/site/erasure.md#physically-gone).
+     * Indexes, order and counts never change; side record addresses may ({@link Rewritten#movedSides}).
+     *
+     * <p><b>Atomicity:</b> per file: a crash leaves each file holding either its old or its new
+     * content, never a mix, and never changes another payload; a call interrupted by a crash may
+     * have replaced some files and not others, which the caller finds and finishes (the log
+     * keeps no record of the call). <b>Durability:</b> on return, the new content is on disk and
+     * the old is no longer in the log's directory. Readers see the old or the new payload.
+     *
+     * @throws UnsupportedOperationException when this log cannot rewrite
+     */
+    default Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides)
+            throws IOException {
+        throw new UnsupportedOperationException("this log cannot rewrite stored payloads");
+    }
+
+    /**
+     * As {@link #rewrite(java.util.NavigableMap, SideRewriter)}, telling {@code probe} after each
+     * file's new content is durable under its temporary name ({@code segment-written}) and after
+     * each replace is durable ({@code segment-renamed}).
+     */
+    default Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides, StepProbe probe)
+            throws IOException {
+        return rewrite(replacements, sides);
+    }
+
+    /** Rewrites one side record for {@link #rewrite}: returns its new payload, or the same array to keep it. */
+    @FunctionalInterface
+    interface SideRewriter {
+        SideRewriter KEEP = payload -> payload;
+
+        byte[] rewrite(byte[] payload) throws IOException;
+    }
+
+    /** What {@link #rewrite} did: side record addresses that changed (old to new) and the files rewritten. */
+    record Rewritten(java.util.Map<Long, Long> movedSides, int files) {
+    }
+
+    /**
      * Receives payloads from {@link #scanViews}: the payload is {@code buf[offset, offset + length)},
      * valid only until the call returns (the buffer is reused for the next one); never to be changed.
      */

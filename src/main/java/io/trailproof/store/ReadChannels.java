@@ -3,7 +3,6 @@ package io.trailproof.store;
 import java.io.IOException;
 import java.nio.channels.ClosedChannelException;
 import java.nio.channels.FileChannel;
-import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -34,7 +33,11 @@ final class ReadChannels {
     }
 
     private final int max;
-    private final Map<Path, Lease> open = new LinkedHashMap<>(16, 0.75f, true);
+    /**
+     * Keyed by the segment object, not its path: a rewritten segment (src/site/erasure.md) is a new
+     * object under the same name, and a channel opened on the file it replaced must never serve it.
+     */
+    private final Map<Segment, Lease> open = new LinkedHashMap<>(16, 0.75f, true);
     private int openChannels;
     private boolean closed;
 
@@ -45,17 +48,25 @@ final class ReadChannels {
         this.max = max;
     }
 
-    /** A channel for {@code file}, held until {@link #release}. */
-    synchronized Lease acquire(Path file) throws IOException {
+    /**
+     * A channel for {@code file}, held until {@link #release}.
+     *
+     * @throws SegmentReplacedException when the segment was {@link #retire(Segment) retired}: its
+     *     file may already be the rewritten one, so it is never opened again for this object
+     */
+    synchronized Lease acquire(Segment file) throws IOException {
         if (closed) {
             throw new ClosedChannelException();
+        }
+        if (file.retired) {
+            throw new SegmentReplacedException(file);
         }
         Lease lease = open.get(file);
         if (lease == null || !lease.channel.isOpen()) {
             if (lease != null) {
                 retire(file, lease);
             }
-            lease = new Lease(FileChannel.open(file, StandardOpenOption.READ));
+            lease = new Lease(FileChannel.open(file.path, StandardOpenOption.READ));
             openChannels++;
             open.put(file, lease);
             evictBeyondMax();
@@ -72,9 +83,23 @@ final class ReadChannels {
     }
 
     /** Drops a channel that was closed under its reader (an interrupt), so the next reader opens a new one. */
-    synchronized void discard(Path file, Lease broken) {
+    synchronized void discard(Segment file, Lease broken) {
         if (open.get(file) == broken) {
             retire(file, broken);
+        }
+    }
+
+    /**
+     * Marks a segment that is about to be replaced by its rewrite: later {@link #acquire}s of it
+     * fail, its cached channel closes once the readers holding it are done. Readers already holding
+     * a lease finish on the file they opened. Called before the replacing rename, so that no
+     * channel of this object is ever opened on the new file.
+     */
+    synchronized void retire(Segment segment) {
+        segment.retired = true;
+        Lease lease = open.get(segment);
+        if (lease != null) {
+            retire(segment, lease);
         }
     }
 
@@ -86,7 +111,7 @@ final class ReadChannels {
     /** Closes every channel not in use; the rest close when released. Later acquires fail. */
     synchronized void close() {
         closed = true;
-        for (Iterator<Map.Entry<Path, Lease>> it = open.entrySet().iterator(); it.hasNext(); ) {
+        for (Iterator<Map.Entry<Segment, Lease>> it = open.entrySet().iterator(); it.hasNext(); ) {
             Lease lease = it.next().getValue();
             it.remove();
             lease.retired = true;
@@ -97,7 +122,7 @@ final class ReadChannels {
     }
 
     private void evictBeyondMax() {
-        Iterator<Map.Entry<Path, Lease>> it = open.entrySet().iterator();
+        Iterator<Map.Entry<Segment, Lease>> it = open.entrySet().iterator();
         while (open.size() > max && it.hasNext()) {
             Lease eldest = it.next().getValue();
             it.remove();
@@ -108,7 +133,7 @@ final class ReadChannels {
         }
     }
 
-    private void retire(Path file, Lease lease) {
+    private void retire(Segment file, Lease lease) {
         open.remove(file);
         lease.retired = true;
         if (lease.users == 0) {

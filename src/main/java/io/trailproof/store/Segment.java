@@ -18,6 +18,11 @@ import java.nio.file.Path;
  * reader's buffer or window size says nothing about where the frames end. The writer moves it
  * forward after a group is written and before it publishes the log size that counts the group,
  * so a reader that read the size sees an end covering every payload below it.
+ *
+ * <p>A segment rewritten by an erasure (src/site/erasure.md#physically-gone) is a new object under
+ * the same name, carrying the positions of its frames in the new file ({@link #position}) and the
+ * new file's length as its readable end; the object it replaced is retired, and a read through it
+ * fails with {@link SegmentReplacedException} so the reader retries with the log's current segments.
  */
 final class Segment {
     static final String SUFFIX = ".seg";
@@ -25,14 +30,29 @@ final class Segment {
     final long start;
     final Path path;
     private final ReadChannels channels;
+    /** Frame offsets of payloads {@code start, start + 1, ...} in a rewritten file; null: the log's table. */
+    private final long[] positions;
+    /** Set (under the channels' lock) once a rewrite is about to replace this segment's file. */
+    volatile boolean retired;
     /** Written by the one writer (the append lock, or recovery before the log is shared); never decreases. */
     private volatile long readableEnd;
 
     Segment(long start, Path path, ReadChannels channels, long readableEnd) {
+        this(start, path, channels, null, readableEnd);
+    }
+
+    /** A rewritten segment: its frames at {@code positions}, {@code readableEnd} the new file's length. */
+    Segment(long start, Path path, ReadChannels channels, long[] positions, long readableEnd) {
         this.start = start;
         this.path = path;
         this.channels = channels;
+        this.positions = positions;
         this.readableEnd = readableEnd;
+    }
+
+    /** The offset of payload {@code index}'s frame in this file. */
+    long position(long index, PositionTable table) {
+        return positions == null ? table.get(index) : positions[(int) (index - start)];
     }
 
     static String fileName(long start) {
@@ -58,7 +78,7 @@ final class Segment {
         int total = 0;
         boolean retried = false;
         while (dst.hasRemaining()) {
-            ReadChannels.Lease lease = channels.acquire(path);
+            ReadChannels.Lease lease = channels.acquire(this);
             try {
                 while (dst.hasRemaining()) {
                     int n = lease.channel.read(dst, pos + total);
@@ -68,11 +88,11 @@ final class Segment {
                     total += n;
                 }
             } catch (ClosedByInterruptException e) {
-                channels.discard(path, lease);   // this thread was interrupted: repair for others, give up
+                channels.discard(this, lease);   // this thread was interrupted: repair for others, give up
                 throw e;
             } catch (ClosedChannelException e) {
                 // another reader's interrupt closed the shared channel: once more with a fresh one
-                channels.discard(path, lease);
+                channels.discard(this, lease);
                 if (retried) {
                     throw e;
                 }

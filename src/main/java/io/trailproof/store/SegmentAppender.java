@@ -98,6 +98,40 @@ final class SegmentAppender {
         return segments;
     }
 
+    /**
+     * Rolls to a new segment when the current one holds payload {@code index} (so that a rewrite
+     * touches sealed segments only, src/site/erasure.md#physically-gone). Holds the append lock for
+     * the roll only.
+     */
+    synchronized void sealThrough(long index) throws IOException {
+        commit.checkUsable();
+        if (index >= current.start && size > current.start) {
+            roll();
+        }
+    }
+
+    /** A step that replaces a segment's file, run under the append lock. */
+    @FunctionalInterface
+    interface FileSwap {
+        void run() throws IOException;
+    }
+
+    /**
+     * Replaces sealed segment {@code ordinal} ({@code old}) by {@code fresh}: runs {@code swap}
+     * (which puts the new file under the segment's name) and publishes the new segment array,
+     * under the append lock so that a concurrent roll cannot lose either change.
+     */
+    synchronized void replace(int ordinal, Segment old, Segment fresh, FileSwap swap) throws IOException {
+        Segment[] now = segments;
+        if (ordinal >= now.length - 1 || now[ordinal] != old) {
+            throw new IllegalStateException("segment " + old + " is not sealed segment " + ordinal);
+        }
+        swap.run();
+        Segment[] next = now.clone();
+        next[ordinal] = fresh;
+        segments = next;
+    }
+
     long size() {
         return size;
     }

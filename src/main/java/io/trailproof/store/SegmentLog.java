@@ -90,6 +90,8 @@ public final class SegmentLog implements EventLog {
     static final int DEFAULT_MAX_OPEN_READERS = 64;
 
     private final Path dir;
+    private final SegmentIo io;
+    private final PositionTable table;
     private final ReadChannels channels;
     private final SegmentReads reads;
     private final SegmentAppender appender;
@@ -97,9 +99,11 @@ public final class SegmentLog implements EventLog {
     private final long recoveredTailBytes;
     private final Optional<String> acceptedLoss;
 
-    private SegmentLog(Path dir, ReadChannels channels, SegmentReads reads, SegmentAppender appender,
-                       SegmentRecovery.Result recovered) {
+    private SegmentLog(Path dir, SegmentIo io, PositionTable table, ReadChannels channels, SegmentReads reads,
+                       SegmentAppender appender, SegmentRecovery.Result recovered) {
         this.dir = dir;
+        this.io = io;
+        this.table = table;
         this.channels = channels;
         this.reads = reads;
         this.appender = appender;
@@ -175,10 +179,12 @@ public final class SegmentLog implements EventLog {
         PositionTable table = new PositionTable();
         SegmentAppender appender = null;
         try {
+            SegmentRewrite.discardUnfinished(dir);
             SegmentRecovery.Result recovered = SegmentRecovery.run(dir, io, channels, table, acceptTruncation, sides);
             appender = new SegmentAppender(dir, segmentBytes, io, channels, table, recovered);
             appender.start();
-            return new SegmentLog(dir, channels, new SegmentReads(table), appender, recovered);
+            return new SegmentLog(dir, io, table, channels, new SegmentReads(table, appender::segments), appender,
+                    recovered);
         } catch (IOException | RuntimeException | Error e) {
             if (appender != null) {
                 appender.closeFiles();
@@ -299,12 +305,12 @@ public final class SegmentLog implements EventLog {
     public byte[] read(long index) throws IOException {
         Objects.checkIndex(index, appender.size());
         checkNotRefused(index + 1);
-        return reads.read(appender.segments(), index);
+        return reads.read(index);
     }
 
     @Override
     public byte[] readSide(long address) throws IOException {
-        return reads.readSide(appender.segments(), address);
+        return reads.readSide(address);
     }
 
     @Override
@@ -316,7 +322,7 @@ public final class SegmentLog implements EventLog {
             last = Math.max(last, index);
         }
         checkNotRefused(last + 1);
-        reads.readEach(appender.segments(), ascendingIndexes, visitor);
+        reads.readEach(ascendingIndexes, visitor);
     }
 
     @Override
@@ -324,7 +330,7 @@ public final class SegmentLog implements EventLog {
         long size = appender.size();
         Objects.checkFromToIndex(from, to, size);
         checkNotRefused(to);
-        reads.scan(appender.segments(), size, from, to, visitor);
+        reads.scan(size, from, to, visitor);
     }
 
     @Override
@@ -332,7 +338,7 @@ public final class SegmentLog implements EventLog {
         long size = appender.size();
         Objects.checkFromToIndex(from, to, size);
         checkNotRefused(to);
-        reads.scanViews(appender.segments(), size, from, to, visitor);
+        reads.scanViews(size, from, to, visitor);
     }
 
     @Override
@@ -342,7 +348,7 @@ public final class SegmentLog implements EventLog {
                     + durableSize() + " durable");
         }
         checkNotRefused(size);
-        return reads.committedFiles(appender.segments(), size);
+        return reads.committedFiles(size);
     }
 
     private void checkNotRefused(long endExclusive) throws IOException {
@@ -351,6 +357,26 @@ public final class SegmentLog implements EventLog {
             throw new IOException("payloads from " + refused + " on were refused when the log failed ("
                     + commit.failure().getMessage() + ")");
         }
+    }
+
+    /**
+     * Rewrites the segments holding the payloads replaced, one file at a time ({@link SegmentRewrite}).
+     * Rewrites are serialised with each other; appends wait only for a roll when the segment being
+     * appended to holds a replaced payload.
+     */
+    @Override
+    public Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides)
+            throws IOException {
+        return rewrite(replacements, sides, StepProbe.NONE);
+    }
+
+    @Override
+    public synchronized Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides,
+                                          StepProbe probe) throws IOException {
+        if (!replacements.isEmpty() && (replacements.firstKey() < 0 || replacements.lastKey() >= durableSize())) {
+            throw new IllegalArgumentException("only durable payloads can be rewritten");
+        }
+        return SegmentRewrite.run(appender, channels, table, io, dir, replacements, sides, probe);
     }
 
     // ------------------------------------------------------------------ close

@@ -3,6 +3,8 @@ package io.trailproof.store;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
 
 /**
  * The read paths of the segment log: one payload, a sparse ascending walk, a sequential range, a
@@ -30,15 +32,50 @@ final class SegmentReads {
     private static final int READ_BUFFER_BYTES = 256 << 10;
 
     private final PositionTable table;
+    /** The log's current segments (a rewrite replaces the array). */
+    private final Supplier<Segment[]> source;
 
-    SegmentReads(PositionTable table) {
+    SegmentReads(PositionTable table, Supplier<Segment[]> source) {
         this.table = table;
+        this.source = source;
     }
 
-    /** The payload at {@code index}, read from its segment in {@code segs} and checked. */
-    byte[] read(Segment[] segs, long index) throws IOException {
-        long pos = table.get(index);
+    /**
+     * After a {@link SegmentReplacedException}: waits (briefly: the rewrite renames one file and
+     * publishes the new segment) until the log's segments no longer hold the retired one.
+     */
+    private Segment[] replaced(Segment[] stale) throws IOException {
+        for (int i = 0; ; i++) {
+            Segment[] now = source.get();
+            if (now != stale) {
+                return now;
+            }
+            if (i > 200_000) {
+                throw new IOException("a segment rewrite did not finish");
+            }
+            if (i < 100) {
+                Thread.onSpinWait();
+            } else {
+                LockSupport.parkNanos(50_000);
+            }
+        }
+    }
+
+    /** The payload at {@code index}, read from its segment and checked. */
+    byte[] read(long index) throws IOException {
+        Segment[] segs = source.get();
+        while (true) {
+            try {
+                return read(segs, index);
+            } catch (SegmentReplacedException e) {
+                segs = replaced(segs);
+            }
+        }
+    }
+
+    private byte[] read(Segment[] segs, long index) throws IOException {
         Segment seg = segs[segmentIndexOf(segs, index)];
+        long pos = seg.position(index, table);
         long end = seg.readableEnd();
         // One read for the frame of a typical event (header and payload together); a larger
         // payload takes a second read for its rest, straight into the returned array.
@@ -65,15 +102,30 @@ final class SegmentReads {
     }
 
     /** Visits the payloads at ascending {@code indexes}, neighbouring frames sharing one read. */
-    void readEach(Segment[] segs, long[] indexes, EventLog.PayloadVisitor visitor) throws IOException {
+    void readEach(long[] indexes, EventLog.PayloadVisitor visitor) throws IOException {
+        Segment[] segs = source.get();
+        int[] done = {0};
+        while (true) {
+            try {
+                readEach(segs, indexes, done, visitor);
+                return;
+            } catch (SegmentReplacedException e) {
+                segs = replaced(segs);   // resume with the first index not visited yet
+            }
+        }
+    }
+
+    private void readEach(Segment[] segs, long[] indexes, int[] done, EventLog.PayloadVisitor visitor)
+            throws IOException {
         FrameCodec.Frame f = new FrameCodec.Frame();
         Segment windowSegment = null;
         long windowStart = 0;
         byte[] window = new byte[READ_WINDOW_BYTES];
         int windowLength = 0;
-        for (long index : indexes) {
+        for (; done[0] < indexes.length; done[0]++) {
+            long index = indexes[done[0]];
             Segment seg = segs[segmentIndexOf(segs, index)];
-            long pos = table.get(index);
+            long pos = seg.position(index, table);
             if (seg != windowSegment || pos < windowStart || pos + FrameCodec.HEADER_BYTES > windowStart + windowLength) {
                 windowSegment = seg;
                 windowStart = pos;
@@ -100,8 +152,8 @@ final class SegmentReads {
      * Visits payloads {@code [from, to)} in order, reading each segment sequentially; {@code size}
      * is the published log size the caller checked {@code to} against.
      */
-    void scan(Segment[] segs, long size, long from, long to, EventLog.PayloadVisitor visitor) throws IOException {
-        scanViews(segs, size, from, to, (index, buf, offset, length) ->
+    void scan(long size, long from, long to, EventLog.PayloadVisitor visitor) throws IOException {
+        scanViews(size, from, to, (index, buf, offset, length) ->
                 visitor.accept(index, Arrays.copyOfRange(buf, offset, offset + length)));
     }
 
@@ -109,20 +161,33 @@ final class SegmentReads {
      * As {@link #scan}, each payload a view of the scanner's buffer (see {@link EventLog#scanViews}).
      * {@code size} is the published log size the caller checked {@code to} against.
      */
-    void scanViews(Segment[] segs, long size, long from, long to, EventLog.PayloadViewVisitor visitor)
+    void scanViews(long size, long from, long to, EventLog.PayloadViewVisitor visitor) throws IOException {
+        Segment[] segs = source.get();
+        long[] next = {from};
+        while (true) {
+            try {
+                scanViews(segs, size, next, to, visitor);
+                return;
+            } catch (SegmentReplacedException e) {
+                segs = replaced(segs);   // resume with the first payload not visited yet
+            }
+        }
+    }
+
+    private void scanViews(Segment[] segs, long size, long[] next, long to, EventLog.PayloadViewVisitor visitor)
             throws IOException {
-        long index = from;
+        long index = next[0];
         while (index < to) {
             int si = segmentIndexOf(segs, index);
             Segment seg = segs[si];
             long segEnd = si + 1 < segs.length ? Math.min(to, segs[si + 1].start) : to;
-            long pos = table.get(index);
+            long pos = seg.position(index, table);
             long end = seg.readableEnd();
             // Buffer sized to the bytes the span needs (small scans stay cheap), at most READ_BUFFER_BYTES:
             // they end where the payload after the span starts when it is in this segment, else at the
             // readable end. A frame larger than the buffer is read whole all the same (FrameScanner).
             boolean nextInSegment = segEnd < size && (si + 1 >= segs.length || segEnd < segs[si + 1].start);
-            long spanEnd = nextInSegment ? table.get(segEnd) : end;
+            long spanEnd = nextInSegment ? seg.position(segEnd, table) : end;
             FrameScanner r = new FrameScanner(seg, end, (int) Math.max(0, Math.min(READ_BUFFER_BYTES, spanEnd - pos)));
             while (index < segEnd) {
                 int kind = r.next(pos);
@@ -133,13 +198,14 @@ final class SegmentReads {
                     pos += r.frame().frameBytes;
                     continue;
                 }
-                if (pos != table.get(index)) {
+                if (pos != seg.position(index, table)) {
                     throw new CorruptLogException(seg.path, pos, "frame of payload " + index
-                            + " expected at offset " + table.get(index));
+                            + " expected at offset " + seg.position(index, table));
                 }
                 visitor.accept(index, r.buffer(), r.payloadOffset(), r.frame().length);
                 pos += r.frame().frameBytes;
                 index++;
+                next[0] = index;
             }
         }
     }
@@ -150,7 +216,18 @@ final class SegmentReads {
      * (side frames of the group included). {@code size} must be a group's end: the commit frame
      * found must count exactly {@code size} payloads.
      */
-    java.util.List<FilePrefix> committedFiles(Segment[] segs, long size) throws IOException {
+    java.util.List<FilePrefix> committedFiles(long size) throws IOException {
+        Segment[] segs = source.get();
+        while (true) {
+            try {
+                return committedFiles(segs, size);
+            } catch (SegmentReplacedException e) {
+                segs = replaced(segs);
+            }
+        }
+    }
+
+    private java.util.List<FilePrefix> committedFiles(Segment[] segs, long size) throws IOException {
         java.util.List<FilePrefix> out = new java.util.ArrayList<>();
         if (size == 0) {
             return out;
@@ -160,7 +237,7 @@ final class SegmentReads {
             out.add(new FilePrefix(segs[i].path, segs[i].path.getFileName().toString(), segs[i].readableEnd()));
         }
         Segment seg = segs[last];
-        long pos = table.get(size - 1);
+        long pos = seg.position(size - 1, table);
         // From the last payload to its group's commit frame: side frames of any size may lie between.
         FrameScanner r = new FrameScanner(seg, seg.readableEnd(), 4096);
         while (true) {
@@ -182,7 +259,18 @@ final class SegmentReads {
     }
 
     /** The side frame at {@code address} ({@link FrameCodec#sideAddress}), read and checked. */
-    byte[] readSide(Segment[] segs, long address) throws IOException {
+    byte[] readSide(long address) throws IOException {
+        Segment[] segs = source.get();
+        while (true) {
+            try {
+                return readSide(segs, address);
+            } catch (SegmentReplacedException e) {
+                segs = replaced(segs);
+            }
+        }
+    }
+
+    private byte[] readSide(Segment[] segs, long address) throws IOException {
         int ordinal = FrameCodec.addressSegment(address);
         long pos = FrameCodec.addressOffset(address);
         if (ordinal >= segs.length) {

@@ -159,4 +159,21 @@ class SettingsLoaderTest {
         assertThatThrownBy(() -> SettingsLoader.load(Map.of("cluster.kafka.", "x"), Map.of(), null, false))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("names no Kafka client property");
     }
+
+    @Test
+    void retentionIsOffByDefaultAndBelowSixMonthsOnlyWhenAllowed() throws Exception {
+        assertThat(SettingsLoader.load(Map.of(), Map.of(), null, false).retention().contentAfter()).isNull();
+        assertThat(SettingsLoader.load(Map.of("retention.content-after", "P1Y"), Map.of(), null, false).retention()
+                .contentAfter().toString()).isEqualTo("P1Y");
+        assertThat(SettingsLoader.load(Map.of("retention.content-after", "P6M"), Map.of(), null, false).retention()
+                .contentAfter()).isNotNull();
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("retention.content-after", "P30D"), Map.of(), null, false))
+                .isInstanceOf(ConfigException.class)
+                .hasMessageContaining("retention.content-after").hasMessageContaining("P6M")
+                .hasMessageContaining("retention.allow-short=true");
+        assertThat(SettingsLoader.load(Map.of("retention.content-after", "P30D", "retention.allow-short", "true"), Map.of(),
+                null, false).retention().contentAfter().toString()).isEqualTo("P30D");
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("retention.content-after", "1 year"), Map.of(), null, false))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("retention.content-after");
+    }
 }

@@ -113,6 +113,26 @@ public final class ServerProcess implements AutoCloseable {
         return everything.toString();
     }
 
+    /** Waits until the process has printed {@code text} (anywhere in its output so far); false on timeout or exit. */
+    public boolean awaitOutput(String text, long timeoutMillis) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+        while (System.nanoTime() < deadline) {
+            if (everything.indexOf(text) >= 0) {
+                return true;
+            }
+            if (!process.isAlive()) {
+                return everything.indexOf(text) >= 0;
+            }
+            Thread.sleep(20);
+        }
+        return false;
+    }
+
+    /** Everything the process printed so far. */
+    public String outputSoFar() {
+        return everything.toString();
+    }
+
     public Api api() {
         return new Api(port);
     }

@@ -15,7 +15,12 @@ public record ChainFailure(Kind kind, long sequence, String expected, String act
         /** The expected sequence number is missing: an event was removed, reordered or renumbered. */
         SEQUENCE_GAP("sequence gap"),
         /** The event's leaf in the Merkle tree is not the RFC 9162 leaf hash of its {@code hash}. */
-        MERKLE_LEAF_MISMATCH("merkle leaf mismatch");
+        MERKLE_LEAF_MISMATCH("merkle leaf mismatch"),
+        /**
+         * The event is marked erased but no erasure record of the trail names it (or another one
+         * does): content removed outside an erasure (src/site/erasure.md#verification).
+         */
+        ERASURE_WITHOUT_RECORD("erasure without record");
 
         private final String label;
 

@@ -26,6 +26,8 @@ public final class ChainVerifier {
     private long expectedSequence;
     private String expectedPrevHash;
     private long verified;
+    private long erased;
+    private ErasureRecords erasures = ErasureRecords.NONE;
     private Optional<ChainFailure> failure = Optional.empty();
     /** Kept from one event to the next: looking up a digest costs more than a leaf hash. */
     private MessageDigest leafDigest;
@@ -39,6 +41,15 @@ public final class ChainVerifier {
         this.agentId = agentId;
         this.expectedSequence = firstSequence;
         this.expectedPrevHash = anchorHash;
+    }
+
+    /**
+     * Accepts erased events that {@code records} names (src/site/erasure.md#verification); without
+     * this, every erased event fails as {@link ChainFailure.Kind#ERASURE_WITHOUT_RECORD}.
+     */
+    public ChainVerifier withErasures(ErasureRecords records) {
+        this.erasures = records;
+        return this;
     }
 
     /**
@@ -89,6 +100,21 @@ public final class ChainVerifier {
     public Optional<ChainFailure> next(StoredEvent event, long position, SubtreeHashes tree) {
         if (failure.isPresent()) {
             return failure;
+        }
+        if (event.erased()) {
+            // The content is gone, the hash is as committed: the links, the sequence and the leaf
+            // are checked as for any event, and an erasure record must name this very event.
+            String named = erasures.erasureOf(event.logIndex());
+            if (named == null || !named.equals(event.erasureId()) || event.logIndex() != position && position >= 0) {
+                return fail(ChainFailure.Kind.ERASURE_WITHOUT_RECORD, "an erasure record naming log_index "
+                        + event.logIndex(), named == null ? "none" : "erasure " + named);
+            }
+            Optional<ChainFailure> f = linked(event.agentId(), event.sequence(), event.prevHash(), event.hash(),
+                    event.logIndex(), position, tree);
+            if (f.isEmpty()) {
+                erased++;
+            }
+            return f;
         }
         String recomputed = HexFormat.of().formatHex(event.recomputeHash());
         if (!recomputed.equals(event.hash())) {
@@ -146,6 +172,11 @@ public final class ChainVerifier {
     /** Number of events that passed every check. */
     public long verified() {
         return verified;
+    }
+
+    /** Number of erased events among those that passed (each named by an erasure record). */
+    public long erased() {
+        return erased;
     }
 
     /** The sequence of the last event that passed, 0 when none did. */

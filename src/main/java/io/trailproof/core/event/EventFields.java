@@ -38,6 +38,15 @@ public final class EventFields {
      */
     public static final String REDACTIONS = "redactions";
 
+    /**
+     * src/site/erasure.md: set on an erased event, {@code {"erasure_id", "at", "fields"}}; outside the hash,
+     * like {@code log_index} (the hash was computed before the erasure and is kept as it was).
+     */
+    public static final String ERASED = "erased";
+
+    /** The agent whose events record erasures (src/site/erasure.md); clients may not write as it. */
+    public static final String ERASURES_AGENT = "trailproof.erasures";
+
     /** The value of {@code schema_version} for every event this version writes. */
     public static final String SCHEMA_VERSION_1_0 = "1.0";
 

@@ -91,6 +91,10 @@ public final class EventValidator {
                     throw new EventRejection(field, "agent_id must be 1.." + AGENT_ID_MAX_LENGTH
                             + " characters long, it is " + s.length());
                 }
+                if (s.equals(ERASURES_AGENT)) {
+                    throw new EventRejection(field, "agent_id " + ERASURES_AGENT + " is reserved for the service's "
+                            + "record of erasures (src/site/erasure.md); use another agent_id");
+                }
                 int cc = firstControlChar(s);
                 if (cc >= 0) {
                     throw new EventRejection(field, String.format(

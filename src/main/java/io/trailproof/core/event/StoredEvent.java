@@ -41,6 +41,8 @@ public final class StoredEvent {
     private final long logIndex;
     private final String recordedAt;
     private final String timestamp;
+    /** The erasure's id when the event's content was erased (src/site/erasure.md), else null. */
+    private final String erasureId;
 
     private StoredEvent(ObjectNode json, byte[] payload) {
         this.json = json;
@@ -52,7 +54,11 @@ public final class StoredEvent {
         this.hash = json.get(HASH).textValue();
         this.logIndex = json.get(LOG_INDEX).longValue();
         this.recordedAt = json.get(RECORDED_AT).textValue();
-        this.timestamp = json.get(TIMESTAMP).textValue();
+        JsonNode erased = json.get(ERASED);
+        this.erasureId = erased == null ? null : erased.path("erasure_id").textValue();
+        JsonNode ts = json.get(TIMESTAMP);
+        // An erasure may remove the timestamp: the event then sorts and filters by recorded_at.
+        this.timestamp = ts != null && ts.isTextual() ? ts.textValue() : this.recordedAt;
     }
 
     /**
@@ -138,8 +144,21 @@ public final class StoredEvent {
             throw new StoredEventFormatException("stored event is not a JSON object");
         }
         ObjectNode json = (ObjectNode) node;
-        for (String field : new String[] {ID, AGENT_ID, SCHEMA_VERSION, RECORDED_AT, TIMESTAMP}) {
+        for (String field : new String[] {ID, AGENT_ID, SCHEMA_VERSION, RECORDED_AT}) {
             requireText(json, field);
+        }
+        JsonNode erased = json.get(ERASED);
+        if (erased != null) {
+            if (!erased.isObject() || !erased.path("erasure_id").isTextual() || !erased.path("at").isTextual()
+                    || !erased.path("fields").isArray()) {
+                throw new StoredEventFormatException("stored event field " + ERASED
+                        + " is not {\"erasure_id\", \"at\", \"fields\"}");
+            }
+            if (json.has(TIMESTAMP)) {
+                requireText(json, TIMESTAMP);
+            }
+        } else {
+            requireText(json, TIMESTAMP);
         }
         requireCounter(json, SEQUENCE, 1);
         requireCounter(json, LOG_INDEX, 0);
@@ -215,6 +234,16 @@ public final class StoredEvent {
     /** The client's {@code timestamp} exactly as sent, or {@link #recordedAt()} when it sent none. */
     public String timestamp() {
         return timestamp;
+    }
+
+    /** Whether the event's content was erased (src/site/erasure.md): its hash can then not be recomputed. */
+    public boolean erased() {
+        return erasureId != null;
+    }
+
+    /** The id of the erasure that removed this event's content, or null when it was not erased. */
+    public String erasureId() {
+        return erasureId;
     }
 
     /** The RFC 8785 bytes of the full stored event; the internal array, which must not be modified. */

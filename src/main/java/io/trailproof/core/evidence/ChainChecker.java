@@ -149,7 +149,7 @@ final class ChainChecker implements PackageReader.EventSink {
 
     private EvidenceCheck checkOf(ChainFailure f) {
         return switch (f.kind()) {
-            case HASH_MISMATCH -> EvidenceCheck.EVENT_HASHES;
+            case HASH_MISMATCH, ERASURE_WITHOUT_RECORD -> EvidenceCheck.EVENT_HASHES;
             case SEQUENCE_GAP -> EvidenceCheck.SEQUENCES;
             case PREV_HASH_MISMATCH -> f.sequence() == chainFirstSequence && failedOrdinal == 0
                     ? EvidenceCheck.ANCHOR : EvidenceCheck.PREV_HASH_LINKS;

@@ -1,0 +1,234 @@
+package io.trailproof.erasure;
+
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.event.StoredEventFormatException;
+import io.trailproof.index.BadQueryException;
+import io.trailproof.index.EventFilter;
+import io.trailproof.index.IndexRequest;
+import io.trailproof.index.IndexUnavailableException;
+import io.trailproof.index.SearchIndex;
+import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerErasures;
+
+import java.io.IOException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+
+/**
+ * Erasure (src/site/erasure.md): finds the events a selector names, records the erasure on the
+ * trail and removes the content from the log (the ledger) and from the search index, and only then
+ * answers. One erasure at a time.
+ */
+public final class ErasureService {
+
+    /** Most {@code event_ids} one request may name. */
+    public static final int MAX_EVENT_IDS = 10_000;
+
+    private final Ledger ledger;
+    private final SearchIndex index;
+
+    public ErasureService(Ledger ledger, SearchIndex index) {
+        this.ledger = ledger;
+        this.index = index;
+    }
+
+    /** Exactly one of: event ids; an agent with optional session and time window; a query with the same filters. */
+    public record Selector(List<String> eventIds, String agentId, String sessionId, Instant since, Instant until,
+                           String q) {
+        ObjectNode toJson() {
+            ObjectNode o = JsonNodeFactory.instance.objectNode();
+            if (eventIds != null) {
+                o.put("event_ids", eventIds.size());
+            }
+            put(o, "agent_id", agentId);
+            put(o, "session_id", sessionId);
+            put(o, "since", since == null ? null : since.toString());
+            put(o, "until", until == null ? null : until.toString());
+            put(o, "q", q);
+            return o;
+        }
+
+        private static void put(ObjectNode o, String k, String v) {
+            if (v != null) {
+                o.put(k, v);
+            }
+        }
+    }
+
+    /** Some of the {@code event_ids} are not in the trail; nothing was erased. */
+    public static final class UnknownEventsException extends Exception {
+        public UnknownEventsException(String message) {
+            super(message);
+        }
+    }
+
+    /** At start: finishes the index's part of an erasure a crash interrupted, then clears its marker. */
+    public void completeInterrupted() throws IOException {
+        if (ledger.interruptedErasure() < 0) {
+            return;
+        }
+        long at = ledger.interruptedErasure();
+        StoredEvent e = parse(ledger.payloadAt(at));
+        long[] indexes = indexesOf(e);
+        await(index.purge(indexes));
+        ledger.erasureSettled();
+    }
+
+    /** {@code {"would_erase", "already_erased"}}: changes nothing. */
+    public ObjectNode dryRun(Selector selector) throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
+        LedgerErasures.ErasurePlan plan = ledger.planErasure(resolve(selector));
+        ObjectNode o = JsonNodeFactory.instance.objectNode();
+        o.put("would_erase", plan.targets().size());
+        o.put("already_erased", plan.alreadyErased());
+        return o;
+    }
+
+    /** Erases; returns {@code {"erasure_id", "erased", "already_erased", "log_index"}} once the content is gone. */
+    public synchronized ObjectNode erase(Selector selector, List<String> fields, String reason, String keyName)
+            throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
+        long[] candidates = resolve(selector);
+        LedgerErasures.ErasureOutcome out = ledger.erase(candidates, fields, reason, keyName, selector.toJson());
+        await(index.purge(out.erased().stream().mapToLong(Long::longValue).toArray()));
+        ledger.erasureProbe().reached("index-purged");
+        ledger.erasureSettled();
+        ledger.erasureProbe().reached("erasure-settled");
+        ObjectNode o = JsonNodeFactory.instance.objectNode();
+        o.put("erasure_id", out.erasure().id());
+        o.put("erased", out.erased().size());
+        o.put("already_erased", out.alreadyErased());
+        o.put("log_index", out.erasure().logIndex());
+        return o;
+    }
+
+    /**
+     * A retention pass (src/site/erasure.md#retention): erases the content of every event recorded
+     * before {@code cutoff} not erased yet (erasure events never), as one erasure event with reason
+     * {@code retention} whose selector is {@code {"retention": PERIOD, "recorded_before": CUTOFF}};
+     * returns that event's log index and how many events it erased, or empty when there was
+     * nothing to erase (then nothing is recorded).
+     */
+    public synchronized Optional<LedgerErasures.ErasureOutcome> eraseRecordedBefore(Instant cutoff, String period)
+            throws IOException {
+        ObjectNode selector = JsonNodeFactory.instance.objectNode();
+        selector.put("retention", period);
+        selector.put("recorded_before", io.trailproof.core.event.EventTime.formatRecordedAt(cutoff));
+        LedgerErasures.ErasureOutcome out = ledger.eraseRecordedBefore(cutoff, RETENTION_REASON, selector);
+        if (out.erasure() == null) {
+            return Optional.empty();
+        }
+        await(index.purge(out.erased().stream().mapToLong(Long::longValue).toArray()));
+        ledger.erasureProbe().reached("index-purged");
+        ledger.erasureSettled();
+        ledger.erasureProbe().reached("erasure-settled");
+        return Optional.of(out);
+    }
+
+    /** The reason a retention pass records. */
+    public static final String RETENTION_REASON = "retention";
+
+    /** The erasure events, newest first: their payloads as stored. */
+    public List<byte[]> list(long offset, int limit) throws IOException {
+        long[] positions = ledger.agentPositions(EventFields.ERASURES_AGENT);
+        List<byte[]> out = new ArrayList<>();
+        for (long i = positions.length - 1 - offset; i >= 0 && out.size() < limit; i--) {
+            out.add(ledger.payloadAt(positions[(int) i]));
+        }
+        return out;
+    }
+
+    /** How many erasures were recorded. */
+    public long count() {
+        return ledger.agentPositions(EventFields.ERASURES_AGENT).length;
+    }
+
+    private long[] resolve(Selector s) throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
+        if (s.eventIds() != null) {
+            long[] out = new long[s.eventIds().size()];
+            List<String> unknown = new ArrayList<>();
+            for (int i = 0; i < out.length; i++) {
+                String id = s.eventIds().get(i);
+                Optional<byte[]> p = Ledger.wellFormedId(id) ? ledger.eventPayload(id) : Optional.empty();
+                if (p.isEmpty()) {
+                    unknown.add(id);
+                } else {
+                    out[i] = parse(p.get()).logIndex();
+                }
+            }
+            if (!unknown.isEmpty()) {
+                throw new UnknownEventsException("no event with id " + String.join(", ", unknown.subList(0,
+                        Math.min(5, unknown.size()))) + (unknown.size() > 5 ? " and " + (unknown.size() - 5) + " more" : "")
+                        + "; nothing was erased");
+            }
+            return out;
+        }
+        if (s.q() == null) {
+            List<Long> out = new ArrayList<>();
+            long size = ledger.size();
+            long[] positions = ledger.agentPositions(s.agentId());
+            for (long pos : positions) {
+                if (pos >= size) {
+                    break;
+                }
+                StoredEvent e = parse(ledger.payloadAt(pos));
+                if (s.sessionId() != null && !s.sessionId().equals(e.json().path(EventFields.SESSION_ID).textValue())) {
+                    continue;
+                }
+                Instant t = io.trailproof.core.event.EventTime.parseTimestamp(e.timestamp());
+                if ((s.since() != null && t.isBefore(s.since())) || (s.until() != null && !t.isBefore(s.until()))) {
+                    continue;
+                }
+                out.add(pos);
+            }
+            return out.stream().mapToLong(Long::longValue).toArray();
+        }
+        List<Long> out = new ArrayList<>();
+        EventFilter filter = new EventFilter(s.agentId(), null, s.since(), s.until(), Map.of());
+        String query = s.sessionId() == null ? s.q() : "(" + s.q() + ") AND session_id:\"" + s.sessionId()
+                .replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+        for (long offset = 0; ; offset += 1000) {
+            SearchIndex.Results r = index.find(new IndexRequest(query, filter, IndexRequest.Order.OLDEST_FIRST, offset,
+                    1000, null, true));
+            r.results().forEach(x -> out.add(x.logIndex()));
+            if (r.results().size() < 1000) {
+                break;
+            }
+        }
+        return out.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    static long[] indexesOf(StoredEvent erasure) {
+        List<Long> out = new ArrayList<>();
+        for (var range : erasure.json().path(EventFields.ACTION_INPUT).path("log_indexes")) {
+            for (long i = range.get(0).longValue(); i <= range.get(1).longValue(); i++) {
+                out.add(i);
+            }
+        }
+        return out.stream().mapToLong(Long::longValue).toArray();
+    }
+
+    private static StoredEvent parse(byte[] payload) throws IOException {
+        try {
+            return StoredEvent.parse(payload);
+        } catch (StoredEventFormatException e) {
+            throw new IOException(e.getMessage(), e);
+        }
+    }
+
+    private static void await(java.util.concurrent.CompletableFuture<Void> f) throws IOException {
+        try {
+            f.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while the search index dropped erased content");
+        } catch (ExecutionException e) {
+            throw new IOException("the search index could not drop the erased content: " + e.getCause(), e.getCause());
+        }
+    }
+}

@@ -1,0 +1,323 @@
+package io.trailproof.ledger;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventErasure;
+import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.event.StoredEventFormatException;
+import io.trailproof.ledger.LedgerViews.AppendOutcome;
+import io.trailproof.store.AtomicFile;
+import io.trailproof.store.EventLog;
+import io.trailproof.store.StepProbe;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.TreeMap;
+
+/**
+ * The ledger's side of an erasure (src/site/erasure.md): records it as an event of agent
+ * {@link EventFields#ERASURES_AGENT}, durable before anything is removed, then rewrites the log so
+ * the erased content is gone, and keeps the {@link ErasureRegistry} verification reads.
+ *
+ * <p><b>Crash safety</b> (src/site/erasure.md#crash-safety-of-an-erasure). Before the erasure event
+ * is appended, the file {@code DIR/erasure-pending} is written (atomically, durably) with a log
+ * index {@code N} at or below the one the event will get; it stays until the work that removes the
+ * content everywhere (the log here, the search index above) is done. A start that finds it looks
+ * for the first erasure event at or after {@code N}: none means the event never became durable
+ * (nothing was erased, the marker goes); one is completed, its log part at open
+ * ({@link #completeAtOpen}), the rest by the caller, who then calls {@link #settled}. So an
+ * erasure is either fully applied or not at all, and an acknowledged erasure is never undone.
+ * Erasures run one at a time, and a rewrite of the log's files waits for running online backups
+ * ({@link LogFileHolds}).
+ */
+public final class LedgerErasures {
+
+    static final String PENDING_FILE = "erasure-pending";
+
+    private final Path dataDir;
+    private final EventLog log;
+    private final Sequencer sequencer;
+    private final DedupeTable dedupe;
+    private final ErasureRegistry registry;
+    private final java.util.function.LongConsumer afterDurable;
+    private final AgentTable agents;
+    private final LogFileHolds holds;
+    private volatile StepProbe probe = StepProbe.NONE;
+
+    LedgerErasures(Path dataDir, EventLog log, Sequencer sequencer, DedupeTable dedupe, ErasureRegistry registry,
+                   java.util.function.LongConsumer afterDurable, AgentTable agents, LogFileHolds holds) {
+        this.agents = agents;
+        this.holds = holds;
+        this.dataDir = dataDir;
+        this.log = log;
+        this.sequencer = sequencer;
+        this.dedupe = dedupe;
+        this.registry = registry;
+        this.afterDurable = afterDurable;
+    }
+
+    /** See {@link StepProbe}: crash tests stop the process at each step of an erasure. */
+    void probe(StepProbe probe) {
+        this.probe = probe;
+    }
+
+    StepProbe probe() {
+        return probe;
+    }
+
+    ErasureRegistry registry() {
+        return registry;
+    }
+
+    /** What an erasure of {@code candidates} would do: the indexes it would erase, and how many are erased already. */
+    synchronized ErasurePlan plan(long[] candidates) throws IOException {
+        long[] sorted = candidates.clone();
+        java.util.Arrays.sort(sorted);
+        List<Long> targets = new ArrayList<>();
+        List<String> ids = new ArrayList<>();
+        long[] already = {0};
+        log.readEach(java.util.stream.LongStream.of(sorted).distinct().toArray(), (index, payload) -> {
+            StoredEvent e = parse(index, payload);
+            if (e.agentId().equals(EventFields.ERASURES_AGENT)) {
+                return;   // the record of erasures is never erased
+            }
+            if (e.erased()) {
+                already[0]++;
+            } else {
+                targets.add(index);
+                ids.add(e.id());
+            }
+        });
+        return new ErasurePlan(targets, ids, already[0]);
+    }
+
+    /**
+     * Erases the content of the candidates not erased yet: the erasure event first (durable on
+     * return of its append), then the log's segments. On return the content is gone from the log's
+     * files; the pending marker stays until {@link #settled}.
+     *
+     * @param selector what the request selected by (kept in the erasure event)
+     * @param keyName  the name of the API key that asked, or null
+     */
+    synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
+                                      ObjectNode selector) throws IOException {
+        return erase(candidates, fields, reason, keyName, selector, true);
+    }
+
+    /**
+     * As {@link #erase(long[], List, String, String, ObjectNode)}; with {@code listIds} false the
+     * erasure event names the events by their log indexes only (a retention pass, whose events'
+     * ids would not fit one event). Nothing to erase records nothing when {@code listIds} is false.
+     */
+    synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
+                                      ObjectNode selector, boolean listIds) throws IOException {
+        ErasurePlan plan = plan(candidates);
+        if (!listIds && plan.targets().isEmpty()) {
+            return new ErasureOutcome(null, List.of(), plan.alreadyErased());
+        }
+        ObjectNode input = JsonNodeFactory.instance.objectNode();
+        input.set("selector", selector);
+        ArrayNode f = input.putArray("fields");
+        EventErasure.ordered(fields).forEach(f::add);
+        input.put("reason", reason);
+        if (keyName != null) {
+            input.put("key", keyName);
+        }
+        if (listIds) {
+            ArrayNode ids = input.putArray("event_ids");
+            plan.ids().forEach(ids::add);
+        }
+        ArrayNode ranges = input.putArray("log_indexes");
+        long start = -1;
+        long prev = -1;
+        for (long i : plan.targets()) {
+            if (start >= 0 && i != prev + 1) {
+                ranges.addArray().add(start).add(prev);
+                start = -1;
+            }
+            if (start < 0) {
+                start = i;
+            }
+            prev = i;
+        }
+        if (start >= 0) {
+            ranges.addArray().add(start).add(prev);
+        }
+        input.put("count", plan.targets().size());
+        ObjectNode event = JsonNodeFactory.instance.objectNode();
+        event.put(EventFields.AGENT_ID, EventFields.ERASURES_AGENT);
+        event.put(EventFields.ACTION_TYPE, "ERASURE");
+        event.put(EventFields.ACTION_NAME, "erase");
+        event.set(EventFields.ACTION_INPUT, input);
+        // The marker first: the event gets an index at or after the readable size now.
+        AtomicFile.write(dataDir.resolve(PENDING_FILE),
+                Long.toString(sequencer.readableSize()).getBytes(StandardCharsets.US_ASCII));
+        probe.reached("erasure-started");
+        Sequencer.Sequenced s = sequencer.sequence(List.of(new Submission(event, 0)));
+        AppendOutcome outcome = s.outcomes()[0];
+        if (!outcome.ok()) {
+            throw new ErasureTooLargeException(outcome.error());
+        }
+        try {
+            log.awaitDurable(s.end());
+        } catch (IOException e) {
+            throw sequencer.durabilityFailed(e);
+        }
+        StoredEvent erasure = outcome.event();
+        registry.add(erasure);
+        afterDurable.accept(s.end());
+        probe.reached("erasure-recorded");
+        apply(erasure);
+        probe.reached("log-rewritten");
+        return new ErasureOutcome(erasure, plan.targets(), plan.alreadyErased());
+    }
+
+    /** Events erased per rewrite call: bounds the memory an erasure of many events takes. */
+    static final int APPLY_CHUNK = 20_000;
+
+    /**
+     * Rewrites the log so that every event {@code erasure} names and the log still holds unerased is
+     * erased, in chunks of {@link #APPLY_CHUNK} events (a segment a chunk boundary splits is
+     * rewritten once per chunk).
+     */
+    private void apply(StoredEvent erasure) throws IOException {
+        JsonNode input = erasure.json().path(EventFields.ACTION_INPUT);
+        List<String> fields = new ArrayList<>();
+        input.path("fields").forEach(n -> fields.add(n.textValue()));
+        long[] chunk = new long[APPLY_CHUNK];
+        int n = 0;
+        for (JsonNode range : input.path("log_indexes")) {
+            for (long i = range.get(0).longValue(); i <= range.get(1).longValue(); i++) {
+                chunk[n++] = i;
+                if (n == chunk.length) {
+                    applyChunk(erasure, fields, chunk, n);
+                    n = 0;
+                }
+            }
+        }
+        if (n > 0) {
+            applyChunk(erasure, fields, chunk, n);
+        }
+    }
+
+    private void applyChunk(StoredEvent erasure, List<String> fields, long[] chunk, int n) throws IOException {
+        TreeMap<Long, byte[]> replacements = new TreeMap<>();
+        log.readEach(java.util.Arrays.copyOf(chunk, n), (index, payload) -> {
+            StoredEvent e = parse(index, payload);
+            if (!e.erased()) {
+                try {
+                    replacements.put(index, EventErasure.erase(payload, erasure.id(), erasure.recordedAt(), fields));
+                } catch (StoredEventFormatException ex) {
+                    throw new IOException("cannot erase the event at log index " + index + ": " + ex.getMessage(), ex);
+                }
+            }
+        });
+        // Recorded answers hold log indexes, not events (a replay reads the events as stored now),
+        // so side records are kept as they are; only their addresses may move.
+        StepProbe p = probe;
+        EventLog.Rewritten done = holds.rewrite(() -> log.rewrite(replacements, EventLog.SideRewriter.KEEP, p));
+        dedupe.remap(done.movedSides());
+    }
+
+    /**
+     * The log indexes of events recorded before {@code cutoff} that no erasure names yet (a
+     * retention pass, src/site/erasure.md#retention), below {@code size}. recorded_at never
+     * decreases along the log, so they all lie before the first event recorded at or after it.
+     */
+    synchronized long[] recordedBefore(java.time.Instant cutoff, long size) throws IOException {
+        long lo = 0;
+        long hi = size;   // first index recorded at or after the cutoff lies in [lo, hi]
+        while (lo < hi) {
+            long mid = (lo + hi) >>> 1;
+            java.time.Instant at = io.trailproof.core.event.EventTime.parseTimestamp(parse(mid, log.read(mid)).recordedAt());
+            if (at.isBefore(cutoff)) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        java.util.stream.LongStream.Builder out = java.util.stream.LongStream.builder();
+        for (long i = 0; i < lo; i++) {
+            if (registry.erasureOf(i) == null) {
+                out.add(i);
+            }
+        }
+        return out.build().toArray();
+    }
+
+    /** At open: finishes the log's part of an erasure a crash interrupted; its log index, when there was one. */
+    synchronized OptionalLong completeAtOpen() throws IOException {
+        OptionalLong pending = pending();
+        if (pending.isEmpty()) {
+            return pending;
+        }
+        long from = pending.getAsLong();
+        long at = -1;
+        AgentState state = agents.get(EventFields.ERASURES_AGENT);
+        if (state != null) {
+            for (long position : state.positionsBelow(log.size())) {
+                if (position >= from) {
+                    at = position;
+                    break;
+                }
+            }
+        }
+        if (at < 0) {
+            settled();   // the erasure event did not become durable: nothing was erased
+            return OptionalLong.empty();
+        }
+        apply(parse(at, log.read(at)));
+        return OptionalLong.of(at);
+    }
+
+    /** The lower bound of the log index of an erasure whose work may be unfinished (see the class comment). */
+    OptionalLong pending() throws IOException {
+        Path p = dataDir.resolve(PENDING_FILE);
+        if (!Files.exists(p)) {
+            return OptionalLong.empty();
+        }
+        String text = new String(Files.readAllBytes(p), StandardCharsets.US_ASCII).trim();
+        try {
+            return OptionalLong.of(Long.parseLong(text));
+        } catch (NumberFormatException e) {
+            return OptionalLong.empty();   // torn before its atomic rename cannot happen; a foreign file is ignored
+        }
+    }
+
+    /** The erasure's work is complete everywhere: the marker goes. */
+    void settled() throws IOException {
+        Files.deleteIfExists(dataDir.resolve(PENDING_FILE));
+        AtomicFile.forceDirectory(dataDir);
+    }
+
+    private static StoredEvent parse(long index, byte[] payload) throws IOException {
+        try {
+            return StoredEvent.parse(payload);
+        } catch (StoredEventFormatException e) {
+            throw new IOException("the event at log index " + index + " is unreadable: " + e.getMessage(), e);
+        }
+    }
+
+    /** What an erasure would do ({@code dry_run}). */
+    public record ErasurePlan(List<Long> targets, List<String> ids, long alreadyErased) {
+    }
+
+    /** What an erasure did. */
+    public record ErasureOutcome(StoredEvent erasure, List<Long> erased, long alreadyErased) {
+    }
+
+    /** The erasure event would exceed the size of an event: the request names too many events at once. */
+    public static final class ErasureTooLargeException extends IOException {
+        ErasureTooLargeException(String why) {
+            super("this erasure names too many events for one erasure record (" + why + "); erase in smaller parts");
+        }
+    }
+}

@@ -1,0 +1,188 @@
+package io.trailproof.erasure;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.testing.Api;
+import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * kill -9 at every step of an erasure (src/site/erasure.md#crash-safety-of-an-erasure): the real
+ * server is made to stop at step k (system property {@code trailproof.testing.pause-erasure-at})
+ * and killed there with SIGKILL, or killed right after it answered; then restarted, and each time:
+ * the log opens, every other event is served byte for byte as before, the merkle root of the size
+ * before is unchanged, the erasure is either fully held (every named event erased in the log, gone
+ * from search, no byte of its content anywhere in the data directory, recorded once) or not at all,
+ * an erasure whose answer was received is complete, and no pending marker is left.
+ *
+ * <p>By default a few steps spread over the sequence run; {@code -Dtrailproof.erasure-crash.steps=N}
+ * runs N of them (all with {@value #ALL}); {@code -Dtrailproof.erasure-crash.only=STEP,...} runs the ones named.
+ */
+class ErasureCrashIT {
+
+    /** Every step, in the order an erasure passes them; "answered" kills after the answer arrived. */
+    private static final List<String> STEPS = List.of("erasure-started", "erasure-recorded", "segment-written:1",
+            "segment-renamed:1", "segment-written:2", "segment-renamed:2", "log-rewritten", "index-purged",
+            "erasure-settled", "answered");
+    private static final int ALL = 10;
+    private static final int RUN = Math.min(ALL, Integer.getInteger("trailproof.erasure-crash.steps", 4));
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void aKillAtAnyStepLeavesTheErasureWholeOrAbsentAndEveryOtherEventIntact() throws Exception {
+        Path config = dir.resolve("erasure-crash.properties");
+        // Small segments: one erasure rewrites several of them, so there are kills between renames.
+        Files.writeString(config, "log.segment-bytes=16384\ncheckpoint.interval-events=64\n");
+        List<String> steps = new ArrayList<>();
+        for (int i = 0; i < RUN; i++) {
+            steps.add(STEPS.get(RUN == 1 ? ALL - 1 : (int) Math.round(i * (ALL - 1) / (double) (RUN - 1))));
+        }
+        String only = System.getProperty("trailproof.erasure-crash.only");
+        if (only != null) {
+            steps = List.of(only.split(","));
+        }
+        List<String> outcomes = new ArrayList<>();
+        for (String step : steps) {
+            outcomes.add(step + " -> " + killAt(step, config));
+        }
+        System.out.println("ErasureCrashIT: " + String.join(", ", outcomes));
+    }
+
+    /** The files under {@code root} holding {@code marker}'s bytes. */
+    private static List<String> filesContaining(Path root, String marker) throws java.io.IOException {
+        byte[] needle = marker.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        List<String> out = new ArrayList<>();
+        try (java.util.stream.Stream<Path> files = Files.walk(root)) {
+            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
+                byte[] b = Files.readAllBytes(f);
+                outer:
+                for (int i = 0; i <= b.length - needle.length; i++) {
+                    for (int j = 0; j < needle.length; j++) {
+                        if (b[i + j] != needle[j]) {
+                            continue outer;
+                        }
+                    }
+                    out.add(root.relativize(f).toString());
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    /** One cycle on a fresh data directory; answers whether the erasure was held after the restart. */
+    private String killAt(String step, Path config) throws Exception {
+        Path data = dir.resolve("data-" + step.replace(':', '-'));
+        String marker = "erasecrashmk" + step.replaceAll("[^a-z0-9]", "");
+        Map<String, String> keptBefore = new LinkedHashMap<>();
+        List<String> targets = new ArrayList<>();
+        long sizeBefore;
+        String rootBefore;
+        boolean answered = false;
+        Map<String, String> env = step.equals("answered") ? Map.of()
+                : Map.of("TRAILPROOF_JAVA_OPTS", "-Xmx512m -Dtrailproof.testing.pause-erasure-at=" + step);
+        try (ServerProcess server = ServerProcess.start(data, env, "--config", config.toString())) {
+            Api api = server.api();
+            for (int b = 0; b < 6; b++) {
+                StringBuilder batch = new StringBuilder("[");
+                for (int i = 0; i < 40; i++) {
+                    int n = b * 40 + i;
+                    boolean target = n % 3 == 0;
+                    batch.append(i == 0 ? "" : ",").append("{\"agent_id\":\"").append(target ? "subject" : "keeper")
+                            .append("\",\"session_id\":\"s").append(n).append("\",\"action_input\":{\"text\":\"")
+                            .append(target ? marker + n : "keepcrash" + n).append(" padding padding padding\"}}");
+                }
+                Api.Reply r = api.post("/v1/batch", batch.append("]").toString());
+                assertThat(r.status()).as(r.body()).isEqualTo(201);
+                for (JsonNode item : r.json()) {
+                    JsonNode e = item.get("event");
+                    if (e.get("agent_id").asText().equals("subject")) {
+                        targets.add(e.get("id").asText());
+                    } else {
+                        keptBefore.put(e.get("id").asText(), null);
+                    }
+                }
+            }
+            for (String id : keptBefore.keySet()) {
+                keptBefore.put(id, api.get("/v1/events/" + id).body());
+            }
+            JsonNode root = api.get("/v1/merkle/root").json();
+            sizeBefore = root.get("tree_size").asLong();
+            rootBefore = root.get("root").asText();
+            CompletableFuture<Api.Reply> erasure = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return api.post("/v1/admin/erasures", "{\"agent_id\":\"subject\",\"reason\":\"crash test\"}");
+                } catch (Exception e) {
+                    return null;   // the kill took the answer
+                }
+            });
+            if (step.equals("answered")) {
+                Api.Reply r = erasure.get();
+                assertThat(r.status()).as(r.body()).isEqualTo(200);
+                assertThat(r.json().get("erased").asLong()).isEqualTo(targets.size());
+                answered = true;
+            } else {
+                assertThat(server.awaitOutput("erasure paused at " + (step.contains(":") ? step : step + ":1"), 120_000))
+                        .as("the server paused at " + step + ":\n" + server.outputSoFar()).isTrue();
+            }
+            server.kill();
+        }
+        try (ServerProcess server = ServerProcess.start(data, "--config", config.toString())) {
+            Api api = server.api();
+            assertThat(Files.exists(data.resolve("erasure-pending"))).as("pending marker left").isFalse();
+            for (Map.Entry<String, String> e : keptBefore.entrySet()) {
+                assertThat(api.get("/v1/events/" + e.getKey()).body()).as("event " + e.getKey()).isEqualTo(e.getValue());
+            }
+            assertThat(api.get("/v1/merkle/root?tree_size=" + sizeBefore).json().get("root").asText())
+                    .isEqualTo(rootBefore);
+            int erased = 0;
+            for (String id : targets) {
+                JsonNode e = api.get("/v1/events/" + id).json();
+                if (e.has("erased")) {
+                    erased++;
+                    assertThat(e.has("action_input")).isFalse();
+                } else {
+                    assertThat(e.at("/action_input/text").asText()).startsWith(marker);
+                }
+            }
+            JsonNode listed = api.get("/v1/admin/erasures").json();
+            boolean held = erased > 0;
+            if (held) {
+                assertThat(erased).as("all or nothing at " + step).isEqualTo(targets.size());
+                assertThat(listed.size()).isEqualTo(1);
+                assertThat(api.get("/v1/search?q=" + marker + "0").json().get("total").asLong()).isZero();
+                assertThat(filesContaining(data, marker)).as("content left on disk after " + step).isEmpty();
+                JsonNode v = api.get("/v1/verify?agent_id=subject").json();
+                assertThat(v.get("valid").asBoolean()).as(v.toString()).isTrue();
+                assertThat(v.get("erased").asLong()).isEqualTo(targets.size());
+            } else {
+                assertThat(answered).as("an answered erasure was undone").isFalse();
+                assertThat(listed.size()).as("an erasure recorded but not applied at " + step).isZero();
+                assertThat(api.get("/v1/search?q=" + marker + "0").json().get("total").asLong()).isEqualTo(1);
+            }
+            // once the erasure event is durable, the restart completes it
+            if (STEPS.indexOf(step) >= 1) {
+                assertThat(held).as("a recorded erasure completed at the restart after " + step).isTrue();
+            }
+            assertThat(api.get("/v1/verify?agent_id=keeper").json().get("valid").asBoolean()).isTrue();
+            // erasing again changes nothing that was erased
+            JsonNode again = api.post("/v1/admin/erasures", "{\"agent_id\":\"subject\",\"reason\":\"again\","
+                    + "\"dry_run\":true}").json();
+            assertThat(again.get("already_erased").asLong()).isEqualTo(held ? targets.size() : 0);
+            assertThat(server.stop()).isZero();
+            return held ? "held" : "absent";
+        }
+    }
+}
