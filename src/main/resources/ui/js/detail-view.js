@@ -49,7 +49,9 @@ export function createDetailView(app) {
         fact('id', event.id), fact('time', formatTime(event.timestamp), event.timestamp),
         fact('recorded', formatTime(event.recorded_at), event.recorded_at),
         fact('action', [event.action_type, event.action_name].filter((v) => v !== undefined && v !== null).join(' · ')),
-        fact('status', event.action_status), fact('log index', event.log_index), fact('hash', event.hash)),
+        fact('status', event.action_status), fact('log index', event.log_index), fact('hash', event.hash),
+        ...(event.erased ? [fact('erased', `content erased; hash as committed (erasure ${String(event.erased.erasure_id)} `
+          + `at ${String(event.erased.at)}; fields ${(event.erased.fields || []).join(', ')})`)] : [])),
       verification,
       neighbours,
       el('section', {}, el('h3', {}, 'Stored event'), jsonTree(event)));
