@@ -85,10 +85,10 @@ export function createDetailView(app) {
         detail: `the root or the inclusion proof could not be fetched: ${e.message}` }] });
       return;
     }
-    showVerdict(section, await verifyEvent(event, root, proof));
+    showVerdict(section, await verifyEvent(event, root, proof), Boolean(event.erased));
   }
 
-  function showVerdict(section, result) {
+  function showVerdict(section, result, erased) {
     const firstFailure = result.checks.find((c) => !c.ok);
     section.className = `verification ${result.ok ? 'ok' : 'failed'}`;
     replace(section,
@@ -97,8 +97,12 @@ export function createDetailView(app) {
         result.ok ? '✓ verified in this browser' : `✗ verification failed: ${firstFailure.detail}`),
       el('ul', { class: 'checks' }, result.checks.map((c) => el('li', { class: c.ok ? 'ok' : 'failed' },
         `${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}`))),
-      el('p', { class: 'muted' }, 'Recomputed here: the RFC 8785 form of the event as shown, its SHA-256, the '
-        + 'tree leaf, and the path of the inclusion proof up to the root the server reports now.'));
+      el('p', { class: 'muted' }, erased
+        ? 'Recomputed here: the tree leaf of the hash as committed, and the path of the inclusion proof up to the '
+          + 'root the server reports now. The erased content cannot be hashed; GET /v1/verify and verify-export '
+          + 'check that an erasure of the trail names this event.'
+        : 'Recomputed here: the RFC 8785 form of the event as shown, its SHA-256, the '
+          + 'tree leaf, and the path of the inclusion proof up to the root the server reports now.'));
   }
 
   async function renderNeighbours(state, event, section, signal) {

@@ -46,6 +46,8 @@ class ConsoleErasureIT {
                     .contains("inclusion proof: leaf " + victim.get("log_index").asLong());
             assertThat(browser.visible("#detail .facts").getText()).contains("content erased; hash as committed")
                     .contains(erasureId);
+            assertThat(browser.visible("#verification").getText()).contains("The erased content cannot be hashed");
+            assertThat(browser.visible("#results li.result.open .erased-badge").getText()).isEqualTo("erased");
             assertThat(browser.visible("#neighbours .checks").getText()).contains("✓ link to previous", "✓ link from next");
             assertThat(browser.visible("#detail .json").getText()).contains("\"erased\"").doesNotContain("p2@example.org");
             browser.screenshot("erased-event");
