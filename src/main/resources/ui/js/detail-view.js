@@ -49,7 +49,9 @@ export function createDetailView(app) {
         fact('id', event.id), fact('time', formatTime(event.timestamp), event.timestamp),
         fact('recorded', formatTime(event.recorded_at), event.recorded_at),
         fact('action', [event.action_type, event.action_name].filter((v) => v !== undefined && v !== null).join(' · ')),
-        fact('status', event.action_status), fact('log index', event.log_index), fact('hash', event.hash)),
+        fact('status', event.action_status), fact('log index', event.log_index), fact('hash', event.hash),
+        ...(event.erased ? [fact('erased', `content erased; hash as committed (erasure ${String(event.erased.erasure_id)} `
+          + `at ${String(event.erased.at)}; fields ${(event.erased.fields || []).join(', ')})`)] : [])),
       verification,
       neighbours,
       el('section', {}, el('h3', {}, 'Stored event'), jsonTree(event)));
@@ -83,10 +85,10 @@ export function createDetailView(app) {
         detail: `the root or the inclusion proof could not be fetched: ${e.message}` }] });
       return;
     }
-    showVerdict(section, await verifyEvent(event, root, proof));
+    showVerdict(section, await verifyEvent(event, root, proof), Boolean(event.erased));
   }
 
-  function showVerdict(section, result) {
+  function showVerdict(section, result, erased) {
     const firstFailure = result.checks.find((c) => !c.ok);
     section.className = `verification ${result.ok ? 'ok' : 'failed'}`;
     replace(section,
@@ -95,8 +97,12 @@ export function createDetailView(app) {
         result.ok ? '✓ verified in this browser' : `✗ verification failed: ${firstFailure.detail}`),
       el('ul', { class: 'checks' }, result.checks.map((c) => el('li', { class: c.ok ? 'ok' : 'failed' },
         `${c.ok ? '✓' : '✗'} ${c.name}: ${c.detail}`))),
-      el('p', { class: 'muted' }, 'Recomputed here: the RFC 8785 form of the event as shown, its SHA-256, the '
-        + 'tree leaf, and the path of the inclusion proof up to the root the server reports now.'));
+      el('p', { class: 'muted' }, erased
+        ? 'Recomputed here: the tree leaf of the hash as committed, and the path of the inclusion proof up to the '
+          + 'root the server reports now. The erased content cannot be hashed; GET /v1/verify and verify-export '
+          + 'check that an erasure of the trail names this event.'
+        : 'Recomputed here: the RFC 8785 form of the event as shown, its SHA-256, the '
+          + 'tree leaf, and the path of the inclusion proof up to the root the server reports now.'));
   }
 
   async function renderNeighbours(state, event, section, signal) {

@@ -47,6 +47,7 @@ export function resultItem(event, { href, selected, live, onOpen }) {
   el('span', { class: 'type' }, text(event.action_type)),
   el('span', { class: 'name' }, text(event.action_name)),
   status ? el('span', { class: `status status-${/^[a-z_]+$/.test(status) ? status : 'other'}` }, status) : null,
+  event.erased ? el('span', { class: 'erased-badge', title: 'content erased; hash as committed' }, 'erased') : null,
   live ? el('span', { class: 'live-badge' }, 'live') : null);
   return el('li', {
     class: `result${selected ? ' open' : ''}${live ? ' live' : ''}`,

@@ -4,13 +4,16 @@ import io.trailproof.logging.ServiceLogging;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.io.PrintWriter;
+
 /** The {@code trailproof} program: parses the command line and runs a subcommand (src/site/cli.md). */
 @Command(name = "trailproof", mixinStandardHelpOptions = true, version = "trailproof 0.1.0",
         description = "Tamper-evident audit trail for AI agents.",
         subcommands = {ServeCommand.class, IngestCommand.class, SearchCommand.class, TailCommand.class, IndexCommand.class,
                 TimestampCommand.class, ExportCommand.class, VerifyCommand.class, VerifyExportCommand.class,
                 PolicyCommand.class, ProofCommand.class, VerifyProofCommand.class,
-                BackupCommand.class, RestoreCommand.class, ClusterCommand.class, McpProxyCommand.class})
+                BackupCommand.class, RestoreCommand.class, ClusterCommand.class, McpProxyCommand.class,
+                EraseCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code for bad usage (src/site/cli.md): 0 success or valid, 1 invalid or failed, 2 bad usage. */
@@ -32,7 +35,21 @@ public final class Main implements Runnable {
      * with); the backup benchmark measures the backup client this way, its JVM warm.
      */
     public static int run(String... args) {
-        CommandLine cli = new CommandLine(new Main());
+        return run(new CommandLine(new Main()), args);
+    }
+
+    /**
+     * As {@link #run(String...)}, with the commands made by {@code factory} and the output and error
+     * streams given: tests run a command in process this way, with their own standard input.
+     */
+    static int run(CommandLine.IFactory factory, PrintWriter out, PrintWriter err, String... args) {
+        CommandLine cli = new CommandLine(new Main(), factory);
+        cli.setOut(out);
+        cli.setErr(err);
+        return run(cli, args);
+    }
+
+    private static int run(CommandLine cli, String... args) {
         cli.setParameterExceptionHandler((ex, a) -> {
             ex.getCommandLine().getErr().println("trailproof: " + ex.getMessage());
             ex.getCommandLine().getErr().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName()

@@ -9,7 +9,10 @@ import com.fasterxml.jackson.core.util.MinimalPrettyPrinter;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.ledger.ChainSlice;
 
@@ -19,7 +22,9 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Writes the evidence package of src/site/evidence-format.md for a {@link ChainSlice}, streamed: each event is read
@@ -34,6 +39,8 @@ public final class EvidencePackageWriter {
     private static final JsonFactory FACTORY = new JsonFactory();
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final HexFormat HEX = HexFormat.of();
+    /** The start of an {@code erased} member in RFC 8785 form (its keys sorted: at, erasure_id, fields). */
+    private static final byte[] ERASED_MARK = ("\"" + EventFields.ERASED + "\":{\"at\":").getBytes(StandardCharsets.US_ASCII);
 
     private EvidencePackageWriter() {
     }
@@ -81,8 +88,26 @@ public final class EvidencePackageWriter {
 
             ArrayWriter items = new ArrayWriter(out);
             startRawValue(g, EVENTS);
-            slice.forEach((logIndex, payload) -> items.event(payload));
+            Set<String> erasureIds = new LinkedHashSet<>();
+            slice.forEach((logIndex, payload) -> {
+                items.event(payload);
+                String erasure = erasureOf(payload);
+                if (erasure != null) {
+                    erasureIds.add(erasure);
+                }
+            });
             items.end();
+
+            List<ChainSlice.ErasureEvent> erasures = slice.erasureEvents(erasureIds);
+            if (!erasures.isEmpty()) {
+                startRawValue(g, ERASURES);
+                ChainSlice.Proofs erasureProofs = slice.proofs();
+                for (ChainSlice.ErasureEvent e : erasures) {
+                    items.erasure(e.payload(), erasureProofs.leafHash(e.logIndex()),
+                            erasureProofs.inclusionProof(e.logIndex()), e.logIndex(), slice.treeSize());
+                }
+                items.end();
+            }
 
             startRawValue(g, MERKLE_PROOFS);
             ChainSlice.Proofs proofs = slice.proofs();
@@ -97,6 +122,34 @@ public final class EvidencePackageWriter {
             g.writeEndArray();
             g.writeEndObject();
         }
+    }
+
+    /**
+     * The erasure id of an erased stored event (src/site/erasure.md#erased-event), or null. Only a
+     * payload holding the RFC 8785 text of an {@code erased} member is parsed.
+     */
+    private static String erasureOf(byte[] payload) {
+        if (!contains(payload, ERASED_MARK)) {
+            return null;
+        }
+        try {
+            return StoredEvent.parse(payload.clone()).erasureId();
+        } catch (StoredEventFormatException e) {
+            return null; // an unreadable event is written as it is; verification names it
+        }
+    }
+
+    private static boolean contains(byte[] haystack, byte[] needle) {
+        outer:
+        for (int i = 0; i + needle.length <= haystack.length; i++) {
+            for (int j = 0; j < needle.length; j++) {
+                if (haystack[i + j] != needle[j]) {
+                    continue outer;
+                }
+            }
+            return true;
+        }
+        return false;
     }
 
     /**
@@ -152,6 +205,7 @@ public final class EvidencePackageWriter {
         private static final byte[] END = ascii("\n  ]");
         private static final byte[] NULL = ascii("null");
         private static final byte[] PROOF_START = ascii("{\"" + EVENT_ID + "\":");
+        private static final byte[] ERASURE_START = ascii("{\"" + EVENT + "\":");
         private static final byte[] LEAF_HASH_NAME = ascii(",\"" + PROOF + "\":{\"" + LEAF_HASH + "\":");
         private static final byte[] LEAF_INDEX_NAME = ascii(",\"" + LEAF_INDEX + "\":");
         private static final byte[] SIBLINGS_NAME = ascii(",\"" + SIBLINGS + "\":[");
@@ -194,6 +248,20 @@ public final class EvidencePackageWriter {
             } else {
                 string(eventId);
             }
+            proofBody(leafIndex, leafHash, siblings, treeSize);
+        }
+
+        /** One item of {@code erasures}: {@code {"event": <stored bytes>, "proof": {...}}}. */
+        void erasure(byte[] payload, byte[] leafHash, List<byte[]> siblings, long leafIndex, long treeSize)
+                throws IOException {
+            startItem();
+            bytes(ERASURE_START);
+            bytes(asText(payload));
+            proofBody(leafIndex, leafHash, siblings, treeSize);
+        }
+
+        private void proofBody(long leafIndex, byte[] leafHash, List<byte[]> siblings, long treeSize)
+                throws IOException {
             bytes(LEAF_HASH_NAME);
             hex(leafHash);
             bytes(LEAF_INDEX_NAME);

@@ -27,10 +27,13 @@ final class StreamedMatches {
     /** Most rows one answer streams; {@code X-Total-Count} still tells how many matched. */
     static final int MAX_ROWS = 100_000;
 
-    /** The CSV columns, in order (src/site/console.md). */
+    /**
+     * The CSV columns, in order (src/site/search.md): the last, {@code erased}, holds the id of the
+     * erasure that removed the event's content, empty when none did (src/site/erasure.md#erased-event).
+     */
     static final List<String> CSV_COLUMNS = List.of(EventFields.LOG_INDEX, EventFields.ID, EventFields.TIMESTAMP,
             EventFields.AGENT_ID, EventFields.SEQUENCE, EventFields.ACTION_TYPE, EventFields.ACTION_NAME,
-            EventFields.ACTION_STATUS, EventFields.DURATION_MS, EventFields.HASH);
+            EventFields.ACTION_STATUS, EventFields.DURATION_MS, EventFields.HASH, EventFields.ERASED);
 
     private static final System.Logger LOG = System.getLogger(StreamedMatches.class.getName());
     private static final JsonFactory JSON = new JsonFactory();
@@ -130,6 +133,8 @@ final class StreamedMatches {
                 JsonToken value = p.nextToken();
                 if (column >= 0 && value.isScalarValue() && value != JsonToken.VALUE_NULL) {
                     cells[column] = p.getText();
+                } else if (column >= 0 && value == JsonToken.START_OBJECT && EventFields.ERASED.equals(p.currentName())) {
+                    cells[column] = erasureId(p);
                 } else {
                     p.skipChildren();
                 }
@@ -143,6 +148,21 @@ final class StreamedMatches {
             appendCell(row, cells[i]);
         }
         return row.toString();
+    }
+
+    /** The {@code erasure_id} of the {@code erased} object the parser is at; leaves the parser after it. */
+    private static String erasureId(JsonParser p) throws IOException {
+        String id = null;
+        while (p.nextToken() == JsonToken.FIELD_NAME) {
+            String name = p.currentName();
+            JsonToken v = p.nextToken();
+            if ("erasure_id".equals(name) && v == JsonToken.VALUE_STRING) {
+                id = p.getText();
+            } else {
+                p.skipChildren();
+            }
+        }
+        return id;
     }
 
     /**

@@ -1,5 +1,7 @@
 package io.trailproof.ledger;
 
+import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.core.merkle.InclusionProofCursor;
 import io.trailproof.core.merkle.MerkleTree;
 import io.trailproof.store.EventLog;
@@ -7,7 +9,9 @@ import io.trailproof.store.MerkleNodeStore;
 
 import java.io.IOException;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * A consistent snapshot of a run of one agent's chain, for an evidence package: the tree size and
@@ -42,11 +46,14 @@ public final class ChainSlice {
     private final long firstSequence;
     private final long lastSequence;
     private final String anchorHash;
+    /** The erasure events' agent (src/site/erasure.md), or null when the log has none. */
+    private final AgentState erasures;
 
     ChainSlice(String agentId, AgentState state, EventLog log, MerkleNodeStore tree, long treeSize, byte[] root,
                Instant takenAt, int fromOrdinal, int toOrdinal, long firstSequence, long lastSequence,
-               String anchorHash) {
+               String anchorHash, AgentState erasures) {
         this.agentId = agentId;
+        this.erasures = erasures;
         this.state = state;
         this.log = log;
         this.tree = tree;
@@ -146,6 +153,32 @@ public final class ChainSlice {
         public List<byte[]> inclusionProof(long logIndex) {
             return cursor.proof(logIndex);
         }
+    }
+
+    /** An erasure event of the snapshot: its log index and its payload as stored. */
+    public record ErasureEvent(long logIndex, byte[] payload) {
+    }
+
+    /**
+     * The erasure events of the snapshot whose ids are in {@code ids} (src/site/erasure.md), in log
+     * order; an id no erasure event of the snapshot has is left out. Reads every erasure event of the
+     * log, which are few.
+     */
+    public List<ErasureEvent> erasureEvents(Set<String> ids) throws IOException {
+        List<ErasureEvent> out = new ArrayList<>();
+        if (erasures == null || ids.isEmpty()) {
+            return out;
+        }
+        log.readEach(erasures.positionsBelow(treeSize), (index, payload) -> {
+            try {
+                if (ids.contains(StoredEvent.parse(payload).id())) {
+                    out.add(new ErasureEvent(index, payload));
+                }
+            } catch (StoredEventFormatException e) {
+                throw new IOException("erasure event at log index " + index + " is unreadable: " + e.getMessage(), e);
+            }
+        });
+        return out;
     }
 
     /**

@@ -329,7 +329,7 @@ final class LedgerQueries {
             anchor = first != null ? first.prevHash() : EventFields.GENESIS_PREV_HASH;
         }
         return Optional.of(new ChainSlice(agentId, state, log, tree, treeSize, root, takenAt, from, to, firstSequence,
-                lastSequence, anchor));
+                lastSequence, anchor, agents.get(EventFields.ERASURES_AGENT)));
     }
 
     private static boolean inWindow(String timestamp, Instant since, Instant until) {

@@ -59,7 +59,9 @@ class OpenApiContractIT {
                     + "ledger's commit: timing-dependent (IdempotencyIT covers it)",
             "POST /v1/batch 409", "as POST /v1/events 409",
             "GET /checkpoint 404", "the empty tree is signed as the service starts: only a request in the first "
-                    + "milliseconds, or a log whose signing is refused (CheckpointCrashIT), sees it");
+                    + "milliseconds, or a log whose signing is refused (CheckpointCrashIT), sees it",
+            "POST /v1/admin/erasures 409", "answered in cluster mode only, which needs Kafka",
+            "GET /v1/admin/erasures 409", "as POST /v1/admin/erasures 409");
 
     @TempDir
     static Path dir;
@@ -132,6 +134,7 @@ class OpenApiContractIT {
         List<String> ids = ingest();
         reads(ids);
         proofsAndExport(ids);
+        erasures(ids);
         timestamps();
         policies();
         stream();
@@ -272,6 +275,28 @@ class OpenApiContractIT {
         expect(404, get("/v1/export?agent_id=nobody", READ));
     }
 
+    /** Erases agent-a's first event; its reads, its chain's verification and its package show it erased. */
+    private void erasures(List<String> ids) throws Exception {
+        String erase = "{\"event_ids\":[\"" + ids.get(0) + "\"],\"fields\":[\"action_input\",\"metadata\"],"
+                + "\"reason\":\"data subject request\"";
+        JsonNode dry = expect(200, post("/v1/admin/erasures", ADMIN, erase + ",\"dry_run\":true}")).json();
+        assertThat(dry.get("would_erase").asInt()).isEqualTo(1);
+        expect(400, post("/v1/admin/erasures", ADMIN, "{\"event_ids\":[\"" + ids.get(0) + "\"]}"));
+        expect(404, post("/v1/admin/erasures", ADMIN, "{\"event_ids\":[\"019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00\"],"
+                + "\"reason\":\"r\"}"));
+        expect(415, call("POST", "/v1/admin/erasures", ADMIN, "text/plain", erase.getBytes(StandardCharsets.UTF_8)));
+        expect(413, tooLarge("/v1/admin/erasures", ADMIN, "application/json"));
+        JsonNode done = expect(200, post("/v1/admin/erasures", ADMIN, erase + "}")).json();
+        assertThat(done.get("erased").asInt()).isEqualTo(1);
+        Reply list = expect(200, get("/v1/admin/erasures?limit=5", ADMIN));
+        assertThat(list.header("X-Total-Count")).isEqualTo("1");
+        expect(400, get("/v1/admin/erasures?limit=0", ADMIN));
+        assertThat(expect(200, get("/v1/events/" + ids.get(0), READ)).json().at("/erased/erasure_id").asText())
+                .isEqualTo(done.get("erasure_id").asText());
+        assertThat(expect(200, get("/v1/verify?agent_id=agent-a", READ)).json().get("erased").asInt()).isEqualTo(1);
+        expect(200, get("/v1/export?agent_id=agent-a", READ));
+    }
+
     private void timestamps() throws Exception {
         expect(201, post("/v1/timestamp", ADMIN, "{}"));
         expect(201, call("POST", "/v1/timestamp", ADMIN, null, null));
@@ -400,6 +425,8 @@ class OpenApiContractIT {
                 new Sample("GET", "/v1/openapi.json", null, "read"),
                 new Sample("GET", "/metrics", null, "read"),
                 new Sample("GET", "/v1/admin/backup", null, "admin"),
+                new Sample("POST", "/v1/admin/erasures", "{}", "admin"),
+                new Sample("GET", "/v1/admin/erasures", null, "admin"),
                 new Sample("GET", "/health", null, "none"),
                 new Sample("GET", "/checkpoint", null, "public"),
                 new Sample("GET", "/v1/checkpoint/key", null, "public"),

@@ -180,7 +180,7 @@ class SearchSummariesIT {
                 assertThat(csv.header("X-Total-Count")).isEqualTo(Integer.toString(ids.size()));
                 String[] rows = csv.body().split("\r\n", -1);
                 assertThat(rows[0]).isEqualTo("log_index,id,timestamp,agent_id,sequence,action_type,action_name,"
-                        + "action_status,duration_ms,hash");
+                        + "action_status,duration_ms,hash,erased");
                 assertThat(rows).hasSize(ids.size() + 2); // header, rows, and the empty string after the last CRLF
                 assertThat(Stream.of(rows).skip(1).limit(ids.size()).map(r -> r.split(",")[1]).toList()).isEqualTo(ids);
             }

@@ -42,8 +42,12 @@ class StreamedMatchesTest {
                 + "\"action_type\":\"TOOL_CALL\",\"agent_id\":\"a,b\",\"hash\":\"ab12\",\"id\":\"0190\",\"log_index\":7,"
                 + "\"sequence\":3,\"timestamp\":\"2026-01-01T00:00:00Z\"}";
         assertThat(StreamedMatches.csvRow(event.getBytes(StandardCharsets.UTF_8)))
-                .isEqualTo("7,0190,2026-01-01T00:00:00Z,\"a,b\",3,TOOL_CALL,'=cmd|' /C calc'!A0,success,,ab12");
+                .isEqualTo("7,0190,2026-01-01T00:00:00Z,\"a,b\",3,TOOL_CALL,'=cmd|' /C calc'!A0,success,,ab12,");
         assertThat(String.join(",", StreamedMatches.CSV_COLUMNS)).isEqualTo("log_index,id,timestamp,agent_id,sequence,"
-                + "action_type,action_name,action_status,duration_ms,hash");
+                + "action_type,action_name,action_status,duration_ms,hash,erased");
+        String erased = "{\"agent_id\":\"a\",\"erased\":{\"at\":\"2026-01-02T00:00:00.000000Z\",\"erasure_id\":\"0191\","
+                + "\"fields\":[\"action_name\",\"timestamp\"]},\"hash\":\"ab12\",\"id\":\"0190\",\"log_index\":7,"
+                + "\"sequence\":3}";
+        assertThat(StreamedMatches.csvRow(erased.getBytes(StandardCharsets.UTF_8))).isEqualTo("7,0190,,a,3,,,,,ab12,0191");
     }
 }

@@ -30,6 +30,9 @@ final class ChainChecker implements PackageReader.EventSink {
     private final PackageHeader header;
     private final Tally format;
     private final Tally anchor = new Tally(EvidenceCheck.ANCHOR);
+    private final ErasedEvents erasures;
+    /** The erasure id the event being checked claims; the erasure items are matched after reading. */
+    private String claimedErasure;
     private ChainVerifier chainVerifier;
     private String chainAgent;
     private long chainFirstSequence;
@@ -40,9 +43,14 @@ final class ChainChecker implements PackageReader.EventSink {
     private StoredEvent lastEvent;
 
     /** @param format where a chain summary that states no usable anchor is reported */
-    ChainChecker(PackageHeader header, Tally format) {
+    /**
+     * @param format    where a chain summary that states no usable anchor is reported
+     * @param erasures  where each erased event is sent, to be matched with the erasure events that name it
+     */
+    ChainChecker(PackageHeader header, Tally format, ErasedEvents erasures) {
         this.header = header;
         this.format = format;
+        this.erasures = erasures;
     }
 
     @Override
@@ -54,9 +62,12 @@ final class ChainChecker implements PackageReader.EventSink {
         lastEvent = event;
         ChainVerifier verifier = verifierFor(event);
         boolean failedBefore = verifier.failure().isPresent();
+        claimedErasure = event.erasureId();
         if (verifier.next(event, -1, null).isPresent() && !failedBefore) {
             failedEvent = event;
             failedOrdinal = count - 1;
+        } else if (event.erased() && !failedBefore) {
+            erasures.claim(event);
         }
     }
 
@@ -102,7 +113,10 @@ final class ChainChecker implements PackageReader.EventSink {
                 anchor.fail(1L, first == null ? null : first.id(), EventFields.GENESIS_PREV_HASH, anchorHash,
                         "the chain starts at sequence 1, whose anchor is always 64 zeros");
             }
-            chainVerifier = new ChainVerifier(String.valueOf(chainAgent), chainFirstSequence, anchorHash);
+            // An erased event passes the chain check on its links, sequence and claim; whether an
+            // erasure event of the package names it is the ErasureChecker's to say.
+            chainVerifier = new ChainVerifier(String.valueOf(chainAgent), chainFirstSequence, anchorHash)
+                    .withErasures(logIndex -> claimedErasure);
         }
         return chainVerifier;
     }
@@ -135,7 +149,11 @@ final class ChainChecker implements PackageReader.EventSink {
                         + "checked beyond its first failure"));
             } else {
                 results.add(CheckResult.passed(c, switch (c) {
-                    case EVENT_HASHES -> n + " event hashes recomputed from the events' content";
+                    case EVENT_HASHES -> erasures.count() == 0
+                            ? n + " event hashes recomputed from the events' content"
+                            : (n - erasures.count()) + " event hashes recomputed from the events' content; "
+                            + erasures.count() + " erased events keep the hash as committed, each named by an "
+                            + "erasure event of the package";
                     case SEQUENCES -> "sequences " + chainFirstSequence + " to " + (chainFirstSequence + n - 1)
                             + ", no gaps";
                     case ANCHOR -> "the first event (sequence " + chainFirstSequence + ") links to "

@@ -34,6 +34,11 @@ public final class EvidenceFormat {
     public static final String TREE_SIZE = "tree_size";
     public static final String CHAIN = "chain";
     public static final String EVENTS = "events";
+    /**
+     * Only when {@code events} holds erased events: the erasure events that name them, each
+     * {@code {"event", "proof"}} (src/site/evidence-format.md#erasures).
+     */
+    public static final String ERASURES = "erasures";
     public static final String MERKLE_PROOFS = "merkle_proofs";
     public static final String TIMESTAMPS = "timestamps";
     /** The log's signed checkpoint note for exactly {@code tree_size} and {@code merkle_root} (src/site/checkpoints.md). */
@@ -49,6 +54,9 @@ public final class EvidenceFormat {
     public static final String FIRST_SEQUENCE = "first_sequence";
     public static final String LAST_SEQUENCE = "last_sequence";
     public static final String ANCHOR_HASH = "anchor_hash";
+
+    // Members of one "erasures" item (and PROOF, whose members are those of a merkle_proofs item's proof).
+    public static final String EVENT = "event";
 
     // Members of one "merkle_proofs" item and of its "proof" (and TREE_SIZE).
     public static final String EVENT_ID = "event_id";

@@ -26,11 +26,12 @@ import java.util.Optional;
  * @param anchorHash     the {@code prev_hash} the first event links to
  * @param checks         every check of {@link EvidenceCheck}, in its order
  * @param timestamps     one result per {@code timestamps} entry
+ * @param erasures       one line per erasure that covers events of the package (empty without erased events)
  */
 public record EvidenceReport(Verdict verdict, String problem, String agentId, String since, String until,
                              String exportedAt, Long firstSequence, Long lastSequence, long eventCount,
                              String merkleRoot, Long treeSize, String anchorHash, List<CheckResult> checks,
-                             List<TimestampResult> timestamps) {
+                             List<TimestampResult> timestamps, List<ErasureSummary> erasures) {
 
     public enum Verdict {
         VALID, INVALID, UNREADABLE;
@@ -53,6 +54,14 @@ public record EvidenceReport(Verdict verdict, String problem, String agentId, St
     /** The result of one check. */
     public Optional<CheckResult> check(EvidenceCheck check) {
         return checks.stream().filter(c -> c.check() == check).findFirst();
+    }
+
+    /**
+     * An erasure that covers events of the package (src/site/evidence-format.md#erasures): the
+     * erasure event's id, when it was recorded, its reason, how many of the package's events it
+     * erased, and its log index.
+     */
+    public record ErasureSummary(String erasureId, String at, String reason, long events, long logIndex) {
     }
 
     /**

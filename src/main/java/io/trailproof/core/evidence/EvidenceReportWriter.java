@@ -47,7 +47,13 @@ public final class EvidenceReportWriter {
                 + "in the agent's chain" + (r.firstSequence() > 1 ? " (linked to the hash " + r.anchorHash()
                 + " of the event before " + (r.eventCount() == 1 ? "it" : "them") + ")" : "") + ", and "
                 + (r.eventCount() == 1 ? "is" : "are") + " included in the log whose Merkle tree of "
-                + r.treeSize() + " events has the root " + r.merkleRoot() + ".");
+                + r.treeSize() + " events has the root " + r.merkleRoot()
+                + (r.erasures().isEmpty() ? "" : ", except the content of the erased events below") + ".");
+        for (EvidenceReport.ErasureSummary e : r.erasures()) {
+            out.add(erasedLine(e) + ": their content was removed by that erasure, itself an event of this log (log "
+                    + "index " + e.logIndex() + ") included in the same tree; their hash, sequence, links and "
+                    + "inclusion are as committed, their other fields are shown as stored and are not proven.");
+        }
         Long stampedThrough = null;
         // The earliest proven time for each prefix of the events: a timestamp earns a sentence only
         // when it covers more events than every timestamp with an earlier (or equal) time.
@@ -89,6 +95,11 @@ public final class EvidenceReportWriter {
         return out;
     }
 
+    /** "2 events erased (erasure ID at TIME: REASON)" */
+    public static String erasedLine(EvidenceReport.ErasureSummary e) {
+        return count(e.events()) + " erased (erasure " + e.erasureId() + " at " + e.at() + ": " + e.reason() + ")";
+    }
+
     /** The human-readable report. */
     public static String text(EvidenceReport r) {
         StringBuilder b = new StringBuilder();
@@ -108,6 +119,9 @@ public final class EvidenceReportWriter {
         }
         if (r.firstSequence() != null && r.firstSequence() > 1) {
             row(b, "Anchor", r.anchorHash() + " (hash of sequence " + (r.firstSequence() - 1) + ")");
+        }
+        for (EvidenceReport.ErasureSummary e : r.erasures()) {
+            row(b, "Erased", erasedLine(e));
         }
         row(b, "Merkle root", r.merkleRoot());
         row(b, "Tree size", r.treeSize() == null ? null : r.treeSize() + " events in the log (all agents)");
@@ -210,6 +224,13 @@ public final class EvidenceReportWriter {
             for (TokenCheck c : all) {
                 tc.addObject().put("check", c.name()).put("outcome", c.outcome().id()).put("detail", c.detail())
                         .put("expected", c.expected()).put("actual", c.actual());
+            }
+        }
+        if (!r.erasures().isEmpty()) {
+            ArrayNode erasures = o.putArray("erasures");
+            for (EvidenceReport.ErasureSummary e : r.erasures()) {
+                erasures.addObject().put("erasure_id", e.erasureId()).put("at", e.at()).put("reason", e.reason())
+                        .put("events", e.events()).put("log_index", e.logIndex());
             }
         }
         return o;

@@ -57,24 +57,33 @@ public final class EvidenceVerifier {
         PackageHeader header = new PackageHeader();
         EventLeaves leaves = new EventLeaves();
         FormatChecker format = new FormatChecker(header);
-        ChainChecker chain = new ChainChecker(header, format.findings());
+        ErasureChecker erasures = new ErasureChecker(header, format.findings());
+        ChainChecker chain = new ChainChecker(header, format.findings(), erasures);
         InclusionProofChecker inclusion = new InclusionProofChecker(header, leaves);
         TimestampsChecker timestamps = new TimestampsChecker(header, leaves, tokens);
         try {
-            new PackageReader(header, format.findings(), new Events(leaves, chain), inclusion, timestamps).read(in);
+            new PackageReader(header, format.findings(), new Events(leaves, chain), inclusion, timestamps,
+                    erasures).read(in);
         } catch (PackageReader.UnreadablePackage e) {
             return ReportBuilder.unreadable(e.getMessage());
         }
+        erasures.check();
         StoredEvent first = chain.firstEvent();
         StoredEvent last = chain.lastEvent();
         ReportBuilder report = new ReportBuilder().check(format.result());
-        chain.results().forEach(report::check);
+        for (CheckResult r : chain.results()) {
+            // The chain's own failure is the more telling one; else an erased event no erasure names.
+            CheckResult erasure = r.check() == EvidenceCheck.EVENT_HASHES ? erasures.hashFailure() : null;
+            report.check(erasure != null && !r.failed() ? erasure : r);
+        }
+        CheckResult proofs = inclusion.result();
+        CheckResult erasureProofs = erasures.inclusionFailure();
         return report.check(new ChainSummaryChecker(header).result(first, last, leaves.size()))
                 .check(WindowChecker.result(header.filter(), first, last))
-                .check(inclusion.result())
+                .check(erasureProofs != null && !proofs.failed() ? erasureProofs : proofs)
                 .check(timestamps.result())
                 .check(CheckpointChecker.result(header, logKey))
-                .build(header, first, last, leaves.size(), timestamps.timestamps());
+                .build(header, first, last, leaves.size(), timestamps.timestamps(), erasures.summaries());
     }
 
     /** Each event goes to the chain check and leaves its facts for the proofs and timestamps after it. */

@@ -57,6 +57,11 @@ final class PackageReader {
         void endOfProofs();
     }
 
+    /** Receives each item of {@code erasures} (src/site/evidence-format.md#erasures), null when it cannot be read. */
+    interface ErasureSink {
+        void erasure(JsonNode item);
+    }
+
     /** Receives each readable entry of {@code timestamps}. */
     interface TimestampSink {
         void timestamp(JsonNode entry);
@@ -81,12 +86,15 @@ final class PackageReader {
     private final EventSink events;
     private final ProofSink proofs;
     private final TimestampSink timestamps;
+    private final ErasureSink erasures;
     private final ByteArrayOutputStream buffer = new ByteArrayOutputStream(4096);
     private final Map<String, byte[]> deferred = new LinkedHashMap<>();
     private boolean eventsRead;
 
-    PackageReader(PackageHeader header, Tally format, EventSink events, ProofSink proofs, TimestampSink timestamps) {
+    PackageReader(PackageHeader header, Tally format, EventSink events, ProofSink proofs, TimestampSink timestamps,
+                  ErasureSink erasures) {
         this.header = header;
+        this.erasures = erasures;
         this.format = format;
         this.events = events;
         this.proofs = proofs;
@@ -151,6 +159,7 @@ final class PackageReader {
                     }
                 }
                 case CHAIN -> header.chain(small(p, name));
+                case ERASURES -> erasures(p);
                 default -> p.skipChildren(); // unknown members state nothing this version relies on
             }
         }
@@ -265,6 +274,24 @@ final class PackageReader {
             proofs.proof(item);
         }
         proofs.endOfProofs();
+    }
+
+    /** Each erasure item is small enough to hold (an erasure event names at most 10,000 events). */
+    private void erasures(JsonParser p) throws IOException {
+        if (p.currentToken() != JsonToken.START_ARRAY) {
+            format.fail(null, null, "an array of erasures", String.valueOf(p.currentToken()), "erasures is not an array");
+            p.skipChildren();
+            return;
+        }
+        while (p.nextToken() != JsonToken.END_ARRAY) {
+            JsonNode item;
+            try {
+                item = StrictJson.parse(copy(p), SMALL_MEMBER_DEPTH);
+            } catch (JsonRejection | ValueProblem e) {
+                item = null;
+            }
+            erasures.erasure(item);
+        }
     }
 
     private void timestamps(JsonParser p) throws IOException {

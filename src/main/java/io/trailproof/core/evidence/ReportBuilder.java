@@ -33,7 +33,7 @@ final class ReportBuilder {
     /** The report of a document that is not a readable package. */
     static EvidenceReport unreadable(String why) {
         return new EvidenceReport(Verdict.UNREADABLE, why, null, null, null, null, null, null, 0, null, null, null,
-                List.of(), List.of());
+                List.of(), List.of(), List.of());
     }
 
     /**
@@ -44,7 +44,7 @@ final class ReportBuilder {
      * @param eventCount the number of events in the package, readable or not
      */
     EvidenceReport build(PackageHeader header, StoredEvent first, StoredEvent last, long eventCount,
-                         List<TimestampResult> timestamps) {
+                         List<TimestampResult> timestamps, List<EvidenceReport.ErasureSummary> erasures) {
         if (results.size() != EvidenceCheck.values().length) {
             throw new IllegalStateException("the report lacks a check: it has only " + results.keySet());
         }
@@ -57,7 +57,7 @@ final class ReportBuilder {
                 text(filter, SINCE), text(filter, UNTIL), text(header.get(EXPORTED_AT)),
                 first == null ? null : first.sequence(), last == null ? null : last.sequence(),
                 eventCount, text(header.get(MERKLE_ROOT)), header.treeSize(),
-                text(header.chain(), ANCHOR_HASH), checks, timestamps);
+                text(header.chain(), ANCHOR_HASH), checks, timestamps, erasures);
     }
 
     /** "inclusion_proofs failed at sequence 7: ..." */
