@@ -84,6 +84,12 @@ class Server:
         with urllib.request.urlopen(self.url + path, timeout=20) as r:
             return r.read()
 
+    def post(self, path: str, body: Any) -> Any:
+        data = json.dumps(body).encode("utf-8")
+        req = urllib.request.Request(self.url + path, data=data, headers={"Content-Type": "application/json"})
+        with urllib.request.urlopen(req, timeout=60) as r:
+            return json.loads(r.read().decode("utf-8"))
+
     def events(self, agent_id: str) -> List[Dict[str, Any]]:
         """The agent's events, oldest first by sequence."""
         out: List[Dict[str, Any]] = []

@@ -114,3 +114,47 @@ class VerifyTest(ServerTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class ErasedEventTest(ServerTest):
+    """An erased event cannot be hashed again; verify() checks its committed hash against the receipt,
+    the proof and the tree, and accepts it only when an intact erasure event in the tree names it."""
+
+    def setUp(self) -> None:
+        super().setUp()
+        self.c = self.client(self.agent("erased"))
+        self.erased = self.c.log("TOOL_CALL", "lookup", input={"email": "someone@example.com"})
+        self.kept = self.c.log("TOOL_CALL", "lookup", input={"email": "other@example.com"})
+        self.assertTrue(self.c.flush(30))
+        self.erased_id = self.erased.result(0)["id"]
+        self.answer = self.server.post("/v1/admin/erasures", {"event_ids": [self.erased_id], "reason": "art. 17 request"})
+
+    def test_an_erased_event_verifies_against_its_receipt_and_names_its_erasure(self) -> None:
+        v = self.c.verify(self.erased)
+        self.assertTrue(v.ok, v)
+        self.assertEqual(self.answer["erasure_id"], v.erased["erasure_id"])
+        self.assertTrue(any("was not recomputed" in n for n in v.notes), v.notes)
+        self.assertTrue(any("names this event" in n for n in v.notes), v.notes)
+        self.assertTrue(self.c.verify(self.kept).ok)
+
+    def test_an_event_made_to_look_erased_by_an_erasure_that_does_not_name_it_fails(self) -> None:
+        from trailproof import verify as verify_module
+        from trailproof._transport import Transport
+
+        kept_id = self.kept.result(0)["id"]
+        forged = json.loads(self.server.get_bytes("/v1/events/" + kept_id).decode("utf-8"))
+        erased_form = self.server.get("/v1/events/" + self.erased_id)["erased"]
+        forged.pop("action_input", None)
+        forged["erased"] = erased_form
+        v = verify_module.Verification()
+        v.erased = erased_form
+        t = Transport(self.server.url, None)
+        try:
+            verify_module._check_erasure_record(t, v, json.dumps(forged).encode("utf-8"), self.key(), 20)
+        finally:
+            t.close()
+        self.assertFalse(v.ok)
+        self.assertTrue(any("erasure without record" in p for p in v.problems), v.problems)
+
+    def key(self) -> str:
+        return self.server.get("/v1/checkpoint/key")["vkey"]

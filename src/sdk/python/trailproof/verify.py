@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple, Union
 from urllib.parse import quote
 
@@ -40,6 +41,7 @@ class Verification:
         self.origin: Optional[str] = None
         self.event_id: Optional[str] = None
         self.event_hash: Optional[str] = None
+        self.erased: Optional[Dict[str, Any]] = None
         self.problems: List[str] = []
         self.notes: List[str] = []
 
@@ -78,10 +80,23 @@ def check_event_proof(event_json: bytes, tlog_proof: bytes, log_key: Optional[Un
         log_index = int(li) if isinstance(li, float) and li.is_integer() and li >= 0 else None
         if log_index is None:
             v.problems.append("the event has no valid log_index")
-        try:
-            digest = event_hash(event)
-        except ValueError as e:
-            v.problems.append("the event cannot be canonicalized: %s" % e)
+        erased = event.get("erased")
+        if erased is not None:
+            # Erased content (src/site/erasure.md): the hash cannot be recomputed; the hash as
+            # committed is what the receipt, the proof and the tree are checked against.
+            v.erased = erased if isinstance(erased, dict) else {}
+            if isinstance(stated, str) and re.fullmatch(r"[0-9a-f]{64}", stated):
+                digest = stated
+                v.notes.append("the event's content was erased (erasure %s at %s): its hash was not "
+                               "recomputed; the hash as committed was checked against the proof and the tree (client.verify also checks the "
+                               "erasure event that names it)" % (v.erased.get("erasure_id"), v.erased.get("at")))
+            else:
+                v.problems.append("the erased event's hash field %r is not a SHA-256 in hex" % (stated,))
+        else:
+            try:
+                digest = event_hash(event)
+            except ValueError as e:
+                v.problems.append("the event cannot be canonicalized: %s" % e)
         if digest is not None and stated != digest:
             v.problems.append("the event's content hashes to %s, but its hash field says %r" % (digest, stated))
         v.event_hash = digest
@@ -227,6 +242,8 @@ def verify_stored(client: "Client", target: Union["Receipt", str], timeout: Opti
                              "and is kept in %s" % (key, state_path))
         v = check_event_proof(event, proof, key, expected_id=event_id, expected_hash=expected_hash)
         v.notes[:0] = notes
+        if v.erased is not None:
+            _check_erasure_record(t, v, event, key, rt)
         if v.ok and v.tree_size is not None and v.root is not None:
             _check_consistency(t, v, trusted, rt)
         if v.ok and origin:
@@ -247,6 +264,47 @@ def verify_stored(client: "Client", target: Union["Receipt", str], timeout: Opti
         return v
     finally:
         t.close()
+
+
+def _check_erasure_record(t: Transport, v: Verification, event_json: bytes,
+                          key: Optional[Union[str, _note.VerifierKey]], rt: float) -> None:
+    """An erased event is accepted only when the erasure event it names is itself intact (its hash
+    recomputes), in the signed tree, of agent ``trailproof.erasures``, and names this event's id at
+    its log index, with the same time and fields (src/site/erasure.md#the-erasure-is-on-the-trail)."""
+    erased = v.erased or {}
+    erasure_id = erased.get("erasure_id")
+    if not isinstance(erasure_id, str):
+        v.problems.append("the erased event names no erasure")
+        v.ok = False
+        return
+    record = _get(t, "/v1/events/" + quote(erasure_id, safe=""), "the erasure event", rt)
+    record_proof = _get(t, "/v1/merkle/proof?format=tlog-proof&event_id=" + quote(erasure_id, safe=""),
+                        "the erasure event's tlog-proof", rt)
+    rv = check_event_proof(record, record_proof, key, expected_id=erasure_id)
+    if not rv.ok or rv.erased is not None:
+        v.problems.append("the erasure event %s does not verify: %s" % (
+            erasure_id, "; ".join(rv.problems) or "it is itself erased"))
+        v.ok = False
+        return
+    stored = json.loads(event_json.decode("utf-8"))
+    rec = json.loads(record.decode("utf-8"))
+    inp = rec.get("action_input") if isinstance(rec.get("action_input"), dict) else {}
+    ids = inp.get("event_ids") if isinstance(inp.get("event_ids"), list) else []
+    indexes: List[int] = []
+    for pair in inp.get("log_indexes") or []:
+        if isinstance(pair, list) and len(pair) == 2:
+            indexes.extend(range(int(pair[0]), int(pair[1]) + 1))
+    named = [k for k, i in enumerate(ids) if i == stored.get("id")]
+    if (rec.get("agent_id") != "trailproof.erasures" or rec.get("action_type") != "ERASURE"
+            or not named or named[0] >= len(indexes) or indexes[named[0]] != stored.get("log_index")):
+        v.problems.append("erasure without record: the erasure event %s does not name event %s at log index %s"
+                          % (erasure_id, stored.get("id"), stored.get("log_index")))
+    elif rec.get("recorded_at") != erased.get("at") or inp.get("fields") != erased.get("fields"):
+        v.problems.append("the erased event's time or fields differ from its erasure event %s" % erasure_id)
+    else:
+        v.notes.append("erasure %s at %s (%s) names this event" % (erasure_id, rec.get("recorded_at"),
+                                                                  inp.get("reason")))
+    v.ok = not v.problems
 
 
 def _origin_of(proof: bytes) -> Optional[str]:
