@@ -49,12 +49,12 @@ class ExportMemoryIT {
 
             Path file = dir.resolve("bulk.json");
             String url = "http://127.0.0.1:" + server.port();
-            Cli.Run export = Cli.run(SMALL_HEAP, "export", "--server", url, "--agent-id", "bulk", "-o", file.toString());
+            Cli.Run export = Cli.launch(SMALL_HEAP, "export", "--server", url, "--agent-id", "bulk", "-o", file.toString());
             assertThat(export.exit()).as(export.toString()).isZero();
             assertThat(export.out()).contains("wrote 200000 events of agent bulk (tree size 220000)");
             assertThat(api.get("/health").status()).as("the server survived the export").isEqualTo(200);
 
-            Cli.Run verify = Cli.run(SMALL_HEAP, "verify-export", file.toString());
+            Cli.Run verify = Cli.launch(SMALL_HEAP, "verify-export", file.toString());
             assertThat(verify.exit()).as(verify.toString()).isZero();
             assertThat(verify.out()).contains("Evidence package: VALID", "200000 events (sequences 1 to 200000)",
                     "200000 inclusion proofs lead to the root");
