@@ -202,9 +202,10 @@ final class ApplyLoop implements Runnable {
     private void stop(Throwable t) {
         String why = "the cluster apply loop stopped after offset " + replica.position() + " and applies nothing more "
                 + "until a person looks into it and restarts the node: " + t;
+        // /health says so before any write is refused for it: whoever got the 503 finds the node degraded.
+        health.report(why);
         failure = why;
         LOG.log(System.Logger.Level.ERROR, why, t);
-        health.report(why);
         LedgerUnavailableException e = new LedgerUnavailableException(why, t);
         for (String key : List.copyOf(waiters.keySet())) {
             CompletableFuture<ReplicaOutcome> w = waiters.remove(key);

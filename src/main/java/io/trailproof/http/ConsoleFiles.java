@@ -83,7 +83,12 @@ final class ConsoleFiles {
         }
     }
 
-    private static ConsoleFiles fromJar(URI index) throws IOException {
+    /**
+     * The jar's file system is one per JVM: a server that opened it closes it when done, so two servers
+     * starting in one JVM at once (tests, an embedding program) read it one after the other, or one
+     * would close it under the other.
+     */
+    private static synchronized ConsoleFiles fromJar(URI index) throws IOException {
         FileSystem fs;
         boolean opened;
         try {

@@ -116,7 +116,7 @@ class BackupIT {
                 Thread.sleep(20);
             }
             // The CLI's backup, while the 4 clients keep writing.
-            Cli.Run backup = Cli.run(Map.of(), "backup", "-o", backupFile.toString(), "--server", s.api().base(),
+            Cli.Run backup = Cli.launch(Map.of(), "backup", "-o", backupFile.toString(), "--server", s.api().base(),
                     "--api-key", ADMIN, "--json");
             assertThat(backup.exit()).as(backup.toString()).isZero();
             JsonNode summary = Api.JSON.readTree(backup.out());

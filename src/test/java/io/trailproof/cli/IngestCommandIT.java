@@ -1,5 +1,6 @@
 package io.trailproof.cli;
 
+import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -62,17 +63,10 @@ class IngestCommandIT {
             assertThat(Main.run("ingest", file.toString(), "--server", url, "--batch-size", "10")).isZero();
             assertThat(server.server().ledger().size()).isEqualTo(25);
             // and the whole run once more: nothing new, and it says so
-            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-            java.io.PrintStream before = System.out;
-            System.setOut(new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
-            try {
-                assertThat(Main.run("ingest", file.toString(), "--server", url, "--batch-size", "10")).isZero();
-            } finally {
-                System.setOut(before);
-            }
+            Cli.Run again = Cli.run("ingest", file.toString(), "--server", url, "--batch-size", "10");
+            assertThat(again.exit()).as(again.toString()).isZero();
             assertThat(server.server().ledger().size()).isEqualTo(25);
-            assertThat(out.toString(java.nio.charset.StandardCharsets.UTF_8))
-                    .contains("25 events stored, 0 refused").contains("25 of the stored events were already stored");
+            assertThat(again.out()).contains("25 events stored, 0 refused").contains("25 of the stored events were already stored");
         }
     }
 }

@@ -61,7 +61,7 @@ class LauncherIT {
     @Test
     void errorMessagesAreCompleteWhenTheCommandExits() throws Exception {
         for (int i = 0; i < 5; i++) {
-            Cli.Run run = Cli.run(Map.of(), "verify-export", dir.resolve("missing-" + i + ".json").toString());
+            Cli.Run run = Cli.launch(Map.of(), "verify-export", dir.resolve("missing-" + i + ".json").toString());
             assertThat(run.exit()).as(run.toString()).isNotZero();
             assertThat(run.err()).as(run.toString()).contains("cannot read").doesNotContain("WARNING");
         }

@@ -1,19 +1,16 @@
 package io.trailproof.cli;
 
 import io.trailproof.testing.Api;
-import io.trailproof.testing.ServerProcess;
+import io.trailproof.testing.Cli;
+import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** {@code trailproof search QUERY} through the packaged launcher against a running server. */
+/** {@code trailproof search QUERY} against a running server (in this JVM: the launcher has LauncherIT). */
 class SearchCommandIT {
 
     @TempDir
@@ -22,25 +19,22 @@ class SearchCommandIT {
     record Run(int exit, String out) {
     }
 
-    static Run trailproof(String... args) throws Exception {
-        List<String> cmd = new ArrayList<>(List.of(ServerProcess.launcher().toString()));
-        cmd.addAll(List.of(args));
-        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
-        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-        return new Run(p.exitValue(), out);
+    /** Standard output, then standard error. */
+    static Run trailproof(String... args) {
+        Cli.Run run = Cli.run(args);
+        return new Run(run.exit(), run.out() + run.err());
     }
 
     @Test
     void printsATableOrTheRawAnswerAndExplainsErrors() throws Exception {
-        try (ServerProcess server = ServerProcess.start(dir.resolve("data"))) {
+        try (InProcessServer server = InProcessServer.start(dir.resolve("data"))) {
             Api api = server.api();
             api.post("/v1/batch", """
                     [{"agent_id":"agent-007","action_type":"TOOL_CALL","action_name":"search_database",
                       "action_input":{"q":"quarterly revenue"},"labels":{"env":"prod"},"timestamp":"2026-01-05T10:00:00Z"},
                      {"agent_id":"agent-008","action_type":"TOOL_CALL","action_input":{"q":"revenue forecast"},
                       "labels":{"env":"dev"},"timestamp":"2026-01-06T10:00:00Z"}]""");
-            String url = "http://127.0.0.1:" + server.port();
+            String url = "http://127.0.0.1:" + server.server().port();
             Run table = trailproof("search", "revenue", "--server", url, "--label", "env=prod");
             assertThat(table.exit()).as(table.out()).isZero();
             assertThat(table.out()).contains("TIMESTAMP").contains("agent-007").contains("TOOL_CALL search_database")

@@ -211,7 +211,7 @@ class ClusterIT {
             assertThat(c.get("applied_size").asLong()).isEqualTo(expected);
             assertThat(c.get("lag").asLong()).isZero();
         }
-        io.trailproof.testing.Cli.Run status = io.trailproof.testing.Cli.run(Map.of(), "cluster", "status",
+        io.trailproof.testing.Cli.Run status = io.trailproof.testing.Cli.run("cluster", "status",
                 "--node", api("n1").base(), "--node", api("n2").base(), "--node", api("n3").base());
         assertThat(status.exit()).as(status.toString()).isZero();
         assertThat(status.out()).contains("n1").contains("n2").contains("n3").contains(" " + expected + " ")

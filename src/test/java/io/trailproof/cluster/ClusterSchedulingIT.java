@@ -245,7 +245,7 @@ class ClusterSchedulingIT {
             double leaderAsked = witnessRequests(lead, "success");
             double followerAsked = witnessRequests(follow, "success") + witnessRequests(follow, "failure");
             assertThat(leaderAsked).isPositive();
-            io.trailproof.testing.Cli.Run status = io.trailproof.testing.Cli.run(Map.of(), "cluster", "status",
+            io.trailproof.testing.Cli.Run status = io.trailproof.testing.Cli.run("cluster", "status",
                     "--node", lead.base(), "--node", follow.base());
             assertThat(status.exit()).as(status.toString()).isZero();
             assertThat(status.out()).containsPattern("(?m)^" + leader + " .* yes ")

@@ -44,6 +44,9 @@ class MemoryBoundsIT {
     private static final Map<String, String> SMALL_HEAP =
             Map.of("TRAILPROOF_JAVA_OPTS", "-Xmx256m -XX:+ExitOnOutOfMemoryError");
 
+    /** How long the clients post: 10 s by default, 25 s in the nightly profile (src/site/testing.md#nightly-profile). */
+    private static final int LOAD_SECONDS = Integer.getInteger("trailproof.memory-bounds.seconds", 10);
+
     @TempDir
     Path dir;
 
@@ -72,7 +75,7 @@ class MemoryBoundsIT {
     @Test
     void concurrentLargeBatchesIntoA256MegabyteHeapAre201Or503NeverA500() throws Exception {
         int clients = 4;
-        long runNanos = TimeUnit.SECONDS.toNanos(25);
+        long runNanos = TimeUnit.SECONDS.toNanos(LOAD_SECONDS);
         try (ServerProcess server = ServerProcess.start(dir.resolve("data"), SMALL_HEAP)) {
             HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                     .connectTimeout(Duration.ofSeconds(10)).build();

@@ -26,15 +26,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A large offset costs no more than a small one. A server limited to 256 MB of heap answers 20
- * concurrent requests for pages far past the end (and far into the middle) of 1,000,000 events with
- * the exact total, without an OutOfMemoryError. Collecting a hit queue as large as the index for each
- * such request (some 40 bytes and a FieldDoc per event) would ask for several times the heap for 20
- * of them. The data directory is filled through the ledger and indexed offline in this JVM, which is
- * much faster than through HTTP.
+ * concurrent requests for pages far past the end (and far into the middle) of the log with the
+ * exact total, without an OutOfMemoryError. A request that collected a hit queue as large as the
+ * index (some 40 bytes and a FieldDoc per event) would, 20 at once, ask for more than the heap:
+ * about twice at the default 250,000 events, several times at the 1,000,000 of the nightly profile
+ * ({@code trailproof.large-offset.events}, src/site/testing.md#nightly-profile). The data directory
+ * is filled through the ledger and indexed offline in this JVM, which is much faster than through HTTP.
  */
 class LargeOffsetIT {
 
-    private static final int EVENTS = 1_000_000;
+    private static final int BATCH = 10_000;
+    /** A multiple of {@link #BATCH}. */
+    private static final int EVENTS = Integer.getInteger("trailproof.large-offset.events", 250_000) / BATCH * BATCH;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
@@ -45,9 +48,9 @@ class LargeOffsetIT {
         Path data = dir.resolve("data");
         long t0 = System.nanoTime();
         try (Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new Random(11))) {
-            for (int done = 0; done < EVENTS; done += 10_000) {
-                List<ObjectNode> batch = new ArrayList<>(10_000);
-                for (int i = done; i < done + 10_000; i++) {
+            for (int done = 0; done < EVENTS; done += BATCH) {
+                List<ObjectNode> batch = new ArrayList<>(BATCH);
+                for (int i = done; i < done + BATCH; i++) {
                     ObjectNode e = JSON.createObjectNode().put("agent_id", "agent-" + (i % 10))
                             .put("action_type", i % 2 == 0 ? "TOOL_CALL" : "LLM_CALL").put("action_name", "step");
                     e.putObject("action_input").put("n", i);
@@ -95,7 +98,7 @@ class LargeOffsetIT {
                 // Deep pages inside the results, each the right slice.
                 List<Future<Api.Reply>> deep = new ArrayList<>();
                 for (int i = 0; i < 4; i++) {
-                    long offset = 300_000 + i * 150_000L;
+                    long offset = EVENTS * 3L / 10 + i * (EVENTS * 15L / 100);
                     deep.add(pool.submit(() -> api.get("/v1/events?order=asc&limit=1000&offset=" + offset)));
                 }
                 for (int i = 0; i < deep.size(); i++) {
@@ -104,7 +107,7 @@ class LargeOffsetIT {
                     JsonNode page = r.json();
                     assertThat(page.size()).isEqualTo(1000);
                     // No client timestamps: each event's is its recorded_at, which follows the log order.
-                    long offset = 300_000 + i * 150_000L;
+                    long offset = EVENTS * 3L / 10 + i * (EVENTS * 15L / 100);
                     assertThat(page.get(0).get("log_index").asLong()).isEqualTo(offset);
                     assertThat(page.get(999).get("log_index").asLong()).isEqualTo(offset + 999);
                 }

@@ -1,6 +1,11 @@
 package io.trailproof.testing;
 
+import io.trailproof.cli.Main;
+
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -9,8 +14,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
-/** Runs the packaged {@code trailproof} command as a separate process, as a user would. */
+/**
+ * Runs the {@code trailproof} command. {@link #run} runs it in this JVM through {@link Main#run},
+ * with standard output and error captured: the same parsing, commands and exit codes without a JVM
+ * start per call. {@link #launch} starts the packaged launcher as a separate process, as a user
+ * would: for what only the launcher decides (JVM options, heap limits, warnings, stream handling).
+ */
 public final class Cli {
+
+    /** Where the current thread's command writes, if it runs under {@link #run}; inherited by the threads it starts. */
+    private static final InheritableThreadLocal<ByteArrayOutputStream[]> CAPTURE = new InheritableThreadLocal<>();
 
     private Cli() {
     }
@@ -23,7 +36,69 @@ public final class Cli {
         }
     }
 
-    public static Run run(Map<String, String> env, String... args) throws IOException, InterruptedException {
+    /**
+     * {@code trailproof args...} in this JVM; no environment of its own (TRAILPROOF_URL etc. are not
+     * read from here). What the command prints is captured per thread, so test classes that run at
+     * the same time, and what they print, do not mix with it.
+     */
+    public static Run run(String... args) {
+        routeConsole();
+        ByteArrayOutputStream[] buffers = {new ByteArrayOutputStream(), new ByteArrayOutputStream()};
+        ByteArrayOutputStream[] before = CAPTURE.get();
+        CAPTURE.set(buffers);
+        try {
+            int exit = Main.run(args);
+            System.out.flush();
+            System.err.flush();
+            return new Run(exit, buffers[0].toString(StandardCharsets.UTF_8), buffers[1].toString(StandardCharsets.UTF_8));
+        } finally {
+            CAPTURE.set(before);
+        }
+    }
+
+    /** Once per JVM: {@link System#out} and {@link System#err} write to the capture of the writing thread, if any. */
+    private static synchronized void routeConsole() {
+        if (!(System.out instanceof Routed)) {
+            System.setOut(new Routed(System.out, 0));
+        }
+        if (!(System.err instanceof Routed)) {
+            System.setErr(new Routed(System.err, 1));
+        }
+    }
+
+    /** A console stream that writes UTF-8 to the writing thread's capture, or else to the stream it replaced. */
+    private static final class Routed extends PrintStream {
+
+        Routed(PrintStream original, int which) {
+            super(new OutputStream() {
+                @Override
+                public void write(int b) throws IOException {
+                    target().write(b);
+                }
+
+                @Override
+                public void write(byte[] b, int off, int len) throws IOException {
+                    target().write(b, off, len);
+                }
+
+                @Override
+                public void flush() throws IOException {
+                    target().flush();
+                }
+
+                private OutputStream target() {
+                    ByteArrayOutputStream[] capture = CAPTURE.get();
+                    return capture == null ? original : capture[which];
+                }
+            }, true, StandardCharsets.UTF_8);
+        }
+    }
+
+    /**
+     * {@code trailproof args...} through the packaged launcher in a new process, with {@code env} added
+     * to its environment (TRAILPROOF_URL and TRAILPROOF_API_KEY of this process are removed).
+     */
+    public static Run launch(Map<String, String> env, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
         cmd.add(ServerProcess.launcher().toString());
         cmd.addAll(List.of(args));
@@ -45,9 +120,5 @@ public final class Cli {
             Files.deleteIfExists(out);
             Files.deleteIfExists(err);
         }
-    }
-
-    public static Run run(String... args) throws IOException, InterruptedException {
-        return run(Map.of(), args);
     }
 }

@@ -33,7 +33,7 @@ import java.util.stream.Stream;
  *   <li>the heap the open ledger holds (used heap after collections, open minus closed).</li>
  * </ol>
  *
- * <pre>java -Xmx2g -cp ... io.trailproof.bench.CheckpointBench [events] [dir]</pre>
+ * <pre>java -Xmx2g -cp ... io.trailproof.bench.CheckpointBench [--events N] [--data DIR]</pre>
  *
  * The data directory is deleted at the end.
  */
@@ -47,8 +47,12 @@ public final class CheckpointBench {
     }
 
     public static void main(String[] args) throws Exception {
-        long events = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000;
-        Path data = args.length > 1 ? Path.of(args[1]) : Files.createTempDirectory("trailproof-checkpoint-bench");
+        BenchArgs opts = BenchArgs.parseOptions(args, "--events", "--data");
+        long events = opts.longOption("--events", 1_000_000);
+        Path data = opts.pathOption("--data", null);
+        if (data == null) {
+            data = Files.createTempDirectory("trailproof-checkpoint-bench");
+        }
         LedgerOptions options = new LedgerOptions(64L << 20, Long.MAX_VALUE);
         try {
             long t0 = System.nanoTime();

@@ -41,7 +41,7 @@ import java.util.Random;
  *   <li>over HTTP, one request at a time: p50 / p99 of each request the console's search page makes
  *   (the page of results, the facets, the histogram), so the two can be told apart.</li>
  * </ul>
- * Usage: {@code ConsoleBench DIST [events] [loads]}; needs {@code /usr/bin/chromium} and
+ * Usage: {@code ConsoleBench [DIST] [--events N] [--loads L]} (defaults 1,000,000 and 30); needs {@code /usr/bin/chromium} and
  * {@code /usr/bin/chromedriver}. Figures mean something only on a quiet machine.
  */
 public final class ConsoleBench {
@@ -60,9 +60,10 @@ public final class ConsoleBench {
     };
 
     public static void main(String[] args) throws Exception {
-        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
-        int events = args.length > 1 ? Integer.parseInt(args[1]) : 1_000_000;
-        int loads = args.length > 2 ? Integer.parseInt(args[2]) : 30;
+        BenchArgs a = BenchArgs.parse(args, "--events", "--loads");
+        Path dist = a.dist();
+        int events = a.intOption("--events", 1_000_000);
+        int loads = a.intOption("--loads", 30);
         Path data = Files.createTempDirectory("trailproof-console-bench");
         System.out.printf(Locale.ROOT, "console bench: %,d events in %s, %d page loads per view (%d cores)%n", events, data,
                 loads, Runtime.getRuntime().availableProcessors());

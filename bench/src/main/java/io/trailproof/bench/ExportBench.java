@@ -10,8 +10,9 @@ import java.util.Locale;
  * Export throughput of several builds against one data directory, measured in the same run so that
  * the ratios survive a noisy machine: the load generator's export scenario alone, repeated.
  *
- * <p>Usage: {@code ExportBench DATA_DIR EVENTS ROUNDS DIST...}. An empty or missing DATA_DIR is first
- * filled with EVENTS events (one in five for {@code big-agent}) by the first distribution. Each round
+ * <p>Usage: {@code ExportBench --data DIR [--events N] [--rounds R] --dist DIST [--dist DIST...]} (defaults
+ * 1,000,000 events, 3 rounds). An empty or missing DIR is first filled with N events (one in five for
+ * {@code big-agent}) by the first distribution. Each round
  * starts each distribution in turn on the data, waits until its start-up re-verification is over,
  * exports {@code big-agent} three times (the first warms the JVM) and prints the rates.
  */
@@ -21,12 +22,16 @@ public final class ExportBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Path data = Path.of(args[0]);
-        long events = Long.parseLong(args[1]);
-        int rounds = Integer.parseInt(args[2]);
+        BenchArgs a = BenchArgs.parseOptions(args, "--data", "--events", "--rounds", "--dist");
+        Path data = Path.of(a.required("--data"));
+        long events = a.longOption("--events", 1_000_000);
+        int rounds = a.intOption("--rounds", 3);
         List<Path> dists = new ArrayList<>();
-        for (int i = 3; i < args.length; i++) {
-            dists.add(Path.of(args[i]));
+        for (String d : a.all("--dist")) {
+            dists.add(Path.of(d));
+        }
+        if (dists.isEmpty()) {
+            throw new IllegalArgumentException("option --dist is required (once per build to compare)");
         }
         String heap = "-Xmx1g";
         if (!Files.isDirectory(data) || isEmpty(data)) {

@@ -29,7 +29,7 @@ import java.util.stream.Stream;
  * one with a key on every event (N keys, the worst case: one record per event), one without; each
  * opened three times (median wall and CPU), and the heap the open ledger holds.
  *
- * <pre>java -Xmx2g -cp ... io.trailproof.bench.IdempotencyStartBench [events]</pre>
+ * <pre>java -Xmx2g -cp ... io.trailproof.bench.IdempotencyStartBench [--events N]</pre>
  */
 public final class IdempotencyStartBench {
 
@@ -39,7 +39,7 @@ public final class IdempotencyStartBench {
     }
 
     public static void main(String[] args) throws Exception {
-        long events = args.length > 0 ? Long.parseLong(args[0]) : 1_000_000;
+        long events = BenchArgs.parseOptions(args, "--events").longOption("--events", 1_000_000);
         LedgerOptions options = new LedgerOptions(64L << 20, Long.MAX_VALUE);
         for (boolean keyed : new boolean[] {false, true}) {
             Path data = Files.createTempDirectory("trailproof-idem-start");

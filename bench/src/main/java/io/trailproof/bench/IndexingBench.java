@@ -21,6 +21,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 
 /**
@@ -31,9 +32,9 @@ import java.util.UUID;
  * shared machine disturbs far less than elapsed time. Run it against two builds alternately to
  * compare layouts.
  *
- * <p>Usage: {@code IndexingBench [events] [repetitions] [free-text-floor]} (defaults 200,000 and 5; the
- * first repetition is a warm-up and not counted). With {@code free-text-floor} it measures instead the
- * least Lucene can cost for the documented search: only the five free-text fields
+ * <p>Usage: {@code IndexingBench [--events N] [--repetitions R] [--free-text-floor]} (defaults 200,000 and
+ * 5; the first repetition is a warm-up and not counted). With {@code --free-text-floor} it measures
+ * instead the least Lucene can cost for the documented search: only the five free-text fields
  * ({@code action_name}, {@code error_message}, {@code input}, {@code output}, {@code metadata}) as
  * Lucene's own {@code TextField}s with its {@code StandardAnalyzer}, their text extracted before the
  * clock starts, the same RAM buffer: no keyword field, label, facet, point, doc value, id or hash,
@@ -44,9 +45,10 @@ public final class IndexingBench {
     private static final int BATCH = 2_000;
 
     public static void main(String[] args) throws Exception {
-        int events = args.length > 0 ? Integer.parseInt(args[0]) : 200_000;
-        int reps = args.length > 1 ? Integer.parseInt(args[1]) : 5;
-        boolean floor = args.length > 2 && args[2].equals("free-text-floor");
+        BenchArgs a = BenchArgs.parseOptions(args, List.of("--events", "--repetitions"), Set.of("--free-text-floor"));
+        int events = a.intOption("--events", 200_000);
+        int reps = a.intOption("--repetitions", 5);
+        boolean floor = a.flag("--free-text-floor");
         ObjectMapper json = new ObjectMapper();
         List<byte[]> payloads = new ArrayList<>(events);
         Instant base = Instant.parse("2026-01-01T00:00:00Z");

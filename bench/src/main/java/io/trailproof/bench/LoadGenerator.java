@@ -14,6 +14,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -24,7 +25,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * Drives the real server over loopback and prints one table: each figure beside its target and,
  * where one applies, the physical-limit baseline measured in the same run on the same machine.
  *
- * <p>Usage: {@code LoadGenerator DIST_DIR [--events N] [--jmh results.json]}.
+ * <p>Usage: {@code LoadGenerator [DIST] [--events N] [--jmh results.json]} and the flags of bench/README.md.
  */
 public final class LoadGenerator {
 
@@ -58,26 +59,16 @@ public final class LoadGenerator {
     }
 
     public static void main(String[] args) throws Exception {
-        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
-        long events = 1_000_000;
-        Path jmh = null;
-        boolean jdkClient = false;
-        boolean ingestOnly = false;
-        boolean batchOnly = false;
-        boolean neutralOnly = false;
-        Path wrkDir = Path.of("bench/wrk");
-        for (int i = 1; i < args.length; i++) {
-            switch (args[i]) {
-                case "--events" -> events = Long.parseLong(args[++i]);
-                case "--jmh" -> jmh = Path.of(args[++i]);
-                case "--jdk-client" -> jdkClient = true;
-                case "--ingest-only" -> ingestOnly = true;
-                case "--batch-only" -> batchOnly = true;
-                case "--neutral-only" -> neutralOnly = true;
-                case "--wrk-dir" -> wrkDir = Path.of(args[++i]);
-                default -> throw new IllegalArgumentException("unknown argument " + args[i]);
-            }
-        }
+        BenchArgs a = BenchArgs.parse(args, List.of("--events", "--jmh", "--wrk-dir"),
+                Set.of("--jdk-client", "--ingest-only", "--batch-only", "--neutral-only"));
+        Path dist = a.dist();
+        long events = a.longOption("--events", 1_000_000);
+        Path jmh = a.pathOption("--jmh", null);
+        boolean jdkClient = a.flag("--jdk-client");
+        boolean ingestOnly = a.flag("--ingest-only");
+        boolean batchOnly = a.flag("--batch-only");
+        boolean neutralOnly = a.flag("--neutral-only");
+        Path wrkDir = a.pathOption("--wrk-dir", Path.of("bench/wrk"));
         LoadGenerator g = new LoadGenerator(dist, events);
         g.jdkClient = jdkClient;
         g.ingestOnly = ingestOnly;

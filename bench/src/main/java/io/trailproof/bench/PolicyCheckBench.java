@@ -30,9 +30,9 @@ import java.util.Set;
  * kilobytes, is left out. Two steps, so that the check runs in a JVM of its own with the small heap:
  *
  * <pre>
- * java -Xmx1g   -cp ... io.trailproof.bench.PolicyCheckBench fill DIR [events]
- * java -Xmx256m -cp ... io.trailproof.bench.PolicyCheckBench check DIR [rounds]
- * java          -cp ... io.trailproof.bench.PolicyCheckBench http DIST DIR [rounds]
+ * java -Xmx1g   -cp ... io.trailproof.bench.PolicyCheckBench --mode fill --data DIR [--events N]
+ * java -Xmx256m -cp ... io.trailproof.bench.PolicyCheckBench --mode check --data DIR [--rounds R]
+ * java          -cp ... io.trailproof.bench.PolicyCheckBench --mode http --data DIR [--dist DIST] [--rounds R]
  * </pre>
  *
  * {@code fill} writes events of about 500 bytes ({@link SampleEvents}) for 1,000 agents, each
@@ -40,7 +40,7 @@ import java.util.Set;
  * few slow calls, so every built-in rule has work and some violations. {@code check} prints, per
  * round, three passes that split where the time goes: reading the log alone, reading it and
  * extracting the fields rules look at, and the whole built-in check (which also re-hashes every
- * event for {@code chain_integrity}). {@code http} starts the packaged server (DIST) on the filled
+ * event for {@code chain_integrity}). {@code http} starts the packaged server (DIST, default {@code target/trailproof}) on the filled
  * directory in {@code -Xmx256m}, waits until its start-up re-verification is over, and times
  * {@code POST /v1/policy/check} with no body (the built-ins) end to end: the HTTP path, with the
  * server's CPU time per event (from {@code /proc}) and its heap after the rounds.
@@ -55,18 +55,14 @@ public final class PolicyCheckBench {
     }
 
     public static void main(String[] args) throws Exception {
-        if (args.length < 2 || !Set.of("fill", "check", "http").contains(args[0])
-                || args[0].equals("http") && args.length < 3) {
-            System.err.println("usage: PolicyCheckBench fill DIR [events] | check DIR [rounds] | http DIST DIR [rounds]");
-            System.exit(2);
-        }
-        Path data = Path.of(args[1]);
-        if (args[0].equals("http")) {
-            http(Path.of(args[1]), Path.of(args[2]), args.length > 3 ? Integer.parseInt(args[3]) : 3);
-        } else if (args[0].equals("fill")) {
-            fill(data, args.length > 2 ? Long.parseLong(args[2]) : 1_000_000);
-        } else {
-            check(data, args.length > 2 ? Integer.parseInt(args[2]) : 3);
+        BenchArgs a = BenchArgs.parseOptions(args, "--mode", "--data", "--events", "--rounds", "--dist");
+        String mode = a.required("--mode");
+        Path data = Path.of(a.required("--data"));
+        switch (mode) {
+            case "fill" -> fill(data, a.longOption("--events", 1_000_000));
+            case "check" -> check(data, a.intOption("--rounds", 3));
+            case "http" -> http(a.pathOption("--dist", Path.of("target/trailproof")), data, a.intOption("--rounds", 3));
+            default -> throw new IllegalArgumentException("--mode is fill, check or http, not " + mode);
         }
     }
 

@@ -27,13 +27,9 @@ public final class RedactionBench {
     private final AtomicLong nextEvent = new AtomicLong();
 
     public static void main(String[] args) throws Exception {
-        Path dist = Path.of(args.length > 0 ? args[0] : "target/trailproof");
-        long events = 400_000;
-        for (int i = 1; i < args.length; i++) {
-            if (args[i].equals("--events")) {
-                events = Long.parseLong(args[++i]);
-            }
-        }
+        BenchArgs a = BenchArgs.parse(args, "--events");
+        Path dist = a.dist();
+        long events = a.longOption("--events", 400_000);
         Path work = Files.createTempDirectory("trailproof-redaction-bench");
         Path on = work.resolve("redaction.properties");
         Files.writeString(on, "redaction.enabled=true\n");

@@ -25,7 +25,7 @@ import java.util.Random;
  * (p50, p99) of a selective and a broad search and of a filtered listing, each reading the events of
  * the page back from the log as the API does.
  *
- * <p>Usage: {@code SearchBench [events] [queries]}.
+ * <p>Usage: {@code SearchBench [--events N] [--queries Q]}.
  */
 public final class SearchBench {
 
@@ -34,8 +34,9 @@ public final class SearchBench {
     private static final String[] TYPES = {"TOOL_CALL", "LLM_CALL", "DECISION", "HUMAN_INPUT"};
 
     public static void main(String[] args) throws Exception {
-        int events = args.length > 0 ? Integer.parseInt(args[0]) : 1_000_000;
-        int queries = args.length > 1 ? Integer.parseInt(args[1]) : 300;
+        BenchArgs a = BenchArgs.parseOptions(args, "--events", "--queries");
+        int events = a.intOption("--events", 1_000_000);
+        int queries = a.intOption("--queries", 300);
         Path data = Files.createTempDirectory("trailproof-search-bench");
         System.out.printf("search bench: %,d events in %s (%d cores, Java %s, max heap %d MiB)%n", events, data,
                 Runtime.getRuntime().availableProcessors(), Runtime.version(), Runtime.getRuntime().maxMemory() >> 20);

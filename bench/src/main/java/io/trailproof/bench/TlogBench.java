@@ -16,7 +16,7 @@ import java.util.Random;
  * entry bundles per second and p99, tlog-proof p99 (goal at most 5 ms at 1,000,000 events), and in
  * process the cost of signing (and verifying) one checkpoint.
  *
- * <p>Usage: {@code TlogBench DIST [EVENTS] [REQUESTS]} (defaults 1,000,000 and 5,000). Requests are
+ * <p>Usage: {@code TlogBench [DIST] [--events N] [--requests R]} (defaults 1,000,000 and 5,000). Requests are
  * sequential from one client (closed loop, one connection), after the server has signed a checkpoint
  * covering every event. Take figures on a quiet machine.
  */
@@ -26,9 +26,10 @@ public final class TlogBench {
     }
 
     public static void main(String[] args) throws Exception {
-        Path dist = Path.of(args[0]);
-        long events = args.length > 1 ? Long.parseLong(args[1]) : 1_000_000;
-        int requests = args.length > 2 ? Integer.parseInt(args[2]) : 5000;
+        BenchArgs a = BenchArgs.parse(args, "--events", "--requests");
+        Path dist = a.dist();
+        long events = a.longOption("--events", 1_000_000);
+        int requests = a.intOption("--requests", 5000);
         Table table = new Table();
         signing(table);
         Path data = Files.createTempDirectory("trailproof-tlog-bench");

@@ -8,7 +8,8 @@ import java.util.List;
 /**
  * Reads an RFC 9162 tree through its tlog-tiles alone, as a client of a tiled log does: the root at
  * any size comes from at most two tiles per tile level (the full tiles of the left subtrees and the
- * partial tile of the right edge). A client checks that root against a signed checkpoint.
+ * partial tile of the right edge). A client checks that root against a signed checkpoint. The
+ * reference client of the tests: the service serves tiles and never reads them back this way.
  */
 public final class TiledTree {
 
