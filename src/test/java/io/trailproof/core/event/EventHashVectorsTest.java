@@ -15,7 +15,7 @@ import java.util.stream.Stream;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
-/** Known answers from the JavaScript reference implementation (shared/vectors/event-hashes.json). */
+/** Known answers from the JavaScript reference implementation (src/test/resources/vectors/event-hashes.json). */
 class EventHashVectorsTest {
 
     record Vector(String description, String inputJson, String canonical, String sha256) {
