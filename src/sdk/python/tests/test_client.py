@@ -47,6 +47,14 @@ class BatchingTest(ServerTest):
         r = c.log("STEP", "x")
         self.assertEqual(1, r.result(10)["sequence"])
 
+    def test_an_idle_client_sends_its_next_event_within_the_flush_interval(self) -> None:
+        # Idle on purpose: the sender has sent everything and waits with nothing queued (the state a
+        # quiet agent's client is in most of the time), then one event arrives and nothing follows it.
+        c = self.client(self.agent("idle"), flush_interval=0.2)
+        self.assertEqual(1, c.log("STEP", "first").result(10)["sequence"])
+        time.sleep(1.0)
+        self.assertEqual(2, c.log("STEP", "second").result(10)["sequence"])
+
     def test_a_lost_answer_is_retried_with_the_same_key_and_stored_once(self) -> None:
         proxy = Proxy(self.server.port, drop=1)
         self.addCleanup(proxy.close)

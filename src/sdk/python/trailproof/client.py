@@ -248,11 +248,14 @@ class Client:
                                         "is down or too slow; the event was not queued" %
                                         (self.max_queue, self.block_timeout))
                     self._cond.wait(left)
-            if not self._buf:
+            first = not self._buf
+            if first:
                 self._oldest_at = time.monotonic()
             self._buf.append(item)
             self._enqueued += 1
-            if len(self._buf) >= self.batch_size:
+            # The sender of an idle client waits with no deadline: the first event of a batch starts
+            # its flush_interval, a full batch goes at once.
+            if first or len(self._buf) >= self.batch_size:
                 self._cond.notify_all()
 
     def flush(self, timeout: Optional[float] = None) -> bool:
