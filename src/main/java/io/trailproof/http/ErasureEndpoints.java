@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.config.ApiKey;
 import io.trailproof.core.event.EventErasure;
-import io.trailproof.core.event.EventTime;
 import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.erasure.ErasureService;
@@ -14,12 +13,8 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 
 import java.io.ByteArrayOutputStream;
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
@@ -37,11 +32,13 @@ final class ErasureEndpoints {
     private final ErasureService erasures;
     private final boolean cluster;
     private final RequestBodies bodies;
+    private final Authenticator authenticator;
 
-    ErasureEndpoints(ErasureService erasures, boolean cluster, RequestBodies bodies) {
+    ErasureEndpoints(ErasureService erasures, boolean cluster, RequestBodies bodies, Authenticator authenticator) {
         this.erasures = erasures;
         this.cluster = cluster;
         this.bodies = bodies;
+        this.authenticator = authenticator;
     }
 
     void register(Router router) {
@@ -90,16 +87,16 @@ final class ErasureEndpoints {
                 ids.add(n.textValue());
             }
         }
-        String agentId = text(body, "agent_id");
-        String q = text(body, "q");
+        String agentId = BodyMembers.text(body, "agent_id");
+        String q = BodyMembers.text(body, "q");
         int selectors = (ids != null ? 1 : 0) + (agentId != null && q == null ? 1 : 0) + (q != null ? 1 : 0);
         if (selectors != 1) {
             throw ApiException.badRequest("name exactly one selector: event_ids, agent_id (with optional session_id, "
                     + "since, until) or q (with the same filters)");
         }
-        String sessionId = text(body, "session_id");
-        Instant since = time(body, "since");
-        Instant until = time(body, "until");
+        String sessionId = BodyMembers.text(body, "session_id");
+        Instant since = BodyMembers.time(body, "since");
+        Instant until = BodyMembers.time(body, "until");
         if (ids != null && (agentId != null || sessionId != null || since != null || until != null)) {
             throw ApiException.badRequest("event_ids takes no filters; give agent_id or q to select by them");
         }
@@ -118,7 +115,7 @@ final class ErasureEndpoints {
                 fields.add(n.textValue());
             }
         }
-        String reason = text(body, "reason");
+        String reason = BodyMembers.text(body, "reason");
         if (reason == null || reason.length() > 1024) {
             throw ApiException.badRequest("reason is required: 1..1024 characters saying why the content is erased");
         }
@@ -160,39 +157,11 @@ final class ErasureEndpoints {
     }
 
     /**
-     * The name the erasure record keeps for the key that asked: keys have no names, so a short
-     * fingerprint of it (never the key itself); null when authentication is off.
+     * The name the erasure record keeps for the key that asked: the name the access log gives it
+     * ({@code key-} and the first 8 hex digits of its SHA-256), never the key; null when
+     * authentication is off.
      */
-    private static String keyName(HttpServerExchange ex) throws Exception {
-        String auth = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
-        if (auth == null || !auth.regionMatches(true, 0, "Bearer ", 0, 7)) {
-            return null;
-        }
-        byte[] d = MessageDigest.getInstance("SHA-256").digest(auth.substring(7).trim().getBytes(StandardCharsets.UTF_8));
-        return "sha256:" + HexFormat.of().formatHex(d, 0, 6);
-    }
-
-    private static String text(JsonNode body, String key) throws ApiException {
-        JsonNode v = body.get(key);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (!v.isTextual() || v.textValue().isEmpty()) {
-            throw ApiException.badRequest(key + " must be a non-empty string");
-        }
-        return v.textValue();
-    }
-
-    private static Instant time(JsonNode body, String key) throws ApiException {
-        String value = text(body, key);
-        if (value == null) {
-            return null;
-        }
-        try {
-            return EventTime.parseTimestamp(value);
-        } catch (DateTimeParseException e) {
-            throw ApiException.badRequest(key + " must be an ISO 8601 date-time such as 2026-01-31T09:00:00Z, got '"
-                    + Params.shorten(value) + "'");
-        }
+    private String keyName(HttpServerExchange ex) {
+        return authenticator.keyName(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
     }
 }

@@ -2,7 +2,6 @@ package io.trailproof.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.config.ApiKey;
-import io.trailproof.core.event.EventTime;
 import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.core.policy.BuiltinPolicies;
@@ -15,7 +14,6 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 
 import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Set;
@@ -47,13 +45,13 @@ final class PolicyEndpoints {
     private void check(HttpServerExchange ex) throws Exception {
         JsonNode body = body(ex);
         List<Policy> policies;
-        String agentId = text(body, "agent_id");
-        Instant since = time(body, "since");
-        Instant until = time(body, "until");
+        String agentId = BodyMembers.text(body, "agent_id");
+        Instant since = BodyMembers.time(body, "since");
+        Instant until = BodyMembers.time(body, "until");
         try {
             JsonNode given = body.get("policies");
             policies = given == null || given.isNull() ? BuiltinPolicies.all() : PolicyParser.parsePolicies(given);
-            policies = PolicyEngine.select(policies, text(body, "policy"));
+            policies = PolicyEngine.select(policies, BodyMembers.text(body, "policy"));
         } catch (PolicyRejection e) {
             throw ApiException.badRequest(e.getMessage());
         }
@@ -94,29 +92,5 @@ final class PolicyEndpoints {
             }
         }
         return node;
-    }
-
-    private static String text(JsonNode body, String key) throws ApiException {
-        JsonNode v = body.get(key);
-        if (v == null || v.isNull()) {
-            return null;
-        }
-        if (!v.isTextual() || v.textValue().isEmpty()) {
-            throw ApiException.badRequest(key + " must be a non-empty string");
-        }
-        return v.textValue();
-    }
-
-    private static Instant time(JsonNode body, String key) throws ApiException {
-        String value = text(body, key);
-        if (value == null) {
-            return null;
-        }
-        try {
-            return EventTime.parseTimestamp(value);
-        } catch (DateTimeParseException e) {
-            throw ApiException.badRequest(key + " must be an ISO 8601 date-time such as 2026-01-31T09:00:00Z, got '"
-                    + Params.shorten(value) + "'");
-        }
     }
 }

@@ -26,8 +26,10 @@ import java.net.http.HttpRequest;
 import java.net.http.WebSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.security.MessageDigest;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -290,6 +292,12 @@ class OpenApiContractIT {
         assertThat(done.get("erased").asInt()).isEqualTo(1);
         Reply list = expect(200, get("/v1/admin/erasures?limit=5", ADMIN));
         assertThat(list.header("X-Total-Count")).isEqualTo("1");
+        // The record names the key as the access log does (key- and 8 hex digits of its SHA-256), never the key.
+        String keyName = "key-" + HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                .digest(ADMIN.getBytes(StandardCharsets.UTF_8))).substring(0, 8);
+        JsonNode record = expect(200, get("/v1/events/" + done.get("erasure_id").asText(), READ)).json();
+        assertThat(record.at("/action_input/key").asText()).isEqualTo(keyName);
+        assertThat(record.toString()).doesNotContain(ADMIN);
         expect(400, get("/v1/admin/erasures?limit=0", ADMIN));
         assertThat(expect(200, get("/v1/events/" + ids.get(0), READ)).json().at("/erased/erasure_id").asText())
                 .isEqualTo(done.get("erasure_id").asText());
