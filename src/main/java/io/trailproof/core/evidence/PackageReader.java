@@ -258,47 +258,49 @@ final class PackageReader {
     }
 
     private void proofs(JsonParser p) throws IOException {
-        if (p.currentToken() != JsonToken.START_ARRAY) {
-            format.fail(null, null, "an array of proofs", String.valueOf(p.currentToken()),
-                    "merkle_proofs is not an array");
-            p.skipChildren();
+        if (!isArray(p, "an array of proofs", "merkle_proofs is not an array")) {
             return;
         }
         while (p.nextToken() != JsonToken.END_ARRAY) {
-            JsonNode item;
-            try {
-                item = StrictJson.parse(copy(p), SMALL_MEMBER_DEPTH);
-            } catch (JsonRejection | ValueProblem e) {
-                item = null;
-            }
-            proofs.proof(item);
+            proofs.proof(smallItemOrNull(p));
         }
         proofs.endOfProofs();
     }
 
     /** Each erasure item is small enough to hold (an erasure event names at most 10,000 events). */
     private void erasures(JsonParser p) throws IOException {
-        if (p.currentToken() != JsonToken.START_ARRAY) {
-            format.fail(null, null, "an array of erasures", String.valueOf(p.currentToken()), "erasures is not an array");
-            p.skipChildren();
+        if (!isArray(p, "an array of erasures", "erasures is not an array")) {
             return;
         }
         while (p.nextToken() != JsonToken.END_ARRAY) {
-            JsonNode item;
-            try {
-                item = StrictJson.parse(copy(p), SMALL_MEMBER_DEPTH);
-            } catch (JsonRejection | ValueProblem e) {
-                item = null;
-            }
-            erasures.erasure(item);
+            erasures.erasure(smallItemOrNull(p));
+        }
+    }
+
+    /**
+     * Whether the member's value starts an array; otherwise the format failure is reported with
+     * {@code expected} and {@code problem}, and the value skipped.
+     */
+    private boolean isArray(JsonParser p, String expected, String problem) throws IOException {
+        if (p.currentToken() == JsonToken.START_ARRAY) {
+            return true;
+        }
+        format.fail(null, null, expected, String.valueOf(p.currentToken()), problem);
+        p.skipChildren();
+        return false;
+    }
+
+    /** The array item at the parser as a tree, or null when it is not strict JSON (its check reports it). */
+    private JsonNode smallItemOrNull(JsonParser p) throws IOException {
+        try {
+            return StrictJson.parse(copy(p), SMALL_MEMBER_DEPTH);
+        } catch (JsonRejection | ValueProblem e) {
+            return null;
         }
     }
 
     private void timestamps(JsonParser p) throws IOException {
-        if (p.currentToken() != JsonToken.START_ARRAY) {
-            format.fail(null, null, "an array of timestamps", String.valueOf(p.currentToken()),
-                    "timestamps is not an array");
-            p.skipChildren();
+        if (!isArray(p, "an array of timestamps", "timestamps is not an array")) {
             return;
         }
         while (p.nextToken() != JsonToken.END_ARRAY) {
