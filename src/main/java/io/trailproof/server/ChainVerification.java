@@ -18,7 +18,8 @@ import java.util.concurrent.TimeUnit;
  */
 final class ChainVerification implements AutoCloseable {
 
-    private static final System.Logger LOG = System.getLogger(ChainVerification.class.getName());
+    /** The service's logger, as before this class was split out of it: operators filter the line by its name. */
+    private static final System.Logger LOG = System.getLogger(TrailproofServer.class.getName());
 
     private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "trailproof-verify");
