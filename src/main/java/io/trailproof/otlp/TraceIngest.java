@@ -184,7 +184,7 @@ public final class TraceIngest {
             List<ObjectNode> events = new ArrayList<>(candidates.size());
             List<Recording> recordings = new ArrayList<>(candidates.size());
             for (Candidate c : candidates) {
-                switch (ledger.claimMark(c.key(), SAME_CONTENT)) {
+                switch (ledger.dedupe().claimMark(c.key(), SAME_CONTENT)) {
                     case DedupeTable.Fresh f -> {
                         claims.add(f.claim());
                         fresh.add(c);

@@ -164,7 +164,7 @@ public final class TrailproofServer implements AutoCloseable {
     private ErasureService completeInterruptedErasures() throws IOException {
         ErasureService erasures = new ErasureService(ledger, index);
         erasures.completeInterrupted();
-        ledger.probeErasures(PausingProbe.fromSystemProperty());
+        ledger.erasures().probe(PausingProbe.fromSystemProperty());
         return erasures;
     }
 

@@ -44,7 +44,7 @@ class LedgerDedupeTest {
     }
 
     private static DedupeTable.Claim claim(Ledger ledger, String k, String body) throws Exception {
-        DedupeTable.Lookup l = ledger.claim(key(k), content(body));
+        DedupeTable.Lookup l = ledger.dedupe().claim(key(k), content(body));
         assertThat(l).isInstanceOf(DedupeTable.Fresh.class);
         return ((DedupeTable.Fresh) l).claim();
     }
@@ -58,12 +58,12 @@ class LedgerDedupeTest {
         try (Ledger ledger = open()) {
             ledger.append(List.of(event("a")));
             ledger.append(List.of(event("a"), event("b")), new Recording(claim(ledger, "k1", "body"), LedgerDedupeTest::answerOf));
-            assertThat(ledger.claim(key("k1"), content("body"))).isInstanceOf(DedupeTable.Replay.class);
-            assertThat(ledger.claim(key("k1"), content("other"))).isInstanceOf(DedupeTable.Conflict.class);
+            assertThat(ledger.dedupe().claim(key("k1"), content("body"))).isInstanceOf(DedupeTable.Replay.class);
+            assertThat(ledger.dedupe().claim(key("k1"), content("other"))).isInstanceOf(DedupeTable.Conflict.class);
         }
         try (Ledger ledger = open()) {
             assertThat(ledger.size()).isEqualTo(3);
-            DedupeTable.Lookup l = ledger.claim(key("k1"), content("body"));
+            DedupeTable.Lookup l = ledger.dedupe().claim(key("k1"), content("body"));
             assertThat(l).isInstanceOf(DedupeTable.Replay.class);
             assertThat(new String(((DedupeTable.Replay) l).record().answer())).isEqualTo("stored 2 first 1");
         }
@@ -71,7 +71,7 @@ class LedgerDedupeTest {
         Files.deleteIfExists(dir.resolve("checkpoint"));
         Files.deleteIfExists(dir.resolve("positions"));
         try (Ledger ledger = open()) {
-            assertThat(ledger.claim(key("k1"), content("body"))).isInstanceOf(DedupeTable.Replay.class);
+            assertThat(ledger.dedupe().claim(key("k1"), content("body"))).isInstanceOf(DedupeTable.Replay.class);
         }
     }
 
@@ -92,7 +92,7 @@ class LedgerDedupeTest {
                 assertThat(f.get().ok()).isTrue();
             }
             for (int i = 0; i < 50; i += 2) {
-                DedupeTable.Lookup l = ledger.claim(key("single-" + i), content("b" + i));
+                DedupeTable.Lookup l = ledger.dedupe().claim(key("single-" + i), content("b" + i));
                 assertThat(l).isInstanceOf(DedupeTable.Replay.class);
                 assertThat(new String(((DedupeTable.Replay) l).record().answer()))
                         .isEqualTo("stored 1 first " + futures.get(i).get().event().logIndex());
@@ -130,12 +130,12 @@ class LedgerDedupeTest {
             DedupeTable.Claim c = claim(ledger, "nothing", "x");
             ledger.append(List.of(event("a")), new Recording(c, o -> null));
             c.release();
-            assertThat(ledger.claim(key("nothing"), content("x"))).isInstanceOf(DedupeTable.Fresh.class);
+            assertThat(ledger.dedupe().claim(key("nothing"), content("x"))).isInstanceOf(DedupeTable.Fresh.class);
             ledger.append(List.of(), new Recording(claim(ledger, "alone", "y"), o -> "all refused".getBytes()));
             assertThat(ledger.size()).isEqualTo(1);
         }
         try (Ledger ledger = open()) {
-            DedupeTable.Lookup l = ledger.claim(key("alone"), content("y"));
+            DedupeTable.Lookup l = ledger.dedupe().claim(key("alone"), content("y"));
             assertThat(new String(((DedupeTable.Replay) l).record().answer())).isEqualTo("all refused");
         }
     }
@@ -160,8 +160,8 @@ class LedgerDedupeTest {
         }
         try (Ledger ledger = open()) {
             assertThat(ledger.size()).isEqualTo(1);
-            assertThat(ledger.claim(key("kept"), content("1"))).isInstanceOf(DedupeTable.Replay.class);
-            assertThat(ledger.claim(key("torn"), content("2"))).isInstanceOf(DedupeTable.Fresh.class);
+            assertThat(ledger.dedupe().claim(key("kept"), content("1"))).isInstanceOf(DedupeTable.Replay.class);
+            assertThat(ledger.dedupe().claim(key("torn"), content("2"))).isInstanceOf(DedupeTable.Fresh.class);
         }
         assertThat(Files.size(segment)).isEqualTo(before);
     }
