@@ -187,8 +187,8 @@ public final class Ledger implements Closeable {
     }
 
     /**
-     * {@link #append(List)} for a keyed write (an {@code Idempotency-Key}): the answer the
-     * recording builds from the outcomes is written as a {@link DedupeRecord} in the <em>same
+     * {@link #append(List)} for a keyed write (an {@code Idempotency-Key}): the answer
+     * {@code answer} builds from the outcomes is written as a {@link DedupeRecord} in the <em>same
      * group</em> as the events, under the same commit frame, so after a crash both are in the log
      * or neither is. Returns once the group is durable; the record is then in the dedupe table and
      * the claim has ended. With no event to store (every item refused), the group holds the record
@@ -197,25 +197,25 @@ public final class Ledger implements Closeable {
      *
      * @throws LedgerUnavailableException when storage failed; neither events nor record are acknowledged
      */
-    public List<AppendOutcome> append(List<ObjectNode> events, Recording recording) throws IOException {
-        return appendKeyed(events, List.of(new Sequencer.Keyed(0, events.size(), recording)));
+    public List<AppendOutcome> append(List<ObjectNode> events, KeyedAnswer answer) throws IOException {
+        return appendKeyed(events, List.of(new Sequencer.Keyed(0, events.size(), answer)));
     }
 
     /**
-     * {@link #append(List, Recording)} with a recording per event ({@code recordings.get(i)} for
+     * {@link #append(List, KeyedAnswer)} with a keyed answer per event ({@code answers.get(i)} for
      * {@code events.get(i)}, null where an event records nothing): each record is built from its own
      * event's outcome and written in the one group of all the events, under its commit. For keys
      * that name single events (an OTLP span's (trace id, span id), src/site/ingestion.md#otlp). On an exception
      * every claim is still held: the caller releases them.
      */
-    public List<AppendOutcome> appendEach(List<ObjectNode> events, List<Recording> recordings) throws IOException {
-        if (recordings.size() != events.size()) {
-            throw new IllegalArgumentException("one recording (or null) per event");
+    public List<AppendOutcome> appendEach(List<ObjectNode> events, List<KeyedAnswer> answers) throws IOException {
+        if (answers.size() != events.size()) {
+            throw new IllegalArgumentException("one keyed answer (or null) per event");
         }
         List<Sequencer.Keyed> keyed = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
-            if (recordings.get(i) != null) {
-                keyed.add(new Sequencer.Keyed(i, i + 1, recordings.get(i)));
+            if (answers.get(i) != null) {
+                keyed.add(new Sequencer.Keyed(i, i + 1, answers.get(i)));
             }
         }
         return appendKeyed(events, keyed);
@@ -232,12 +232,12 @@ public final class Ledger implements Closeable {
     }
 
     /**
-     * {@link #appendAsync(ObjectNode)} for a keyed single event: the recording's record (if it
-     * builds one) sits in the event's group, as with {@link #append(List, Recording)}. On an
+     * {@link #appendAsync(ObjectNode)} for a keyed single event: the record of its answer (if it
+     * builds one) sits in the event's group, as with {@link #append(List, KeyedAnswer)}. On an
      * exceptional completion the claim is still held: the caller releases it.
      */
-    public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields, Recording recording) {
-        return replica != null ? notInCluster() : singles.submit(Submission.of(fields, redactor), recording);
+    public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields, KeyedAnswer answer) {
+        return replica != null ? notInCluster() : singles.submit(Submission.of(fields, redactor), answer);
     }
 
     /**

@@ -57,7 +57,7 @@ class LedgerDedupeTest {
     void aKeyedBatchIsRecordedWithItsEventsAndReplayedAfterReopen() throws Exception {
         try (Ledger ledger = open()) {
             ledger.append(List.of(event("a")));
-            ledger.append(List.of(event("a"), event("b")), new Recording(claim(ledger, "k1", "body"), LedgerDedupeTest::answerOf));
+            ledger.append(List.of(event("a"), event("b")), new KeyedAnswer(claim(ledger, "k1", "body"), LedgerDedupeTest::answerOf));
             assertThat(ledger.dedupe().claim(key("k1"), content("body"))).isInstanceOf(DedupeTable.Replay.class);
             assertThat(ledger.dedupe().claim(key("k1"), content("other"))).isInstanceOf(DedupeTable.Conflict.class);
         }
@@ -82,7 +82,7 @@ class LedgerDedupeTest {
             for (int i = 0; i < 50; i++) {
                 ObjectNode e = event("s" + (i % 3));
                 if (i % 2 == 0) {
-                    futures.add(ledger.appendAsync(e, new Recording(claim(ledger, "single-" + i, "b" + i),
+                    futures.add(ledger.appendAsync(e, new KeyedAnswer(claim(ledger, "single-" + i, "b" + i),
                             LedgerDedupeTest::answerOf)));
                 } else {
                     futures.add(ledger.appendAsync(e));
@@ -128,10 +128,10 @@ class LedgerDedupeTest {
     void aRefusedWriteRecordsNothingAndAnAllRefusedBatchRecordsItsAnswerAlone() throws Exception {
         try (Ledger ledger = open()) {
             DedupeTable.Claim c = claim(ledger, "nothing", "x");
-            ledger.append(List.of(event("a")), new Recording(c, o -> null));
+            ledger.append(List.of(event("a")), new KeyedAnswer(c, o -> null));
             c.release();
             assertThat(ledger.dedupe().claim(key("nothing"), content("x"))).isInstanceOf(DedupeTable.Fresh.class);
-            ledger.append(List.of(), new Recording(claim(ledger, "alone", "y"), o -> "all refused".getBytes()));
+            ledger.append(List.of(), new KeyedAnswer(claim(ledger, "alone", "y"), o -> "all refused".getBytes()));
             assertThat(ledger.size()).isEqualTo(1);
         }
         try (Ledger ledger = open()) {
@@ -145,10 +145,10 @@ class LedgerDedupeTest {
         long before;
         Path segment;
         try (Ledger ledger = open()) {
-            ledger.append(List.of(event("a")), new Recording(claim(ledger, "kept", "1"), LedgerDedupeTest::answerOf));
+            ledger.append(List.of(event("a")), new KeyedAnswer(claim(ledger, "kept", "1"), LedgerDedupeTest::answerOf));
             segment = LogSurgeon.onlySegment(dir);
             before = Files.size(segment);
-            ledger.append(List.of(event("a"), event("b")), new Recording(claim(ledger, "torn", "2"), LedgerDedupeTest::answerOf));
+            ledger.append(List.of(event("a"), event("b")), new KeyedAnswer(claim(ledger, "torn", "2"), LedgerDedupeTest::answerOf));
         }
         // A crash before the commit frame reached the disk: cut the group anywhere before its end.
         Files.deleteIfExists(dir.resolve("checkpoint"));

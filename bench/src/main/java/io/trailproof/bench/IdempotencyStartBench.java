@@ -8,7 +8,7 @@ import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
-import io.trailproof.ledger.Recording;
+import io.trailproof.ledger.KeyedAnswer;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -81,7 +81,7 @@ public final class IdempotencyStartBench {
                 if (keyed) {
                     DedupeKey key = DedupeKey.of(DedupeRecord.IDEMPOTENCY_KEY, "", "/v1/events", "key-" + i);
                     DedupeTable.Lookup l = ledger.dedupe().claim(key, DedupeKey.contentDigest(ByteBuffer.allocate(8).putLong(i).array()));
-                    Recording r = new Recording(((DedupeTable.Fresh) l).claim(),
+                    KeyedAnswer r = new KeyedAnswer(((DedupeTable.Fresh) l).claim(),
                             o -> ByteBuffer.allocate(11).put((byte) 'E').putShort((short) 201)
                                     .putLong(o.get(0).event().logIndex()).array());
                     pending.add(ledger.appendAsync(e, r));
