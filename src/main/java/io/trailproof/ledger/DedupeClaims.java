@@ -9,7 +9,7 @@ import java.util.Arrays;
  * The dedupe lookups of a ledger (src/site/ingestion.md#idempotency): claims a key in the
  * {@link DedupeTable}, and for a key already recorded reads its {@link DedupeRecord} back from the
  * log to tell a replay from a conflict. Handed out by {@link Ledger#dedupe()}; the keyed writes that
- * record under a claim are the ledger's ({@link Ledger#append(java.util.List, KeyedAnswer)}).
+ * record under a claim are the ledger's (its appends that take a {@link KeyedAnswer}).
  */
 public final class DedupeClaims {
 
