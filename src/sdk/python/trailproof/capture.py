@@ -41,6 +41,8 @@ def _arguments(sig: Optional[inspect.Signature], args: Any, kwargs: Any) -> Dict
 
 def audited(client: "Client", func: Optional[Callable[..., Any]], *, action_type: str,
             name: Optional[str]) -> Any:
+    """Wraps a sync or async function so that each call is recorded as an :class:`Action` (its
+    arguments as input, its result as output, or its error); only how the function is called differs."""
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         action_name = name or getattr(f, "__qualname__", None) or getattr(f, "__name__", "function")
         try:
@@ -51,30 +53,16 @@ def audited(client: "Client", func: Optional[Callable[..., Any]], *, action_type
         if inspect.iscoroutinefunction(f):
             @functools.wraps(f)
             async def async_wrapper(*args: Any, **kwargs: Any) -> Any:
-                start = time.perf_counter()
-                try:
-                    result = await f(*args, **kwargs)
-                except BaseException as e:
-                    client.log(action_type, action_name, input=_arguments(sig, args, kwargs), status="error",
-                               error=_error_text(e), duration_ms=(time.perf_counter() - start) * 1000)
-                    raise
-                client.log(action_type, action_name, input=_arguments(sig, args, kwargs), output=result,
-                           status="success", duration_ms=(time.perf_counter() - start) * 1000)
-                return result
+                with Action(client, action_type, action_name, _arguments(sig, args, kwargs), None, None) as a:
+                    a.output = await f(*args, **kwargs)
+                return a.output
             return async_wrapper
 
         @functools.wraps(f)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
-            start = time.perf_counter()
-            try:
-                result = f(*args, **kwargs)
-            except BaseException as e:
-                client.log(action_type, action_name, input=_arguments(sig, args, kwargs), status="error",
-                           error=_error_text(e), duration_ms=(time.perf_counter() - start) * 1000)
-                raise
-            client.log(action_type, action_name, input=_arguments(sig, args, kwargs), output=result,
-                       status="success", duration_ms=(time.perf_counter() - start) * 1000)
-            return result
+            with Action(client, action_type, action_name, _arguments(sig, args, kwargs), None, None) as a:
+                a.output = f(*args, **kwargs)
+            return a.output
         return wrapper
 
     return decorate(func) if func is not None else decorate
@@ -102,14 +90,10 @@ class Action:
 
     def __exit__(self, exc_type: Any, exc: Optional[BaseException], tb: Any) -> bool:
         duration = (time.perf_counter() - self._start) * 1000
-        if exc is not None:
-            self.receipt = self.client.log(self.action_type, self.name, input=self.input, output=self.output,
-                                           status=self.status or "error", error=_error_text(exc),
-                                           duration_ms=duration, labels=self.labels, metadata=self.metadata)
-        else:
-            self.receipt = self.client.log(self.action_type, self.name, input=self.input, output=self.output,
-                                           status=self.status or "success", duration_ms=duration,
-                                           labels=self.labels, metadata=self.metadata)
+        self.receipt = self.client.log(self.action_type, self.name, input=self.input, output=self.output,
+                                       status=self.status or ("success" if exc is None else "error"),
+                                       error=None if exc is None else _error_text(exc), duration_ms=duration,
+                                       labels=self.labels, metadata=self.metadata)
         return False
 
     async def __aenter__(self) -> "Action":

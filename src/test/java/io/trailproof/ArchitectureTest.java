@@ -324,4 +324,12 @@ class ArchitectureTest {
                         + "tree and the agents are all updated; a write elsewhere would not be counted")
                 .check(classes);
     }
+
+    @Test
+    void theBackgroundThreadIsALeaf() {
+        noClasses().that().resideInAPackage("io.trailproof.background..")
+                .should().dependOnClassesThat().resideOutsideOfPackages("io.trailproof.background..", "java..")
+                .because("the lifecycle of a scheduled task's thread knows no layer, so every layer may use it")
+                .check(classes);
+    }
 }

@@ -71,7 +71,7 @@ public final class OnlineBackup {
      * snapshot is written. Waits for a running erasure's rewrite.
      */
     public io.trailproof.ledger.LogFileHolds.Hold holdFiles() throws java.io.InterruptedIOException {
-        return ledger.holdLogFiles();
+        return ledger.logFiles().hold();
     }
 
     /**
@@ -96,7 +96,7 @@ public final class OnlineBackup {
         // 3. the log at its readable size
         long size = ledger.size();
         byte[] root = ledger.root(size);
-        List<FilePrefix> log = ledger.logFiles(size);
+        List<FilePrefix> log = ledger.logFiles().committed(size);
         List<Snapshot.Item> onDisk = new ArrayList<>();
         for (FilePrefix p : log) {
             onDisk.add(digest(BackupLayout.LOG_DIR + "/" + p.name(), p));

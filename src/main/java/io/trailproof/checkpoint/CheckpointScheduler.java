@@ -1,8 +1,8 @@
 package io.trailproof.checkpoint;
 
+import io.trailproof.background.BackgroundThread;
+
 import java.time.Duration;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -17,11 +17,7 @@ public final class CheckpointScheduler implements AutoCloseable {
 
     private final CheckpointService service;
     private final Duration interval;
-    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "trailproof-checkpoint");
-        t.setDaemon(true);
-        return t;
-    });
+    private final BackgroundThread thread = new BackgroundThread("trailproof-checkpoint");
 
     private volatile java.util.function.Consumer<Boolean> outcomes = ok -> { };
 
@@ -35,7 +31,7 @@ public final class CheckpointScheduler implements AutoCloseable {
 
     /** Signs at once (so a fresh log has its size-0 checkpoint), then every interval. */
     public void start() {
-        executor.scheduleWithFixedDelay(this::runOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
+        thread.executor().scheduleWithFixedDelay(this::runOnce, 0, interval.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /**
@@ -57,13 +53,9 @@ public final class CheckpointScheduler implements AutoCloseable {
         }
     }
 
+    /** Stops: interrupts a run in flight and waits for it (see {@link BackgroundThread#close}). */
     @Override
     public void close() {
-        executor.shutdownNow();
-        try {
-            executor.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        thread.close();
     }
 }

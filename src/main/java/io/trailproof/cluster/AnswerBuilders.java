@@ -1,6 +1,6 @@
 package io.trailproof.cluster;
 
-import io.trailproof.ledger.Recording;
+import io.trailproof.ledger.KeyedAnswer;
 
 /**
  * Turns a write's {@link AnswerSpec} into the builder of the answer its dedupe record holds; the
@@ -8,5 +8,5 @@ import io.trailproof.ledger.Recording;
  */
 public interface AnswerBuilders {
 
-    Recording.AnswerBuilder builder(AnswerSpec spec);
+    KeyedAnswer.AnswerBuilder builder(AnswerSpec spec);
 }

@@ -71,19 +71,19 @@ public final class ErasureService {
 
     /** At start: finishes the index's part of an erasure a crash interrupted, then clears its marker. */
     public void completeInterrupted() throws IOException {
-        if (ledger.interruptedErasure() < 0) {
+        if (ledger.erasures().interrupted() < 0) {
             return;
         }
-        long at = ledger.interruptedErasure();
+        long at = ledger.erasures().interrupted();
         StoredEvent e = parse(ledger.payloadAt(at));
         long[] indexes = indexesOf(e);
         await(index.purge(indexes));
-        ledger.erasureSettled();
+        ledger.erasures().settled();
     }
 
     /** {@code {"would_erase", "already_erased"}}: changes nothing. */
     public ObjectNode dryRun(Selector selector) throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
-        LedgerErasures.ErasurePlan plan = ledger.planErasure(resolve(selector));
+        LedgerErasures.ErasurePlan plan = ledger.erasures().plan(resolve(selector));
         ObjectNode o = JsonNodeFactory.instance.objectNode();
         o.put("would_erase", plan.targets().size());
         o.put("already_erased", plan.alreadyErased());
@@ -94,11 +94,11 @@ public final class ErasureService {
     public synchronized ObjectNode erase(Selector selector, List<String> fields, String reason, String keyName)
             throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
         long[] candidates = resolve(selector);
-        LedgerErasures.ErasureOutcome out = ledger.erase(candidates, fields, reason, keyName, selector.toJson());
+        LedgerErasures.ErasureOutcome out = ledger.erasures().erase(candidates, fields, reason, keyName, selector.toJson());
         await(index.purge(out.erased().stream().mapToLong(Long::longValue).toArray()));
-        ledger.erasureProbe().reached("index-purged");
-        ledger.erasureSettled();
-        ledger.erasureProbe().reached("erasure-settled");
+        ledger.erasures().probe().reached("index-purged");
+        ledger.erasures().settled();
+        ledger.erasures().probe().reached("erasure-settled");
         ObjectNode o = JsonNodeFactory.instance.objectNode();
         o.put("erasure_id", out.erasure().id());
         o.put("erased", out.erased().size());
@@ -119,14 +119,14 @@ public final class ErasureService {
         ObjectNode selector = JsonNodeFactory.instance.objectNode();
         selector.put("retention", period);
         selector.put("recorded_before", io.trailproof.core.event.EventTime.formatRecordedAt(cutoff));
-        LedgerErasures.ErasureOutcome out = ledger.eraseRecordedBefore(cutoff, RETENTION_REASON, selector);
+        LedgerErasures.ErasureOutcome out = ledger.erasures().eraseRecordedBefore(cutoff, RETENTION_REASON, selector);
         if (out.erasure() == null) {
             return Optional.empty();
         }
         await(index.purge(out.erased().stream().mapToLong(Long::longValue).toArray()));
-        ledger.erasureProbe().reached("index-purged");
-        ledger.erasureSettled();
-        ledger.erasureProbe().reached("erasure-settled");
+        ledger.erasures().probe().reached("index-purged");
+        ledger.erasures().settled();
+        ledger.erasures().probe().reached("erasure-settled");
         return Optional.of(out);
     }
 

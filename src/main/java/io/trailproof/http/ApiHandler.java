@@ -100,7 +100,7 @@ final class ApiHandler implements HttpHandler {
             unrouted = e;
         }
         if (match != null) {
-            ex.putAttachment(RequestRecording.ENDPOINT, match.route().template());
+            ex.putAttachment(RequestTelemetry.ENDPOINT, match.route().template());
         }
         if (match != null && match.route().role() == null) {
             return match;
@@ -169,7 +169,7 @@ final class ApiHandler implements HttpHandler {
                     Map.of("Retry-After", "30")));
         } else {
             String reference = UUID.randomUUID().toString();
-            RequestRecording.logError(ex, "internal error " + reference + " on " + ex.getRequestMethod() + " "
+            RequestTelemetry.logError(ex, "internal error " + reference + " on " + ex.getRequestMethod() + " "
                     + ex.getRequestPath(), failure);
             answer(ex, new ApiException(500, "internal error (reference " + reference
                     + "); the server log has the details"));

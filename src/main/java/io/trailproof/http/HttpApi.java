@@ -74,7 +74,7 @@ public final class HttpApi {
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
         new CheckpointEndpoints(checkpoints, tiles, settings.checkpoints().publicAccess()).register(router);
-        // Metrics (src/site/operations.md): read at scrape time, written by RequestRecording around every request.
+        // Metrics (src/site/operations.md): read at scrape time, written by RequestTelemetry around every request.
         if (metrics != null) {
             metrics.gauge("trailproof_stream_subscribers", "Live streams (SSE and WebSocket) open now",
                     streams::openStreams);
@@ -115,7 +115,7 @@ public final class HttpApi {
     private static io.undertow.server.HttpHandler recorded(io.undertow.server.HttpHandler handler, ServiceMetrics metrics,
                                                            boolean accessLog, Authenticator authenticator) {
         return metrics == null && !accessLog ? handler
-                : new RequestRecording(handler, metrics, accessLog, authenticator, new java.security.SecureRandom());
+                : new RequestTelemetry(handler, metrics, accessLog, authenticator, new java.security.SecureRandom());
     }
 
     /**

@@ -21,7 +21,7 @@ import java.util.Map;
  *
  * <p>A key is scoped to the caller's API key (everyone when no keys are configured) and to the path:
  * both are folded into the {@link DedupeKey} digest with the key itself. The first request with a
- * key claims it ({@link Ledger#claim}); when it stores anything (201, 207) its answer is recorded by
+ * key claims it ({@link Ledger#dedupe}); when it stores anything (201, 207) its answer is recorded by
  * the ledger in the same group, under the same commit, as its events; a refusal (any 4xx) or a
  * failure releases the claim and records nothing.
  *
@@ -76,7 +76,7 @@ final class IdempotentRequests {
         }
         String scope = authenticator.scope(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
         DedupeKey dedupeKey = DedupeKey.of(DedupeRecord.IDEMPOTENCY_KEY, scope, ex.getRelativePath(), key);
-        DedupeTable.Lookup found = ledger.claim(dedupeKey, DedupeKey.contentDigest(body));
+        DedupeTable.Lookup found = ledger.dedupe().claim(dedupeKey, DedupeKey.contentDigest(body));
         return switch (found) {
             case DedupeTable.Fresh f -> new Claimed(f.claim());
             case DedupeTable.Replay r -> new Replayed(replay(r.record().answer()));

@@ -11,7 +11,7 @@ import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
-import io.trailproof.ledger.Recording;
+import io.trailproof.ledger.KeyedAnswer;
 import io.trailproof.ledger.LedgerViews.AgentSummary;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.ledger.LedgerViews.ChainReport;
@@ -94,7 +94,7 @@ final class LedgerEndpoints {
         DedupeTable.Claim claim = ((IdempotentRequests.Claimed) start).claim();
         try {
             ObjectNode fields = validEvent(body);
-            answerStored(ex, ledger.append(List.of(fields), new Recording(claim, IdempotentRequests::singleAnswer)).get(0));
+            answerStored(ex, ledger.append(List.of(fields), new KeyedAnswer(claim, IdempotentRequests::singleAnswer)).get(0));
         } finally {
             claim.release();   // nothing once the answer is recorded; otherwise nothing was stored
         }
@@ -130,7 +130,7 @@ final class LedgerEndpoints {
         DedupeTable.Claim claim = ((IdempotentRequests.Claimed) start).claim();
         CompletableFuture<AppendOutcome> stored;
         try {
-            stored = ledger.appendAsync(validEvent(body), new Recording(claim, IdempotentRequests::singleAnswer));
+            stored = ledger.appendAsync(validEvent(body), new KeyedAnswer(claim, IdempotentRequests::singleAnswer));
         } catch (Exception | Error e) {
             claim.release();
             throw e;
@@ -209,7 +209,7 @@ final class LedgerEndpoints {
         AppendOutcome[] outcomes = new AppendOutcome[node.size()];
         if (!valid.isEmpty() || claim != null) {
             List<AppendOutcome> stored = claim == null ? ledger.append(valid)
-                    : ledger.append(valid, new Recording(claim, o -> IdempotentRequests.batchAnswer(errors, validIndex, o)));
+                    : ledger.append(valid, new KeyedAnswer(claim, o -> IdempotentRequests.batchAnswer(errors, validIndex, o)));
             for (int j = 0; j < stored.size(); j++) {
                 outcomes[validIndex.get(j)] = stored.get(j);
             }

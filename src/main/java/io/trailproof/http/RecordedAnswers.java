@@ -2,7 +2,7 @@ package io.trailproof.http;
 
 import io.trailproof.cluster.AnswerBuilders;
 import io.trailproof.cluster.AnswerSpec;
-import io.trailproof.ledger.Recording;
+import io.trailproof.ledger.KeyedAnswer;
 import io.trailproof.otlp.TraceIngest;
 
 import java.util.ArrayList;
@@ -16,7 +16,7 @@ import java.util.List;
 public final class RecordedAnswers implements AnswerBuilders {
 
     @Override
-    public Recording.AnswerBuilder builder(AnswerSpec spec) {
+    public KeyedAnswer.AnswerBuilder builder(AnswerSpec spec) {
         return switch (spec) {
             case AnswerSpec.Single s -> IdempotentRequests::singleAnswer;
             case AnswerSpec.Batch b -> {

@@ -47,7 +47,7 @@ final class BatchAppends {
         return Arrays.asList(s.outcomes());
     }
 
-    /** See {@link Ledger#append(List, Recording)} and {@link Ledger#appendEach}. */
+    /** See {@link Ledger#append(List, KeyedAnswer)} and {@link Ledger#appendEach}. */
     List<AppendOutcome> appendKeyed(List<ObjectNode> events, List<Sequencer.Keyed> keyed) throws IOException {
         Sequencer.Sequenced s = sequencer.sequence(Submission.of(events, redactor), keyed);
         try {

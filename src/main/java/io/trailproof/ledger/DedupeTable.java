@@ -24,7 +24,7 @@ import java.util.Map;
  * 8 bytes of the content digest, the time and the record's log address in flat arrays, plus its
  * slot in an open-addressing index at most half full: about 53 bytes a key, measured (53 MB for
  * 1,000,000 keys). The full
- * digests are checked against the record in the log before a replay (see {@link Ledger#claim}).
+ * digests are checked against the record in the log before a replay (see {@link DedupeClaims#claim}).
  *
  * <p><b>In flight.</b> Between {@link #claim} and {@link #recorded} (the group is durable) or
  * {@link #release} (nothing recorded: a refusal, a failure), a key is claimed: a second claim
@@ -38,7 +38,7 @@ public final class DedupeTable {
     public sealed interface Lookup permits Fresh, Recorded, Replay, Conflict, InFlight {
     }
 
-    /** What {@link Ledger#claim} makes of {@link Recorded}: the record, read back from the log and checked. */
+    /** What {@link DedupeClaims#claim} makes of {@link Recorded}: the record, read back from the log and checked. */
     public record Replay(DedupeRecord record) implements Lookup {
     }
 

@@ -1,14 +1,19 @@
 package io.trailproof.ledger;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.policy.Policy;
+import io.trailproof.core.policy.PolicyEngine;
+import io.trailproof.core.policy.PolicyReport;
 import io.trailproof.core.redaction.Redactor;
 import io.trailproof.ledger.LedgerViews.AgentSummary;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.ledger.LedgerViews.ChainReport;
 import io.trailproof.ledger.LedgerViews.InclusionProof;
 import io.trailproof.ledger.LedgerViews.Stats;
+import io.trailproof.store.AcknowledgedDataLostException;
 import io.trailproof.store.CorruptLogException;
 import io.trailproof.store.EventLog;
+import io.trailproof.store.ForceObserver;
 import io.trailproof.store.MerkleNodeStore;
 
 import java.io.Closeable;
@@ -17,10 +22,10 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongConsumer;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
@@ -46,11 +51,11 @@ import java.util.random.RandomGenerator;
  *
  * <p>This class is the facade; the work is done by {@link Sequencer}, {@link BatchAppends} and
  * {@link SingleAppends} (writes), {@link Recovery} (open), {@link Checkpointer}, {@link LedgerQueries} (reads) and
- * {@link ChainAudit} (verification).
+ * {@link ChainAudit} (verification). It hands out the parts with callers of their own: the dedupe
+ * lookups ({@link #dedupe()}), the erasures ({@link #erasures()}) and the log's files for a backup
+ * ({@link #logFiles()}).
  */
 public final class Ledger implements Closeable {
-
-    private static final System.Logger LOG = System.getLogger(Ledger.class.getName());
 
     private final EventLog log;
     private final MerkleNodeStore tree;
@@ -62,8 +67,9 @@ public final class Ledger implements Closeable {
     private final ChainAudit audit;
     private final LedgerQueries queries;
     /** Told after {@link #size()} may have grown (see {@link #onSizeAdvanced}). */
-    private final List<Runnable> sizeListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
+    private final SizeListeners sizeListeners = new SizeListeners();
     private final DedupeTable dedupe;
+    private final DedupeClaims dedupeClaims;
     /** Null when redaction is off. */
     private final Redactor redactor;
     /** The replica's write side in cluster mode; null in the embedded mode. */
@@ -73,8 +79,7 @@ public final class Ledger implements Closeable {
     private final LedgerErasures erasures;
     /** Online backups and log rewrites exclude each other. */
     private final LogFileHolds fileHolds = new LogFileHolds();
-    /** The log index of an erasure a crash interrupted whose work above the log is to be finished, or -1. */
-    private final long interruptedErasure;
+    private final LogFiles logFiles;
 
     /** Built by {@link LedgerOpening} once the log is recovered. */
     Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
@@ -83,6 +88,7 @@ public final class Ledger implements Closeable {
         this.openedAt = openedAt;
         this.log = log;
         this.dedupe = dedupe;
+        this.dedupeClaims = new DedupeClaims(dedupe, log);
         this.redactor = options.redactor();
         this.tree = r.tree();
         this.health = health;
@@ -90,8 +96,8 @@ public final class Ledger implements Closeable {
                 r.lastRecordedAt(), r.lastHash(), log.size());
         this.checkpointer = new Checkpointer(dataDir, log, tree, sequencer, r.agents(), options.checkpointIntervalEvents(),
                 r.checkpointedSize(), r.journalBytes());
-        java.util.function.LongConsumer afterDurable = end -> {
-            sizeAdvanced();
+        LongConsumer afterDurable = end -> {
+            sizeListeners.advanced();
             checkpointer.maybeCheckpoint(end);
         };
         this.singles = new SingleAppends(sequencer, log, health, options.maxQueuedEvents(), afterDurable, dedupe);
@@ -99,9 +105,10 @@ public final class Ledger implements Closeable {
         this.replica = logTime == null ? null : new ReplicaApplies(sequencer, log, dedupe, logTime,
                 openedAt == null ? -1 : openedAt.offset(), afterDurable);
         this.erasures = new LedgerErasures(dataDir, log, sequencer, dedupe,
-                ErasureRegistry.load(log, r.agents(), log.size()), afterDurable, r.agents(), fileHolds);
-        this.interruptedErasure = erasures.completeAtOpen().orElse(-1);
+                ErasureRegistry.load(log, r.agents(), log.size()), afterDurable, r.agents(), fileHolds, replica != null);
+        erasures.completeAtOpen();
         this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health, erasures.registry());
+        this.logFiles = new LogFiles(log, fileHolds, sequencer::readableSize);
         this.queries = new LedgerQueries(log, tree, r.agents(), sequencer::readableSize, clock, audit);
     }
 
@@ -110,7 +117,7 @@ public final class Ledger implements Closeable {
      * log still holds every event the checkpoint says was acknowledged, and brings the chain heads
      * and the tree up to the end of the log.
      *
-     * @throws io.trailproof.store.AcknowledgedDataLostException when acknowledged events are missing
+     * @throws AcknowledgedDataLostException when acknowledged events are missing
      *     and {@link LedgerOptions#acceptTruncation()} is false
      * @throws CorruptLogException when stored frames fail their check (nothing is silently dropped)
      */
@@ -133,7 +140,7 @@ public final class Ledger implements Closeable {
      * {@code options.redactor()} is not applied here.
      */
     public static Ledger openReplica(Path dataDir, LedgerOptions options, Clock clock) throws IOException {
-        return LedgerOpening.open(dataDir, options, clock, java.util.random.RandomGenerator.getDefault(),
+        return LedgerOpening.open(dataDir, options, clock, RandomGenerator.getDefault(),
                 UnaryOperator.identity(), true);
     }
 
@@ -155,9 +162,14 @@ public final class Ledger implements Closeable {
 
     private void refuseLocalWriteInReplica() throws LedgerUnavailableException {
         if (replica != null) {
-            throw new LedgerUnavailableException("in cluster mode events are written through the Kafka topic; "
-                    + "this path does not support cluster mode yet", null);
+            throw writtenThroughTheTopic();
         }
+    }
+
+    /** The refusal of a local write to a replica's log. */
+    static LedgerUnavailableException writtenThroughTheTopic() {
+        return new LedgerUnavailableException("in cluster mode events are written through the Kafka topic; "
+                + "this path does not support cluster mode yet", null);
     }
 
     // ---------------------------------------------------------------- writes
@@ -175,8 +187,8 @@ public final class Ledger implements Closeable {
     }
 
     /**
-     * {@link #append(List)} for a keyed write (an {@code Idempotency-Key}): the answer the
-     * recording builds from the outcomes is written as a {@link DedupeRecord} in the <em>same
+     * {@link #append(List)} for a keyed write (an {@code Idempotency-Key}): the answer
+     * {@code answer} builds from the outcomes is written as a {@link DedupeRecord} in the <em>same
      * group</em> as the events, under the same commit frame, so after a crash both are in the log
      * or neither is. Returns once the group is durable; the record is then in the dedupe table and
      * the claim has ended. With no event to store (every item refused), the group holds the record
@@ -185,25 +197,25 @@ public final class Ledger implements Closeable {
      *
      * @throws LedgerUnavailableException when storage failed; neither events nor record are acknowledged
      */
-    public List<AppendOutcome> append(List<ObjectNode> events, Recording recording) throws IOException {
-        return appendKeyed(events, List.of(new Sequencer.Keyed(0, events.size(), recording)));
+    public List<AppendOutcome> append(List<ObjectNode> events, KeyedAnswer answer) throws IOException {
+        return appendKeyed(events, List.of(new Sequencer.Keyed(0, events.size(), answer)));
     }
 
     /**
-     * {@link #append(List, Recording)} with a recording per event ({@code recordings.get(i)} for
+     * {@link #append(List, KeyedAnswer)} with a keyed answer per event ({@code answers.get(i)} for
      * {@code events.get(i)}, null where an event records nothing): each record is built from its own
      * event's outcome and written in the one group of all the events, under its commit. For keys
      * that name single events (an OTLP span's (trace id, span id), src/site/ingestion.md#otlp). On an exception
      * every claim is still held: the caller releases them.
      */
-    public List<AppendOutcome> appendEach(List<ObjectNode> events, List<Recording> recordings) throws IOException {
-        if (recordings.size() != events.size()) {
-            throw new IllegalArgumentException("one recording (or null) per event");
+    public List<AppendOutcome> appendEach(List<ObjectNode> events, List<KeyedAnswer> answers) throws IOException {
+        if (answers.size() != events.size()) {
+            throw new IllegalArgumentException("one keyed answer (or null) per event");
         }
         List<Sequencer.Keyed> keyed = new ArrayList<>(events.size());
         for (int i = 0; i < events.size(); i++) {
-            if (recordings.get(i) != null) {
-                keyed.add(new Sequencer.Keyed(i, i + 1, recordings.get(i)));
+            if (answers.get(i) != null) {
+                keyed.add(new Sequencer.Keyed(i, i + 1, answers.get(i)));
             }
         }
         return appendKeyed(events, keyed);
@@ -214,48 +226,18 @@ public final class Ledger implements Closeable {
         return batches.appendKeyed(events, keyed);
     }
 
-    /**
-     * Looks a dedupe key up and claims it when it is free (see {@link DedupeTable#claim}). A key
-     * recorded within retention with the same content is answered {@link DedupeTable.Replay}: its
-     * record read back from the log, full key and content digests checked (the table compares
-     * prefixes); another content is {@link DedupeTable.Conflict}.
-     */
-    public DedupeTable.Lookup claim(DedupeKey key, byte[] contentDigest) throws IOException {
-        DedupeTable.Lookup found = dedupe.claim(key, contentDigest);
-        if (!(found instanceof DedupeTable.Recorded r)) {
-            return found;
-        }
-        DedupeRecord record = DedupeRecord.decode(log.readSide(r.address()));
-        if (record == null || record.namespace() != key.namespace() || !Arrays.equals(record.keyDigest(), key.digest())) {
-            throw new IOException("the dedupe record of " + key + " is not at log address " + r.address()
-                    + " where the table holds it (the log changed under the running service)");
-        }
-        return Arrays.equals(record.contentDigest(), contentDigest) ? new DedupeTable.Replay(record)
-                : new DedupeTable.Conflict();
+    /** The dedupe lookups that claim a key before a keyed write (src/site/ingestion.md#idempotency). */
+    public DedupeClaims dedupe() {
+        return dedupeClaims;
     }
 
     /**
-     * Looks a dedupe key up and claims it when it is free, without reading its record back: for
-     * namespaces whose record marks a thing as stored and carries no answer to replay (an OTLP span,
-     * src/site/ingestion.md#otlp), where {@link DedupeTable.Recorded} is all the caller needs to know, and where
-     * one read per key would make a retried export of 512 spans 512 random reads.
-     */
-    public DedupeTable.Lookup claimMark(DedupeKey key, byte[] contentDigest) {
-        return dedupe.claim(key, contentDigest);
-    }
-
-    /** The dedupe table (sizes, for tests and benchmarks). */
-    public DedupeTable dedupeTable() {
-        return dedupe;
-    }
-
-    /**
-     * {@link #appendAsync(ObjectNode)} for a keyed single event: the recording's record (if it
-     * builds one) sits in the event's group, as with {@link #append(List, Recording)}. On an
+     * {@link #appendAsync(ObjectNode)} for a keyed single event: the record of its answer (if it
+     * builds one) sits in the event's group, as with {@link #append(List, KeyedAnswer)}. On an
      * exceptional completion the claim is still held: the caller releases it.
      */
-    public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields, Recording recording) {
-        return replica != null ? notInCluster() : singles.submit(Submission.of(fields, redactor), recording);
+    public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields, KeyedAnswer answer) {
+        return replica != null ? notInCluster() : singles.submit(Submission.of(fields, redactor), answer);
     }
 
     /**
@@ -293,83 +275,9 @@ public final class Ledger implements Closeable {
 
     // ---------------------------------------------------------------- erasure (src/site/erasure.md)
 
-    /**
-     * What erasing the events at {@code candidates} (log indexes below {@link #size()}) would do:
-     * which would be erased (erasure events never are) and how many are erased already. Changes nothing.
-     */
-    public LedgerErasures.ErasurePlan planErasure(long[] candidates) throws IOException {
-        checkReadable(candidates);
-        return erasures.plan(candidates);
-    }
-
-    /**
-     * Erases the content of the events at {@code candidates} not erased yet, keeping their integrity
-     * fields (src/site/erasure.md#erased-event): records the erasure as an event of agent
-     * {@link io.trailproof.core.event.EventFields#ERASURES_AGENT} (durable first), then rewrites the
-     * log. On return no byte of the erased content is left in the log's files; the caller removes
-     * it from what it derived (the search index) and then calls {@link #erasureSettled}.
-     *
-     * @throws LedgerErasures.ErasureTooLargeException when the erasure record would exceed an event's size
-     */
-    public LedgerErasures.ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
-                                               ObjectNode selector) throws IOException {
-        refuseLocalWriteInReplica();
-        checkReadable(candidates);
-        return erasures.erase(candidates, fields, reason, keyName, selector);
-    }
-
-    /**
-     * A retention pass (src/site/erasure.md#retention): erases, as {@link #erase} does with one
-     * erasure event, the content of every event recorded before {@code cutoff} that no erasure names
-     * yet, except erasure events. The event names them by log index ranges only (their ids would not
-     * fit one event). When there is nothing to erase nothing is recorded and the outcome's erasure
-     * is null.
-     */
-    public LedgerErasures.ErasureOutcome eraseRecordedBefore(java.time.Instant cutoff, String reason,
-                                                             ObjectNode selector) throws IOException {
-        refuseLocalWriteInReplica();
-        long[] candidates = erasures.recordedBefore(cutoff, size());
-        return erasures.erase(candidates, io.trailproof.core.event.EventErasure.ERASABLE, reason, null, selector, false);
-    }
-
-    /** The erasure's work is complete above the log too (src/site/erasure.md#physically-gone). */
-    public void erasureSettled() throws IOException {
-        erasures.settled();
-    }
-
-    /**
-     * The log index of an erasure a crash interrupted (its log part finished at open), whose work
-     * above the log the caller must finish before calling {@link #erasureSettled}; -1 when none.
-     */
-    public long interruptedErasure() {
-        return interruptedErasure;
-    }
-
-    /**
-     * Tells {@code probe} each step of the erasures that follow (src/site/erasure.md#crash-safety-of-an-erasure);
-     * the service never sets one, crash tests do.
-     */
-    public void probeErasures(io.trailproof.store.StepProbe probe) {
-        erasures.probe(probe);
-    }
-
-    /** The probe {@link #probeErasures} set ({@link io.trailproof.store.StepProbe#NONE} by default). */
-    public io.trailproof.store.StepProbe erasureProbe() {
-        return erasures.probe();
-    }
-
-    /** The id of the erasure event that names the event at {@code logIndex}, or null. */
-    public String erasureOf(long logIndex) {
-        return erasures.registry().erasureOf(logIndex);
-    }
-
-    private void checkReadable(long[] indexes) {
-        long size = size();
-        for (long i : indexes) {
-            if (i < 0 || i >= size) {
-                throw new IllegalArgumentException("log index " + i + " is not readable (readable: " + size + ")");
-            }
-        }
+    /** The erasures and retention passes of this ledger, and what finishes one a crash interrupted. */
+    public LedgerErasures erasures() {
+        return erasures;
     }
 
     /** Log indexes of one agent's readable events, ascending; empty when the agent is unknown. */
@@ -397,21 +305,11 @@ public final class Ledger implements Closeable {
         sizeListeners.add(listener);
     }
 
-    private void sizeAdvanced() {
-        for (Runnable listener : sizeListeners) {
-            try {
-                listener.run();
-            } catch (RuntimeException e) {
-                LOG.log(System.Logger.Level.WARNING, "a size listener failed: " + e);
-            }
-        }
-    }
-
     /**
      * Registers the observer of the log's group-commit forces (metrics: fsync latency and group
      * sizes); it runs on the sync thread and must return at once.
      */
-    public void observeForces(io.trailproof.store.ForceObserver observer) {
+    public void observeForces(ForceObserver observer) {
         log.observeForces(observer);
     }
 
@@ -536,39 +434,18 @@ public final class Ledger implements Closeable {
      * Runs policies over the readable events in one sequential pass in log order (src/site/redaction.md);
      * memory does not grow with the number of events. Changes nothing.
      *
-     * @see io.trailproof.core.policy.PolicyEngine for the narrowing by agent and time
+     * @see PolicyEngine for the narrowing by agent and time
      */
-    public io.trailproof.core.policy.PolicyReport checkPolicies(java.util.List<io.trailproof.core.policy.Policy> policies,
+    public PolicyReport checkPolicies(List<Policy> policies,
             String agentId, Instant since, Instant until) throws IOException {
         return PolicyPass.run(log, tree, size(), policies, agentId, since, until);
     }
 
     // ---------------------------------------------------------------- backup (src/site/operations.md)
 
-    /**
-     * Keeps the bytes of the log's files as they are until the hold is closed: a rewrite (an
-     * erasure, src/site/erasure.md#crash-safety-of-an-erasure) waits for it; taking one waits for a running rewrite.
-     * An online backup holds one from fixing its file prefixes ({@link #logFiles}) until it has
-     * sent them.
-     */
-    public LogFileHolds.Hold holdLogFiles() throws java.io.InterruptedIOException {
-        return fileHolds.hold();
-    }
-
-    /**
-     * The log files holding exactly the readable events {@code [0, size)}, each cut at the end of a
-     * committed group ({@link EventLog#committedFiles}): a copy of them opens as a log of
-     * {@code size} events whose tree has {@link #root(long) root(size)}. The bytes named never
-     * change while a {@link #holdLogFiles hold} is taken (only an erasure rewrites them), so they
-     * are read without any other lock; appends never wait for this.
-     *
-     * @throws IllegalArgumentException when {@code size} is beyond {@link #size()}
-     */
-    public List<io.trailproof.store.FilePrefix> logFiles(long size) throws IOException {
-        if (size < 0 || size > size()) {
-            throw new IllegalArgumentException("tree size " + size + " is not readable (readable: " + size() + ")");
-        }
-        return log.committedFiles(size);
+    /** The log's files for an online backup: a hold that keeps them unchanged, and their committed prefixes. */
+    public LogFiles logFiles() {
+        return logFiles;
     }
 
     // ---------------------------------------------------------------- lifecycle

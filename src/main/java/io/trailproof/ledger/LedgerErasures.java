@@ -50,10 +50,15 @@ public final class LedgerErasures {
     private final java.util.function.LongConsumer afterDurable;
     private final AgentTable agents;
     private final LogFileHolds holds;
+    /** A replica's log is written through the topic only (cluster mode). */
+    private final boolean replica;
     private volatile StepProbe probe = StepProbe.NONE;
+    /** The log index of an erasure a crash interrupted whose work above the log is to be finished, or -1. */
+    private long interrupted = -1;
 
     LedgerErasures(Path dataDir, EventLog log, Sequencer sequencer, DedupeTable dedupe, ErasureRegistry registry,
-                   java.util.function.LongConsumer afterDurable, AgentTable agents, LogFileHolds holds) {
+                   java.util.function.LongConsumer afterDurable, AgentTable agents, LogFileHolds holds, boolean replica) {
+        this.replica = replica;
         this.agents = agents;
         this.holds = holds;
         this.dataDir = dataDir;
@@ -64,12 +69,16 @@ public final class LedgerErasures {
         this.afterDurable = afterDurable;
     }
 
-    /** See {@link StepProbe}: crash tests stop the process at each step of an erasure. */
-    void probe(StepProbe probe) {
+    /**
+     * Tells {@code probe} each step of the erasures that follow (src/site/erasure.md#crash-safety-of-an-erasure);
+     * the service never sets one, crash tests do.
+     */
+    public void probe(StepProbe probe) {
         this.probe = probe;
     }
 
-    StepProbe probe() {
+    /** The probe {@link #probe(StepProbe)} set ({@link StepProbe#NONE} by default). */
+    public StepProbe probe() {
         return probe;
     }
 
@@ -77,8 +86,22 @@ public final class LedgerErasures {
         return registry;
     }
 
-    /** What an erasure of {@code candidates} would do: the indexes it would erase, and how many are erased already. */
-    synchronized ErasurePlan plan(long[] candidates) throws IOException {
+    /** The id of the erasure event that names the event at {@code logIndex}, or null. */
+    public String erasureOf(long logIndex) {
+        return registry.erasureOf(logIndex);
+    }
+
+    /**
+     * What erasing the events at {@code candidates} (log indexes below the ledger's size) would do:
+     * the indexes it would erase (erasure events never are) and how many are erased already. Changes
+     * nothing.
+     */
+    public ErasurePlan plan(long[] candidates) throws IOException {
+        checkReadable(candidates);
+        return planReadable(candidates);
+    }
+
+    private synchronized ErasurePlan planReadable(long[] candidates) throws IOException {
         long[] sorted = candidates.clone();
         java.util.Arrays.sort(sorted);
         List<Long> targets = new ArrayList<>();
@@ -100,16 +123,35 @@ public final class LedgerErasures {
     }
 
     /**
-     * Erases the content of the candidates not erased yet: the erasure event first (durable on
-     * return of its append), then the log's segments. On return the content is gone from the log's
-     * files; the pending marker stays until {@link #settled}.
+     * Erases the content of the events at {@code candidates} not erased yet, keeping their integrity
+     * fields (src/site/erasure.md#erased-event): records the erasure as an event of agent
+     * {@link EventFields#ERASURES_AGENT} (durable first), then rewrites the log. On return no byte of
+     * the erased content is left in the log's files; the caller removes it from what it derived (the
+     * search index) and then calls {@link #settled}, until which the pending marker stays.
      *
      * @param selector what the request selected by (kept in the erasure event)
      * @param keyName  the name of the API key that asked, or null
+     * @throws ErasureTooLargeException when the erasure record would exceed an event's size
      */
-    synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
-                                      ObjectNode selector) throws IOException {
+    public ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
+                                ObjectNode selector) throws IOException {
+        refuseInReplica();
+        checkReadable(candidates);
         return erase(candidates, fields, reason, keyName, selector, true);
+    }
+
+    /**
+     * A retention pass (src/site/erasure.md#retention): erases, as {@link #erase} does with one
+     * erasure event, the content of every event recorded before {@code cutoff} that no erasure names
+     * yet, except erasure events. The event names them by log index ranges only (their ids would not
+     * fit one event). When there is nothing to erase nothing is recorded and the outcome's erasure
+     * is null.
+     */
+    public ErasureOutcome eraseRecordedBefore(java.time.Instant cutoff, String reason, ObjectNode selector)
+            throws IOException {
+        refuseInReplica();
+        long[] candidates = recordedBefore(cutoff, sequencer.readableSize());
+        return erase(candidates, EventErasure.ERASABLE, reason, null, selector, false);
     }
 
     /**
@@ -117,9 +159,9 @@ public final class LedgerErasures {
      * erasure event names the events by their log indexes only (a retention pass, whose events'
      * ids would not fit one event). Nothing to erase records nothing when {@code listIds} is false.
      */
-    synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
-                                      ObjectNode selector, boolean listIds) throws IOException {
-        ErasurePlan plan = plan(candidates);
+    private synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
+                                              ObjectNode selector, boolean listIds) throws IOException {
+        ErasurePlan plan = planReadable(candidates);
         if (!listIds && plan.targets().isEmpty()) {
             return new ErasureOutcome(null, List.of(), plan.alreadyErased());
         }
@@ -232,7 +274,7 @@ public final class LedgerErasures {
      * retention pass, src/site/erasure.md#retention), below {@code size}. recorded_at never
      * decreases along the log, so they all lie before the first event recorded at or after it.
      */
-    synchronized long[] recordedBefore(java.time.Instant cutoff, long size) throws IOException {
+    private synchronized long[] recordedBefore(java.time.Instant cutoff, long size) throws IOException {
         long lo = 0;
         long hi = size;   // first index recorded at or after the cutoff lies in [lo, hi]
         while (lo < hi) {
@@ -253,11 +295,22 @@ public final class LedgerErasures {
         return out.build().toArray();
     }
 
-    /** At open: finishes the log's part of an erasure a crash interrupted; its log index, when there was one. */
-    synchronized OptionalLong completeAtOpen() throws IOException {
+    /**
+     * The log index of an erasure a crash interrupted (its log part finished at open), whose work
+     * above the log the caller must finish before calling {@link #settled}; -1 when none.
+     */
+    public long interrupted() {
+        return interrupted;
+    }
+
+    /**
+     * At open: finishes the log's part of an erasure a crash interrupted, and keeps its log index
+     * for {@link #interrupted}.
+     */
+    synchronized void completeAtOpen() throws IOException {
         OptionalLong pending = pending();
         if (pending.isEmpty()) {
-            return pending;
+            return;
         }
         long from = pending.getAsLong();
         long at = -1;
@@ -272,10 +325,10 @@ public final class LedgerErasures {
         }
         if (at < 0) {
             settled();   // the erasure event did not become durable: nothing was erased
-            return OptionalLong.empty();
+            return;
         }
         apply(parse(at, log.read(at)));
-        return OptionalLong.of(at);
+        interrupted = at;
     }
 
     /** The lower bound of the log index of an erasure whose work may be unfinished (see the class comment). */
@@ -292,10 +345,25 @@ public final class LedgerErasures {
         }
     }
 
-    /** The erasure's work is complete everywhere: the marker goes. */
-    void settled() throws IOException {
+    /** The erasure's work is complete above the log too (src/site/erasure.md#physically-gone): the marker goes. */
+    public void settled() throws IOException {
         Files.deleteIfExists(dataDir.resolve(PENDING_FILE));
         AtomicFile.forceDirectory(dataDir);
+    }
+
+    private void refuseInReplica() throws LedgerUnavailableException {
+        if (replica) {
+            throw Ledger.writtenThroughTheTopic();
+        }
+    }
+
+    private void checkReadable(long[] indexes) {
+        long size = sequencer.readableSize();
+        for (long i : indexes) {
+            if (i < 0 || i >= size) {
+                throw new IllegalArgumentException("log index " + i + " is not readable (readable: " + size + ")");
+            }
+        }
     }
 
     private static StoredEvent parse(long index, byte[] payload) throws IOException {

@@ -87,7 +87,7 @@ public final class ReplicaApplies {
                 return new ReplicaOutcome.Conflicting(markOnly(w, stamp, marker));
             }
             keyed = List.of(new Sequencer.Keyed(0, w.events().size(),
-                    new Recording(dedupe.detached(w.key(), w.contentDigest()), w.answer())));
+                    new KeyedAnswer(dedupe.detached(w.key(), w.contentDigest()), w.answer())));
         }
         if (!w.marks().isEmpty()) {
             return applyMarked(w, stamp, marker);
@@ -122,7 +122,7 @@ public final class ReplicaApplies {
                 continue;   // stored by an earlier write: not again
             }
             keyed.add(new Sequencer.Keyed(kept.size(), kept.size() + 1,
-                    new Recording(dedupe.detached(mark, NO_CONTENT), w.markAnswer())));
+                    new KeyedAnswer(dedupe.detached(mark, NO_CONTENT), w.markAnswer())));
             kept.add(w.events().get(i));
             keptAt.add(i);
         }

@@ -20,8 +20,8 @@ import java.util.List;
  * @param markAnswer builds the answer recorded under each mark from its event's outcome; null without marks
  */
 public record ReplicatedWrite(long offset, long brokerTimeMillis, int idBits, List<Submission> events, DedupeKey key,
-                              byte[] contentDigest, Recording.AnswerBuilder answer, List<DedupeKey> marks,
-                              Recording.AnswerBuilder markAnswer) {
+                              byte[] contentDigest, KeyedAnswer.AnswerBuilder answer, List<DedupeKey> marks,
+                              KeyedAnswer.AnswerBuilder markAnswer) {
 
     public ReplicatedWrite {
         events = List.copyOf(events);
@@ -36,7 +36,7 @@ public record ReplicatedWrite(long offset, long brokerTimeMillis, int idBits, Li
 
     /** A write without per-event marks. */
     public ReplicatedWrite(long offset, long brokerTimeMillis, int idBits, List<Submission> events, DedupeKey key,
-                           byte[] contentDigest, Recording.AnswerBuilder answer) {
+                           byte[] contentDigest, KeyedAnswer.AnswerBuilder answer) {
         this(offset, brokerTimeMillis, idBits, events, key, contentDigest, answer, List.of(), null);
     }
 }

@@ -109,7 +109,7 @@ final class Sequencer {
     }
 
     /** The events {@code [from, to)} of a group belong to one keyed write. */
-    record Keyed(int from, int to, Recording recording) {
+    record Keyed(int from, int to, KeyedAnswer recording) {
     }
 
     /** What a checkpoint covers, taken at one instant between groups. */

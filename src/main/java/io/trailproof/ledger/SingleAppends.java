@@ -33,7 +33,7 @@ final class SingleAppends {
     /** Most events one group takes, so that a flood of singles still gets acknowledged in steps. */
     private static final int MAX_GROUP = 1024;
 
-    private record Pending(Submission fields, CompletableFuture<AppendOutcome> done, Recording recording) {
+    private record Pending(Submission fields, CompletableFuture<AppendOutcome> done, KeyedAnswer recording) {
     }
 
     /** Queued by {@link #stop}: the sequencer thread ends when it reaches it. */
@@ -70,7 +70,7 @@ final class SingleAppends {
     }
 
     /** As {@link #submit(Submission)}; a non-null recording's record is written in the event's group. */
-    CompletableFuture<AppendOutcome> submit(Submission fields, Recording recording) {
+    CompletableFuture<AppendOutcome> submit(Submission fields, KeyedAnswer recording) {
         Pending p = new Pending(fields, new CompletableFuture<>(), recording);
         synchronized (this) {
             if (stopped) {

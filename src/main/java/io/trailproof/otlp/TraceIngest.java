@@ -12,7 +12,7 @@ import io.trailproof.ledger.DedupeRecord;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
-import io.trailproof.ledger.Recording;
+import io.trailproof.ledger.KeyedAnswer;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -69,7 +69,7 @@ public final class TraceIngest {
      * The record of a stored span: its event's log index; nothing for a span whose event was refused.
      * Cluster mode records the same on every replica.
      */
-    public static final Recording.AnswerBuilder SPAN_MARK = outcomes -> outcomes.get(0).ok()
+    public static final KeyedAnswer.AnswerBuilder SPAN_MARK = outcomes -> outcomes.get(0).ok()
             ? ByteBuffer.allocate(8).putLong(outcomes.get(0).event().logIndex()).array() : null;
 
     private final Ledger ledger;
@@ -182,14 +182,14 @@ public final class TraceIngest {
         try {
             List<Candidate> fresh = new ArrayList<>(candidates.size());
             List<ObjectNode> events = new ArrayList<>(candidates.size());
-            List<Recording> recordings = new ArrayList<>(candidates.size());
+            List<KeyedAnswer> recordings = new ArrayList<>(candidates.size());
             for (Candidate c : candidates) {
-                switch (ledger.claimMark(c.key(), SAME_CONTENT)) {
+                switch (ledger.dedupe().claimMark(c.key(), SAME_CONTENT)) {
                     case DedupeTable.Fresh f -> {
                         claims.add(f.claim());
                         fresh.add(c);
                         events.add(c.fields());
-                        recordings.add(new Recording(f.claim(), SPAN_MARK));
+                        recordings.add(new KeyedAnswer(f.claim(), SPAN_MARK));
                     }
                     case DedupeTable.Recorded r -> {
                         // stored by an earlier export within retention: accepted, not stored again

@@ -1,23 +1,17 @@
 package io.trailproof.server;
 
-import io.trailproof.checkpoint.CheckpointKeys;
-import io.trailproof.checkpoint.ClusterCosignatures;
-import io.trailproof.checkpoint.CheckpointScheduler;
 import io.trailproof.checkpoint.CheckpointService;
-import io.trailproof.checkpoint.LedgerTree;
-import io.trailproof.checkpoint.Tiles;
 import io.trailproof.checkpoint.WitnessClient;
-import io.trailproof.core.note.TlogRejection;
+import io.trailproof.cluster.ClusterNode;
+import io.trailproof.cluster.TopicGuard;
+import io.trailproof.config.Settings;
 import io.trailproof.erasure.ErasureService;
 import io.trailproof.erasure.RetentionSchedule;
-import io.trailproof.core.note.VerifierKey;
-import io.trailproof.config.Settings;
-import io.trailproof.core.note.NoteSigner;
 import io.trailproof.http.HttpApi;
+import io.trailproof.http.RecordedAnswers;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerOptions;
-import io.trailproof.ledger.Pacer;
 import io.trailproof.metrics.ServiceMetrics;
 import io.trailproof.store.DataDirLock;
 import io.trailproof.timestamp.LogTimestampStore;
@@ -33,16 +27,17 @@ import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.security.SecureRandom;
 import java.security.cert.X509Certificate;
+import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.time.Clock;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * The running service: owns the data directory lock, the ledger, the HTTP API and the background
- * re-verification. The composition root; no rules live here.
+ * work. The composition root; no rules live here.
+ *
+ * <p>{@link #start} opens the parts in a fixed order, each in a field as soon as it is open, so that
+ * {@link #close} closes whatever a failed start had opened as it closes a running service.
  */
 public final class TrailproofServer implements AutoCloseable {
 
@@ -50,210 +45,179 @@ public final class TrailproofServer implements AutoCloseable {
     /** First retry of a failed scheduled timestamp; doubles up to timestamp.interval. */
     private static final Duration TIMESTAMP_FIRST_RETRY = Duration.ofSeconds(10);
 
+    private final Settings settings;
+    private final Clock clock;
+    private final SecureRandom random = new SecureRandom();
     private final DataDirLock lock;
-    private final Ledger ledger;
-    private final SearchIndex index;
-    private final HttpApi http;
-    private final ScheduledExecutorService scheduler;
-    private final TimestampStore timestampStore;
-    private final TimestampScheduler stamper;
-    private final CheckpointScheduler checkpointing;
-    private final List<WitnessClient> witnesses;
+    // Null until opened, in this order.
+    private TimestampStore timestampStore;
+    private Ledger ledger;
+    /** This node's part in a cluster (cluster mode only). */
+    private ClusterNode cluster;
+    private SearchIndex index;
+    private Checkpointing checkpointing;
     /** Null when metrics.enabled is false. */
-    private final ServiceMetrics metrics;
-    /** This node's part in a cluster (cluster mode), or null. */
-    private final io.trailproof.cluster.ClusterNode cluster;
-    private boolean stopped;
-    /** Retention passes (src/site/erasure.md#retention), or null when retention.content-after is off. */
+    private ServiceMetrics metrics;
+    /** Set once listening. */
+    private HttpApi http;
+    private ChainVerification verification;
+    /** Scheduled timestamps of a single node; in cluster mode the node leading the scheduled work runs its own. */
+    private TimestampScheduler stamper;
+    /** Retention passes (src/site/erasure.md#retention), only when retention.content-after is set. */
     private RetentionSchedule retention;
+    private boolean stopped;
 
-    private TrailproofServer(DataDirLock lock, Ledger ledger, SearchIndex index, HttpApi http,
-                             ScheduledExecutorService scheduler, TimestampStore timestampStore,
-                             TimestampScheduler stamper, CheckpointScheduler checkpointing,
-                             List<WitnessClient> witnesses, ServiceMetrics metrics,
-                             io.trailproof.cluster.ClusterNode cluster) {
-        this.metrics = metrics;
-        this.cluster = cluster;
-        this.checkpointing = checkpointing;
-        this.witnesses = List.copyOf(witnesses);
+    private TrailproofServer(Settings settings, Clock clock, DataDirLock lock) {
+        this.settings = settings;
+        this.clock = clock;
         this.lock = lock;
-        this.ledger = ledger;
-        this.index = index;
-        this.http = http;
-        this.scheduler = scheduler;
-        this.timestampStore = timestampStore;
-        this.stamper = stamper;
     }
 
-    /** Refuses an unsafe bind, takes the data directory, opens the ledger and starts serving. */
+    /** Refuses an unsafe configuration, takes the data directory, opens the ledger and starts serving. */
     public static TrailproofServer start(Settings settings, Clock clock) throws IOException, StartException {
-        if (settings.apiKeys().isEmpty() && !settings.insecureNoAuth() && !isLoopback(settings.host())) {
-            throw new StartException("refusing to listen on " + settings.host() + " without API keys: anyone who can "
-                    + "reach it could write and read the audit trail. Configure auth.api-keys (or --api-keys), "
-                    + "bind 127.0.0.1, or pass --insecure-no-auth if this network is trusted.");
-        }
-        List<X509Certificate> anchors;
-        TsaUrlPolicy tsaUrls;
+        // Checked before the data directory is touched: a refused start changes nothing.
+        TimestampTrust trust = checkConfiguration(settings);
+        TrailproofServer server = new TrailproofServer(settings, clock, DataDirLock.acquire(settings.dataDir()));
         try {
-            anchors = TrustAnchors.jdkPlus(settings.trustAnchors());
-            tsaUrls = new TsaUrlPolicy(settings.allowedTsaUrls());
-        } catch (IOException | IllegalArgumentException e) {
-            throw new StartException("timestamp configuration: " + e.getMessage());
-        }
-        if (settings.apiKeys().isEmpty() && !isLoopback(settings.host())) {
-            LOG.log(System.Logger.Level.WARNING, "listening on " + settings.host() + " without API keys "
-                    + "(--insecure-no-auth): anyone who can reach this port can write and read the audit trail");
-        }
-        if (settings.retention().contentAfter() != null && settings.cluster().kafka()) {
-            throw new StartException("retention.content-after is not available in cluster mode (erasure is not yet): "
-                    + "remove it, or run the service without cluster.mode=kafka");
-        }
-        DataDirLock lock = DataDirLock.acquire(settings.dataDir());
-        Ledger ledger = null;
-        TimestampStore timestampStore = null;
-        SearchIndex index = null;
-        CheckpointScheduler checkpointing = null;
-        List<WitnessClient> witnesses = new java.util.ArrayList<>();
-        io.trailproof.cluster.ClusterNode cluster = null;
-        try {
-            SecureRandom random = new SecureRandom();
-            LedgerOptions options = new LedgerOptions(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
-                    settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
-                    settings.idempotency().retention(), settings.idempotency().maxKeys(),
-                    settings.redaction().redactor());
-            timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
-            // Cluster mode: the topic is the source of order; this node's log is a replica of it.
-            ledger = settings.cluster().kafka() ? Ledger.openReplica(settings.dataDir(), options, clock)
-                    : Ledger.open(settings.dataDir(), options, clock, random);
-            // The checkpoints before the cluster node: its apply loop keeps the replicated cosignatures.
-            Settings.Checkpoints cps = settings.checkpoints();
-            NoteSigner signer;
-            List<io.trailproof.core.note.NoteVerifier> witnessKeys = new java.util.ArrayList<>();
-            try {
-                signer = CheckpointKeys.loadOrCreate(settings.dataDir(), cps.signingKey(), cps.origin(), random);
-                for (Settings.Witness w : cps.witnesses()) {
-                    witnessKeys.add(VerifierKey.parse(w.vkey()));
-                }
-            } catch (IllegalArgumentException e) {
-                throw new StartException(e.getMessage());
-            } catch (TlogRejection e) {
-                throw new StartException("checkpoint.witnesses: " + e.getMessage());
-            }
-            LedgerTree tree = new LedgerTree(ledger);
-            CheckpointService checkpoints = CheckpointService.open(settings.dataDir(), signer, tree);
-            if (settings.cluster().kafka()) {
-                try {
-                    cluster = io.trailproof.cluster.ClusterNode.start(settings.cluster(), ledger,
-                            settings.redaction().redactor(), new io.trailproof.http.RecordedAnswers(),
-                            maxRecordBytes(settings), timestampStore::appendOnce,
-                            new ClusterCosignatures(checkpoints, witnessKeys)::adopt);
-                } catch (io.trailproof.cluster.TopicGuard.TopicRefused e) {
-                    throw new StartException(e.getMessage());
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new StartException("interrupted while checking the Kafka topic");
-                }
-            }
-            TimestampService timestamps = new TimestampService(ledger, timestampStore,
-                    new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), tsaUrls, settings.defaultTsaUrl(),
-                    anchors, clock, random);
-            if (cluster != null) {
-                timestamps.publishThrough(cluster::publishTimestamp);   // stored on every node by its apply loop
-            }
-            index = SearchIndex.open(settings.dataDir(), ledger, clock, settings.hardening().indexRamBufferMb());
-            for (int i = 0; i < cps.witnesses().size(); i++) {
-                WitnessClient client = new WitnessClient(witnessKeys.get(i), cps.witnesses().get(i).addCheckpointUrl(),
-                        checkpoints, tree, clock, settings.dataDir());
-                if (cluster != null) {
-                    // asked by the node running the scheduled work only; its cosignatures reach every node
-                    io.trailproof.cluster.ClusterNode node = cluster;
-                    client.joinCluster((cp, sig) -> node.publishCosignature(cp.checkpoint(), sig));
-                }
-                witnesses.add(client);
-                checkpoints.onSigned(c -> client.checkpointSigned());
-                checkpoints.addProblemSource(client::problem);
-            }
-            checkpointing = new CheckpointScheduler(checkpoints, cps.interval());
-            ServiceMetrics metrics = settings.observability().metricsEnabled() ? new ServiceMetrics() : null;
-            if (metrics != null) {
-                observe(metrics, ledger, index, timestamps, checkpoints, checkpointing, witnesses);
-            }
-            // An erasure a crash interrupted is finished before anything is served (src/site/erasure.md).
-            // One service: erasures (requests and retention passes) run one at a time.
-            ErasureService erasures = new ErasureService(ledger, index);
-            erasures.completeInterrupted();
-            ledger.probeErasures(PausingProbe.fromSystemProperty());
-            HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints),
-                    metrics, cluster, clock, erasures);
-            ScheduledExecutorService scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-                Thread t = new Thread(r, "trailproof-verify");
-                t.setDaemon(true);
-                return t;
-            });
-            if (cluster != null && (!settings.timestampInterval().isZero() || !witnesses.isEmpty())) {
-                // One node at a time stamps on schedule and asks the witnesses: the one Kafka's group assigns
-                // the coordination partition.
-                java.util.concurrent.atomic.AtomicReference<TimestampScheduler> leading = new java.util.concurrent.atomic.AtomicReference<>();
-                java.util.function.LongSupplier treeSize = ledger::size;
-                try {
-                    List<WitnessClient> asked = List.copyOf(witnesses);
-                    cluster.leadScheduledWork(() -> {
-                        if (!settings.timestampInterval().isZero()) {
-                            TimestampScheduler s = new TimestampScheduler(timestamps, treeSize,
-                                    settings.timestampInterval(), TIMESTAMP_FIRST_RETRY, clock);
-                            leading.set(s);
-                            s.start();
-                        }
-                        asked.forEach(WitnessClient::resume);
-                    }, () -> {
-                        asked.forEach(WitnessClient::pause);
-                        TimestampScheduler s = leading.getAndSet(null);
-                        if (s != null) {
-                            s.close();
-                        }
-                    });
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    throw new StartException("interrupted while joining the cluster's scheduler group");
-                }
-            }
-            TimestampScheduler stamper = settings.timestampInterval().isZero() || cluster != null ? null
-                    : new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),
-                            TIMESTAMP_FIRST_RETRY, clock);
-            TrailproofServer server = new TrailproofServer(lock, ledger, index, http, scheduler, timestampStore,
-                    stamper, checkpointing, witnesses, metrics, cluster);
-            checkpointing.start();
-            // The latest checkpoint may lack a cosignature from before a restart: ask once now.
-            witnesses.forEach(WitnessClient::checkpointSigned);
-            http.start();
-            server.scheduleVerification(settings, clock);
-            if (stamper != null) {
-                stamper.start();
-            }
-            if (settings.retention().contentAfter() != null) {
-                server.retention = new RetentionSchedule(erasures, settings.retention().contentAfter(), clock);
-                server.retention.start();
-            }
+            server.openAndStart(trust);
             return server;
         } catch (IOException | RuntimeException | StartException e) {
-            if (checkpointing != null) {
-                checkpointing.close();
+            try {
+                server.close();
+            } catch (IOException | RuntimeException c) {
+                e.addSuppressed(c);
             }
-            witnesses.forEach(WitnessClient::close);
-            if (cluster != null) {
-                cluster.close();
-            }
-            if (index != null) {
-                index.close();
-            }
-            if (timestampStore != null) {
-                timestampStore.close();
-            }
-            if (ledger != null) {
-                ledger.close();
-            }
-            lock.close();
             throw e;
+        }
+    }
+
+    /**
+     * The start order: every part is opened and wired before any background work runs or anything is
+     * served.
+     */
+    private void openAndStart(TimestampTrust trust) throws IOException, StartException {
+        openLedger();
+        // Before the cluster node: its apply loop keeps the replicated cosignatures.
+        checkpointing = Checkpointing.open(settings, ledger, random);
+        joinCluster();
+        // After the cluster node: in cluster mode timestamps are published through the topic.
+        TimestampService timestamps = timestamps(trust);
+        index = SearchIndex.open(settings.dataDir(), ledger, clock, settings.hardening().indexRamBufferMb());
+        // After the cluster node: in cluster mode the witnesses' cosignatures reach the other nodes through it.
+        checkpointing.addWitnesses(clock, cluster);
+        if (settings.observability().metricsEnabled()) {
+            metrics = new ServiceMetrics();
+            observe(timestamps);
+        }
+        ErasureService erasures = completeInterruptedErasures();
+        HttpApi api = new HttpApi(settings, ledger, index, timestamps, checkpointing.service(),
+                checkpointing.tiles(), metrics, cluster, clock, erasures);
+        if (cluster != null) {
+            leadScheduledWork(timestamps);
+        }
+        startBackgroundWorkAndServe(api, timestamps, erasures);
+    }
+
+    /** The timestamp store, then the ledger: this node's own log, or in cluster mode a replica of the topic. */
+    private void openLedger() throws IOException {
+        LedgerOptions options = new LedgerOptions(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
+                settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
+                settings.idempotency().retention(), settings.idempotency().maxKeys(),
+                settings.redaction().redactor());
+        timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
+        // Cluster mode: the topic is the source of order; this node's log is a replica of it.
+        ledger = settings.cluster().kafka() ? Ledger.openReplica(settings.dataDir(), options, clock)
+                : Ledger.open(settings.dataDir(), options, clock, random);
+    }
+
+    /** Cluster mode: checks the topic and starts this node's apply loop. */
+    private void joinCluster() throws StartException {
+        if (!settings.cluster().kafka()) {
+            return;
+        }
+        try {
+            cluster = ClusterNode.start(settings.cluster(), ledger, settings.redaction().redactor(),
+                    new RecordedAnswers(), maxRecordBytes(settings), timestampStore::appendOnce,
+                    checkpointing.cosignatures()::adopt);
+        } catch (TopicGuard.TopicRefused e) {
+            throw new StartException(e.getMessage());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StartException("interrupted while checking the Kafka topic");
+        }
+    }
+
+    private TimestampService timestamps(TimestampTrust trust) {
+        TimestampService timestamps = new TimestampService(ledger, timestampStore,
+                new TsaClient(Duration.ofMillis(settings.timestampTimeoutMs())), trust.urls(), settings.defaultTsaUrl(),
+                trust.anchors(), clock, random);
+        if (cluster != null) {
+            timestamps.publishThrough(cluster::publishTimestamp);   // stored on every node by its apply loop
+        }
+        return timestamps;
+    }
+
+    /**
+     * An erasure a crash interrupted is finished before anything is served (src/site/erasure.md). One
+     * service: erasures (requests and retention passes) run one at a time.
+     */
+    private ErasureService completeInterruptedErasures() throws IOException {
+        ErasureService erasures = new ErasureService(ledger, index);
+        erasures.completeInterrupted();
+        ledger.erasures().probe(PausingProbe.fromSystemProperty());
+        return erasures;
+    }
+
+    /**
+     * Cluster mode: one node at a time stamps on schedule and asks the witnesses, the one Kafka's group
+     * assigns the coordination partition.
+     */
+    private void leadScheduledWork(TimestampService timestamps) throws StartException {
+        Duration interval = settings.timestampInterval();
+        List<WitnessClient> asked = checkpointing.witnesses();
+        if (interval.isZero() && asked.isEmpty()) {
+            return;
+        }
+        AtomicReference<TimestampScheduler> leading = new AtomicReference<>();
+        try {
+            cluster.leadScheduledWork(() -> {
+                if (!interval.isZero()) {
+                    TimestampScheduler s = new TimestampScheduler(timestamps, ledger::size, interval,
+                            TIMESTAMP_FIRST_RETRY, clock);
+                    leading.set(s);
+                    s.start();
+                }
+                asked.forEach(WitnessClient::resume);
+            }, () -> {
+                asked.forEach(WitnessClient::pause);
+                TimestampScheduler s = leading.getAndSet(null);
+                if (s != null) {
+                    s.close();
+                }
+            });
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new StartException("interrupted while joining the cluster's scheduler group");
+        }
+    }
+
+    /**
+     * Checkpoint signing first (a fresh log gets its size-0 checkpoint), then the listener, then the
+     * chain re-verification, the scheduled timestamps and the retention passes.
+     */
+    private void startBackgroundWorkAndServe(HttpApi api, TimestampService timestamps, ErasureService erasures) {
+        checkpointing.start();
+        api.start();
+        http = api;
+        verification = ChainVerification.start(settings, ledger, metrics, clock);
+        if (!settings.timestampInterval().isZero() && cluster == null) {
+            stamper = new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),
+                    TIMESTAMP_FIRST_RETRY, clock);
+            stamper.start();
+        }
+        if (settings.retention().contentAfter() != null) {
+            retention = new RetentionSchedule(erasures, settings.retention().contentAfter(), clock);
+            retention.start();
         }
     }
 
@@ -261,9 +225,8 @@ public final class TrailproofServer implements AutoCloseable {
      * Wires the metrics (src/site/operations.md) to what the lower layers already keep, read at scrape time, and
      * to their outcome observers; none of it runs per event.
      */
-    private static void observe(ServiceMetrics metrics, Ledger ledger, SearchIndex index, TimestampService timestamps,
-                                CheckpointService checkpoints, CheckpointScheduler checkpointing,
-                                List<WitnessClient> witnesses) {
+    private void observe(TimestampService timestamps) {
+        CheckpointService checkpoints = checkpointing.service();
         long sizeAtStart = ledger.size();
         metrics.counter("trailproof_events_ingested_total", "Events stored and acknowledged since this process started",
                 () -> ledger.size() - sizeAtStart);
@@ -278,37 +241,11 @@ public final class TrailproofServer implements AutoCloseable {
                 () -> checkpoints.latest().map(c -> c.size()).orElse(-1L));
         ledger.observeForces(metrics::logForced);
         timestamps.onOutcome(metrics::timestamp);
-        checkpointing.onOutcome(metrics::checkpoint);
-        for (WitnessClient w : witnesses) {
+        checkpointing.scheduler().onOutcome(metrics::checkpoint);
+        for (WitnessClient w : checkpointing.witnesses()) {
             String name = w.name();
             metrics.witnessConfigured(name);
             w.onOutcome(ok -> metrics.witness(name, ok));
-        }
-    }
-
-    private void scheduleVerification(Settings settings, Clock clock) {
-        Runnable verifyAll = () -> {
-            try {
-                long started = System.nanoTime();
-                long valid = ledger.verifyAll(new Pacer(settings.hardening().verifyCpuShare(), System::nanoTime,
-                        nanos -> TimeUnit.NANOSECONDS.sleep(nanos)));
-                long agents = ledger.agents().size();
-                if (metrics != null) {
-                    metrics.verified(Math.max(0, agents - valid), clock.millis());
-                }
-                LOG.log(System.Logger.Level.INFO, "re-verified every chain: " + valid + " of " + agents
-                        + " valid (" + TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started) + " ms)");
-            } catch (java.io.InterruptedIOException e) {
-                // the service is stopping: the next start verifies again
-            } catch (Exception e) {
-                LOG.log(System.Logger.Level.WARNING, "chain re-verification failed: " + e);
-            }
-        };
-        long interval = settings.verifyInterval().toMillis();
-        if (interval > 0) {
-            scheduler.scheduleWithFixedDelay(verifyAll, 0, interval, TimeUnit.MILLISECONDS);
-        } else {
-            scheduler.execute(verifyAll);
         }
     }
 
@@ -324,44 +261,86 @@ public final class TrailproofServer implements AutoCloseable {
         return index;
     }
 
-    /** Stops accepting, finishes requests in flight, forces and checkpoints the log, releases the directory. */
+    /**
+     * Stops accepting, finishes requests in flight, forces and checkpoints the log, releases the directory.
+     * After a failed start, closes what it had opened, in the same order.
+     */
     @Override
     public synchronized void close() throws IOException {
         if (stopped) {
             return;
         }
         stopped = true;
-        try {
-            http.stop(30_000);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        if (http != null) {
+            try {
+                http.stop(30_000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         if (retention != null) {
             retention.close();
         }
-        scheduler.shutdownNow();
+        if (verification != null) {
+            verification.close();
+        }
         if (stamper != null) {
             stamper.close();
         }
-        checkpointing.close();
-        witnesses.forEach(WitnessClient::close);
+        if (checkpointing != null) {
+            checkpointing.close();   // stops signing, then asking the witnesses
+        }
         if (cluster != null) {
             cluster.close();   // stops applying before the index and the ledger close
         }
         try {
-            index.close();
+            if (index != null) {
+                index.close();
+            }
         } catch (IOException e) {
             LOG.log(System.Logger.Level.WARNING, "closing the search index failed (it is rebuilt from the log at the next start): " + e);
         }
         try {
-            timestampStore.close();
+            if (timestampStore != null) {
+                timestampStore.close();
+            }
         } finally {
             try {
-                ledger.close();
+                if (ledger != null) {
+                    ledger.close();
+                }
             } finally {
                 lock.close();
             }
         }
+    }
+
+    /**
+     * Refuses a configuration the service must not run with, before anything is opened, and reads the
+     * timestamp trust configuration (its files may be wrong too).
+     */
+    private static TimestampTrust checkConfiguration(Settings settings) throws StartException {
+        if (settings.apiKeys().isEmpty() && !settings.insecureNoAuth() && !isLoopback(settings.host())) {
+            throw new StartException("refusing to listen on " + settings.host() + " without API keys: anyone who can "
+                    + "reach it could write and read the audit trail. Configure auth.api-keys (or --api-keys), "
+                    + "bind 127.0.0.1, or pass --insecure-no-auth if this network is trusted.");
+        }
+        TimestampTrust trust;
+        try {
+            trust = new TimestampTrust(TrustAnchors.jdkPlus(settings.trustAnchors()),
+                    new TsaUrlPolicy(settings.allowedTsaUrls()));
+        } catch (IOException | IllegalArgumentException e) {
+            throw new StartException("timestamp configuration: " + e.getMessage());
+        }
+        if (settings.apiKeys().isEmpty() && !isLoopback(settings.host())) {
+            LOG.log(System.Logger.Level.WARNING, "listening on " + settings.host() + " without API keys "
+                    + "(--insecure-no-auth): anyone who can reach this port can write and read the audit trail");
+        }
+        if (settings.retention().contentAfter() != null && settings.cluster().kafka()) {
+            throw new StartException("retention.content-after is not available in cluster mode (erasure is not yet): "
+                    + "remove it, or run the service without cluster.mode=kafka");
+        }
+        return trust;
     }
 
     /**
@@ -378,6 +357,10 @@ public final class TrailproofServer implements AutoCloseable {
         } catch (UnknownHostException e) {
             return false;
         }
+    }
+
+    /** The trust anchors and the allowed TSA URLs (src/site/timestamps.md#verification). */
+    private record TimestampTrust(List<X509Certificate> anchors, TsaUrlPolicy urls) {
     }
 
     /** The service cannot start with this configuration; the message says why and what to do. */

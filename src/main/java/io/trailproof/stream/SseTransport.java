@@ -7,6 +7,7 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import io.undertow.util.HttpString;
 import org.xnio.IoUtils;
+import org.xnio.XnioIoThread;
 import org.xnio.channels.StreamSourceChannel;
 
 import java.io.IOException;
@@ -32,7 +33,7 @@ import java.util.concurrent.TimeUnit;
  * (src/site/live-stream.md#subscribers-and-limits). Bytes a client does send are dropped, up to
  * {@link #MAX_IGNORED_BYTES}; past that the connection is closed.
  */
-final class SseTransport implements Transport {
+final class SseTransport extends PumpedTransport {
 
     /** Events written per write; large enough to fill a socket buffer, small enough to stay fair. */
     private static final int BATCH = 256;
@@ -41,21 +42,16 @@ final class SseTransport implements Transport {
     private static final byte[] KEEP_ALIVE = ": keep-alive\n\n".getBytes(StandardCharsets.US_ASCII);
 
     private final HttpServerExchange ex;
-    private final Subscription subscription;
     private final Sender sender;
     private final long heartbeatNanos;
-    private final PumpWakeup wakeup = new PumpWakeup();
 
     // I/O thread only.
-    private boolean writing;
-    private boolean finished;
     private long lastWriteNanos;
     private long ignoredBytes;
-    private WriteTimeouts.Restore writeTimeout;
 
     private SseTransport(HttpServerExchange ex, Subscription subscription, Duration heartbeat) {
+        super(subscription, BATCH);
         this.ex = ex;
-        this.subscription = subscription;
         this.heartbeatNanos = heartbeat.toNanos();
         ex.setStatusCode(200);
         ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/event-stream");
@@ -80,49 +76,45 @@ final class SseTransport implements Transport {
     }
 
     @Override
-    public void wake() {
-        wakeup.wake(ex.getIoThread(), this::pump);
+    XnioIoThread ioThread() {
+        return ex.getIoThread();
+    }
+
+    /** The response is written until the stream ends or a write fails. */
+    @Override
+    boolean writable() {
+        return true;
     }
 
     @Override
-    public void abort() {
-        ex.getIoThread().execute(() -> {
-            finished = true;
-            IoUtils.safeClose(ex.getConnection());
-        });
+    void write(List<Delivery> events) {
+        ByteBuffer[] frames = new ByteBuffer[events.size()];
+        for (int i = 0; i < frames.length; i++) {
+            frames[i] = events.get(i).sseFrame();
+        }
+        write(frames);
     }
 
-    /** I/O thread: writes the next batch, or the ending once the buffer is empty. */
-    private void pump() {
-        if (writing || finished) {
-            return;
-        }
-        EventBuffer buffer = subscription.buffer();
-        List<Delivery> batch = buffer.take(BATCH);
-        if (!batch.isEmpty()) {
-            ByteBuffer[] frames = new ByteBuffer[batch.size()];
-            for (int i = 0; i < frames.length; i++) {
-                frames[i] = batch.get(i).sseFrame();
-            }
-            write(frames);
-            if (buffer.size() == 0) {
-                subscription.drained();
-            }
-            return;
-        }
-        Ending ending = buffer.ending();
-        if (ending == null) {
-            return;
-        }
-        finished = true;
+    /** Stops reading the connection (see {@link #unwatch}). */
+    @Override
+    void beforeEnd() {
         unwatch();
-        writeTimeout.restore();
-        switch (ending) {
-            case Ending.Overflow o -> sendLast(ByteBuffer.wrap(("event: overflow\ndata: {\"resume_from\": " + o.resumeFrom()
-                    + "}\n\n").getBytes(StandardCharsets.US_ASCII)));
-            case Ending.Shutdown s -> ex.endExchange();
-            case Ending.Gone g -> IoUtils.safeClose(ex.getConnection());
-        }
+    }
+
+    @Override
+    void endOverflow(long resumeFrom) {
+        sendLast(ByteBuffer.wrap(("event: overflow\ndata: {\"resume_from\": " + resumeFrom + "}\n\n")
+                .getBytes(StandardCharsets.US_ASCII)));
+    }
+
+    @Override
+    void endShutdown() {
+        ex.endExchange();
+    }
+
+    @Override
+    void closeConnection() {
+        IoUtils.safeClose(ex.getConnection());
     }
 
     private void write(ByteBuffer... frames) {
@@ -131,14 +123,12 @@ final class SseTransport implements Transport {
         sender.send(frames, new IoCallback() {
             @Override
             public void onComplete(HttpServerExchange exchange, Sender s) {
-                writing = false;
-                pump();
+                written();
             }
 
             @Override
             public void onException(HttpServerExchange exchange, Sender s, IOException e) {
-                writing = false;
-                failed();
+                writeFailed();
             }
         });
     }
@@ -155,8 +145,7 @@ final class SseTransport implements Transport {
 
             @Override
             public void onException(HttpServerExchange exchange, Sender s, IOException e) {
-                writing = false;
-                failed();
+                writeFailed();
             }
         });
     }
@@ -205,12 +194,6 @@ final class SseTransport implements Transport {
     /** The connection's own input (HTTP/1.1, the only protocol served); null for any other kind of connection. */
     private StreamSourceChannel source() {
         return ex.getConnection() instanceof AbstractServerConnection c ? c.getChannel().getSourceChannel() : null;
-    }
-
-    private void failed() {
-        finished = true;
-        subscription.release();
-        IoUtils.safeClose(ex.getConnection());
     }
 
     /** Checks three times a heartbeat whether the stream has been quiet for a whole one. */

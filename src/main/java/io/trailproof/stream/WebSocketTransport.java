@@ -8,6 +8,7 @@ import io.undertow.websockets.core.WebSocketCallback;
 import io.undertow.websockets.core.WebSocketChannel;
 import io.undertow.websockets.core.WebSockets;
 import org.xnio.IoUtils;
+import org.xnio.XnioIoThread;
 
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -22,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * <p>As for SSE, writes never block: a small batch is in flight at a time, the next one is taken
  * from the buffer when the last message of it has been written.
  */
-final class WebSocketTransport implements Transport {
+final class WebSocketTransport extends PumpedTransport {
 
     private static final int BATCH = 16;
     private static final long MAX_CLIENT_MESSAGE = 4096;
@@ -30,18 +31,11 @@ final class WebSocketTransport implements Transport {
     private static final long CLOSE_GRACE_SECONDS = 30;
 
     private final WebSocketChannel channel;
-    private final Subscription subscription;
     private final long heartbeatMillis;
-    private final PumpWakeup wakeup = new PumpWakeup();
-
-    // I/O thread only.
-    private boolean writing;
-    private boolean finished;
-    private WriteTimeouts.Restore writeTimeout = () -> { };
 
     private WebSocketTransport(WebSocketChannel channel, Subscription subscription, Duration heartbeat) {
+        super(subscription, BATCH);
         this.channel = channel;
-        this.subscription = subscription;
         this.heartbeatMillis = Math.max(1, heartbeat.toMillis());
     }
 
@@ -96,58 +90,48 @@ final class WebSocketTransport implements Transport {
     }
 
     @Override
-    public void wake() {
-        wakeup.wake(channel.getIoThread(), this::pump);
+    XnioIoThread ioThread() {
+        return channel.getIoThread();
     }
 
     @Override
-    public void abort() {
-        channel.getIoThread().execute(() -> {
-            finished = true;
-            IoUtils.safeClose(channel);
-        });
+    boolean writable() {
+        return channel.isOpen();
     }
 
-    private void pump() {
-        if (writing || finished || !channel.isOpen()) {
-            return;
-        }
-        EventBuffer buffer = subscription.buffer();
-        List<Delivery> batch = buffer.take(BATCH);
-        if (!batch.isEmpty()) {
-            writing = true;
-            for (int i = 0; i < batch.size(); i++) {
-                boolean last = i == batch.size() - 1;
-                WebSockets.sendText(ByteBuffer.wrap(batch.get(i).payload()), channel, last ? new WebSocketCallback<>() {
-                    @Override
-                    public void complete(WebSocketChannel c, Void context) {
-                        writing = false;
-                        pump();
-                    }
+    /** One text message an event; the completion of the last pumps again. */
+    @Override
+    void write(List<Delivery> batch) {
+        writing = true;
+        for (int i = 0; i < batch.size(); i++) {
+            boolean last = i == batch.size() - 1;
+            WebSockets.sendText(ByteBuffer.wrap(batch.get(i).payload()), channel, last ? new WebSocketCallback<>() {
+                @Override
+                public void complete(WebSocketChannel c, Void context) {
+                    written();
+                }
 
-                    @Override
-                    public void onError(WebSocketChannel c, Void context, Throwable throwable) {
-                        writing = false;
-                        failed();
-                    }
-                } : null);
-            }
-            if (buffer.size() == 0) {
-                subscription.drained();
-            }
-            return;
+                @Override
+                public void onError(WebSocketChannel c, Void context, Throwable throwable) {
+                    writeFailed();
+                }
+            } : null);
         }
-        Ending ending = buffer.ending();
-        if (ending == null) {
-            return;
-        }
-        finished = true;
-        writeTimeout.restore();
-        switch (ending) {
-            case Ending.Overflow o -> close(1013, "slow consumer; resume from " + o.resumeFrom());
-            case Ending.Shutdown s -> close(1001, "server shutting down");
-            case Ending.Gone g -> IoUtils.safeClose(channel);
-        }
+    }
+
+    @Override
+    void endOverflow(long resumeFrom) {
+        close(1013, "slow consumer; resume from " + resumeFrom);
+    }
+
+    @Override
+    void endShutdown() {
+        close(1001, "server shutting down");
+    }
+
+    @Override
+    void closeConnection() {
+        IoUtils.safeClose(channel);
     }
 
     /** Sends the close frame; once it is written, the client has {@link #CLOSE_GRACE_SECONDS} to answer it. */
@@ -163,12 +147,6 @@ final class WebSocketTransport implements Transport {
                 IoUtils.safeClose(c);
             }
         });
-    }
-
-    private void failed() {
-        finished = true;
-        subscription.release();
-        IoUtils.safeClose(channel);
     }
 
     private void schedulePing() {

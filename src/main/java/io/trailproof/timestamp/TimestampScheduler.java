@@ -1,13 +1,12 @@
 package io.trailproof.timestamp;
 
+import io.trailproof.background.BackgroundThread;
 import io.trailproof.core.timestamp.TimestampRecord;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -27,11 +26,7 @@ public final class TimestampScheduler implements AutoCloseable {
     private final Duration interval;
     private final Duration firstRetry;
     private final Clock clock;
-    private final ScheduledExecutorService executor = Executors.newSingleThreadScheduledExecutor(r -> {
-        Thread t = new Thread(r, "trailproof-timestamp");
-        t.setDaemon(true);
-        return t;
-    });
+    private final BackgroundThread thread = new BackgroundThread("trailproof-timestamp");
     private int failures;
 
     public TimestampScheduler(TimestampService service, LongSupplier treeSize, Duration interval, Duration firstRetry,
@@ -62,7 +57,7 @@ public final class TimestampScheduler implements AutoCloseable {
 
     private void schedule(Duration delay) {
         try {
-            executor.schedule(this::runOnce, delay.toMillis(), TimeUnit.MILLISECONDS);
+            thread.executor().schedule(this::runOnce, delay.toMillis(), TimeUnit.MILLISECONDS);
         } catch (java.util.concurrent.RejectedExecutionException e) {
             // closed: the service is stopping
         }
@@ -95,13 +90,9 @@ public final class TimestampScheduler implements AutoCloseable {
         return d.compareTo(cap) > 0 || d.isNegative() ? cap : d;
     }
 
+    /** Stops: interrupts a run in flight and waits for it (see {@link BackgroundThread#close}). */
     @Override
     public void close() {
-        executor.shutdownNow();
-        try {
-            executor.awaitTermination(10, TimeUnit.SECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        thread.close();
     }
 }

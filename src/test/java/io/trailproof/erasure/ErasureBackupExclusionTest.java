@@ -103,7 +103,7 @@ class ErasureBackupExclusionTest {
             OnlineBackup backup = new OnlineBackup(data, ledger, List::of, Clock.systemUTC());
             CountDownLatch inRewrite = new CountDownLatch(1);
             CountDownLatch resume = new CountDownLatch(1);
-            ledger.probeErasures(step -> {
+            ledger.erasures().probe(step -> {
                 if (step.equals("segment-renamed") && inRewrite.getCount() > 0) {
                     inRewrite.countDown();
                     try {

@@ -56,7 +56,7 @@ class ErasureDuringRebuildTest {
             index.startRebuild();
             // the erasure is recorded, then waits (before the log is rewritten) until the rebuild has
             // copied the first events, content and all, into its new index
-            ledger.probeErasures(step -> {
+            ledger.erasures().probe(step -> {
                 if (step.equals("erasure-recorded")) {
                     while (index.status().rebuild().done() < 2000 && index.status().rebuild().state().equals("running")) {
                         Thread.onSpinWait();

@@ -132,7 +132,7 @@ class IdempotencyIT {
             String body = batch("flight", 3);
             // Hold the key as a request being processed does: claimed, not yet recorded.
             DedupeKey key = DedupeKey.of(DedupeRecord.IDEMPOTENCY_KEY, "", "/v1/batch", "in-flight");
-            DedupeTable.Lookup held = s.server().ledger().claim(key,
+            DedupeTable.Lookup held = s.server().ledger().dedupe().claim(key,
                     DedupeKey.contentDigest(body.getBytes(StandardCharsets.UTF_8)));
             assertThat(held).isInstanceOf(DedupeTable.Fresh.class);
             Reply busy = post(s, "/v1/batch", body, "in-flight");
@@ -230,7 +230,7 @@ class IdempotencyIT {
             assertThat(fixed.status()).isEqualTo(201);
             assertThat(fixed.header("Idempotent-Replayed")).isNull();
             assertThat(post(s, "/v1/events", "{\"agent_id\":\"fixed\"}", "fix-me-too").status()).isEqualTo(201);
-            assertThat(s.server().ledger().dedupeTable().size()).isEqualTo(2);
+            assertThat(s.server().ledger().dedupe().table().size()).isEqualTo(2);
         }
     }
 

@@ -44,7 +44,7 @@ class LedgerDedupeTest {
     }
 
     private static DedupeTable.Claim claim(Ledger ledger, String k, String body) throws Exception {
-        DedupeTable.Lookup l = ledger.claim(key(k), content(body));
+        DedupeTable.Lookup l = ledger.dedupe().claim(key(k), content(body));
         assertThat(l).isInstanceOf(DedupeTable.Fresh.class);
         return ((DedupeTable.Fresh) l).claim();
     }
@@ -57,13 +57,13 @@ class LedgerDedupeTest {
     void aKeyedBatchIsRecordedWithItsEventsAndReplayedAfterReopen() throws Exception {
         try (Ledger ledger = open()) {
             ledger.append(List.of(event("a")));
-            ledger.append(List.of(event("a"), event("b")), new Recording(claim(ledger, "k1", "body"), LedgerDedupeTest::answerOf));
-            assertThat(ledger.claim(key("k1"), content("body"))).isInstanceOf(DedupeTable.Replay.class);
-            assertThat(ledger.claim(key("k1"), content("other"))).isInstanceOf(DedupeTable.Conflict.class);
+            ledger.append(List.of(event("a"), event("b")), new KeyedAnswer(claim(ledger, "k1", "body"), LedgerDedupeTest::answerOf));
+            assertThat(ledger.dedupe().claim(key("k1"), content("body"))).isInstanceOf(DedupeTable.Replay.class);
+            assertThat(ledger.dedupe().claim(key("k1"), content("other"))).isInstanceOf(DedupeTable.Conflict.class);
         }
         try (Ledger ledger = open()) {
             assertThat(ledger.size()).isEqualTo(3);
-            DedupeTable.Lookup l = ledger.claim(key("k1"), content("body"));
+            DedupeTable.Lookup l = ledger.dedupe().claim(key("k1"), content("body"));
             assertThat(l).isInstanceOf(DedupeTable.Replay.class);
             assertThat(new String(((DedupeTable.Replay) l).record().answer())).isEqualTo("stored 2 first 1");
         }
@@ -71,7 +71,7 @@ class LedgerDedupeTest {
         Files.deleteIfExists(dir.resolve("checkpoint"));
         Files.deleteIfExists(dir.resolve("positions"));
         try (Ledger ledger = open()) {
-            assertThat(ledger.claim(key("k1"), content("body"))).isInstanceOf(DedupeTable.Replay.class);
+            assertThat(ledger.dedupe().claim(key("k1"), content("body"))).isInstanceOf(DedupeTable.Replay.class);
         }
     }
 
@@ -82,7 +82,7 @@ class LedgerDedupeTest {
             for (int i = 0; i < 50; i++) {
                 ObjectNode e = event("s" + (i % 3));
                 if (i % 2 == 0) {
-                    futures.add(ledger.appendAsync(e, new Recording(claim(ledger, "single-" + i, "b" + i),
+                    futures.add(ledger.appendAsync(e, new KeyedAnswer(claim(ledger, "single-" + i, "b" + i),
                             LedgerDedupeTest::answerOf)));
                 } else {
                     futures.add(ledger.appendAsync(e));
@@ -92,7 +92,7 @@ class LedgerDedupeTest {
                 assertThat(f.get().ok()).isTrue();
             }
             for (int i = 0; i < 50; i += 2) {
-                DedupeTable.Lookup l = ledger.claim(key("single-" + i), content("b" + i));
+                DedupeTable.Lookup l = ledger.dedupe().claim(key("single-" + i), content("b" + i));
                 assertThat(l).isInstanceOf(DedupeTable.Replay.class);
                 assertThat(new String(((DedupeTable.Replay) l).record().answer()))
                         .isEqualTo("stored 1 first " + futures.get(i).get().event().logIndex());
@@ -128,14 +128,14 @@ class LedgerDedupeTest {
     void aRefusedWriteRecordsNothingAndAnAllRefusedBatchRecordsItsAnswerAlone() throws Exception {
         try (Ledger ledger = open()) {
             DedupeTable.Claim c = claim(ledger, "nothing", "x");
-            ledger.append(List.of(event("a")), new Recording(c, o -> null));
+            ledger.append(List.of(event("a")), new KeyedAnswer(c, o -> null));
             c.release();
-            assertThat(ledger.claim(key("nothing"), content("x"))).isInstanceOf(DedupeTable.Fresh.class);
-            ledger.append(List.of(), new Recording(claim(ledger, "alone", "y"), o -> "all refused".getBytes()));
+            assertThat(ledger.dedupe().claim(key("nothing"), content("x"))).isInstanceOf(DedupeTable.Fresh.class);
+            ledger.append(List.of(), new KeyedAnswer(claim(ledger, "alone", "y"), o -> "all refused".getBytes()));
             assertThat(ledger.size()).isEqualTo(1);
         }
         try (Ledger ledger = open()) {
-            DedupeTable.Lookup l = ledger.claim(key("alone"), content("y"));
+            DedupeTable.Lookup l = ledger.dedupe().claim(key("alone"), content("y"));
             assertThat(new String(((DedupeTable.Replay) l).record().answer())).isEqualTo("all refused");
         }
     }
@@ -145,10 +145,10 @@ class LedgerDedupeTest {
         long before;
         Path segment;
         try (Ledger ledger = open()) {
-            ledger.append(List.of(event("a")), new Recording(claim(ledger, "kept", "1"), LedgerDedupeTest::answerOf));
+            ledger.append(List.of(event("a")), new KeyedAnswer(claim(ledger, "kept", "1"), LedgerDedupeTest::answerOf));
             segment = LogSurgeon.onlySegment(dir);
             before = Files.size(segment);
-            ledger.append(List.of(event("a"), event("b")), new Recording(claim(ledger, "torn", "2"), LedgerDedupeTest::answerOf));
+            ledger.append(List.of(event("a"), event("b")), new KeyedAnswer(claim(ledger, "torn", "2"), LedgerDedupeTest::answerOf));
         }
         // A crash before the commit frame reached the disk: cut the group anywhere before its end.
         Files.deleteIfExists(dir.resolve("checkpoint"));
@@ -160,8 +160,8 @@ class LedgerDedupeTest {
         }
         try (Ledger ledger = open()) {
             assertThat(ledger.size()).isEqualTo(1);
-            assertThat(ledger.claim(key("kept"), content("1"))).isInstanceOf(DedupeTable.Replay.class);
-            assertThat(ledger.claim(key("torn"), content("2"))).isInstanceOf(DedupeTable.Fresh.class);
+            assertThat(ledger.dedupe().claim(key("kept"), content("1"))).isInstanceOf(DedupeTable.Replay.class);
+            assertThat(ledger.dedupe().claim(key("torn"), content("2"))).isInstanceOf(DedupeTable.Fresh.class);
         }
         assertThat(Files.size(segment)).isEqualTo(before);
     }

@@ -101,11 +101,11 @@ class TraceIngestTest {
             assertThat(ledger.size()).isEqualTo(2);
             assertThat(new TraceIngest(ledger).ingest(export).rejected()).isZero();
             assertThat(ledger.size()).isEqualTo(2);
-            assertThat(ledger.dedupeTable().size()).isEqualTo(2);
+            assertThat(ledger.dedupe().table().size()).isEqualTo(2);
         }
         clock.now = clock.now.plus(Duration.ofHours(23));
         try (Ledger ledger = open()) {   // the marks are rebuilt from the log's side frames
-            assertThat(ledger.dedupeTable().size()).isEqualTo(2);
+            assertThat(ledger.dedupe().table().size()).isEqualTo(2);
             new TraceIngest(ledger).ingest(request(span("a", 7, 2, 1, "chat"), span("a", 7, 3, 2, "chat")));
             assertThat(ledger.size()).isEqualTo(3);
         }
@@ -143,8 +143,8 @@ class TraceIngestTest {
             assertThat(r.rejected()).isEqualTo(1);
             assertThat(r.firstError()).contains("too large");
             assertThat(ledger.size()).isEqualTo(1);
-            assertThat(ledger.dedupeTable().size()).isEqualTo(1);
-            assertThat(ledger.dedupeTable().inFlight()).isZero();
+            assertThat(ledger.dedupe().table().size()).isEqualTo(1);
+            assertThat(ledger.dedupe().table().inFlight()).isZero();
         }
     }
 
@@ -153,12 +153,12 @@ class TraceIngestTest {
         try (Ledger ledger = open()) {
             DedupeKey key = DedupeKey.of(DedupeRecord.OTLP_SPAN, HexFormat.of().formatHex(Spans.id(16, 1)),
                     HexFormat.of().formatHex(Spans.id(8, 2)));
-            DedupeTable.Claim other = ((DedupeTable.Fresh) ledger.claimMark(key, new byte[32])).claim();
+            DedupeTable.Claim other = ((DedupeTable.Fresh) ledger.dedupe().claimMark(key, new byte[32])).claim();
             ExportTraceServiceRequest export = request(span("a", 1, 1, 0, "chat"), span("a", 1, 2, 1, "chat"));
             assertThatThrownBy(() -> new TraceIngest(ledger).ingest(export))
                     .isInstanceOf(TraceIngest.SpansInFlight.class).hasMessageContaining("retry");
             assertThat(ledger.size()).isZero();
-            assertThat(ledger.dedupeTable().inFlight()).isEqualTo(1);   // only the other request's claim
+            assertThat(ledger.dedupe().table().inFlight()).isEqualTo(1);   // only the other request's claim
             other.release();
             assertThat(new TraceIngest(ledger).ingest(export).rejected()).isZero();
             assertThat(ledger.size()).isEqualTo(2);

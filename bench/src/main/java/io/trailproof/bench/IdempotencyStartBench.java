@@ -8,7 +8,7 @@ import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
-import io.trailproof.ledger.Recording;
+import io.trailproof.ledger.KeyedAnswer;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -63,7 +63,7 @@ public final class IdempotencyStartBench {
                     long held = usedAfterGc() - before;
                     System.out.printf("%,d events %s: open median %.0f ms (cpu %.0f ms), %,d keys, heap held %.1f MB%n",
                             events, keyed ? "each with a key" : "without keys", wall[1], cpuMs[1],
-                            ledger.dedupeTable().size(), held / 1e6);
+                            ledger.dedupe().table().size(), held / 1e6);
                 }
             } finally {
                 try (Stream<Path> files = Files.walk(data)) {
@@ -80,8 +80,8 @@ public final class IdempotencyStartBench {
                 ObjectNode e = (ObjectNode) JSON.readTree(SampleEvents.event(i, "agent-" + (i % 100)));
                 if (keyed) {
                     DedupeKey key = DedupeKey.of(DedupeRecord.IDEMPOTENCY_KEY, "", "/v1/events", "key-" + i);
-                    DedupeTable.Lookup l = ledger.claim(key, DedupeKey.contentDigest(ByteBuffer.allocate(8).putLong(i).array()));
-                    Recording r = new Recording(((DedupeTable.Fresh) l).claim(),
+                    DedupeTable.Lookup l = ledger.dedupe().claim(key, DedupeKey.contentDigest(ByteBuffer.allocate(8).putLong(i).array()));
+                    KeyedAnswer r = new KeyedAnswer(((DedupeTable.Fresh) l).claim(),
                             o -> ByteBuffer.allocate(11).put((byte) 'E').putShort((short) 201)
                                     .putLong(o.get(0).event().logIndex()).array());
                     pending.add(ledger.appendAsync(e, r));

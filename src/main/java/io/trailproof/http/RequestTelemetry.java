@@ -26,7 +26,7 @@ import java.util.regex.Pattern;
  * ({@code <8 hex digits chosen at start>-<sequence>}). The id is echoed in {@code X-Request-Id} and
  * named in the access line and in the error log line of a 500.
  */
-final class RequestRecording implements HttpHandler {
+final class RequestTelemetry implements HttpHandler {
 
     /** The route template the router matched; requests that match no route are counted as {@code other}. */
     static final AttachmentKey<String> ENDPOINT = AttachmentKey.create(String.class);
@@ -45,7 +45,7 @@ final class RequestRecording implements HttpHandler {
     private final String idPrefix;
     private final AtomicLong sequence = new AtomicLong();
 
-    RequestRecording(HttpHandler next, ServiceMetrics metrics, boolean accessLog, Authenticator authenticator,
+    RequestTelemetry(HttpHandler next, ServiceMetrics metrics, boolean accessLog, Authenticator authenticator,
                      RandomGenerator random) {
         this.next = next;
         this.metrics = metrics;
