@@ -139,7 +139,7 @@ class PayloadFactsTest {
     @Test
     void damagedEventsGetJacksonsAnswers() throws Exception {
         Random r = new Random(2);
-        for (int k = 0; k < 60_000; k++) {
+        for (int k = 0; k < 20_000; k++) {
             byte[] doc = event(r, UUID.randomUUID().toString());
             int mutations = 1 + r.nextInt(3);
             for (int m = 0; m < mutations; m++) {
