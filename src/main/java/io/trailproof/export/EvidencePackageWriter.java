@@ -16,7 +16,6 @@ import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.ledger.ChainSlice;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
@@ -228,15 +227,7 @@ public final class EvidencePackageWriter {
         /** A stored event as its stored text; anything that is not JSON (a damaged log) as a JSON string. */
         void event(byte[] payload) throws IOException {
             startItem();
-            if (PayloadFacts.isPlainJson(payload)) {
-                bytes(payload);
-            } else if (PayloadFacts.jacksonIsJson(payload)) {
-                bytes(asText(payload));
-            } else {
-                // Kept in its place as text, so the package stays readable and verification names this
-                // event instead of refusing the whole file.
-                bytes(jsonString(new String(payload, StandardCharsets.UTF_8)));
-            }
+            bytes(PayloadFacts.eventItem(payload));
         }
 
         void proof(String eventId, long leafIndex, byte[] leafHash, List<byte[]> siblings, long treeSize)
@@ -256,7 +247,7 @@ public final class EvidencePackageWriter {
                 throws IOException {
             startItem();
             bytes(ERASURE_START);
-            bytes(asText(payload));
+            bytes(PayloadFacts.text(payload));
             proofBody(leafIndex, leafHash, siblings, treeSize);
         }
 
@@ -291,27 +282,17 @@ public final class EvidencePackageWriter {
             bytes(items++ == 0 ? FIRST : NEXT);
         }
 
-        /** The text the generator writes for a raw value given as {@code new String(payload, UTF_8)}. */
-        private static byte[] asText(byte[] payload) {
-            for (byte b : payload) {
-                if (b < 0) {
-                    return new String(payload, StandardCharsets.UTF_8).getBytes(StandardCharsets.UTF_8);
-                }
-            }
-            return payload;
-        }
-
         /** A JSON string as the generator escapes it. */
         private void string(String s) throws IOException {
             int n = s.length();
             if (n + 2 > buf.length) {
-                bytes(jsonString(s));
+                bytes(PayloadFacts.jsonString(s));
                 return;
             }
             for (int i = 0; i < n; i++) {
                 char c = s.charAt(i);
                 if (c < 0x20 || c >= 0x7f || c == '"' || c == '\\') {
-                    bytes(jsonString(s));
+                    bytes(PayloadFacts.jsonString(s));
                     return;
                 }
             }
@@ -386,14 +367,6 @@ public final class EvidencePackageWriter {
 
         private static byte[] ascii(String s) {
             return s.getBytes(StandardCharsets.US_ASCII);
-        }
-
-        private static byte[] jsonString(String s) throws IOException {
-            ByteArrayOutputStream text = new ByteArrayOutputStream(s.length() + 16);
-            try (JsonGenerator g = FACTORY.createGenerator(text)) {
-                g.writeString(s);
-            }
-            return text.toByteArray();
         }
     }
 

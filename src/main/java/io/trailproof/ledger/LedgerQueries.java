@@ -77,23 +77,30 @@ final class LedgerQueries {
      * Whether the stored event {@code payload} has the id {@code id}: a proof names its event by id,
      * and an id's index bits could point at another event. The top-level {@code id} member is found
      * by stepping over the others (a strict parse of the whole event was most of a proof's cost);
-     * bytes the scanner does not expect are decided by the full parse, as {@link #eventPayload} does.
+     * bytes the scanner does not expect, and a second {@code id}, are decided by the full parse
+     * (which refuses duplicate keys), as {@link #eventPayload} does.
      */
     static boolean storedIdIs(byte[] payload, String id) {
         try {
             MemberScanner m = new MemberScanner(payload);
+            String stored = null;
+            int ids = 0;
             while (m.next()) {
                 if (m.nameIs(EventFields.ID)) {
-                    return id.equals(m.stringValue());
+                    ids++;
+                    stored = m.stringValue();
                 }
             }
-            return false;
-        } catch (IllegalArgumentException e) {
-            try {
-                return StoredEvent.parse(payload).id().equals(id);
-            } catch (Exception notAnEvent) {
-                return false;
+            if (ids <= 1) {
+                return id.equals(stored);
             }
+        } catch (IllegalArgumentException e) {
+            // decided below
+        }
+        try {
+            return StoredEvent.parse(payload).id().equals(id);
+        } catch (Exception notAnEvent) {
+            return false;
         }
     }
 

@@ -2,18 +2,29 @@ package io.trailproof.export;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventValidator;
+import io.trailproof.core.event.JsonCorpus;
+import io.trailproof.core.event.StoredEvent;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Objects;
 import java.util.Random;
 import java.util.UUID;
 import org.junit.jupiter.api.Test;
 
-/** The one-pass answers agree with Jackson's on events, on damaged events and on odd documents. */
+/**
+ * The one-pass answers agree with Jackson's tree (read as the verifier reads packages) on events, on
+ * damaged events, on JSON in every form and on odd documents.
+ */
 class PayloadFactsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final byte[] INTERESTING =
@@ -27,16 +38,108 @@ class PayloadFactsTest {
         for (int k = 0; k < 2000; k++) {
             String id = UUID.randomUUID().toString();
             byte[] event = event(r, id);
-            assertThat(PayloadFacts.scan(event)).as(new String(event, StandardCharsets.UTF_8)).isEqualTo(id);
-            assertThat(PayloadFacts.isPlainJson(event)).isTrue();
+            assertThat(PayloadFacts.isPlainJson(event)).as(new String(event, StandardCharsets.UTF_8)).isTrue();
+            assertThat(PayloadFacts.idOf(event)).isEqualTo(id);
             assertAgree(event);
         }
     }
 
     @Test
+    void whatIsWrittenIsReadAsTheFactsSayOnEveryKindOfDocument() throws Exception {
+        Random r = new Random(7);
+        List<byte[]> docs = new ArrayList<>(JsonCorpus.knownCases());
+        for (int k = 0; k < 400; k++) {
+            docs.add(JsonCorpus.storedEvent(r));
+            docs.add(JsonCorpus.looseDocument(r));
+        }
+        for (int k = 0; k < 3000; k++) {
+            docs.add(JsonCorpus.damaged(r, k % 2 == 0 ? JsonCorpus.storedEvent(r) : JsonCorpus.looseDocument(r)));
+        }
+        List<String> problems = new ArrayList<>();
+        for (byte[] doc : docs) {
+            String problem = writtenDisagreement(doc);
+            if (problem != null && problems.size() < 20) {
+                String text = new String(doc, StandardCharsets.ISO_8859_1);
+                problems.add(problem + " in " + (text.length() > 300 ? text.substring(0, 300) + "..." : text));
+            }
+        }
+        assertThat(problems).isEmpty();
+    }
+
+    /**
+     * How the package's reading of the item written for {@code doc} differs from what the facts say;
+     * null when they agree. The reader is Jackson's tree, reading the item inside an array as it
+     * stands inside {@code events}.
+     */
+    private static String writtenDisagreement(byte[] doc) throws IOException {
+        byte[] item = PayloadFacts.eventItem(doc);
+        JsonNode written = JsonCorpus.jackson(inArray(item));
+        if (written == null || written.size() != 1) {
+            return "the item written is not one JSON value";
+        }
+        JsonNode value = written.get(0);
+        JsonNode asItStands = isUtf8(doc) ? JsonCorpus.jackson(inArray(doc)) : null;
+        if (PayloadFacts.isPlainJson(doc) && (item != doc || asItStands == null || !asItStands.get(0).isObject())) {
+            return "vouched for bytes that are not one JSON object as they stand";
+        }
+        if (asItStands != null && asItStands.size() == 1 && !asItStands.get(0).equals(value)) {
+            return "JSON as it stands was written otherwise: " + value;
+        }
+        String id = value.isObject() ? value.path("id").textValue() : null;
+        if (!Objects.equals(PayloadFacts.idOf(doc), id)) {
+            return "idOf is " + PayloadFacts.idOf(doc) + ", the written item's id " + id;
+        }
+        if (!Objects.equals(PayloadFacts.jacksonIdOf(doc), id)
+                || PayloadFacts.jacksonIsJson(doc) != Arrays.equals(item, PayloadFacts.text(doc))) {
+            return "Jackson's own answers are otherwise";
+        }
+        return null;
+    }
+
+    private static byte[] inArray(byte[] item) {
+        byte[] out = new byte[item.length + 2];
+        out[0] = '[';
+        System.arraycopy(item, 0, out, 1, item.length);
+        out[item.length + 1] = ']';
+        return out;
+    }
+
+    @Test
+    void anAcceptedEventWithANameBeyondJacksonsDefaultLimitIsWrittenAsItsBytes() throws Exception {
+        // Ingestion lifts Jackson's limits (a name may be longer than its default 50,000 characters),
+        // so the package must not take such an event for unreadable.
+        ObjectNode fields = JSON.createObjectNode().put("agent_id", "a").put("action_type", "TOOL_CALL");
+        fields.putObject("action_input").put("n".repeat(60_000), 1);
+        byte[] payload = StoredEvent.seal(EventValidator.validate(fields), "019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00",
+                "2026-11-22T00:00:00.000000Z", 1, "0".repeat(64), 0).payload();
+        assertThat(PayloadFacts.isPlainJson(payload)).isTrue();
+        assertThat(PayloadFacts.jacksonIsJson(payload)).isTrue();
+        assertThat(PayloadFacts.idOf(payload)).isEqualTo("019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00");
+        assertThat(PayloadFacts.jacksonIdOf(payload)).isEqualTo("019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00");
+    }
+
+    @Test
+    void theLastIdIsTheOneAReaderSees() {
+        for (String doc : List.of("{\"id\":\"a\",\"id\":1}", "{\"id\":\"a\",\"id\":null}", "{\"id\":\"a\",\"\\u0069d\":{}}")) {
+            byte[] bytes = doc.getBytes(StandardCharsets.UTF_8);
+            assertThat(PayloadFacts.idOf(bytes)).as(doc).isNull();
+            assertThat(PayloadFacts.jacksonIdOf(bytes)).as(doc).isNull();
+        }
+        assertThat(PayloadFacts.idOf(bytes("{\"id\":1,\"\\u0069d\":\"\\u0062\"}"))).isEqualTo("b");
+    }
+
+    @Test
+    void aNestedNameWithALoneSurrogateIsNotVouchedFor() {
+        // Jackson refuses such a name anywhere, so these bytes written as they stand would make the package unreadable.
+        byte[] doc = bytes("{\"a\":{\"\\ud83d\\u4e00\":1},\"id\":\"x\"}");
+        assertThat(PayloadFacts.isPlainJson(doc)).isFalse();
+        assertThat(PayloadFacts.jacksonIsJson(doc)).isFalse();
+    }
+
+    @Test
     void damagedEventsGetJacksonsAnswers() throws Exception {
         Random r = new Random(2);
-        for (int k = 0; k < 60_000; k++) {
+        for (int k = 0; k < 20_000; k++) {
             byte[] doc = event(r, UUID.randomUUID().toString());
             int mutations = 1 + r.nextInt(3);
             for (int m = 0; m < mutations; m++) {
@@ -165,6 +268,15 @@ class PayloadFactsTest {
         e.put("sequence", r.nextInt(1_000_000));
         e.put("timestamp", "2026-11-22T03:00:00.123Z");
         return JSON.writeValueAsBytes(e);
+    }
+
+    private static boolean isUtf8(byte[] b) {
+        try {
+            StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(b));
+            return true;
+        } catch (CharacterCodingException e) {
+            return false;
+        }
     }
 
     private static byte[] bytes(String s) {

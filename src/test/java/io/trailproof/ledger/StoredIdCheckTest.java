@@ -42,4 +42,16 @@ class StoredIdCheckTest {
         assertThat(LedgerQueries.storedIdIs("{\"id\":".getBytes(StandardCharsets.US_ASCII), ID)).isFalse();
         assertThat(LedgerQueries.storedIdIs(new byte[0], ID)).isFalse();
     }
+
+    @Test
+    void anEventWithTwoIdsHasNeither() throws Exception {
+        // A damaged log only: the full parse refuses duplicate keys, so the event is not found by either id,
+        // as GET /v1/events/{id} does not find it.
+        String text = new String(stored(), StandardCharsets.UTF_8);
+        String own = "\"id\":\"" + ID + "\"";
+        for (String twice : new String[] {text.replace(own, own + ",\"id\":\"other\""),
+                text.replace(own, "\"id\":\"other\"," + own)}) {
+            assertThat(LedgerQueries.storedIdIs(twice.getBytes(StandardCharsets.UTF_8), ID)).as(twice).isFalse();
+        }
+    }
 }

@@ -1,41 +1,57 @@
 package io.trailproof.core.event;
 
-import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Walks the top-level members of one JSON object written the way every stored payload is written
+ * Walks the top-level members of one JSON object written compactly, as every stored payload is
  * (RFC 8785: no whitespace outside strings), finding where each name and value starts and ends
- * without building anything. Reading a stored event is most of the cost of a chain verification
- * and of a policy check, and most of an event (inputs, outputs, metadata) only needs to be
+ * without building anything. Reading a stored event is most of the cost of a chain verification,
+ * a policy check and an export, and most of an event (inputs, outputs, metadata) only needs to be
  * stepped over; a general parser spends its time on names and tokens nobody reads.
  *
- * <p>What it guarantees: the object's structure (member names, where each value ends, strings
- * well formed with valid escapes and no raw control characters, nesting balanced, nothing after
- * the closing brace), and the values it is asked to decode. What it does not: the inside of a
- * number it steps over, or the UTF-8 of a string it is not asked to decode. A caller that must be
- * sure of every byte verifies the hash over them ({@link IntactEvent}), which only bytes the
- * service canonicalised can pass. Anything it does not expect, including whitespace and nesting
- * deeper than 64, is an {@link IllegalArgumentException}: callers fall back to a full parser,
- * which decides and explains. Not thread-safe; one scanner per payload.
+ * <p>What it promises: it accepts only bytes that Jackson reads as one JSON object, with the
+ * settings the service reads stored events and evidence packages with (its limits on sizes lifted,
+ * {@code StrictJson.unlimitedFactory()}; a duplicate name allowed, the last one winning as in a
+ * plain {@code ObjectMapper}), and every answer it gives (names, values, where each value's bytes
+ * are) is what Jackson reads there; a caller sees every member, duplicates included. Every byte is
+ * checked on the way, stepped-over values included: the grammar of RFC 8259 (numbers, literals,
+ * nesting, commas), escapes, no raw control characters, well-formed UTF-8 (no overlong forms, no
+ * encoded surrogates, which Jackson's tree refuses or misreads), and names whose escaped surrogates
+ * pair up (Jackson's interning of names refuses others, though it takes them in values). So the bytes of an
+ * accepted payload are its text, as they stand. It refuses, with an {@link IllegalArgumentException},
+ * everything else, and also whitespace, a byte order mark, nesting deeper than {@link #MAX_DEPTH}
+ * levels and numbers longer than {@link #MAX_NUMBER_BYTES}, which no stored event holds: callers
+ * then ask a full parser, which decides and explains (a refusal does not mean that Jackson refuses).
+ * {@code MemberScannerJacksonTest} holds it to this. Not thread-safe; one scanner per payload.
  */
 public final class MemberScanner {
 
-    /** The kinds of value, as far as finding their end needs to know them. */
+    /** The kinds of value. */
     public enum Kind { STRING, NUMBER, OBJECT, ARRAY, LITERAL }
 
-    private static final int MAX_DEPTH = 64;
+    /** Deepest nesting accepted, the payload's object being level 1 (an event nests at most 64 levels). */
+    public static final int MAX_DEPTH = 200;
+    /** Longest number accepted, in bytes (RFC 8785 writes none longer than 25). */
+    static final int MAX_NUMBER_BYTES = 100;
+    /** Largest payload accepted (far beyond any event's size): positions share an int with two flags. */
+    static final int MAX_PAYLOAD_BYTES = (1 << 29) - 1;
+
+    private static final int ESCAPED = JsonStrings.ESCAPED;
+    private static final int NON_ASCII = JsonStrings.NON_ASCII;
+    private static final int FLAGS = ESCAPED | NON_ASCII;
 
     private final byte[] b;
     /** Where the object ends (exclusive): the payload's length, or the end of a nested object's value. */
     private final int limit;
+    /** The nesting level of this object: 1 for the payload's. */
+    private final int level;
     private int pos;
     private boolean started;
     private int memberStart;
     private int nameStart;
     private int nameEnd;
     private boolean nameEscaped;
+    private boolean nameNonAscii;
     private int valueStart;
     private int valueEnd;
     private Kind kind;
@@ -43,15 +59,19 @@ public final class MemberScanner {
     private boolean valueNonAscii;
 
     public MemberScanner(byte[] payload) {
-        this(payload, 0, payload.length);
+        this(payload, 0, payload.length, 1);
     }
 
-    private MemberScanner(byte[] payload, int from, int to) {
+    private MemberScanner(byte[] payload, int from, int to, int level) {
         if (to - from < 2 || payload[from] != '{') {
             throw malformed("not a JSON object", from);
         }
+        if (to > MAX_PAYLOAD_BYTES) {
+            throw malformed("more than " + MAX_PAYLOAD_BYTES + " bytes", from);
+        }
         this.b = payload;
         this.limit = to;
+        this.level = level;
         this.pos = from + 1;
     }
 
@@ -60,12 +80,12 @@ public final class MemberScanner {
         if (kind != Kind.OBJECT) {
             throw malformed("not an object", valueStart);
         }
-        return new MemberScanner(b, valueStart, valueEnd);
+        return new MemberScanner(b, valueStart, valueEnd, level + 1);
     }
 
     /**
-     * Moves to the next member; false after the last one, once the closing brace was found to end
-     * the bytes.
+     * Moves to the next member, having checked all of it; false after the last one, once the
+     * closing brace was found to end the bytes.
      */
     public boolean next() {
         if (pos >= limit) {
@@ -87,15 +107,12 @@ public final class MemberScanner {
         }
         started = true;
         memberStart = pos;
-        if (pos >= limit || b[pos] != '"') {
-            throw malformed("a member name expected", pos);
-        }
+        int r = endOfName(pos);
         nameStart = pos + 1;
-        valueEscaped = false;
-        valueNonAscii = false;
-        pos = endOfString(pos);
-        nameEnd = pos - 1;
-        nameEscaped = valueEscaped;
+        nameEnd = (r & ~FLAGS) - 1;
+        nameEscaped = (r & ESCAPED) != 0;
+        nameNonAscii = (r & NON_ASCII) != 0;
+        pos = r & ~FLAGS;
         if (pos >= limit || b[pos] != ':') {
             throw malformed("a colon expected", pos);
         }
@@ -109,20 +126,27 @@ public final class MemberScanner {
         c = b[pos];
         if (c == '"') {
             kind = Kind.STRING;
-            pos = endOfString(pos);
-        } else if (c == '{' || c == '[') {
-            kind = c == '{' ? Kind.OBJECT : Kind.ARRAY;
-            pos = endOfNested(pos);
-        } else if (c == '-' || (c >= '0' && c <= '9')) {
-            kind = Kind.NUMBER;
-            pos = endOfNumber(pos);
+            r = JsonStrings.end(b, pos, limit);
+            valueEscaped = (r & ESCAPED) != 0;
+            valueNonAscii = (r & NON_ASCII) != 0;
+            pos = r & ~FLAGS;
+        } else if (c == '{') {
+            kind = Kind.OBJECT;
+            pos = endOfObject(pos, level + 1);
+        } else if (c == '[') {
+            kind = Kind.ARRAY;
+            pos = endOfArray(pos, level + 1);
         } else if (c == 't' || c == 'f' || c == 'n') {
             kind = Kind.LITERAL;
             pos = endOfLiteral(pos);
         } else {
-            throw malformed("a value expected", pos);
+            kind = Kind.NUMBER;
+            pos = endOfNumber(pos);
         }
         valueEnd = pos;
+        if (pos < limit && b[pos] != ',' && b[pos] != '}') {
+            throw malformed("a comma or closing brace expected", pos);
+        }
         return true;
     }
 
@@ -168,12 +192,12 @@ public final class MemberScanner {
 
     /** The current member's name, decoded. */
     public String name() {
-        return decode(nameStart, nameEnd, nameEscaped, !nameEscaped && !ascii(nameStart, nameEnd));
+        return JsonStrings.decode(b, nameStart, nameEnd, nameEscaped, nameNonAscii);
     }
 
     /** The current value decoded when it is a string; null for any other kind. */
     public String stringValue() {
-        return kind == Kind.STRING ? decode(valueStart + 1, valueEnd - 1, valueEscaped, valueNonAscii) : null;
+        return kind == Kind.STRING ? JsonStrings.decode(b, valueStart + 1, valueEnd - 1, valueEscaped, valueNonAscii) : null;
     }
 
     /** Whether the current value is a string of exactly 64 lowercase hex digits (an event hash in wire form). */
@@ -204,7 +228,7 @@ public final class MemberScanner {
             i++;
         }
         int digits = valueEnd - i;
-        if (digits < 1 || digits > 18 || (digits > 1 && b[i] == '0')) {
+        if (digits > 18) {
             return Long.MIN_VALUE;
         }
         long v = 0;
@@ -223,188 +247,163 @@ public final class MemberScanner {
         if (kind != Kind.NUMBER) {
             throw malformed("not a number", valueStart);
         }
-        try {
-            return Double.parseDouble(new String(b, valueStart, valueEnd - valueStart, StandardCharsets.ISO_8859_1));
-        } catch (NumberFormatException e) {
-            throw malformed("not a number", valueStart);
+        return Double.parseDouble(new String(b, valueStart, valueEnd - valueStart, StandardCharsets.ISO_8859_1));
+    }
+
+    /** The end of the value at {@code i}, all of it checked; containers in it are at {@code level}. */
+    private int endOfValue(int i, int level) {
+        if (i >= limit) {
+            throw malformed("a value expected", i);
+        }
+        return switch (b[i]) {
+            case '"' -> JsonStrings.end(b, i, limit) & ~FLAGS;
+            case '{' -> endOfObject(i, level);
+            case '[' -> endOfArray(i, level);
+            case 't', 'f', 'n' -> endOfLiteral(i);
+            default -> endOfNumber(i);
+        };
+    }
+
+    /** The end of the object opening at {@code open}, at nesting {@code level}. */
+    private int endOfObject(int open, int level) {
+        if (level > MAX_DEPTH) {
+            throw malformed("nesting deeper than " + MAX_DEPTH, open);
+        }
+        int i = open + 1;
+        if (i < limit && b[i] == '}') {
+            return i + 1;
+        }
+        while (true) {
+            i = endOfName(i) & ~FLAGS;
+            if (i >= limit || b[i] != ':') {
+                throw malformed("a colon expected", i);
+            }
+            i = endOfValue(i + 1, level + 1);
+            if (i >= limit) {
+                throw malformed("an object does not end", open);
+            }
+            byte c = b[i++];
+            if (c == '}') {
+                return i;
+            }
+            if (c != ',') {
+                throw malformed("a comma or closing brace expected", i - 1);
+            }
         }
     }
 
-    private int endOfString(int quote) {
-        int i = quote + 1;
-        while (i < limit) {
-            byte c = b[i];
-            if (c == '"') {
-                return i + 1;
+    /** The end of the array opening at {@code open}, at nesting {@code level}. */
+    private int endOfArray(int open, int level) {
+        if (level > MAX_DEPTH) {
+            throw malformed("nesting deeper than " + MAX_DEPTH, open);
+        }
+        int i = open + 1;
+        if (i < limit && b[i] == ']') {
+            return i + 1;
+        }
+        while (true) {
+            i = endOfValue(i, level + 1);
+            if (i >= limit) {
+                throw malformed("an array does not end", open);
             }
-            if (c == '\\') {
-                valueEscaped = true;
-                if (i + 1 >= limit) {
-                    break;
-                }
-                byte e = b[i + 1];
-                if (e == 'u') {
-                    if (i + 5 >= limit || hex(b[i + 2]) < 0 || hex(b[i + 3]) < 0 || hex(b[i + 4]) < 0
-                            || hex(b[i + 5]) < 0) {
-                        throw malformed("a bad \\u escape", i);
-                    }
-                    i += 6;
-                } else if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r'
-                        || e == 't') {
-                    i += 2;
-                } else {
-                    throw malformed("a bad escape", i);
-                }
-            } else if (c >= 0 && c < 0x20) {
-                throw malformed("a control character in a string", i);
-            } else {
-                if (c < 0) {
-                    valueNonAscii = true;
-                }
-                i++;
+            byte c = b[i++];
+            if (c == ']') {
+                return i;
+            }
+            if (c != ',') {
+                throw malformed("a comma or closing bracket expected", i - 1);
             }
         }
-        throw malformed("a string does not end", quote);
     }
 
-    /** The end of the object or array opening at {@code open}; brackets must pair. */
-    private int endOfNested(int open) {
-        long closers = 0; // one bit a level: 1 for '}', 0 for ']'
-        int depth = 0;
-        int i = open;
-        while (i < limit) {
-            byte c = b[i];
-            switch (c) {
-                case '"' -> {
-                    i = endOfString(i);
-                    continue;
-                }
-                case '{', '[' -> {
-                    if (depth == MAX_DEPTH) {
-                        throw malformed("nesting deeper than " + MAX_DEPTH, i);
-                    }
-                    closers = (closers << 1) | (c == '{' ? 1 : 0);
-                    depth++;
-                }
-                case '}', ']' -> {
-                    if ((closers & 1) != (c == '}' ? 1 : 0)) {
-                        throw malformed("brackets that do not pair", i);
-                    }
-                    closers >>>= 1;
-                    if (--depth == 0) {
-                        return i + 1;
-                    }
-                }
-                case ' ', '\t', '\n', '\r' -> throw malformed("whitespace", i);
-                default -> { }
-            }
-            i++;
-        }
-        throw malformed("an object or array does not end", open);
-    }
-
+    /** -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?, at most {@link #MAX_NUMBER_BYTES} long. */
     private int endOfNumber(int start) {
         int i = start;
-        while (i < limit) {
-            byte c = b[i];
-            if ((c >= '0' && c <= '9') || c == '-' || c == '+' || c == '.' || c == 'e' || c == 'E') {
-                i++;
-            } else {
-                break;
+        if (i < limit && b[i] == '-') {
+            i++;
+        }
+        if (i >= limit || b[i] < '0' || b[i] > '9') {
+            throw malformed("a value expected", start);
+        }
+        i = b[i] == '0' ? i + 1 : digits(i);
+        if (i < limit && b[i] == '.') {
+            int from = ++i;
+            i = digits(i);
+            if (i == from) {
+                throw malformed("a digit expected", i);
             }
+        }
+        if (i < limit && (b[i] == 'e' || b[i] == 'E')) {
+            i++;
+            if (i < limit && (b[i] == '+' || b[i] == '-')) {
+                i++;
+            }
+            int from = i;
+            i = digits(i);
+            if (i == from) {
+                throw malformed("a digit expected", i);
+            }
+        }
+        if (i - start > MAX_NUMBER_BYTES) {
+            throw malformed("a number longer than " + MAX_NUMBER_BYTES + " bytes", start);
+        }
+        return i;
+    }
+
+    private int digits(int i) {
+        while (i < limit && b[i] >= '0' && b[i] <= '9') {
+            i++;
         }
         return i;
     }
 
     private int endOfLiteral(int start) {
-        for (String literal : new String[] {"true", "false", "null"}) {
-            if (literal.charAt(0) == b[start]) {
-                int end = start + literal.length();
-                if (end > limit) {
-                    break;
-                }
-                for (int k = 1; k < literal.length(); k++) {
-                    if (b[start + k] != literal.charAt(k)) {
-                        throw malformed("a bad literal", start);
-                    }
-                }
-                return end;
+        String literal = b[start] == 't' ? "true" : b[start] == 'f' ? "false" : "null";
+        int end = start + literal.length();
+        if (end > limit) {
+            throw malformed("a bad literal", start);
+        }
+        for (int k = 1; k < literal.length(); k++) {
+            if (b[start + k] != literal.charAt(k)) {
+                throw malformed("a bad literal", start);
             }
         }
-        throw malformed("a bad literal", start);
+        return end;
     }
 
-    private boolean ascii(int from, int to) {
-        for (int i = from; i < to; i++) {
-            if (b[i] < 0) {
-                return false;
-            }
+    /**
+     * The end of the member name at {@code quote}, flagged as {@link JsonStrings#end} flags it. Jackson
+     * refuses a name holding a surrogate that is not half of a pair, which only an escape can write.
+     */
+    private int endOfName(int quote) {
+        if (quote >= limit || b[quote] != '"') {
+            throw malformed("a member name expected", quote);
         }
-        return true;
+        int r = JsonStrings.end(b, quote, limit);
+        if ((r & ESCAPED) != 0) {
+            JsonStrings.checkNameSurrogates(b, quote + 1, (r & ~FLAGS) - 1);
+        }
+        return r;
     }
 
-    private String decode(int from, int to, boolean escaped, boolean nonAscii) {
-        if (!escaped) {
-            if (!nonAscii) {
-                return new String(b, from, to - from, StandardCharsets.ISO_8859_1);
-            }
-            return strictUtf8(from, to);
-        }
-        StringBuilder out = new StringBuilder(to - from);
-        int run = from;
-        int i = from;
-        while (i < to) {
-            if (b[i] != '\\') {
-                i++;
-                continue;
-            }
-            if (i > run) {
-                out.append(strictUtf8(run, i));
-            }
-            byte e = b[i + 1];
-            switch (e) {
-                case 'u' -> {
-                    out.append((char) ((hex(b[i + 2]) << 12) | (hex(b[i + 3]) << 8) | (hex(b[i + 4]) << 4)
-                            | hex(b[i + 5])));
-                    i += 6;
-                }
-                case 'b' -> { out.append('\b'); i += 2; }
-                case 'f' -> { out.append('\f'); i += 2; }
-                case 'n' -> { out.append('\n'); i += 2; }
-                case 'r' -> { out.append('\r'); i += 2; }
-                case 't' -> { out.append('\t'); i += 2; }
-                default -> { out.append((char) e); i += 2; } // '"', '\\', '/'
-            }
-            run = i;
-        }
-        if (to > run) {
-            out.append(strictUtf8(run, to));
-        }
-        return out.toString();
+    static IllegalArgumentException malformed(String what, int at) {
+        return new Refusal("not a stored event's JSON: " + what + " at byte " + at);
     }
 
-    private String strictUtf8(int from, int to) {
-        try {
-            return StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(b, from, to - from)).toString();
-        } catch (CharacterCodingException e) {
-            throw malformed("a string that is not UTF-8", from);
-        }
-    }
+    /**
+     * A refusal: every caller falls back to a full parser, which explains, so the place in this
+     * class where the scan stopped is of no use, and a stack trace would cost more than the scan.
+     */
+    private static final class Refusal extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
 
-    private static int hex(byte c) {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
+        Refusal(String message) {
+            super(message);
         }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
-        }
-        if (c >= 'A' && c <= 'F') {
-            return c - 'A' + 10;
-        }
-        return -1;
-    }
 
-    private static IllegalArgumentException malformed(String what, int at) {
-        return new IllegalArgumentException("not a stored event's JSON: " + what + " at byte " + at);
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
     }
 }

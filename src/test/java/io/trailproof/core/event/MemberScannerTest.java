@@ -69,7 +69,8 @@ class MemberScannerTest {
         for (String bad : List.of("", "{", "[]", "{\"a\":1", "{\"a\":1,}", "{,\"a\":1}", "{\"a\" :1}", "{\"a\":1} ",
                 "{\"a\":1}x", "{\"a\":\"x}", "{\"a\":\"\\q\"}", "{\"a\":\"\\u12g4\"}", "{\"a\":\"\u0001\"}",
                 "{\"a\":[1,2}", "{\"a\":{\"b\":[}]}", "{\"a\":tru}", "{\"a\":nul}", "{\"a\":x}", "{a:1}",
-                "{\"a\":[1, 2]}", "{\"a\":1 }", "{\"a\"}", "{\"a\":}")) {
+                "{\"a\":[1, 2]}", "{\"a\":1 }", "{\"a\"}", "{\"a\":}", "{\"a\":[1,,2]}", "{\"a\":{\"b\"}}",
+                "{\"a\":[x]}", "{\"a\":01}", "{\"a\":1.}", "{\"a\":-}", "{\"\\ud800\":1}", "\ufeff{\"a\":1}")) {
             assertThatThrownBy(() -> {
                 MemberScanner m = new MemberScanner(bad.getBytes(StandardCharsets.UTF_8));
                 while (m.next()) {
@@ -81,21 +82,29 @@ class MemberScannerTest {
 
     @Test
     void nestingIsBoundedAndBracketsMustPair() {
-        String deep = "{\"a\":" + "[".repeat(64) + "]".repeat(64) + "}";
+        int inner = MemberScanner.MAX_DEPTH - 1; // the payload's object is level 1
+        String deep = "{\"a\":" + "[".repeat(inner) + "]".repeat(inner) + "}";
         MemberScanner ok = new MemberScanner(deep.getBytes(StandardCharsets.UTF_8));
         assertThat(ok.next()).isTrue();
         assertThat(ok.next()).isFalse();
-        String tooDeep = "{\"a\":" + "[".repeat(65) + "]".repeat(65) + "}";
+        String tooDeep = "{\"a\":" + "[".repeat(inner + 1) + "]".repeat(inner + 1) + "}";
         assertThatThrownBy(() -> new MemberScanner(tooDeep.getBytes(StandardCharsets.UTF_8)).next())
                 .isInstanceOf(IllegalArgumentException.class);
+        for (String unpaired : List.of("{\"a\":[}", "{\"a\":{]}", "{\"a\":[[]}", "{\"a\":[{}}]}")) {
+            assertThatThrownBy(() -> new MemberScanner(unpaired.getBytes(StandardCharsets.UTF_8)).next())
+                    .as(unpaired).isInstanceOf(IllegalArgumentException.class);
+        }
     }
 
     @Test
-    void aStringThatIsNotUtf8IsRefusedWhenDecoded() {
-        byte[] bytes = {'{', '"', 'a', '"', ':', '"', (byte) 0xC3, '"', '}'};
-        MemberScanner m = new MemberScanner(bytes);
-        assertThat(m.next()).isTrue();
-        assertThatThrownBy(m::stringValue).isInstanceOf(IllegalArgumentException.class);
+    void aStringThatIsNotUtf8IsRefusedEvenWhenSteppedOver() {
+        byte[][] docs = {{'{', '"', 'a', '"', ':', '"', (byte) 0xC3, '"', '}'},
+            {'{', '"', 'a', '"', ':', '[', '"', (byte) 0xED, (byte) 0xA0, (byte) 0x80, '"', ']', '}'},
+            {'{', '"', 'a', '"', ':', '{', '"', (byte) 0xC0, (byte) 0x80, '"', ':', '1', '}', '}'}};
+        for (byte[] bytes : docs) {
+            MemberScanner m = new MemberScanner(bytes);
+            assertThatThrownBy(m::next).isInstanceOf(IllegalArgumentException.class);
+        }
     }
 
     @Test
