@@ -2,6 +2,8 @@ package io.trailproof.index;
 
 import io.trailproof.core.event.StoredEvent;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.ExitableDirectoryReader;
 import org.apache.lucene.index.IndexWriter;
@@ -38,7 +40,8 @@ import java.util.function.LongConsumer;
  * {@link EventIndex} in a Lucene 10 directory. The commit user data holds {@code log_size},
  * {@code last_hash} and the document {@code format}; an index of another format is refused on open
  * (its owner rebuilds it). Searches run on near-real-time readers, under a time limit that also
- * bounds term expansion ({@link ExitableDirectoryReader}).
+ * bounds term expansion ({@link ExitableDirectoryReader}); how an erasure's replaced documents leave
+ * the files is {@link PurgeMerges}.
  */
 public final class LuceneEventIndex implements EventIndex {
 
@@ -125,7 +128,8 @@ public final class LuceneEventIndex implements EventIndex {
                     .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                     .setCommitOnClose(false)
                     .setRAMBufferSizeMB(options.ramBufferMb())
-                    .setMergePolicy(erasureMergePolicy());
+                    .setMergePolicy(new PurgeMerges())
+                    .setMergeScheduler(new ConcurrentMergeScheduler());
             writer = new IndexWriter(directory, config);
             long size = 0;
             String lastHash = null;
@@ -280,17 +284,6 @@ public final class LuceneEventIndex implements EventIndex {
         return last;
     }
 
-    /**
-     * The default merge policy, except that {@code forceMergeDeletes} rewrites every segment with a
-     * deleted document, however few: an erased event's old document must leave the files
-     * (src/site/erasure.md#physically-gone), not wait until 10% of its segment is deleted.
-     */
-    private static org.apache.lucene.index.TieredMergePolicy erasureMergePolicy() {
-        org.apache.lucene.index.TieredMergePolicy p = new org.apache.lucene.index.TieredMergePolicy();
-        p.setForceMergeDeletesPctAllowed(0.0);
-        return p;
-    }
-
     @Override
     public synchronized void replace(java.util.SortedMap<Long, byte[]> payloads) throws IOException {
         requireWritable();
@@ -304,14 +297,13 @@ public final class LuceneEventIndex implements EventIndex {
             docs.add(EventDocument.of(e.getKey(), e.getValue()).document());
         }
         try {
-            writer.deleteDocuments(org.apache.lucene.document.LongPoint.newSetQuery(IndexFields.LOG_INDEX, indexes));
+            writer.deleteDocuments(LongPoint.newSetQuery(IndexFields.LOG_INDEX, indexes));
             writer.addDocuments(docs);
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("replacing " + indexes.length + " erased events", e);
         }
-        commit();
         try {
-            writer.forceMergeDeletes(true);
+            PurgeMerges.mergeAway(writer, (ConcurrentMergeScheduler) writer.getConfig().getMergeScheduler());
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("merging away " + indexes.length + " erased events", e);
         }
