@@ -18,6 +18,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -278,19 +279,28 @@ public final class LuceneEventIndex implements EventIndex {
         for (Map.Entry<Long, byte[]> e : held.entrySet()) {
             docs.add(EventDocument.of(e.getKey(), e.getValue()).document());
         }
+        long t0 = System.nanoTime();
         try {
             writer.deleteDocuments(LongPoint.newSetQuery(IndexFields.LOG_INDEX, indexes));
             writer.addDocuments(docs);
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("replacing " + indexes.length + " erased events", e);
         }
+        PurgeMerges.Purged purged;
+        long t1 = System.nanoTime();
         try {
-            PurgeMerges.mergeAway(writer, (ConcurrentMergeScheduler) writer.getConfig().getMergeScheduler());
+            purged = ((PurgeMerges) writer.getConfig().getMergePolicy()).mergeAway(writer,
+                    (ConcurrentMergeScheduler) writer.getConfig().getMergeScheduler());
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("merging away " + indexes.length + " erased events", e);
         }
+        long t2 = System.nanoTime();
         commit();
         searchers.maybeRefreshBlocking();
+        LOG.log(System.Logger.Level.INFO, String.format(Locale.ROOT, "search index: %d erased events' documents "
+                        + "replaced in %d ms; %d segments holding the old ones (%.1f MB) rewritten in %d ms (%d rounds); "
+                        + "committed in %d ms", indexes.length, (t1 - t0) / 1_000_000, purged.segments(),
+                purged.bytes() / 1e6, (t2 - t1) / 1_000_000, purged.rounds(), (System.nanoTime() - t2) / 1_000_000));
     }
 
     @Override

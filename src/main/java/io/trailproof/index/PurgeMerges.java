@@ -42,8 +42,16 @@ final class PurgeMerges extends FilterMergePolicy {
     /** Rounds of waiting for merges that carried deletes into their result; more means something is stuck. */
     static final int MAX_ROUNDS = 10;
 
+    /** Segments the forced-deletes merges chose, and their bytes, since the last {@link #mergeAway}. */
+    private int chosen;
+    private long chosenBytes;
+
     PurgeMerges() {
         super(tiered());
+    }
+
+    /** What one purge rewrote: for the log line an erasure leaves. */
+    record Purged(int segments, long bytes, int rounds) {
     }
 
     private static TieredMergePolicy tiered() {
@@ -55,7 +63,8 @@ final class PurgeMerges extends FilterMergePolicy {
 
     /** Each segment holding a deleted document, merged alone; none without one. */
     @Override
-    public MergeSpecification findForcedDeletesMerges(SegmentInfos infos, MergeContext context) throws IOException {
+    public synchronized MergeSpecification findForcedDeletesMerges(SegmentInfos infos, MergeContext context)
+            throws IOException {
         Set<SegmentCommitInfo> merging = context.getMergingSegments();
         MergeSpecification spec = null;
         for (SegmentCommitInfo info : infos) {
@@ -64,6 +73,8 @@ final class PurgeMerges extends FilterMergePolicy {
                     spec = new MergeSpecification();
                 }
                 spec.add(new MergePolicy.OneMerge(List.of(info)));
+                chosen++;
+                chosenBytes += info.sizeInBytes();
             }
         }
         return spec;
@@ -79,15 +90,23 @@ final class PurgeMerges extends FilterMergePolicy {
      * @throws IOException when deleted documents remain after {@link #MAX_ROUNDS} rounds (the caller
      *     must then not say they are gone)
      */
-    static void mergeAway(IndexWriter writer, ConcurrentMergeScheduler merges) throws IOException {
+    Purged mergeAway(IndexWriter writer, ConcurrentMergeScheduler merges) throws IOException {
+        synchronized (this) {
+            chosen = 0;
+            chosenBytes = 0;
+        }
         writer.forceMergeDeletes(true);
-        for (int round = 1; writer.hasDeletions(); round++) {
-            if (round > MAX_ROUNDS) {
+        int round = 1;
+        for (; writer.hasDeletions(); round++) {
+            if (round >= MAX_ROUNDS) {
                 throw new IOException("deleted documents are still in the index after " + MAX_ROUNDS
                         + " rounds of merges");
             }
             merges.sync();
             writer.forceMergeDeletes(true);
+        }
+        synchronized (this) {
+            return new Purged(chosen, chosenBytes, round);
         }
     }
 }
