@@ -40,7 +40,9 @@ import java.util.stream.Stream;
  *   bench/run-erasure [--events N] [--small N] [--agent-events N] [--ingest N] [--segment-bytes N]
  * </pre>
  * {@code --segment-bytes} sets the server's {@code log.segment-bytes} (more, smaller segments in a
- * short run); the server takes its other settings from the environment as usual.
+ * short run); {@code --agent-events 0} and {@code --ingest 0} leave out the agent's erasure and the
+ * ingest windows (a quick look at one event in a large log). The server takes its other settings
+ * from the environment as usual.
  */
 public final class ErasureBench {
 
@@ -77,7 +79,7 @@ public final class ErasureBench {
         Map<String, String> rows = new LinkedHashMap<>();
         for (long size : small > 0 ? new long[] {small, events} : new long[] {events}) {
             long onAgent = Math.min(agentEvents, size / 2);
-            ErasureBench b = new ErasureBench(Math.max(2, size / Math.max(1, onAgent)));
+            ErasureBench b = new ErasureBench(onAgent > 0 ? Math.max(2, size / onAgent) : 0);
             Path data = work.resolve("data-" + size);
             try (ServerUnderTest s = ServerUnderTest.start(a.dist(), data, opts, extra.toArray(String[]::new))) {
                 String id = b.fill(s.port, size);
@@ -86,9 +88,11 @@ public final class ErasureBench {
                 Timed one = erase(s.port, data, "{\"event_ids\":[\"" + id + "\"],\"reason\":\"bench\"}");
                 rows.put("one event, " + log, one.line());
                 ServerProbe.awaitQuiet(s.pid());
-                Timed agent = erase(s.port, data, "{\"agent_id\":\"" + AGENT + "\",\"reason\":\"bench\"}");
-                rows.put(String.format(Locale.ROOT, "one agent (%,d events), %s", agent.erased, log), agent.line());
-                if (size == events) {
+                if (agentEvents > 0) {
+                    Timed agent = erase(s.port, data, "{\"agent_id\":\"" + AGENT + "\",\"reason\":\"bench\"}");
+                    rows.put(String.format(Locale.ROOT, "one agent (%,d events), %s", agent.erased, log), agent.line());
+                }
+                if (size == events && ingest > 0) {
                     ServerProbe.awaitQuiet(s.pid());
                     b.ingestDuringErasures(s, data, ingest, rows);
                 }
@@ -134,7 +138,7 @@ public final class ErasureBench {
         long first = nextEvent.getAndAdd(n);
         StringBuilder b = new StringBuilder(n * 560).append('[');
         for (long i = first; i < first + n; i++) {
-            b.append(i == first ? "" : ",").append(SampleEvents.event(i, i % stride == 0 ? AGENT : "agent-" + (i % 100)));
+            b.append(i == first ? "" : ",").append(SampleEvents.event(i, stride > 0 && i % stride == 0 ? AGENT : "agent-" + (i % 100)));
         }
         PlainHttp.Response r = http.post("/v1/batch", b.append(']').toString().getBytes(StandardCharsets.UTF_8), "");
         if (r.status() != 201) {
