@@ -32,9 +32,12 @@ import java.util.Set;
 final class PurgeMerges extends FilterMergePolicy {
 
     /**
-     * Largest segment a natural merge builds, in MB: about 30,000 events of the benchmark's kind,
-     * which one purge rewrites in a second or so on two cores; an index of 1,000,000 such events has
-     * about 40 segments, which searches still read quickly (src/site/performance.md).
+     * Largest segment a natural merge builds, in MB: about 30,000 events of the benchmark's kind. A
+     * flush writes a segment of at most the writer's RAM buffer's worth ({@link IndexOptions}; about
+     * 10 MB on disk at the default share of a 1 GB heap), which is then too large to be merged
+     * further. So the largest segment, and with it what erasing one event costs, is the larger of
+     * the two whatever the index's size, and an index of 1,000,000 such events has a few dozen
+     * segments, which searches read as fast (src/site/performance.md).
      */
     static final double MAX_SEGMENT_MB = 4;
     /** Segments below this are merged as if they were this size (Lucene's default is above our bound). */
