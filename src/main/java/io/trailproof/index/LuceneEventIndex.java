@@ -2,32 +2,23 @@ package io.trailproof.index;
 
 import io.trailproof.core.event.StoredEvent;
 import org.apache.lucene.document.Document;
+import org.apache.lucene.document.LongPoint;
+import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.ExitableDirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.NumericDocValues;
-import org.apache.lucene.index.QueryTimeoutImpl;
-import org.apache.lucene.index.Terms;
-import org.apache.lucene.index.TermsEnum;
-import org.apache.lucene.search.FieldDoc;
-import org.apache.lucene.search.IndexSearcher;
-import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.SearcherManager;
-import org.apache.lucene.search.Sort;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
-import org.apache.lucene.util.BytesRef;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -37,8 +28,8 @@ import java.util.function.LongConsumer;
 /**
  * {@link EventIndex} in a Lucene 10 directory. The commit user data holds {@code log_size},
  * {@code last_hash} and the document {@code format}; an index of another format is refused on open
- * (its owner rebuilds it). Searches run on near-real-time readers, under a time limit that also
- * bounds term expansion ({@link ExitableDirectoryReader}).
+ * (its owner rebuilds it). Searches run on near-real-time readers ({@link LuceneSearches}); how
+ * an erasure's replaced documents leave the files is {@link PurgeMerges}.
  */
 public final class LuceneEventIndex implements EventIndex {
 
@@ -52,9 +43,6 @@ public final class LuceneEventIndex implements EventIndex {
     static final String COMMIT_FORMAT = "format";
     static final String COMMIT_LOG_SIZE = "log_size";
     static final String COMMIT_LAST_HASH = "last_hash";
-
-    /** The longest a search may run (term expansion included) before it is refused as too broad. */
-    static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
 
     private static final System.Logger LOG = System.getLogger(LuceneEventIndex.class.getName());
 
@@ -71,8 +59,7 @@ public final class LuceneEventIndex implements EventIndex {
     private final Directory directory;
     private final IndexWriter writer;
     private final SearcherManager searchers;
-    private final IndexAnalyzer analyzer;
-    private final Highlights highlights;
+    private final LuceneSearches reads;
     private volatile long size;
     private volatile String lastHash;
     private volatile long searchable;
@@ -86,14 +73,13 @@ public final class LuceneEventIndex implements EventIndex {
             throws IOException {
         this.directory = directory;
         this.writer = writer;
-        this.analyzer = analyzer;
         this.size = size;
         this.lastHash = lastHash;
         this.committedSize = size;
         this.committedHash = lastHash;
         this.searchers = new SearcherManager(writer, null);
         this.searchable = size;
-        this.highlights = new Highlights(analyzer);
+        this.reads = new LuceneSearches(writer, searchers, analyzer);
     }
 
     /** An intact index written with another layout of {@link EventDocument} (another version of the service). */
@@ -125,7 +111,8 @@ public final class LuceneEventIndex implements EventIndex {
                     .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                     .setCommitOnClose(false)
                     .setRAMBufferSizeMB(options.ramBufferMb())
-                    .setMergePolicy(erasureMergePolicy());
+                    .setMergePolicy(new PurgeMerges())
+                    .setMergeScheduler(new ConcurrentMergeScheduler());
             writer = new IndexWriter(directory, config);
             long size = 0;
             String lastHash = null;
@@ -280,17 +267,6 @@ public final class LuceneEventIndex implements EventIndex {
         return last;
     }
 
-    /**
-     * The default merge policy, except that {@code forceMergeDeletes} rewrites every segment with a
-     * deleted document, however few: an erased event's old document must leave the files
-     * (src/site/erasure.md#physically-gone), not wait until 10% of its segment is deleted.
-     */
-    private static org.apache.lucene.index.TieredMergePolicy erasureMergePolicy() {
-        org.apache.lucene.index.TieredMergePolicy p = new org.apache.lucene.index.TieredMergePolicy();
-        p.setForceMergeDeletesPctAllowed(0.0);
-        return p;
-    }
-
     @Override
     public synchronized void replace(java.util.SortedMap<Long, byte[]> payloads) throws IOException {
         requireWritable();
@@ -303,20 +279,28 @@ public final class LuceneEventIndex implements EventIndex {
         for (Map.Entry<Long, byte[]> e : held.entrySet()) {
             docs.add(EventDocument.of(e.getKey(), e.getValue()).document());
         }
+        long t0 = System.nanoTime();
         try {
-            writer.deleteDocuments(org.apache.lucene.document.LongPoint.newSetQuery(IndexFields.LOG_INDEX, indexes));
+            writer.deleteDocuments(LongPoint.newSetQuery(IndexFields.LOG_INDEX, indexes));
             writer.addDocuments(docs);
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("replacing " + indexes.length + " erased events", e);
         }
-        commit();
+        PurgeMerges.Purged purged;
+        long t1 = System.nanoTime();
         try {
-            writer.forceMergeDeletes(true);
+            purged = ((PurgeMerges) writer.getConfig().getMergePolicy()).mergeAway(writer,
+                    (ConcurrentMergeScheduler) writer.getConfig().getMergeScheduler());
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("merging away " + indexes.length + " erased events", e);
         }
+        long t2 = System.nanoTime();
         commit();
         searchers.maybeRefreshBlocking();
+        LOG.log(System.Logger.Level.INFO, String.format(Locale.ROOT, "search index: %d erased events' documents "
+                        + "replaced in %d ms; %d segments holding the old ones (%.1f MB) rewritten in %d ms (%d rounds); "
+                        + "committed in %d ms", indexes.length, (t1 - t0) / 1_000_000, purged.segments(),
+                purged.bytes() / 1e6, (t2 - t1) / 1_000_000, purged.rounds(), (System.nanoTime() - t2) / 1_000_000));
     }
 
     @Override
@@ -406,110 +390,32 @@ public final class LuceneEventIndex implements EventIndex {
 
     @Override
     public Page find(IndexRequest request) throws BadQueryException, IOException {
-        return find(request, Paging.STEP);
+        return reads.find(request, Paging.STEP);
     }
 
     /** As {@link #find(IndexRequest)}, stepping over hits before the page {@code pageStep} at a time. */
     Page find(IndexRequest request, int pageStep) throws BadQueryException, IOException {
-        Query query = request.query() == null ? new MatchAllDocsQuery() : parse(request.query());
-        Query filtered = RequestQuery.withFilters(query, request.filter());
-        Sort sort = RequestQuery.sort(request.order());
-        IndexSearcher base = searchers.acquire();
-        try {
-            QueryTimeoutImpl timeout = new QueryTimeoutImpl(QUERY_TIMEOUT.toMillis());
-            IndexSearcher searcher = new IndexSearcher(ExitableDirectoryReader.wrap(
-                    (DirectoryReader) base.getIndexReader(), timeout));
-            searcher.setTimeout(timeout);
-            List<Hit> hits = new ArrayList<>();
-            long total;
-            try {
-                total = searcher.count(filtered);
-                if (request.offset() < total) {
-                    for (ScoreDoc d : Paging.page(searcher, filtered, sort, request.query() != null, request.offset(),
-                            (int) Math.min(request.limit(), total - request.offset()), total, pageStep)) {
-                        Object[] fields = ((FieldDoc) d).fields;
-                        long logIndex = (Long) fields[fields.length - 1];
-                        hits.add(new Hit(logIndex, request.query() == null ? Float.NaN : d.score));
-                    }
-                }
-            } catch (ExitableDirectoryReader.ExitingReaderException e) {
-                throw tooSlow();
-            } catch (IndexSearcher.TooManyClauses e) {
-                throw new BadQueryException("the query expands to more than " + IndexSearcher.getMaxClauseCount()
-                        + " clauses; use fewer terms or a more specific pattern");
-            }
-            if (searcher.timedOut()) {
-                throw tooSlow();
-            }
-            MatchSummary summary = null;
-            if (!request.summary().isEmpty()) {
-                try {
-                    summary = MatchSummaries.of(searcher, filtered, request.summary());
-                } catch (ExitableDirectoryReader.ExitingReaderException e) {
-                    throw tooSlow();
-                }
-                if (searcher.timedOut()) {
-                    throw tooSlow();
-                }
-            }
-            return new Page(total, hits, summary);
-        } finally {
-            searchers.release(base);
-        }
-    }
-
-    private static BadQueryException tooSlow() {
-        return new BadQueryException("the query took longer than " + QUERY_TIMEOUT.toSeconds()
-                + " s (a very broad wildcard, fuzzy or regular-expression term?); make it more specific");
+        return reads.find(request, pageStep);
     }
 
     /** The query in classic syntax; a syntax error names where it is. */
     Query parse(String text) throws BadQueryException {
-        return RequestQuery.parse(text, new EventQueryParser(analyzer));
+        return reads.parse(text);
     }
 
     @Override
     public Map<String, List<String>> highlights(String query, StoredEvent event) throws BadQueryException {
-        if (query == null) {
-            return Map.of();
-        }
-        return highlights.of(RequestQuery.parse(query, EventQueryParser.forHighlights(analyzer)), event);
+        return reads.highlights(query, event);
     }
 
     @Override
     public void forEachLogIndex(LongConsumer visitor) throws IOException {
-        try (DirectoryReader reader = DirectoryReader.open(writer)) {
-            for (LeafReaderContext leaf : reader.leaves()) {
-                NumericDocValues values = leaf.reader().getNumericDocValues(IndexFields.LOG_INDEX);
-                if (values == null) {
-                    continue;
-                }
-                var live = leaf.reader().getLiveDocs();
-                for (int doc = values.nextDoc(); doc != NumericDocValues.NO_MORE_DOCS; doc = values.nextDoc()) {
-                    if (live == null || live.get(doc)) {
-                        visitor.accept(values.longValue());
-                    }
-                }
-            }
-        }
+        reads.forEachLogIndex(visitor);
     }
 
     @Override
     public Map<String, Long> countsPerAgent() throws IOException {
-        Map<String, Long> counts = new TreeMap<>();
-        try (DirectoryReader reader = DirectoryReader.open(writer)) {
-            for (LeafReaderContext leaf : reader.leaves()) {
-                Terms terms = leaf.reader().terms(IndexFields.AGENT_ID);
-                if (terms == null) {
-                    continue;
-                }
-                TermsEnum it = terms.iterator();
-                for (BytesRef term = it.next(); term != null; term = it.next()) {
-                    counts.merge(term.utf8ToString(), (long) it.docFreq(), Long::sum);
-                }
-            }
-        }
-        return counts;
+        return reads.countsPerAgent();
     }
 
     /** Closes without committing: what was added since the last {@link #commit} is indexed again from the log. */

@@ -149,8 +149,10 @@ final class SegmentRewrite {
         appender.replace(ordinal, seg, fresh, () -> {
             channels.retire(seg);   // before the rename: no channel of the old object opens the new file
             Files.move(tmp, seg.path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            AtomicFile.forceDirectory(dir);
         });
+        // The rename made durable outside the append lock, so appends do not wait for this sync; the
+        // caller learns of the rewrite only after it (a crash before leaves either file, see above).
+        AtomicFile.forceDirectory(dir);
         probe.reached("segment-renamed");
     }
 

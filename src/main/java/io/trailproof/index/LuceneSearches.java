@@ -1,0 +1,152 @@
+package io.trailproof.index;
+
+import io.trailproof.core.event.StoredEvent;
+import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.ExitableDirectoryReader;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NumericDocValues;
+import org.apache.lucene.index.QueryTimeoutImpl;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.FieldDoc;
+import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchAllDocsQuery;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.ScoreDoc;
+import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.util.BytesRef;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.function.LongConsumer;
+
+/**
+ * The read side of a {@link LuceneEventIndex}: searches on its near-real-time readers, under a time
+ * limit that also bounds term expansion ({@link ExitableDirectoryReader}), highlights, and walks of
+ * every live document. Safe for concurrent use; it never writes (the index refreshes the readers).
+ */
+final class LuceneSearches {
+
+    /** The longest a search may run (term expansion included) before it is refused as too broad. */
+    static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
+
+    private final IndexWriter writer;
+    private final SearcherManager searchers;
+    private final IndexAnalyzer analyzer;
+    private final Highlights highlights;
+
+    LuceneSearches(IndexWriter writer, SearcherManager searchers, IndexAnalyzer analyzer) {
+        this.writer = writer;
+        this.searchers = searchers;
+        this.analyzer = analyzer;
+        this.highlights = new Highlights(analyzer);
+    }
+
+    /** One page of a search, stepping over hits before the page {@code pageStep} at a time ({@link Paging}). */
+    EventIndex.Page find(IndexRequest request, int pageStep) throws BadQueryException, IOException {
+        Query query = request.query() == null ? new MatchAllDocsQuery() : parse(request.query());
+        Query filtered = RequestQuery.withFilters(query, request.filter());
+        Sort sort = RequestQuery.sort(request.order());
+        IndexSearcher base = searchers.acquire();
+        try {
+            QueryTimeoutImpl timeout = new QueryTimeoutImpl(QUERY_TIMEOUT.toMillis());
+            IndexSearcher searcher = new IndexSearcher(ExitableDirectoryReader.wrap(
+                    (DirectoryReader) base.getIndexReader(), timeout));
+            searcher.setTimeout(timeout);
+            List<EventIndex.Hit> hits = new ArrayList<>();
+            long total;
+            try {
+                total = searcher.count(filtered);
+                if (request.offset() < total) {
+                    for (ScoreDoc d : Paging.page(searcher, filtered, sort, request.query() != null, request.offset(),
+                            (int) Math.min(request.limit(), total - request.offset()), total, pageStep)) {
+                        Object[] fields = ((FieldDoc) d).fields;
+                        long logIndex = (Long) fields[fields.length - 1];
+                        hits.add(new EventIndex.Hit(logIndex, request.query() == null ? Float.NaN : d.score));
+                    }
+                }
+            } catch (ExitableDirectoryReader.ExitingReaderException e) {
+                throw tooSlow();
+            } catch (IndexSearcher.TooManyClauses e) {
+                throw new BadQueryException("the query expands to more than " + IndexSearcher.getMaxClauseCount()
+                        + " clauses; use fewer terms or a more specific pattern");
+            }
+            if (searcher.timedOut()) {
+                throw tooSlow();
+            }
+            MatchSummary summary = null;
+            if (!request.summary().isEmpty()) {
+                try {
+                    summary = MatchSummaries.of(searcher, filtered, request.summary());
+                } catch (ExitableDirectoryReader.ExitingReaderException e) {
+                    throw tooSlow();
+                }
+                if (searcher.timedOut()) {
+                    throw tooSlow();
+                }
+            }
+            return new EventIndex.Page(total, hits, summary);
+        } finally {
+            searchers.release(base);
+        }
+    }
+
+    private static BadQueryException tooSlow() {
+        return new BadQueryException("the query took longer than " + QUERY_TIMEOUT.toSeconds()
+                + " s (a very broad wildcard, fuzzy or regular-expression term?); make it more specific");
+    }
+
+    /** The query in classic syntax; a syntax error names where it is. */
+    Query parse(String text) throws BadQueryException {
+        return RequestQuery.parse(text, new EventQueryParser(analyzer));
+    }
+
+    Map<String, List<String>> highlights(String query, StoredEvent event) throws BadQueryException {
+        if (query == null) {
+            return Map.of();
+        }
+        return highlights.of(RequestQuery.parse(query, EventQueryParser.forHighlights(analyzer)), event);
+    }
+
+    /** Every live document's log index, on a reader opened now. */
+    void forEachLogIndex(LongConsumer visitor) throws IOException {
+        try (DirectoryReader reader = DirectoryReader.open(writer)) {
+            for (LeafReaderContext leaf : reader.leaves()) {
+                NumericDocValues values = leaf.reader().getNumericDocValues(IndexFields.LOG_INDEX);
+                if (values == null) {
+                    continue;
+                }
+                var live = leaf.reader().getLiveDocs();
+                for (int doc = values.nextDoc(); doc != NumericDocValues.NO_MORE_DOCS; doc = values.nextDoc()) {
+                    if (live == null || live.get(doc)) {
+                        visitor.accept(values.longValue());
+                    }
+                }
+            }
+        }
+    }
+
+    /** Live documents per agent, on a reader opened now. */
+    Map<String, Long> countsPerAgent() throws IOException {
+        Map<String, Long> counts = new TreeMap<>();
+        try (DirectoryReader reader = DirectoryReader.open(writer)) {
+            for (LeafReaderContext leaf : reader.leaves()) {
+                Terms terms = leaf.reader().terms(IndexFields.AGENT_ID);
+                if (terms == null) {
+                    continue;
+                }
+                TermsEnum it = terms.iterator();
+                for (BytesRef term = it.next(); term != null; term = it.next()) {
+                    counts.merge(term.utf8ToString(), (long) it.docFreq(), Long::sum);
+                }
+            }
+        }
+        return counts;
+    }
+}

@@ -1,0 +1,115 @@
+package io.trailproof.index;
+
+import org.apache.lucene.index.ConcurrentMergeScheduler;
+import org.apache.lucene.index.FilterMergePolicy;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.MergePolicy;
+import org.apache.lucene.index.SegmentCommitInfo;
+import org.apache.lucene.index.SegmentInfos;
+import org.apache.lucene.index.TieredMergePolicy;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * How the documents an erasure replaced leave the index's files (src/site/erasure.md#physically-gone).
+ * A deleted document stays in its segment's files (terms, stored fields, doc values) until that
+ * segment is rewritten without it, so a purge rewrites every segment holding one; its cost is the
+ * size of those segments. Two rules keep that cost bounded by what is erased, not by the index:
+ *
+ * <ul>
+ *   <li>natural merges build no segment larger than {@link #MAX_SEGMENT_MB} (Lucene's default, 5 GB,
+ *       would let one erased event rewrite most of the index once it has grown);</li>
+ *   <li>the purge rewrites each segment that holds a deleted document alone, into one segment of its
+ *       live documents, and touches no other ({@link #findForcedDeletesMerges}); Lucene's own choice
+ *       would also pack several of them into one larger segment.</li>
+ * </ul>
+ *
+ * A segment larger than the bound (built by a version without it) is still purged, alone; it does
+ * not grow further.
+ */
+final class PurgeMerges extends FilterMergePolicy {
+
+    /**
+     * Largest segment a natural merge builds, in MB: about 30,000 events of the benchmark's kind. A
+     * flush writes a segment of at most the writer's RAM buffer's worth ({@link IndexOptions}; about
+     * 10 MB on disk at the default share of a 1 GB heap), which is then too large to be merged
+     * further. So the largest segment, and with it what erasing one event costs, is the larger of
+     * the two whatever the index's size (src/site/performance.md); an index of 1,000,000 such events
+     * had about 20 segments in the benchmark.
+     */
+    static final double MAX_SEGMENT_MB = 4;
+    /** Segments below this are merged as if they were this size (Lucene's default is above our bound). */
+    static final double FLOOR_SEGMENT_MB = 0.5;
+    /** Rounds of waiting for merges that carried deletes into their result; more means something is stuck. */
+    static final int MAX_ROUNDS = 10;
+
+    /** Segments the forced-deletes merges chose, and their bytes, since the last {@link #mergeAway}. */
+    private int chosen;
+    private long chosenBytes;
+
+    PurgeMerges() {
+        super(tiered());
+    }
+
+    /** What one purge rewrote: for the log line an erasure leaves. */
+    record Purged(int segments, long bytes, int rounds) {
+    }
+
+    private static TieredMergePolicy tiered() {
+        TieredMergePolicy p = new TieredMergePolicy();
+        p.setMaxMergedSegmentMB(MAX_SEGMENT_MB);
+        p.setFloorSegmentMB(FLOOR_SEGMENT_MB);
+        return p;
+    }
+
+    /** Each segment holding a deleted document, merged alone; none without one. */
+    @Override
+    public synchronized MergeSpecification findForcedDeletesMerges(SegmentInfos infos, MergeContext context)
+            throws IOException {
+        Set<SegmentCommitInfo> merging = context.getMergingSegments();
+        MergeSpecification spec = null;
+        for (SegmentCommitInfo info : infos) {
+            if (!merging.contains(info) && context.numDeletesToMerge(info) > 0) {
+                if (spec == null) {
+                    spec = new MergeSpecification();
+                }
+                spec.add(new MergePolicy.OneMerge(List.of(info)));
+                chosen++;
+                chosenBytes += info.sizeInBytes();
+            }
+        }
+        return spec;
+    }
+
+    /**
+     * Rewrites every segment that holds a deleted document and returns once none does (deletes
+     * applied first). A merge that was already running when the documents were deleted (a natural
+     * merge after ingestion) is not one {@code forceMergeDeletes} starts or waits for, and it carries
+     * the deletes into the segment it writes: so this waits for the running merges and purges again
+     * until no segment holds a deleted document. Not durable: the caller commits.
+     *
+     * @throws IOException when deleted documents remain after {@link #MAX_ROUNDS} rounds (the caller
+     *     must then not say they are gone)
+     */
+    Purged mergeAway(IndexWriter writer, ConcurrentMergeScheduler merges) throws IOException {
+        synchronized (this) {
+            chosen = 0;
+            chosenBytes = 0;
+        }
+        writer.forceMergeDeletes(true);
+        int round = 1;
+        for (; writer.hasDeletions(); round++) {
+            if (round >= MAX_ROUNDS) {
+                throw new IOException("deleted documents are still in the index after " + MAX_ROUNDS
+                        + " rounds of merges");
+            }
+            merges.sync();
+            writer.forceMergeDeletes(true);
+        }
+        synchronized (this) {
+            return new Purged(chosen, chosenBytes, round);
+        }
+    }
+}
