@@ -311,7 +311,15 @@ public final class LuceneEventIndex implements EventIndex {
         }
         commit();
         try {
-            writer.forceMergeDeletes(true);
+            // A background merge the commit started skips forceMergeDeletes and may carry the deleted
+            // documents into its output: wait for it, and merge again until no segment has any.
+            do {
+                writer.forceMergeDeletes(true);
+                if (writer.getConfig().getMergeScheduler()
+                        instanceof org.apache.lucene.index.ConcurrentMergeScheduler merges) {
+                    merges.sync();
+                }
+            } while (writer.hasDeletions());
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("merging away " + indexes.length + " erased events", e);
         }
