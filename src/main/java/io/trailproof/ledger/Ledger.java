@@ -96,10 +96,10 @@ public final class Ledger implements Closeable {
         };
         this.singles = new SingleAppends(sequencer, log, health, options.maxQueuedEvents(), afterDurable, dedupe);
         this.batches = new BatchAppends(sequencer, log, dedupe, redactor, afterDurable);
-        this.replica = logTime == null ? null : new ReplicaApplies(sequencer, log, dedupe, logTime,
-                openedAt == null ? -1 : openedAt.offset(), afterDurable);
         this.erasures = new LedgerErasures(dataDir, log, sequencer, dedupe,
                 ErasureRegistry.load(log, r.agents(), log.size()), afterDurable, r.agents(), fileHolds);
+        this.replica = logTime == null ? null : new ReplicaApplies(sequencer, log, dedupe, logTime,
+                openedAt == null ? -1 : openedAt.offset(), afterDurable, erasures);
         this.interruptedErasure = erasures.completeAtOpen().orElse(-1);
         this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health, erasures.registry());
         this.queries = new LedgerQueries(log, tree, r.agents(), sequencer::readableSize, clock, audit);
@@ -330,6 +330,15 @@ public final class Ledger implements Closeable {
         refuseLocalWriteInReplica();
         long[] candidates = erasures.recordedBefore(cutoff, size());
         return erasures.erase(candidates, io.trailproof.core.event.EventErasure.ERASABLE, reason, null, selector, false);
+    }
+
+    /**
+     * The log indexes a retention pass with {@code cutoff} would name (src/site/erasure.md#retention):
+     * the events recorded before it that no erasure names yet, below {@link #size()}; erasure events
+     * among them are left alone when the erasure is applied. Changes nothing.
+     */
+    public long[] recordedBefore(java.time.Instant cutoff) throws IOException {
+        return erasures.recordedBefore(cutoff, size());
     }
 
     /** The erasure's work is complete above the log too (src/site/erasure.md#physically-gone). */

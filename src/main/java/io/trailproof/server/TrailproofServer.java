@@ -104,10 +104,6 @@ public final class TrailproofServer implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "listening on " + settings.host() + " without API keys "
                     + "(--insecure-no-auth): anyone who can reach this port can write and read the audit trail");
         }
-        if (settings.retention().contentAfter() != null && settings.cluster().kafka()) {
-            throw new StartException("retention.content-after is not available in cluster mode (erasure is not yet): "
-                    + "remove it, or run the service without cluster.mode=kafka");
-        }
         DataDirLock lock = DataDirLock.acquire(settings.dataDir());
         Ledger ledger = null;
         TimestampStore timestampStore = null;
@@ -182,6 +178,10 @@ public final class TrailproofServer implements AutoCloseable {
             // One service: erasures (requests and retention passes) run one at a time.
             ErasureService erasures = new ErasureService(ledger, index);
             erasures.completeInterrupted();
+            if (cluster != null) {   // erasures go through the topic; this node's apply loop finishes them here
+                erasures.replicateThrough(cluster::publishErasure, cluster::awaitTopicEnd);
+                cluster.completeErasuresWith(erasures::completeReplicated);
+            }
             ledger.probeErasures(PausingProbe.fromSystemProperty());
             HttpApi http = new HttpApi(settings, ledger, index, timestamps, checkpoints, new Tiles(tree, checkpoints),
                     metrics, cluster, clock, erasures);
@@ -232,7 +232,11 @@ public final class TrailproofServer implements AutoCloseable {
             }
             if (settings.retention().contentAfter() != null) {
                 server.retention = new RetentionSchedule(erasures, settings.retention().contentAfter(), clock);
-                server.retention.start();
+                if (cluster != null) {
+                    server.retention.startWhileLeading(cluster::leadScheduledWork);   // one pass for the cluster
+                } else {
+                    server.retention.start();
+                }
             }
             return server;
         } catch (IOException | RuntimeException | StartException e) {
