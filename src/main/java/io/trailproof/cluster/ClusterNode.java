@@ -105,7 +105,7 @@ public final class ClusterNode implements AutoCloseable {
         KafkaProducer<byte[], byte[]> producer = null;
         try {
             List<String> warnings = TopicGuard.ensure(admin, settings.topic(), settings.replicationFactor(),
-                    settings.allowUnsafeTopic(), maxRecordBytes);
+                    settings.allowUnsafeTopic(), maxRecordBytes, settings.topicRetention());
             warnings.forEach(w -> LOG.log(System.Logger.Level.WARNING, w));
             checkLocalData(admin, settings.topic(), ledger);
             long timeout = settings.writeTimeout().toMillis();
@@ -168,8 +168,12 @@ public final class ClusterNode implements AutoCloseable {
                         + "on an empty data.dir, or point cluster.topic at the topic it applied");
             }
             if (applied + 1 < start) {
-                throw new TopicGuard.TopicRefused("topic " + topic + " starts at offset " + start + " but this node needs "
-                        + "offset " + (applied + 1) + ": records were deleted (retention), the node cannot catch up");
+                throw new TopicGuard.TopicRefused("topic " + topic + " starts at offset " + start + " (retention deleted "
+                        + "the records before it) but this node needs offset " + (applied + 1) + (applied < 0
+                        ? " (its data.dir holds no event: delete it)" : "") + ". Restore a peer's backup into an empty "
+                        + "data.dir first (trailproof backup on a running node, then trailproof restore FILE.tar "
+                        + "--data-dir DIR); the node then consumes the topic from the offset the backup covers "
+                        + "(src/site/cluster.md#joining-from-a-backup)");
             }
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             throw new TopicGuard.TopicRefused("cannot read the offsets of topic " + topic + ": " + e);

@@ -580,6 +580,29 @@ public final class Ledger implements Closeable {
         return log.committedFiles(size);
     }
 
+    /**
+     * Cluster mode: the offset of the last topic record the log holds up to {@code size} events, as
+     * {@link #logFiles(long) logFiles(size)} cut it (the replica position written with the group of
+     * event {@code size - 1}); a node restored from those files consumes the topic after it. Empty in
+     * the embedded mode or for {@code size} 0.
+     */
+    public Optional<Long> replicaOffsetAt(long size) throws IOException {
+        if (replica == null || size == 0) {
+            return Optional.empty();
+        }
+        if (size > size()) {
+            throw new IllegalArgumentException("tree size " + size + " is not readable (readable: " + size() + ")");
+        }
+        Long offset = null;
+        for (byte[] side : log.groupSides(size)) {
+            ReplicaPosition p = side.length > 0 && side[0] == ReplicaPosition.MARKER ? ReplicaPosition.decode(side) : null;
+            if (p != null) {
+                offset = p.offset();
+            }
+        }
+        return Optional.ofNullable(offset);
+    }
+
     // ---------------------------------------------------------------- lifecycle
 
     /** Stops writes, writes a final checkpoint and closes storage. */
