@@ -24,10 +24,16 @@ import java.util.Set;
  * <pre>
  * {"format": "trailproof-backup/1", "created_at": "2026-11-25T19:00:00Z", "tree_size": 1234,
  *  "root": "&lt;64 hex&gt;", "files": [{"name": "log/00000000000000000000.seg", "size": 4096,
- *  "sha256": "&lt;64 hex&gt;"}, ...]}
+ *  "sha256": "&lt;64 hex&gt;"}, ...], "topic_offset": 1233}
  * </pre>
+ *
+ * {@code topic_offset} is present in the backup of a cluster node only: the offset of the last record
+ * of the Kafka topic the log in the backup holds; a node restored from it consumes the topic from the
+ * next offset (src/site/cluster.md#joining-from-a-backup).
+ *
+ * @param topicOffset the last topic offset the log covers (cluster mode), or null
  */
-public record BackupManifest(Instant createdAt, long treeSize, String root, List<FileEntry> files) {
+public record BackupManifest(Instant createdAt, long treeSize, String root, List<FileEntry> files, Long topicOffset) {
 
     /** The entry name of the manifest itself. */
     public static final String NAME = "MANIFEST.json";
@@ -37,7 +43,8 @@ public record BackupManifest(Instant createdAt, long treeSize, String root, List
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final HexFormat HEX = HexFormat.of();
-    private static final Set<String> MEMBERS = Set.of("format", "created_at", "tree_size", "root", "files");
+    private static final Set<String> MEMBERS = Set.of("format", "created_at", "tree_size", "root", "files",
+            "topic_offset");
     private static final Set<String> FILE_MEMBERS = Set.of("name", "size", "sha256");
 
     /** One file of the backup: its entry name, size in bytes and SHA-256 (lower-case hex). */
@@ -46,6 +53,11 @@ public record BackupManifest(Instant createdAt, long treeSize, String root, List
 
     public BackupManifest {
         files = List.copyOf(files);
+    }
+
+    /** The manifest of a backup of a single node (no topic offset). */
+    public BackupManifest(Instant createdAt, long treeSize, String root, List<FileEntry> files) {
+        this(createdAt, treeSize, root, files, null);
     }
 
     public byte[] toJson() {
@@ -57,6 +69,9 @@ public record BackupManifest(Instant createdAt, long treeSize, String root, List
         ArrayNode list = o.putArray("files");
         for (FileEntry f : files) {
             list.addObject().put("name", f.name()).put("size", f.size()).put("sha256", f.sha256());
+        }
+        if (topicOffset != null) {
+            o.put("topic_offset", topicOffset);
         }
         try {
             return JSON.writerWithDefaultPrettyPrinter().writeValueAsBytes(o);
@@ -116,7 +131,8 @@ public record BackupManifest(Instant createdAt, long treeSize, String root, List
             }
             entries.add(new FileEntry(name, count(f, "size", name), hex(f, "sha256", name)));
         }
-        return new BackupManifest(created, treeSize, root, entries);
+        Long topicOffset = node.has("topic_offset") ? count(node, "topic_offset", "MANIFEST.json") : null;
+        return new BackupManifest(created, treeSize, root, entries, topicOffset);
     }
 
     private static void onlyMembers(JsonNode node, Set<String> allowed, String where) {

@@ -107,7 +107,8 @@ public final class OnlineBackup {
         onDisk.addAll(items);
         List<BackupManifest.FileEntry> entries = onDisk.stream()
                 .map(i -> new BackupManifest.FileEntry(i.name(), i.size(), i.sha256())).toList();
-        BackupManifest manifest = new BackupManifest(at, size, HexFormat.of().formatHex(root), entries);
+        BackupManifest manifest = new BackupManifest(at, size, HexFormat.of().formatHex(root), entries,
+                ledger.replicaOffsetAt(size).orElse(null));
         return new Snapshot(manifest, onDisk);
     }
 

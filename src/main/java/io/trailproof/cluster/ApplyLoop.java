@@ -6,6 +6,7 @@ import io.trailproof.ledger.LedgerHealth;
 import io.trailproof.ledger.LedgerUnavailableException;
 import io.trailproof.ledger.ReplicaApplies;
 import io.trailproof.ledger.ReplicaOutcome;
+import io.trailproof.ledger.ReplicatedErasure;
 import io.trailproof.ledger.ReplicatedWrite;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -46,6 +47,8 @@ final class ApplyLoop implements Runnable {
     private final Ledger ledger;
     private final ReplicatedTimestamps timestamps;
     private final ReplicatedCosignatures cosignatures;
+    /** Set once the node can finish erasures ({@link #completeErasuresWith}); an erasure record waits for it. */
+    private final CompletableFuture<ReplicatedErasures> erasures = new CompletableFuture<>();
     private volatile boolean running = true;
     private volatile String failure;
 
@@ -62,6 +65,14 @@ final class ApplyLoop implements Runnable {
         this.health = health;
         consumer.assign(List.of(partition));
         consumer.seek(partition, replica.position() + 1);
+    }
+
+    /**
+     * How this node finishes an erasure above its log. The server sets it once the search index is
+     * open and an erasure a crash interrupted is finished; until then an erasure record waits.
+     */
+    void completeErasuresWith(ReplicatedErasures erasures) {
+        this.erasures.complete(erasures);
     }
 
     /** Why the loop stopped for good, or null while it runs. */
@@ -121,6 +132,9 @@ final class ApplyLoop implements Runnable {
             if (CosignatureWrite.is(parsed)) {
                 return applyCosignature(r, CosignatureWrite.decode(parsed));
             }
+            if (ErasureWrite.is(parsed)) {
+                return applyErasure(r, ErasureWrite.decode(parsed));
+            }
             w = WriteRecord.decode(parsed);
         } catch (java.io.IOException e) {
             throw new IllegalStateException("record at offset " + r.offset() + " cannot be applied: " + e.getMessage(), e);
@@ -159,6 +173,39 @@ final class ApplyLoop implements Runnable {
                     + e.getMessage(), e);
         }
         return advance(r, c.requestId());
+    }
+
+    /**
+     * An erasure (src/site/erasure.md#cluster-mode): recorded and applied to this node's log at this
+     * record's position, then removed from the search index; only then is the next record applied.
+     * Waits until the node can finish erasures ({@link #completeErasuresWith}).
+     * Every node does the same at the same offset, so their logs stay byte for byte alike.
+     */
+    private Applied applyErasure(ConsumerRecord<byte[], byte[]> r, ErasureWrite e) throws Exception {
+        // Before anything is written: an erasure a crash interrupted is finished (and its marker
+        // cleared) before the node can finish erasures, and this one must not write its marker first.
+        ReplicatedErasures finish = finisher();
+        ReplicaOutcome.Erased outcome = replica.applyErasure(new ReplicatedErasure(r.offset(), r.timestamp(), idBits(r),
+                e.order()));
+        if (outcome.outcome() != null && outcome.outcome().erasure() != null) {
+            long[] erased = outcome.outcome().erased().stream().mapToLong(Long::longValue).toArray();
+            finish.complete(erased);
+        }
+        return new Applied(e.requestId(), outcome);
+    }
+
+    private ReplicatedErasures finisher() throws InterruptedException {
+        while (true) {
+            try {
+                return erasures.get(500, java.util.concurrent.TimeUnit.MILLISECONDS);
+            } catch (java.util.concurrent.TimeoutException e) {
+                if (!running) {
+                    throw new WakeupException();   // closing before the node could finish erasures
+                }
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException(e.getCause());
+            }
+        }
     }
 
     /** Every node holds the same events at every size: a record naming another root there is damage. */

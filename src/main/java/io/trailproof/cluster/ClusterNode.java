@@ -5,7 +5,9 @@ import io.trailproof.config.Settings;
 import io.trailproof.core.redaction.Redactor;
 import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeTable;
+import io.trailproof.ledger.ErasureOrder;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerErasures;
 import io.trailproof.ledger.LedgerUnavailableException;
 import io.trailproof.ledger.ReplicaOutcome;
 import io.trailproof.ledger.Submission;
@@ -65,6 +67,9 @@ public final class ClusterNode implements AutoCloseable {
     private final List<String> warnings;
     private volatile boolean closed;
     private volatile SchedulerLeadership leadership;
+    /** The scheduled work of {@link #leadScheduledWork}: lead and unlead of each; guards {@link #scheduledLeading}. */
+    private final List<Runnable[]> scheduled = new java.util.ArrayList<>();
+    private boolean scheduledLeading;
 
     private ClusterNode(Settings.Cluster settings, Ledger ledger, Redactor redactor, Admin admin,
                         KafkaProducer<byte[], byte[]> producer, KafkaConsumer<byte[], byte[]> consumer,
@@ -100,7 +105,7 @@ public final class ClusterNode implements AutoCloseable {
         KafkaProducer<byte[], byte[]> producer = null;
         try {
             List<String> warnings = TopicGuard.ensure(admin, settings.topic(), settings.replicationFactor(),
-                    settings.allowUnsafeTopic(), maxRecordBytes);
+                    settings.allowUnsafeTopic(), maxRecordBytes, settings.topicRetention());
             warnings.forEach(w -> LOG.log(System.Logger.Level.WARNING, w));
             checkLocalData(admin, settings.topic(), ledger);
             long timeout = settings.writeTimeout().toMillis();
@@ -163,8 +168,12 @@ public final class ClusterNode implements AutoCloseable {
                         + "on an empty data.dir, or point cluster.topic at the topic it applied");
             }
             if (applied + 1 < start) {
-                throw new TopicGuard.TopicRefused("topic " + topic + " starts at offset " + start + " but this node needs "
-                        + "offset " + (applied + 1) + ": records were deleted (retention), the node cannot catch up");
+                throw new TopicGuard.TopicRefused("topic " + topic + " starts at offset " + start + " (retention deleted "
+                        + "the records before it) but this node needs offset " + (applied + 1) + (applied < 0
+                        ? " (its data.dir holds no event: delete it)" : "") + ". Restore a peer's backup into an empty "
+                        + "data.dir first (trailproof backup on a running node, then trailproof restore FILE.tar "
+                        + "--data-dir DIR); the node then consumes the topic from the offset the backup covers "
+                        + "(src/site/cluster.md#joining-from-a-backup)");
             }
         } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
             throw new TopicGuard.TopicRefused("cannot read the offsets of topic " + topic + ": " + e);
@@ -249,13 +258,91 @@ public final class ClusterNode implements AutoCloseable {
                 "this cosignature", "");
     }
 
-    private void publishAndApply(String request, byte[] value, String what, String advice) throws java.io.IOException {
+    /**
+     * Produces one erasure record (src/site/erasure.md#cluster-mode) and returns once this node
+     * applied it: the erasure event recorded, this node's log rewritten and its search index purged
+     * ({@link #completeErasuresWith}). Every node applies it at the same position. Waits up to
+     * {@link #ERASURE_TIMEOUT} or {@code cluster.write-timeout}, whichever is longer: rewriting a
+     * large log takes time.
+     *
+     * @throws LedgerErasures.ErasureTooLargeException when the erasure event would exceed an event's
+     *     size (refused alike on every node; nothing erased)
+     * @throws LedgerUnavailableException when the outcome is unknown (the erasure may still be applied:
+     *     {@code GET /v1/admin/erasures} shows it) or this node cannot write
+     */
+    public LedgerErasures.ErasureOutcome publishErasure(ErasureOrder order) throws java.io.IOException {
+        String request = UUID.randomUUID().toString();
+        ReplicaOutcome outcome = publishAndApply(request, new ErasureWrite(settings.nodeId(), request, order).encode(),
+                "this erasure", ". It may still be applied on every node; GET /v1/admin/erasures lists it once it is",
+                settings.writeTimeout().compareTo(ERASURE_TIMEOUT) > 0 ? settings.writeTimeout() : ERASURE_TIMEOUT);
+        ReplicaOutcome.Erased erased = (ReplicaOutcome.Erased) outcome;
+        if (erased.refused() != null) {
+            throw new LedgerErasures.ErasureTooLargeException(erased.refused());
+        }
+        return erased.outcome();
+    }
+
+    /**
+     * Waits until this node applied every record the topic held when asked (at most
+     * {@code cluster.write-timeout}): what it resolves then (an erasure's selector, a retention pass's
+     * events) includes every write acknowledged by any node before.
+     *
+     * @throws LedgerUnavailableException when Kafka cannot be asked or this node does not get there in time
+     */
+    public void awaitTopicEnd() throws java.io.IOException {
+        long deadline = System.nanoTime() + settings.writeTimeout().toNanos();
+        long end;
+        try {
+            end = admin.listOffsets(Map.of(partition, OffsetSpec.latest())).partitionResult(partition)
+                    .get(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS).offset();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while asking Kafka for the topic's end");
+        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new LedgerUnavailableException("cannot read the end of topic " + settings.topic() + ": " + e, e);
+        }
+        while (loop.position() < end - 1) {
+            String failure = loop.failure();
+            if (failure != null || closed) {
+                throw new LedgerUnavailableException(failure != null ? failure : "the service is shutting down", null);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new LedgerUnavailableException("this node applied topic " + settings.topic() + " up to offset "
+                        + loop.position() + ", not yet to its end (" + (end - 1) + ") within cluster.write-timeout", null);
+            }
+            try {
+                Thread.sleep(20);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new java.io.InterruptedIOException("interrupted while waiting to apply the topic");
+            }
+        }
+    }
+
+    /** The least time an erasure is waited for before its outcome is called unknown. */
+    public static final Duration ERASURE_TIMEOUT = Duration.ofMinutes(10);
+
+    /**
+     * How this node finishes an erasure record above its log (the search index): set by the server
+     * once an erasure a crash interrupted is finished; the apply loop holds erasure records until then.
+     */
+    public void completeErasuresWith(ReplicatedErasures erasures) {
+        loop.completeErasuresWith(erasures);
+    }
+
+    private ReplicaOutcome publishAndApply(String request, byte[] value, String what, String advice)
+            throws java.io.IOException {
+        return publishAndApply(request, value, what, advice, settings.writeTimeout());
+    }
+
+    private ReplicaOutcome publishAndApply(String request, byte[] value, String what, String advice, Duration timeout)
+            throws java.io.IOException {
         String failure = loop.failure();
         if (failure != null || closed) {
             throw new LedgerUnavailableException(failure != null ? failure : "the service is shutting down", null);
         }
         try {
-            produce(request, value).get();
+            return produce(request, value, timeout).get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LedgerUnavailableException("interrupted while " + what + " was produced", e);
@@ -264,18 +351,25 @@ public final class ClusterNode implements AutoCloseable {
             if (cause instanceof LedgerUnavailableException u) {
                 throw u;
             }
+            if (cause instanceof WriteTooLargeException t) {
+                throw new LedgerErasures.ErasureTooLargeException(t.getMessage());   // known: nothing was stored
+            }
             throw new LedgerUnavailableException("the outcome of " + what + " is unknown: " + cause.getMessage() + advice,
                     cause);
         }
     }
 
     private CompletableFuture<ReplicaOutcome> produce(String request, byte[] value) {
+        return produce(request, value, settings.writeTimeout());
+    }
+
+    private CompletableFuture<ReplicaOutcome> produce(String request, byte[] value, Duration wait) {
         CompletableFuture<ReplicaOutcome> done = new CompletableFuture<>();
         waiters.put(request, done);
-        long timeout = settings.writeTimeout().toMillis();
+        long timeout = wait.toMillis();
         CompletableFuture.delayedExecutor(timeout, TimeUnit.MILLISECONDS).execute(() -> unknown(request,
-                "neither a confirmation from Kafka and the local apply came within cluster.write-timeout ("
-                        + settings.writeTimeout() + ")", null));
+                "neither a confirmation from Kafka and the local apply came within " + wait + " (cluster.write-timeout"
+                        + (wait.equals(settings.writeTimeout()) ? "" : ", or longer for an erasure") + ")", null));
         sender.execute(() -> {
             try {
                 producer.send(new ProducerRecord<>(settings.topic(), 0, null, value), (metadata, error) -> {
@@ -343,15 +437,36 @@ public final class ClusterNode implements AutoCloseable {
      * Joins the group that picks the one node running the cluster's scheduled work (see
      * {@link SchedulerLeadership}): {@code lead} runs when this node is chosen, {@code unlead} when it
      * is not any more, and at {@link #close}. Both run on the member's thread and must not block long.
+     * Called again, it adds work to the same membership: a node chosen already starts it at once.
      */
     public void leadScheduledWork(Runnable lead, Runnable unlead) throws InterruptedException {
+        boolean join;
+        synchronized (scheduled) {
+            scheduled.add(new Runnable[] {lead, unlead});
+            join = scheduled.size() == 1;
+            if (!join && scheduledLeading) {
+                lead.run();
+            }
+        }
+        if (!join) {
+            return;
+        }
         KafkaConsumer<byte[], byte[]> consumer = new KafkaConsumer<>(props(settings, Map.of(
                 ConsumerConfig.CLIENT_ID_CONFIG, "trailproof-scheduler-" + settings.nodeId(),
                 ConsumerConfig.GROUP_ID_CONFIG, "trailproof-" + settings.topic() + "-scheduler",
                 ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false")),
                 new ByteArrayDeserializer(), new ByteArrayDeserializer());
         leadership = SchedulerLeadership.start(admin, consumer, settings.topic(), settings.nodeId(),
-                settings.replicationFactor(), lead, unlead);
+                settings.replicationFactor(), () -> runScheduled(true), () -> runScheduled(false));
+    }
+
+    private void runScheduled(boolean lead) {
+        synchronized (scheduled) {
+            scheduledLeading = lead;
+            for (Runnable[] work : scheduled) {
+                work[lead ? 0 : 1].run();
+            }
+        }
     }
 
     /** Stops applying and producing; requests still waiting get 503. The caller closes the ledger after. */

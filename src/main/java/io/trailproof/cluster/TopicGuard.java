@@ -9,6 +9,7 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.TopicExistsException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -24,8 +25,13 @@ import java.util.concurrent.TimeoutException;
  *   <li>one partition: the global Merkle tree needs one total order;</li>
  *   <li>replication factor at least 3 and {@code min.insync.replicas} at least 2: an acknowledged
  *       write is on two brokers (a trial may allow less with {@code cluster.allow-unsafe-topic});</li>
- *   <li>{@code retention.ms=-1}, {@code retention.bytes=-1}, {@code cleanup.policy=delete}: a new
- *       node rebuilds from offset 0, so no record may ever be deleted or compacted away;</li>
+ *   <li>{@code retention.bytes=-1}, {@code cleanup.policy=delete}: no record is ever compacted away or
+ *       deleted for size;</li>
+ *   <li>{@code retention.ms=-1} (a new node rebuilds from offset 0), or, with
+ *       {@code cluster.topic-retention} set, exactly that retention: a node then joins from a peer's
+ *       backup (src/site/cluster.md#topic-retention). A node creating such a topic sets
+ *       {@code segment.ms} to {@link #SEGMENT_MS} so erased content leaves Kafka at most that much
+ *       later than the retention says (src/site/erasure.md#cluster-mode);</li>
  *   <li>{@code message.timestamp.type=LogAppendTime}: {@code recorded_at} is the broker's time;</li>
  *   <li>{@code max.message.bytes} large enough for the largest request.</li>
  * </ul>
@@ -45,27 +51,43 @@ public final class TopicGuard {
         }
     }
 
+    /** The {@code segment.ms} a node sets on a topic with finite retention it creates: one day. */
+    public static final long SEGMENT_MS = 86_400_000L;
+
+    /** {@link #ensure(Admin, String, int, boolean, int, Duration)} for a topic of infinite retention. */
+    public static List<String> ensure(Admin admin, String topic, int replicationFactor, boolean allowUnsafe,
+                                      int maxRecordBytes) throws TopicRefused, InterruptedException {
+        return ensure(admin, topic, replicationFactor, allowUnsafe, maxRecordBytes, null);
+    }
+
     /**
      * Creates the topic when missing, then checks it. Returns the warnings an operator must see
      * (an unsafe topic allowed).
+     *
+     * @param retention {@code cluster.topic-retention}, or null for infinite retention
      */
     public static List<String> ensure(Admin admin, String topic, int replicationFactor, boolean allowUnsafe,
-                                      int maxRecordBytes) throws TopicRefused, InterruptedException {
+                                      int maxRecordBytes, Duration retention) throws TopicRefused, InterruptedException {
         try {
             TopicDescription d = describe(admin, topic);
             if (d == null) {
                 int minIsr = Math.min(2, replicationFactor);
-                NewTopic t = new NewTopic(topic, 1, (short) replicationFactor).configs(Map.of(
+                Map<String, String> configs = new java.util.HashMap<>(Map.of(
                         "min.insync.replicas", Integer.toString(minIsr),
-                        "retention.ms", "-1",
+                        "retention.ms", retention == null ? "-1" : Long.toString(retention.toMillis()),
                         "retention.bytes", "-1",
                         "cleanup.policy", "delete",
                         "message.timestamp.type", "LogAppendTime",
                         "max.message.bytes", Integer.toString(maxRecordBytes)));
+                if (retention != null) {
+                    configs.put("segment.ms", Long.toString(SEGMENT_MS));
+                }
+                NewTopic t = new NewTopic(topic, 1, (short) replicationFactor).configs(configs);
                 try {
                     admin.createTopics(List.of(t)).all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS);
                     LOG.log(System.Logger.Level.INFO, "created topic " + topic + " (1 partition, replication "
-                            + replicationFactor + ", min.insync.replicas " + minIsr + ")");
+                            + replicationFactor + ", min.insync.replicas " + minIsr + ", retention "
+                            + (retention == null ? "infinite" : retention + ", segment.ms " + SEGMENT_MS) + ")");
                 } catch (ExecutionException e) {
                     if (!(e.getCause() instanceof TopicExistsException)) {
                         throw e;   // another node creating it at the same moment is fine; anything else is not
@@ -85,7 +107,7 @@ public final class TopicGuard {
             }
             Config config = describeConfig(admin, topic);
             return check(topic, d.partitions().size(), d.partitions().get(0).replicas().size(), config, allowUnsafe,
-                    maxRecordBytes);
+                    maxRecordBytes, retention);
         } catch (ExecutionException | TimeoutException e) {
             Throwable cause = e instanceof ExecutionException && e.getCause() != null ? e.getCause() : e;
             throw new TopicRefused("cannot check topic " + topic + " on the Kafka cluster (cluster.bootstrap-servers): "
@@ -127,9 +149,15 @@ public final class TopicGuard {
         }
     }
 
-    /** The rules, on what the cluster said about the topic; pure, so it is tested without Kafka. */
+    /** {@link #check(String, int, int, Config, boolean, int, Duration)} for a topic of infinite retention. */
     static List<String> check(String topic, int partitions, int replicas, Config config, boolean allowUnsafe,
                               int maxRecordBytes) throws TopicRefused {
+        return check(topic, partitions, replicas, config, allowUnsafe, maxRecordBytes, null);
+    }
+
+    /** The rules, on what the cluster said about the topic; pure, so it is tested without Kafka. */
+    static List<String> check(String topic, int partitions, int replicas, Config config, boolean allowUnsafe,
+                              int maxRecordBytes, Duration wanted) throws TopicRefused {
         String where = "topic " + topic + " ";
         if (partitions != 1) {
             throw new TopicRefused(where + "has " + partitions + " partitions; trailproof needs exactly 1 (one total "
@@ -137,9 +165,25 @@ public final class TopicGuard {
         }
         long retention = number(config, "retention.ms", -1);
         long retentionBytes = number(config, "retention.bytes", -1);
-        if (retention != -1 || retentionBytes != -1) {
-            throw new TopicRefused(where + "has finite retention (retention.ms=" + retention + ", retention.bytes="
-                    + retentionBytes + "); set both to -1: a node rebuilds its log from offset 0");
+        List<String> warnings = new ArrayList<>();
+        if (retentionBytes != -1) {
+            throw new TopicRefused(where + "has retention.bytes=" + retentionBytes + "; set it to -1: records must "
+                    + "not be deleted for size (cluster.topic-retention sets a retention in time)");
+        }
+        if (wanted == null && retention != -1) {
+            throw new TopicRefused(where + "has finite retention (retention.ms=" + retention + "); set it to -1 (a "
+                    + "node rebuilds its log from offset 0), or set cluster.topic-retention to that retention on "
+                    + "every node (nodes then join from a peer's backup)");
+        }
+        if (wanted != null && retention != wanted.toMillis()) {
+            throw new TopicRefused(where + "has retention.ms=" + retention + " but cluster.topic-retention is " + wanted
+                    + " (" + wanted.toMillis() + " ms); set the topic's retention.ms to " + wanted.toMillis()
+                    + ", or cluster.topic-retention to the topic's retention, the same on every node");
+        }
+        if (wanted != null && number(config, "segment.ms", 604_800_000L) > SEGMENT_MS) {
+            warnings.add(where + "has segment.ms=" + number(config, "segment.ms", 604_800_000L) + ": Kafka deletes "
+                    + "records only with their closed segment, so erased content may stay in Kafka that long beyond "
+                    + "cluster.topic-retention; set segment.ms=" + SEGMENT_MS + " (one day)");
         }
         String cleanup = text(config, "cleanup.policy", "delete");
         if (!cleanup.equals("delete")) {
@@ -155,7 +199,6 @@ public final class TopicGuard {
             throw new TopicRefused(where + "has max.message.bytes=" + maxBytes + ", below the " + maxRecordBytes
                     + " bytes the largest request needs (limits.max-body-bytes); raise it");
         }
-        List<String> warnings = new ArrayList<>();
         long minIsr = number(config, "min.insync.replicas", 1);
         if (replicas < 3 || minIsr < 2) {
             String what = where + "has replication factor " + replicas + " and min.insync.replicas " + minIsr;

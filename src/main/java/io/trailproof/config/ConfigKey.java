@@ -60,7 +60,8 @@ public enum ConfigKey {
     CLUSTER_REPLICATION_FACTOR("cluster.replication-factor", "3"),
     CLUSTER_WRITE_TIMEOUT("cluster.write-timeout", "PT10S"),
     CLUSTER_READ_WAIT("cluster.read-wait", "PT10S"),
-    CLUSTER_ALLOW_UNSAFE_TOPIC("cluster.allow-unsafe-topic", "false");
+    CLUSTER_ALLOW_UNSAFE_TOPIC("cluster.allow-unsafe-topic", "false"),
+    CLUSTER_TOPIC_RETENTION("cluster.topic-retention", "off");
 
     /** Keys under this prefix are Kafka client properties passed through as they are ({@code cluster.kafka.ssl.truststore.location}). */
     public static final String KAFKA_PASS_THROUGH_PREFIX = "cluster.kafka.";

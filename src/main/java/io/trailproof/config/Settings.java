@@ -74,17 +74,22 @@ public record Settings(
      * @param readWait how long a read with {@code min_tree_size} waits for this node to apply that size
      * @param allowUnsafeTopic accept a topic with replication below 3 or min ISR below 2 (a trial)
      * @param kafkaProperties {@code cluster.kafka.*} keys with the prefix removed: Kafka client properties
+     * @param topicRetention the topic's retention ({@code cluster.topic-retention}, at least
+     *     {@link #MIN_TOPIC_RETENTION}), or null for infinite retention
      */
     public record Cluster(boolean kafka, String bootstrapServers, String topic, String nodeId, int replicationFactor,
                           Duration writeTimeout, Duration readWait, boolean allowUnsafeTopic,
-                          java.util.Map<String, String> kafkaProperties) {
+                          java.util.Map<String, String> kafkaProperties, Duration topicRetention) {
+        /** The shortest {@code cluster.topic-retention}: a week to notice a node that fell behind and restore it. */
+        public static final Duration MIN_TOPIC_RETENTION = Duration.ofDays(7);
+
         public Cluster {
             kafkaProperties = java.util.Map.copyOf(kafkaProperties);
         }
 
         public static Cluster embedded() {
             return new Cluster(false, "", "trailproof-log", "", 3, Duration.ofSeconds(10), Duration.ofSeconds(10), false,
-                    java.util.Map.of());
+                    java.util.Map.of(), null);
         }
     }
 

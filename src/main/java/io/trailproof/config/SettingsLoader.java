@@ -215,8 +215,16 @@ public final class SettingsLoader {
             throw bad(ConfigKey.CLUSTER_WRITE_TIMEOUT, raw, "must be at least 100 milliseconds, such as PT10S");
         }
         Duration readWait = duration(raw, ConfigKey.CLUSTER_READ_WAIT);
+        Duration topicRetention = duration(raw, ConfigKey.CLUSTER_TOPIC_RETENTION);
+        if (topicRetention.isZero()) {
+            topicRetention = null;   // off: infinite retention
+        } else if (topicRetention.compareTo(Settings.Cluster.MIN_TOPIC_RETENTION) < 0) {
+            throw bad(ConfigKey.CLUSTER_TOPIC_RETENTION, raw, "must be 'off' or at least P7D (7 days): a node that "
+                    + "falls behind the topic's start can only rejoin from a peer's backup, so the topic must keep "
+                    + "records long enough to notice and restore it (src/site/cluster.md#topic-retention)");
+        }
         return new Settings.Cluster(on, servers, topic, nodeId, replication, writeTimeout, readWait,
-                bool(raw, ConfigKey.CLUSTER_ALLOW_UNSAFE_TOPIC), kafka);
+                bool(raw, ConfigKey.CLUSTER_ALLOW_UNSAFE_TOPIC), kafka, topicRetention);
     }
 
     /**

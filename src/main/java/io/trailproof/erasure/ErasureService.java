@@ -10,6 +10,8 @@ import io.trailproof.index.EventFilter;
 import io.trailproof.index.IndexRequest;
 import io.trailproof.index.IndexUnavailableException;
 import io.trailproof.index.SearchIndex;
+import io.trailproof.core.event.EventErasure;
+import io.trailproof.ledger.ErasureOrder;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerErasures;
 
@@ -34,6 +36,9 @@ public final class ErasureService {
 
     private final Ledger ledger;
     private final SearchIndex index;
+    /** Null on a single node; the topic in cluster mode. */
+    private volatile Replication replication;
+    private volatile CatchUp caughtUp;
 
     public ErasureService(Ledger ledger, SearchIndex index) {
         this.ledger = ledger;
@@ -91,15 +96,22 @@ public final class ErasureService {
         return o;
     }
 
-    /** Erases; returns {@code {"erasure_id", "erased", "already_erased", "log_index"}} once the content is gone. */
-    public synchronized ObjectNode erase(Selector selector, List<String> fields, String reason, String keyName)
+    /**
+     * Erases; returns {@code {"erasure_id", "erased", "already_erased", "log_index"}} once the content is
+     * gone. In cluster mode ({@link #replicateThrough}) the selector is resolved here, to log indexes, and
+     * the erasure goes through the topic: the answer comes once this node applied it (every node
+     * applies it at the same position).
+     */
+    public ObjectNode erase(Selector selector, List<String> fields, String reason, String keyName)
             throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
-        long[] candidates = resolve(selector);
-        LedgerErasures.ErasureOutcome out = ledger.erasures().erase(candidates, fields, reason, keyName, selector.toJson());
-        await(index.purge(out.erased().stream().mapToLong(Long::longValue).toArray()));
-        ledger.erasures().probe().reached("index-purged");
-        ledger.erasures().settled();
-        ledger.erasures().probe().reached("erasure-settled");
+        Replication topic = replication;
+        LedgerErasures.ErasureOutcome out;
+        if (topic != null) {
+            caughtUp.await();   // the selector sees every write acknowledged before, by any node
+            out = topic.publish(new ErasureOrder(resolve(selector), fields, reason, keyName, selector.toJson(), true));
+        } else {
+            out = eraseHere(selector, fields, reason, keyName);
+        }
         ObjectNode o = JsonNodeFactory.instance.objectNode();
         o.put("erasure_id", out.erasure().id());
         o.put("erased", out.erased().size());
@@ -108,27 +120,86 @@ public final class ErasureService {
         return o;
     }
 
+    private synchronized LedgerErasures.ErasureOutcome eraseHere(Selector selector, List<String> fields, String reason,
+                                                                 String keyName)
+            throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
+        long[] candidates = resolve(selector);
+        LedgerErasures.ErasureOutcome out = ledger.erasures().erase(candidates, fields, reason, keyName, selector.toJson());
+        completeReplicated(out.erased().stream().mapToLong(Long::longValue).toArray());
+        return out;
+    }
+
     /**
      * A retention pass (src/site/erasure.md#retention): erases the content of every event recorded
      * before {@code cutoff} not erased yet (erasure events never), as one erasure event with reason
      * {@code retention} whose selector is {@code {"retention": PERIOD, "recorded_before": CUTOFF}};
      * returns that event's log index and how many events it erased, or empty when there was
-     * nothing to erase (then nothing is recorded).
+     * nothing to erase (then nothing is recorded). In cluster mode the pass goes through the topic as
+     * one erasure record (the node running the cluster's scheduled work runs the passes).
      */
-    public synchronized Optional<LedgerErasures.ErasureOutcome> eraseRecordedBefore(Instant cutoff, String period)
+    public Optional<LedgerErasures.ErasureOutcome> eraseRecordedBefore(Instant cutoff, String period)
             throws IOException {
         ObjectNode selector = JsonNodeFactory.instance.objectNode();
         selector.put("retention", period);
         selector.put("recorded_before", io.trailproof.core.event.EventTime.formatRecordedAt(cutoff));
+        Replication topic = replication;
+        if (topic == null) {
+            return eraseRecordedBeforeHere(cutoff, selector);
+        }
+        caughtUp.await();   // a node chosen a moment ago may still be applying what an earlier pass erased
+        long[] candidates = ledger.erasures().recordedBefore(cutoff);
+        if (candidates.length == 0) {
+            return Optional.empty();
+        }
+        LedgerErasures.ErasureOutcome out = topic.publish(new ErasureOrder(candidates, EventErasure.ERASABLE,
+                RETENTION_REASON, null, selector, false));
+        return out.erasure() == null ? Optional.empty() : Optional.of(out);
+    }
+
+    private synchronized Optional<LedgerErasures.ErasureOutcome> eraseRecordedBeforeHere(Instant cutoff,
+                                                                                       ObjectNode selector)
+            throws IOException {
         LedgerErasures.ErasureOutcome out = ledger.erasures().eraseRecordedBefore(cutoff, RETENTION_REASON, selector);
         if (out.erasure() == null) {
             return Optional.empty();
         }
-        await(index.purge(out.erased().stream().mapToLong(Long::longValue).toArray()));
+        completeReplicated(out.erased().stream().mapToLong(Long::longValue).toArray());
+        return Optional.of(out);
+    }
+
+    /** Where erasures go in cluster mode: a record of the topic, applied by every node (src/site/erasure.md#cluster-mode). */
+    @FunctionalInterface
+    public interface Replication {
+        /** Produces the erasure and returns once this node applied it (its content gone here). */
+        LedgerErasures.ErasureOutcome publish(ErasureOrder order) throws IOException;
+    }
+
+    /** Returns once this node applied the topic up to its end as it was when called (cluster mode). */
+    @FunctionalInterface
+    public interface CatchUp {
+        void await() throws IOException;
+    }
+
+    /**
+     * Cluster mode: erasures and retention passes go through {@code topic} instead of this node's
+     * ledger; each first waits for {@code caughtUp}, so that what it resolves to includes every write
+     * acknowledged before by any node.
+     */
+    public void replicateThrough(Replication topic, CatchUp caughtUp) {
+        this.caughtUp = caughtUp;
+        this.replication = topic;
+    }
+
+    /**
+     * The part of an erasure above the log, once the log was rewritten: the search index drops the
+     * erased content, then the erasure is settled (its pending marker goes). In cluster mode the
+     * apply loop calls it for every erasure record.
+     */
+    public void completeReplicated(long[] erased) throws IOException {
+        await(index.purge(erased));
         ledger.erasures().probe().reached("index-purged");
         ledger.erasures().settled();
         ledger.erasures().probe().reached("erasure-settled");
-        return Optional.of(out);
     }
 
     /** The reason a retention pass records. */

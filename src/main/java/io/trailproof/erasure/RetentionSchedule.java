@@ -27,6 +27,8 @@ public final class RetentionSchedule implements AutoCloseable {
     private final RetentionPeriod period;
     private final Clock clock;
     private ScheduledExecutorService executor;
+    /** Executors of passes cancelled by {@link #pause}, whose running pass {@link #close} waits for. */
+    private final java.util.List<ScheduledExecutorService> paused = new java.util.ArrayList<>();
 
     public RetentionSchedule(ErasureService erasures, RetentionPeriod period, Clock clock) {
         this.erasures = erasures;
@@ -54,9 +56,12 @@ public final class RetentionSchedule implements AutoCloseable {
     /**
      * Runs a pass now and then every {@link #EVERY}, on a thread of its own that is never
      * interrupted (an interrupt would close the log's file channels mid-rewrite); a failed pass is
-     * logged and retried at the next.
+     * logged and retried at the next. Does nothing while started already.
      */
     public synchronized void start() {
+        if (executor != null) {
+            return;
+        }
         executor = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "trailproof-retention");
             t.setDaemon(true);
@@ -71,19 +76,52 @@ public final class RetentionSchedule implements AutoCloseable {
         }, 0, EVERY.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** How a cluster node takes part in choosing the one node that runs the cluster's scheduled work. */
+    @FunctionalInterface
+    public interface Leadership {
+        /** {@code lead} runs when this node is chosen, {@code unlead} when it is not any more; neither may block long. */
+        void join(Runnable lead, Runnable unlead) throws InterruptedException;
+    }
+
+    /**
+     * Cluster mode (src/site/erasure.md#cluster-mode): the passes run on the node chosen to run the
+     * cluster's scheduled work only, so the cluster records one erasure per pass, not one per node.
+     * A node chosen runs a pass at once, then every {@link #EVERY}.
+     */
+    public void startWhileLeading(Leadership leadership) throws java.io.InterruptedIOException {
+        try {
+            leadership.join(this::start, this::pause);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new java.io.InterruptedIOException("interrupted while joining the cluster's scheduler group");
+        }
+    }
+
+    /**
+     * Cancels the next passes without waiting for a running one (a pass of a node that stops leading
+     * may finish: a second pass of the cluster finds nothing left to erase and records nothing).
+     */
+    public synchronized void pause() {
+        if (executor != null) {
+            executor.shutdown();
+            paused.add(executor);
+            executor = null;
+        }
+    }
+
     /** Cancels the next passes and waits (up to a minute) for a running one; an unfinished one is completed at the next start. */
     @Override
     public synchronized void close() {
-        if (executor == null) {
-            return;
-        }
-        executor.shutdown();
+        pause();
         try {
-            if (!executor.awaitTermination(60, TimeUnit.SECONDS)) {
-                LOG.log(System.Logger.Level.WARNING, "a retention pass is still running; the next start completes it");
+            for (ScheduledExecutorService e : paused) {
+                if (!e.awaitTermination(60, TimeUnit.SECONDS)) {
+                    LOG.log(System.Logger.Level.WARNING, "a retention pass is still running; the next start completes it");
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+        paused.clear();
     }
 }

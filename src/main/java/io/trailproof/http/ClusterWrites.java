@@ -141,6 +141,7 @@ final class ClusterWrites {
                             replay.write(ex);
                         };
                     }
+                    case ReplicaOutcome.Erased e -> throw new IllegalStateException("a write was answered by an erasure");
                     case ReplicaOutcome.Conflicting c -> throw new ApiException(422, "this Idempotency-Key was already "
                             + "used with a different body; send the same body to get the recorded answer, or use a new key");
                 };

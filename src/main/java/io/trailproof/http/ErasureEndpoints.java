@@ -22,7 +22,8 @@ import java.util.Set;
 /**
  * {@code POST /v1/admin/erasures} and {@code GET /v1/admin/erasures} (src/site/erasure.md#api).
  * Any fault in the body is a 400 that erases nothing; unknown {@code event_ids} are a 404 that
- * erases nothing. In cluster mode both refuse (409): erasure does not go through the topic yet.
+ * erases nothing. In cluster mode the erasure goes through the topic (src/site/erasure.md#cluster-mode);
+ * a dry run and the list are answered from this node's log.
  */
 final class ErasureEndpoints {
 
@@ -30,13 +31,11 @@ final class ErasureEndpoints {
             "fields", "reason", "dry_run");
 
     private final ErasureService erasures;
-    private final boolean cluster;
     private final RequestBodies bodies;
     private final Authenticator authenticator;
 
-    ErasureEndpoints(ErasureService erasures, boolean cluster, RequestBodies bodies, Authenticator authenticator) {
+    ErasureEndpoints(ErasureService erasures, RequestBodies bodies, Authenticator authenticator) {
         this.erasures = erasures;
-        this.cluster = cluster;
         this.bodies = bodies;
         this.authenticator = authenticator;
     }
@@ -46,15 +45,7 @@ final class ErasureEndpoints {
                 .add("GET", "/v1/admin/erasures", ApiKey.Role.ADMIN, (ex, p) -> list(ex));
     }
 
-    private void refuseInCluster() throws ApiException {
-        if (cluster) {
-            throw new ApiException(409, "erasure is not available in cluster mode: every node would have to apply "
-                    + "it at the same position of the topic, which this version does not do; nothing was erased");
-        }
-    }
-
     private void erase(HttpServerExchange ex) throws Exception {
-        refuseInCluster();
         JsonNode body;
         try {
             body = StrictJson.parse(bodies.read(ex), 4);
@@ -138,7 +129,6 @@ final class ErasureEndpoints {
     }
 
     private void list(HttpServerExchange ex) throws Exception {
-        refuseInCluster();
         Params p = new Params(ex);
         List<byte[]> page = erasures.list(p.offset(), p.limit());
         ex.getResponseHeaders().put(io.undertow.util.HttpString.tryFromString("X-Total-Count"),

@@ -102,10 +102,10 @@ public final class Ledger implements Closeable {
         };
         this.singles = new SingleAppends(sequencer, log, health, options.maxQueuedEvents(), afterDurable, dedupe);
         this.batches = new BatchAppends(sequencer, log, dedupe, redactor, afterDurable);
-        this.replica = logTime == null ? null : new ReplicaApplies(sequencer, log, dedupe, logTime,
-                openedAt == null ? -1 : openedAt.offset(), afterDurable);
         this.erasures = new LedgerErasures(dataDir, log, sequencer, dedupe,
-                ErasureRegistry.load(log, r.agents(), log.size()), afterDurable, r.agents(), fileHolds, replica != null);
+                ErasureRegistry.load(log, r.agents(), log.size()), afterDurable, r.agents(), fileHolds, logTime != null);
+        this.replica = logTime == null ? null : new ReplicaApplies(sequencer, log, dedupe, logTime,
+                openedAt == null ? -1 : openedAt.offset(), afterDurable, erasures);
         erasures.completeAtOpen();
         this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health, erasures.registry());
         this.logFiles = new LogFiles(log, fileHolds, sequencer::readableSize);
@@ -446,6 +446,29 @@ public final class Ledger implements Closeable {
     /** The log's files for an online backup: a hold that keeps them unchanged, and their committed prefixes. */
     public LogFiles logFiles() {
         return logFiles;
+    }
+
+    /**
+     * Cluster mode: the offset of the last topic record the log holds up to {@code size} events, as
+     * {@link #logFiles()} cuts them (the replica position written with the group of
+     * event {@code size - 1}); a node restored from those files consumes the topic after it. Empty in
+     * the embedded mode or for {@code size} 0.
+     */
+    public Optional<Long> replicaOffsetAt(long size) throws IOException {
+        if (replica == null || size == 0) {
+            return Optional.empty();
+        }
+        if (size > size()) {
+            throw new IllegalArgumentException("tree size " + size + " is not readable (readable: " + size() + ")");
+        }
+        Long offset = null;
+        for (byte[] side : log.groupSides(size)) {
+            ReplicaPosition p = side.length > 0 && side[0] == ReplicaPosition.MARKER ? ReplicaPosition.decode(side) : null;
+            if (p != null) {
+                offset = p.offset();
+            }
+        }
+        return Optional.ofNullable(offset);
     }
 
     // ---------------------------------------------------------------- lifecycle

@@ -161,37 +161,47 @@ public final class LedgerErasures {
      */
     private synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
                                               ObjectNode selector, boolean listIds) throws IOException {
-        ErasurePlan plan = planReadable(candidates);
-        if (!listIds && plan.targets().isEmpty()) {
+        return erase(new ErasureOrder(candidates, fields, reason, keyName, selector, listIds), sequencer::sequence);
+    }
+
+    /**
+     * An erasure record of a replica (cluster mode): as {@link #erase(long[], List, String, String,
+     * ObjectNode, boolean)}, with the erasure event's time and id bits from {@code stamp} and
+     * {@code sides} (the replica's position) in its group, under the same commit. The caller made
+     * everything applied before durable. When there is nothing to record (a retention order that
+     * finds every candidate erased) nothing is written, the position neither.
+     */
+    synchronized ErasureOutcome eraseReplicated(ErasureOrder order, Sequencer.Stamp stamp, List<byte[]> sides)
+            throws IOException {
+        return erase(order, events -> sequencer.sequence(events, List.of(), stamp, sides));
+    }
+
+    /** How the erasure event is sealed and written: by this node's clock, or from a replicated record. */
+    @FunctionalInterface
+    private interface Sealing {
+        Sequencer.Sequenced sequence(List<Submission> events) throws IOException;
+    }
+
+    private ErasureOutcome erase(ErasureOrder order, Sealing sealing) throws IOException {
+        ErasurePlan plan = planReadable(order.candidates());
+        if (!order.listIds() && plan.targets().isEmpty()) {
             return new ErasureOutcome(null, List.of(), plan.alreadyErased());
         }
         ObjectNode input = JsonNodeFactory.instance.objectNode();
-        input.set("selector", selector);
+        input.set("selector", order.selector());
         ArrayNode f = input.putArray("fields");
-        EventErasure.ordered(fields).forEach(f::add);
-        input.put("reason", reason);
-        if (keyName != null) {
-            input.put("key", keyName);
+        EventErasure.ordered(order.fields()).forEach(f::add);
+        input.put("reason", order.reason());
+        if (order.keyName() != null) {
+            input.put("key", order.keyName());
         }
-        if (listIds) {
+        if (order.listIds()) {
             ArrayNode ids = input.putArray("event_ids");
             plan.ids().forEach(ids::add);
         }
         ArrayNode ranges = input.putArray("log_indexes");
-        long start = -1;
-        long prev = -1;
-        for (long i : plan.targets()) {
-            if (start >= 0 && i != prev + 1) {
-                ranges.addArray().add(start).add(prev);
-                start = -1;
-            }
-            if (start < 0) {
-                start = i;
-            }
-            prev = i;
-        }
-        if (start >= 0) {
-            ranges.addArray().add(start).add(prev);
+        for (long[] r : ranges(plan.targets().stream().mapToLong(Long::longValue).toArray())) {
+            ranges.addArray().add(r[0]).add(r[1]);
         }
         input.put("count", plan.targets().size());
         ObjectNode event = JsonNodeFactory.instance.objectNode();
@@ -203,7 +213,7 @@ public final class LedgerErasures {
         AtomicFile.write(dataDir.resolve(PENDING_FILE),
                 Long.toString(sequencer.readableSize()).getBytes(StandardCharsets.US_ASCII));
         probe.reached("erasure-started");
-        Sequencer.Sequenced s = sequencer.sequence(List.of(new Submission(event, 0)));
+        Sequencer.Sequenced s = sealing.sequence(List.of(new Submission(event, 0)));
         AppendOutcome outcome = s.outcomes()[0];
         if (!outcome.ok()) {
             throw new ErasureTooLargeException(outcome.error());
@@ -220,6 +230,27 @@ public final class LedgerErasures {
         apply(erasure);
         probe.reached("log-rewritten");
         return new ErasureOutcome(erasure, plan.targets(), plan.alreadyErased());
+    }
+
+    /** Ascending indexes as inclusive ranges {@code [first, last]} of consecutive ones. */
+    public static List<long[]> ranges(long[] ascending) {
+        List<long[]> out = new ArrayList<>();
+        long start = -1;
+        long prev = -1;
+        for (long i : ascending) {
+            if (start >= 0 && i != prev + 1) {
+                out.add(new long[] {start, prev});
+                start = -1;
+            }
+            if (start < 0) {
+                start = i;
+            }
+            prev = i;
+        }
+        if (start >= 0) {
+            out.add(new long[] {start, prev});
+        }
+        return out;
     }
 
     /** Events erased per rewrite call: bounds the memory an erasure of many events takes. */
@@ -274,6 +305,15 @@ public final class LedgerErasures {
      * retention pass, src/site/erasure.md#retention), below {@code size}. recorded_at never
      * decreases along the log, so they all lie before the first event recorded at or after it.
      */
+    /**
+     * The log indexes a retention pass with {@code cutoff} would name (src/site/erasure.md#retention):
+     * the events recorded before it that no erasure names yet, below the ledger's size; erasure
+     * events among them are left alone when the erasure is applied. Changes nothing.
+     */
+    public long[] recordedBefore(java.time.Instant cutoff) throws IOException {
+        return recordedBefore(cutoff, sequencer.readableSize());
+    }
+
     private synchronized long[] recordedBefore(java.time.Instant cutoff, long size) throws IOException {
         long lo = 0;
         long hi = size;   // first index recorded at or after the cutoff lies in [lo, hi]
@@ -384,7 +424,8 @@ public final class LedgerErasures {
 
     /** The erasure event would exceed the size of an event: the request names too many events at once. */
     public static final class ErasureTooLargeException extends IOException {
-        ErasureTooLargeException(String why) {
+        /** @param why what the event's limits said */
+        public ErasureTooLargeException(String why) {
             super("this erasure names too many events for one erasure record (" + why + "); erase in smaller parts");
         }
     }

@@ -32,13 +32,15 @@ public final class ReplicaApplies {
     private final DedupeTable dedupe;
     private final LogTime time;
     private final LongConsumer afterDurable;
+    private final LedgerErasures erasures;
     private final List<Sequencer.Written> unpublished = new ArrayList<>();
     private final Set<DedupeKey> unpublishedKeys = new HashSet<>();
     private boolean sideOnlyWritten;
     private long position;
 
     ReplicaApplies(Sequencer sequencer, EventLog log, DedupeTable dedupe, LogTime time, long position,
-                   LongConsumer afterDurable) {
+                   LongConsumer afterDurable, LedgerErasures erasures) {
+        this.erasures = erasures;
         this.sequencer = sequencer;
         this.log = log;
         this.dedupe = dedupe;
@@ -105,6 +107,48 @@ public final class ReplicaApplies {
     }
 
     /**
+     * Applies an erasure record (src/site/erasure.md#cluster-mode): makes everything applied before
+     * it durable, then records the erasure event (its time and id bits from the record, the
+     * replica's position in its group) and rewrites this node's log, as
+     * {@link Ledger#erase} does. Durable on return. The caller then removes the content from what it
+     * derived (the search index) and calls {@link Ledger#erasureSettled}; a crash before that is
+     * completed at the next open (the {@code erasure-pending} marker), and the record is not applied
+     * again, since the position is in the erasure event's group. A crash before the erasure event
+     * was durable leaves the position before the record: it is applied again, whole.
+     *
+     * <p>An order that erases nothing (a retention order whose every candidate was erased by an
+     * earlier record) records nothing but the position; one whose erasure event would be too large
+     * is refused alike on every node ({@link ReplicaOutcome.Erased#refused}).
+     */
+    public ReplicaOutcome.Erased applyErasure(ReplicatedErasure e) throws IOException {
+        if (e.offset() <= position) {
+            throw new IllegalArgumentException("record at offset " + e.offset() + " is at or before the replica's "
+                    + "position " + position + ": records are applied once, in order");
+        }
+        sync();   // the erasure reads, and may rewrite, what this poll applied before it
+        long now = time.advanceTo(e.brokerTimeMillis());
+        Sequencer.Stamp stamp = new Sequencer.Stamp(Instant.ofEpochMilli(now), e.idBits());
+        List<byte[]> marker = List.of(new ReplicaPosition(e.offset(), now).encode());
+        LedgerErasures.ErasureOutcome out;
+        try {
+            out = erasures.eraseReplicated(e.order(), stamp, marker);
+        } catch (LedgerErasures.ErasureTooLargeException tooLarge) {
+            position = e.offset();   // the group holding the position was written without the event
+            sideOnlyWritten = true;
+            sync();
+            erasures.settled();
+            return new ReplicaOutcome.Erased(null, tooLarge.getMessage(), log.size());
+        }
+        position = e.offset();
+        if (out.erasure() == null) {
+            markOnly(e.offset(), stamp, marker);
+            sync();
+            return new ReplicaOutcome.Erased(out, null, log.size());
+        }
+        return new ReplicaOutcome.Erased(out, null, log.size());
+    }
+
+    /**
      * A write whose events each carry a mark: the events whose mark is recorded (within retention,
      * in the log's time) are left out, the others are stored each with its mark in one group.
      */
@@ -143,8 +187,12 @@ public final class ReplicaApplies {
     }
 
     private long markOnly(ReplicatedWrite w, Sequencer.Stamp stamp, List<byte[]> marker) throws IOException {
+        return markOnly(w.offset(), stamp, marker);
+    }
+
+    private long markOnly(long offset, Sequencer.Stamp stamp, List<byte[]> marker) throws IOException {
         Sequencer.Sequenced s = sequencer.sequence(List.of(), List.of(), stamp, marker);
-        position = w.offset();
+        position = offset;
         sideOnlyWritten = true;
         return s.end();
     }

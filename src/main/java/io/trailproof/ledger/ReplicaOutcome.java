@@ -27,4 +27,12 @@ public sealed interface ReplicaOutcome {
     /** The key was already recorded with other content: nothing stored (HTTP 422). */
     record Conflicting(long end) implements ReplicaOutcome {
     }
+
+    /**
+     * An erasure record was applied: {@code outcome} is what it erased (its erasure event null when
+     * there was nothing to record), or {@code refused} says why it was refused on every node (its
+     * erasure event would exceed an event's size) and {@code outcome} is null.
+     */
+    record Erased(LedgerErasures.ErasureOutcome outcome, String refused, long end) implements ReplicaOutcome {
+    }
 }

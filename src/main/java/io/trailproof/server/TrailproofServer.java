@@ -164,6 +164,10 @@ public final class TrailproofServer implements AutoCloseable {
     private ErasureService completeInterruptedErasures() throws IOException {
         ErasureService erasures = new ErasureService(ledger, index);
         erasures.completeInterrupted();
+        if (cluster != null) {   // erasures go through the topic; this node's apply loop finishes them here
+            erasures.replicateThrough(cluster::publishErasure, cluster::awaitTopicEnd);
+            cluster.completeErasuresWith(erasures::completeReplicated);
+        }
         ledger.erasures().probe(PausingProbe.fromSystemProperty());
         return erasures;
     }
@@ -205,7 +209,8 @@ public final class TrailproofServer implements AutoCloseable {
      * Checkpoint signing first (a fresh log gets its size-0 checkpoint), then the listener, then the
      * chain re-verification, the scheduled timestamps and the retention passes.
      */
-    private void startBackgroundWorkAndServe(HttpApi api, TimestampService timestamps, ErasureService erasures) {
+    private void startBackgroundWorkAndServe(HttpApi api, TimestampService timestamps, ErasureService erasures)
+            throws IOException {
         checkpointing.start();
         api.start();
         http = api;
@@ -217,7 +222,11 @@ public final class TrailproofServer implements AutoCloseable {
         }
         if (settings.retention().contentAfter() != null) {
             retention = new RetentionSchedule(erasures, settings.retention().contentAfter(), clock);
-            retention.start();
+            if (cluster != null) {
+                retention.startWhileLeading(cluster::leadScheduledWork);   // one pass for the cluster
+            } else {
+                retention.start();
+            }
         }
     }
 
@@ -335,10 +344,6 @@ public final class TrailproofServer implements AutoCloseable {
         if (settings.apiKeys().isEmpty() && !isLoopback(settings.host())) {
             LOG.log(System.Logger.Level.WARNING, "listening on " + settings.host() + " without API keys "
                     + "(--insecure-no-auth): anyone who can reach this port can write and read the audit trail");
-        }
-        if (settings.retention().contentAfter() != null && settings.cluster().kafka()) {
-            throw new StartException("retention.content-after is not available in cluster mode (erasure is not yet): "
-                    + "remove it, or run the service without cluster.mode=kafka");
         }
         return trust;
     }

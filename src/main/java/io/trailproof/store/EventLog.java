@@ -146,6 +146,16 @@ public interface EventLog extends Closeable {
     void readEach(long[] ascendingIndexes, PayloadVisitor visitor) throws IOException;
 
     /**
+     * The side records of the group whose commit ends the log at {@code size} payloads (the group of
+     * payload {@code size - 1}), in order.
+     *
+     * @throws IllegalArgumentException when {@code size} is not the end of a group of durable payloads
+     */
+    default java.util.List<byte[]> groupSides(long size) throws IOException {
+        throw new UnsupportedOperationException("this log does not read the side records of a group");
+    }
+
+    /**
      * The files that hold exactly the first {@code size} payloads, each cut just after the commit
      * frame of the group holding payload {@code size - 1} (so a copy of them opens as a log of
      * {@code size} payloads, cut at a committed point): for an online backup. Only durable

@@ -351,6 +351,15 @@ public final class SegmentLog implements EventLog {
         return reads.committedFiles(size);
     }
 
+    @Override
+    public java.util.List<byte[]> groupSides(long size) throws IOException {
+        if (size <= 0 || size > durableSize()) {
+            throw new IllegalArgumentException("only the groups of durable payloads can be read: " + size + " asked, "
+                    + durableSize() + " durable");
+        }
+        return reads.groupSides(size);
+    }
+
     private void checkNotRefused(long endExclusive) throws IOException {
         long refused = appender.refusedFrom();
         if (endExclusive > refused) {

@@ -258,6 +258,42 @@ final class SegmentReads {
         return out;
     }
 
+    /** The side records of the group of payload {@code size - 1} (see {@link EventLog#groupSides}). */
+    java.util.List<byte[]> groupSides(long size) throws IOException {
+        Segment[] segs = source.get();
+        while (true) {
+            try {
+                return groupSides(segs, size);
+            } catch (SegmentReplacedException e) {
+                segs = replaced(segs);
+            }
+        }
+    }
+
+    private java.util.List<byte[]> groupSides(Segment[] segs, long size) throws IOException {
+        java.util.List<byte[]> out = new java.util.ArrayList<>();
+        Segment seg = segs[segmentIndexOf(segs, size - 1)];
+        long pos = seg.position(size - 1, table);
+        FrameScanner r = new FrameScanner(seg, seg.readableEnd(), 4096);
+        while (true) {
+            int kind = r.next(pos);
+            if (kind == FrameCodec.BAD) {
+                throw new CorruptLogException(seg.path, pos, r.frame().problem);
+            }
+            if (kind == FrameCodec.SIDE) {
+                out.add(r.payloadCopy());
+            }
+            pos += r.frame().frameBytes;
+            if (kind == FrameCodec.COMMIT) {
+                if (r.frame().commitCount != size) {
+                    throw new IllegalArgumentException("size " + size + " is not the end of a group (the group of payload "
+                            + (size - 1) + " ends at " + r.frame().commitCount + ")");
+                }
+                return out;
+            }
+        }
+    }
+
     /** The side frame at {@code address} ({@link FrameCodec#sideAddress}), read and checked. */
     byte[] readSide(long address) throws IOException {
         Segment[] segs = source.get();

@@ -102,4 +102,65 @@ final class ClusterNodes {
             producer.send(new ProducerRecord<>(topic, 0, null, value)).get();
         }
     }
+
+    /** The files under {@code root} holding {@code marker}'s bytes (relative paths). */
+    static List<String> filesContaining(java.nio.file.Path root, String marker) throws java.io.IOException {
+        byte[] needle = marker.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        List<String> out = new ArrayList<>();
+        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
+            for (java.nio.file.Path f : (Iterable<java.nio.file.Path>) files.filter(java.nio.file.Files::isRegularFile)::iterator) {
+                byte[] b;
+                try {
+                    b = java.nio.file.Files.readAllBytes(f);
+                } catch (java.nio.file.NoSuchFileException gone) {
+                    continue;   // a file the running node replaced meanwhile
+                }
+                outer:
+                for (int i = 0; i <= b.length - needle.length; i++) {
+                    for (int j = 0; j < needle.length; j++) {
+                        if (b[i + j] != needle[j]) {
+                            continue outer;
+                        }
+                    }
+                    out.add(root.relativize(f).toString());
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
+    /** The values of the records of partition 0 of {@code topic} from {@code from} to its end, as text. */
+    static List<String> records(String bootstrapServers, String topic, long from) {
+        Properties props = new Properties();
+        props.put("bootstrap.servers", bootstrapServers);
+        props.put("enable.auto.commit", "false");
+        List<String> out = new ArrayList<>();
+        org.apache.kafka.common.TopicPartition p = new org.apache.kafka.common.TopicPartition(topic, 0);
+        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
+                props, new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
+                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+            c.assign(List.of(p));
+            long end = c.endOffsets(List.of(p)).get(p);
+            c.seek(p, from);
+            while (c.position(p) < end) {
+                for (var r : c.poll(java.time.Duration.ofMillis(500))) {
+                    out.add(new String(r.value(), java.nio.charset.StandardCharsets.UTF_8));
+                }
+            }
+        }
+        return out;
+    }
+
+    /** Waits up to {@code seconds} for {@code condition}. */
+    static boolean await(int seconds, java.util.concurrent.Callable<Boolean> condition) throws Exception {
+        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            if (condition.call()) {
+                return true;
+            }
+            Thread.sleep(100);
+        }
+        return condition.call();
+    }
 }
