@@ -3,6 +3,7 @@ package io.trailproof.backup;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.StoredEvent;
+import java.nio.charset.StandardCharsets;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -26,7 +27,7 @@ final class ErasuresSeen {
     private final TreeMap<Long, Run> named = new TreeMap<>();
 
     private static final byte[] RECORD_MARK = ("\"agent_id\":\"" + EventFields.ERASURES_AGENT + "\"")
-            .getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            .getBytes(StandardCharsets.UTF_8);
 
     /** Whether the stored payload may be an erasure record (it names their agent); a cheap test before a parse. */
     static boolean mayBeErasureRecord(byte[] payload) {

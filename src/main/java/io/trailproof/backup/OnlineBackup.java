@@ -1,9 +1,11 @@
 package io.trailproof.backup;
 
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LogFileHolds;
 import io.trailproof.store.FilePrefix;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -70,7 +72,7 @@ public final class OnlineBackup {
      * src/site/erasure.md#crash-safety-of-an-erasure): to be held from {@link #capture} until the
      * snapshot is written. Waits for a running erasure's rewrite.
      */
-    public io.trailproof.ledger.LogFileHolds.Hold holdFiles() throws java.io.InterruptedIOException {
+    public LogFileHolds.Hold holdFiles() throws InterruptedIOException {
         return ledger.logFiles().hold();
     }
 

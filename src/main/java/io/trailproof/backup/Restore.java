@@ -8,6 +8,7 @@ import io.trailproof.core.merkle.Rfc9162;
 import io.trailproof.core.merkle.StreamingRoot;
 import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.store.AtomicFile;
+import io.trailproof.store.CorruptLogException;
 import io.trailproof.store.SegmentLog;
 
 import java.io.IOException;
@@ -17,6 +18,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryNotEmptyException;
 import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
@@ -100,10 +102,10 @@ public final class Restore {
     }
 
     private static void checkTarget(Path dir) throws RestoreRefused, IOException {
-        if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
             return;
         }
-        if (!Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
             throw RestoreRefused.target(dir + " exists and is not a directory: restore only into an absent or empty "
                     + "directory (nothing was changed)");
         }
@@ -345,7 +347,7 @@ public final class Restore {
         SegmentLog log;
         try {
             log = SegmentLog.open(dir);
-        } catch (io.trailproof.store.CorruptLogException e) {
+        } catch (CorruptLogException e) {
             throw new RestoreRefused("the " + what + " in the backup do not open: " + e.getMessage()
                     + " (nothing was restored)", e);
         }

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -122,7 +123,7 @@ public final class Snapshot {
         @Override
         public void write(byte[] b, int off, int n) {
             if (len + n > buf.length) {
-                buf = java.util.Arrays.copyOf(buf, Math.max(2 * buf.length, len + n));
+                buf = Arrays.copyOf(buf, Math.max(2 * buf.length, len + n));
             }
             System.arraycopy(b, off, buf, len, n);
             len += n;

@@ -4,6 +4,7 @@ import io.trailproof.background.BackgroundThread;
 
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * Signs a checkpoint every {@code checkpoint.interval} when the durable tree grew (src/site/checkpoints.md), so
@@ -19,7 +20,7 @@ public final class CheckpointScheduler implements AutoCloseable {
     private final Duration interval;
     private final BackgroundThread thread = new BackgroundThread("trailproof-checkpoint");
 
-    private volatile java.util.function.Consumer<Boolean> outcomes = ok -> { };
+    private volatile Consumer<Boolean> outcomes = ok -> { };
 
     public CheckpointScheduler(CheckpointService service, Duration interval) {
         if (interval.isZero() || interval.isNegative()) {
@@ -38,7 +39,7 @@ public final class CheckpointScheduler implements AutoCloseable {
      * Registers what is told each signing attempt's outcome (metrics): true when a new checkpoint was
      * signed and stored, false when signing failed. It must return at once.
      */
-    public void onOutcome(java.util.function.Consumer<Boolean> listener) {
+    public void onOutcome(Consumer<Boolean> listener) {
         this.outcomes = listener;
     }
 

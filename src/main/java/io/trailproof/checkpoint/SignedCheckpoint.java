@@ -3,6 +3,7 @@ package io.trailproof.checkpoint;
 import io.trailproof.core.note.NoteSignature;
 import io.trailproof.core.note.SignedNote;
 import io.trailproof.core.note.TlogCheckpoint;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -30,7 +31,7 @@ public record SignedCheckpoint(TlogCheckpoint checkpoint, SignedNote note) {
 
     /** This checkpoint with {@code cosignature} added, replacing an earlier one by the same key. */
     public SignedCheckpoint withCosignature(NoteSignature cosignature) {
-        List<NoteSignature> sigs = new java.util.ArrayList<>(note.signatures());
+        List<NoteSignature> sigs = new ArrayList<>(note.signatures());
         sigs.removeIf(s -> s != sigs.get(0) && s.name().equals(cosignature.name()) && s.keyId() == cosignature.keyId());
         sigs.add(cosignature);
         return new SignedCheckpoint(checkpoint, new SignedNote(note.text(), sigs));

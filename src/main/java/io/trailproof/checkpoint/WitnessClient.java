@@ -26,6 +26,7 @@ import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
  * The tlog-witness {@code add-checkpoint} client for one witness (src/site/checkpoints.md).
@@ -79,7 +80,7 @@ public final class WitnessClient implements AutoCloseable {
 
     private final Path alarmFile;
 
-    private volatile java.util.function.Consumer<Boolean> outcomes = ok -> { };
+    private volatile Consumer<Boolean> outcomes = ok -> { };
     private volatile CosignatureSink sink;
     private volatile boolean active = true;
     private volatile boolean otherNodesSign;
@@ -118,7 +119,7 @@ public final class WitnessClient implements AutoCloseable {
      * Registers what is told each request's outcome (metrics): true when the witness cosigned, false
      * when it failed or showed a split view. It runs on this client's thread and must return at once.
      */
-    public void onOutcome(java.util.function.Consumer<Boolean> listener) {
+    public void onOutcome(Consumer<Boolean> listener) {
         this.outcomes = listener;
     }
 

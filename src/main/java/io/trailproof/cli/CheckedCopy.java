@@ -2,6 +2,7 @@ package io.trailproof.cli;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.ReadableByteChannel;
@@ -197,7 +198,7 @@ final class CheckedCopy {
                     next = full.take();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
-                    throw new java.io.InterruptedIOException("interrupted");
+                    throw new InterruptedIOException("interrupted");
                 }
                 if (next == END) {
                     atEnd = true;

@@ -11,6 +11,7 @@ import java.nio.channels.ReadableByteChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
@@ -296,7 +297,7 @@ final class PlainHttpGet implements Closeable {
         while (b.hasRemaining() && channel.read(b) >= 0) {
             watch.progress();
         }
-        return java.util.Arrays.copyOf(b.array(), b.position());
+        return Arrays.copyOf(b.array(), b.position());
     }
 
     @Override

@@ -8,6 +8,7 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.BufferedInputStream;
+import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -52,7 +53,7 @@ final class RestoreCommand implements Callable<Integer> {
             System.err.println();
             System.err.println("trailproof: restore refused: " + e.getMessage());
             return e.targetProblem() ? Main.BAD_USAGE : 1;
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             System.err.println();
             System.err.println("trailproof: the restore failed (" + e + "); " + dataDir + " was left absent or empty");
             return 1;

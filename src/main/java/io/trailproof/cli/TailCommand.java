@@ -13,6 +13,7 @@ import java.io.InputStreamReader;
 import java.io.PrintStream;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
@@ -126,7 +127,7 @@ final class TailCommand implements Callable<Integer> {
      * stream silent for {@link #silenceLimit} seconds is closed, which ends the read as a drop.
      */
     private Outcome read(InputStream body, long next, long printed) throws IOException {
-        SilenceWatch watch = new SilenceWatch(body, java.time.Duration.ofSeconds(silenceLimit));
+        SilenceWatch watch = new SilenceWatch(body, Duration.ofSeconds(silenceLimit));
         try {
             return read(new BufferedReader(new InputStreamReader(watch, StandardCharsets.UTF_8)), next, printed);
         } catch (IOException e) {

@@ -2,6 +2,7 @@ package io.trailproof.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.IOException;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -92,7 +93,7 @@ final class TimestampCommand implements Callable<Integer> {
             }
             out.flush();
             return verify && !json.path("valid").asBoolean(false) ? 1 : 0;
-        } catch (ServerClient.ClientException | java.io.IOException e) {
+        } catch (ServerClient.ClientException | IOException e) {
             err.println("trailproof: " + e.getMessage());
             return 1;
         }

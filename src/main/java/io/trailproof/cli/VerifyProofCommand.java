@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -70,7 +71,7 @@ final class VerifyProofCommand implements Callable<Integer> {
                     : "hash recomputed and matches"));
             return 0;
         } catch (TlogRejection e) {
-            System.out.println("INVALID (" + e.kind().name().toLowerCase(java.util.Locale.ROOT) + "): " + e.getMessage());
+            System.out.println("INVALID (" + e.kind().name().toLowerCase(Locale.ROOT) + "): " + e.getMessage());
             return 1;
         }
     }

@@ -8,6 +8,7 @@ import io.trailproof.ledger.ReplicaApplies;
 import io.trailproof.ledger.ReplicaOutcome;
 import io.trailproof.ledger.ReplicatedErasure;
 import io.trailproof.ledger.ReplicatedWrite;
+import java.io.IOException;
 import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -20,9 +21,13 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The replica's one apply thread: consumes the partition in offset order and applies each record
@@ -136,7 +141,7 @@ final class ApplyLoop implements Runnable {
                 return applyErasure(r, ErasureWrite.decode(parsed));
             }
             w = WriteRecord.decode(parsed);
-        } catch (java.io.IOException e) {
+        } catch (IOException e) {
             throw new IllegalStateException("record at offset " + r.offset() + " cannot be applied: " + e.getMessage(), e);
         }
         ReplicaOutcome outcome = replica.apply(new ReplicatedWrite(r.offset(), r.timestamp(), idBits(r), w.events(),
@@ -197,12 +202,12 @@ final class ApplyLoop implements Runnable {
     private ReplicatedErasures finisher() throws InterruptedException {
         while (true) {
             try {
-                return erasures.get(500, java.util.concurrent.TimeUnit.MILLISECONDS);
-            } catch (java.util.concurrent.TimeoutException e) {
+                return erasures.get(500, TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
                 if (!running) {
                     throw new WakeupException();   // closing before the node could finish erasures
                 }
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 throw new IllegalStateException(e.getCause());
             }
         }
@@ -210,7 +215,7 @@ final class ApplyLoop implements Runnable {
 
     /** Every node holds the same events at every size: a record naming another root there is damage. */
     private void checkRoot(ConsumerRecord<byte[], byte[]> r, String kind, String node, long size, byte[] root)
-            throws java.io.IOException {
+            throws IOException {
         replica.sync();   // the events of this poll before the record: the root at its size must be readable
         if (size > ledger.size()) {
             throw new IllegalStateException(kind + " record at offset " + r.offset() + " stamps tree size " + size
@@ -219,8 +224,8 @@ final class ApplyLoop implements Runnable {
         byte[] own = ledger.root(size);
         if (!MessageDigest.isEqual(own, root)) {
             throw new IllegalStateException(kind + " record at offset " + r.offset() + " (node " + node
-                    + ") stamps root " + java.util.HexFormat.of().formatHex(root) + " at tree size " + size
-                    + ", but this node's root there is " + java.util.HexFormat.of().formatHex(own)
+                    + ") stamps root " + HexFormat.of().formatHex(root) + " at tree size " + size
+                    + ", but this node's root there is " + HexFormat.of().formatHex(own)
                     + ": the nodes' logs differ (damage)");
         }
     }

@@ -2,7 +2,10 @@ package io.trailproof.cluster;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.config.Settings;
+import io.trailproof.core.note.NoteSignature;
+import io.trailproof.core.note.TlogCheckpoint;
 import io.trailproof.core.redaction.Redactor;
+import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.ErasureOrder;
@@ -11,6 +14,8 @@ import io.trailproof.ledger.LedgerErasures;
 import io.trailproof.ledger.LedgerUnavailableException;
 import io.trailproof.ledger.ReplicaOutcome;
 import io.trailproof.ledger.Submission;
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -25,6 +30,7 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -32,9 +38,11 @@ import java.util.Properties;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * This node's part in a cluster: the one-partition topic is the replicated
@@ -68,7 +76,7 @@ public final class ClusterNode implements AutoCloseable {
     private volatile boolean closed;
     private volatile SchedulerLeadership leadership;
     /** The scheduled work of {@link #leadScheduledWork}: lead and unlead of each; guards {@link #scheduledLeading}. */
-    private final List<Runnable[]> scheduled = new java.util.ArrayList<>();
+    private final List<Runnable[]> scheduled = new ArrayList<>();
     private boolean scheduledLeading;
 
     private ClusterNode(Settings.Cluster settings, Ledger ledger, Redactor redactor, Admin admin,
@@ -175,7 +183,7 @@ public final class ClusterNode implements AutoCloseable {
                         + "--data-dir DIR); the node then consumes the topic from the offset the backup covers "
                         + "(src/site/cluster.md#joining-from-a-backup)");
             }
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        } catch (ExecutionException | TimeoutException e) {
             throw new TopicGuard.TopicRefused("cannot read the offsets of topic " + topic + ": " + e);
         }
     }
@@ -236,7 +244,7 @@ public final class ClusterNode implements AutoCloseable {
      *     (the record may still be stored on every node later; a retry stamps a second, also valid,
      *     record), or this node cannot write
      */
-    public void publishTimestamp(io.trailproof.core.timestamp.TimestampRecord record) throws java.io.IOException {
+    public void publishTimestamp(TimestampRecord record) throws IOException {
         String request = UUID.randomUUID().toString();
         publishAndApply(request, new TimestampWrite(settings.nodeId(), request, record).encode(), "this timestamp",
                 ". It may still be stored on every node; POST /v1/timestamp again if GET /v1/timestamps lacks it");
@@ -251,8 +259,8 @@ public final class ClusterNode implements AutoCloseable {
      *     (the witness client asks again: the same cosignature applied twice is kept once), or this node
      *     cannot write
      */
-    public void publishCosignature(io.trailproof.core.note.TlogCheckpoint checkpoint,
-                                   io.trailproof.core.note.NoteSignature cosignature) throws java.io.IOException {
+    public void publishCosignature(TlogCheckpoint checkpoint,
+                                   NoteSignature cosignature) throws IOException {
         String request = UUID.randomUUID().toString();
         publishAndApply(request, new CosignatureWrite(settings.nodeId(), request, checkpoint, cosignature).encode(),
                 "this cosignature", "");
@@ -270,7 +278,7 @@ public final class ClusterNode implements AutoCloseable {
      * @throws LedgerUnavailableException when the outcome is unknown (the erasure may still be applied:
      *     {@code GET /v1/admin/erasures} shows it) or this node cannot write
      */
-    public LedgerErasures.ErasureOutcome publishErasure(ErasureOrder order) throws java.io.IOException {
+    public LedgerErasures.ErasureOutcome publishErasure(ErasureOrder order) throws IOException {
         String request = UUID.randomUUID().toString();
         ReplicaOutcome outcome = publishAndApply(request, new ErasureWrite(settings.nodeId(), request, order).encode(),
                 "this erasure", ". It may still be applied on every node; GET /v1/admin/erasures lists it once it is",
@@ -289,7 +297,7 @@ public final class ClusterNode implements AutoCloseable {
      *
      * @throws LedgerUnavailableException when Kafka cannot be asked or this node does not get there in time
      */
-    public void awaitTopicEnd() throws java.io.IOException {
+    public void awaitTopicEnd() throws IOException {
         long deadline = System.nanoTime() + settings.writeTimeout().toNanos();
         long end;
         try {
@@ -297,8 +305,8 @@ public final class ClusterNode implements AutoCloseable {
                     .get(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS).offset();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while asking Kafka for the topic's end");
-        } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            throw new InterruptedIOException("interrupted while asking Kafka for the topic's end");
+        } catch (ExecutionException | TimeoutException e) {
             throw new LedgerUnavailableException("cannot read the end of topic " + settings.topic() + ": " + e, e);
         }
         while (loop.position() < end - 1) {
@@ -314,7 +322,7 @@ public final class ClusterNode implements AutoCloseable {
                 Thread.sleep(20);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
-                throw new java.io.InterruptedIOException("interrupted while waiting to apply the topic");
+                throw new InterruptedIOException("interrupted while waiting to apply the topic");
             }
         }
     }
@@ -331,12 +339,12 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     private ReplicaOutcome publishAndApply(String request, byte[] value, String what, String advice)
-            throws java.io.IOException {
+            throws IOException {
         return publishAndApply(request, value, what, advice, settings.writeTimeout());
     }
 
     private ReplicaOutcome publishAndApply(String request, byte[] value, String what, String advice, Duration timeout)
-            throws java.io.IOException {
+            throws IOException {
         String failure = loop.failure();
         if (failure != null || closed) {
             throw new LedgerUnavailableException(failure != null ? failure : "the service is shutting down", null);
@@ -346,7 +354,7 @@ public final class ClusterNode implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new LedgerUnavailableException("interrupted while " + what + " was produced", e);
-        } catch (java.util.concurrent.ExecutionException e) {
+        } catch (ExecutionException e) {
             Throwable cause = e.getCause();
             if (cause instanceof LedgerUnavailableException u) {
                 throw u;

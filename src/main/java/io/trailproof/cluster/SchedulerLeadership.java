@@ -13,6 +13,7 @@ import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * Which node runs the scheduled work of a cluster (scheduled timestamps, witness requests): one at a time, chosen by
@@ -80,7 +81,7 @@ final class SchedulerLeadership implements AutoCloseable {
                 LOG.log(System.Logger.Level.WARNING, "cannot create the coordination topic " + coord + " (" + e.getCause()
                         + "); the scheduler's group waits for it");
             }
-        } catch (java.util.concurrent.TimeoutException e) {
+        } catch (TimeoutException e) {
             LOG.log(System.Logger.Level.WARNING, "creating the coordination topic " + coord + " timed out; the "
                     + "scheduler's group waits for it");
         }

@@ -11,6 +11,7 @@ import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ExecutionException;
@@ -72,7 +73,7 @@ public final class TopicGuard {
             TopicDescription d = describe(admin, topic);
             if (d == null) {
                 int minIsr = Math.min(2, replicationFactor);
-                Map<String, String> configs = new java.util.HashMap<>(Map.of(
+                Map<String, String> configs = new HashMap<>(Map.of(
                         "min.insync.replicas", Integer.toString(minIsr),
                         "retention.ms", retention == null ? "-1" : Long.toString(retention.toMillis()),
                         "retention.bytes", "-1",

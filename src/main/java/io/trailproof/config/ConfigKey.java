@@ -1,6 +1,7 @@
 package io.trailproof.config;
 
 import java.util.Arrays;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -84,7 +85,7 @@ public enum ConfigKey {
 
     /** The environment variable that sets this key: TRAILPROOF_ + key upper-cased, '.' and '-' as '_'. */
     public String environmentVariable() {
-        return "TRAILPROOF_" + key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
+        return "TRAILPROOF_" + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
     }
 
     public static Optional<ConfigKey> byName(String name) {

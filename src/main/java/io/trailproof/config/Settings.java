@@ -1,9 +1,13 @@
 package io.trailproof.config;
 
+import io.trailproof.core.redaction.RedactionRule;
+import io.trailproof.core.redaction.Redactor;
+import io.trailproof.core.retention.RetentionPeriod;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /** The service's validated configuration: every value typed and checked (see {@link SettingsLoader}). */
@@ -42,7 +46,7 @@ public record Settings(
      *     this is erased (once a day and at start); null when off
      * @param allowShort {@code retention.allow-short}: a period below six months was allowed
      */
-    public record Retention(io.trailproof.core.retention.RetentionPeriod contentAfter, boolean allowShort) {
+    public record Retention(RetentionPeriod contentAfter, boolean allowShort) {
         public static Retention off() {
             return new Retention(null, false);
         }
@@ -79,17 +83,17 @@ public record Settings(
      */
     public record Cluster(boolean kafka, String bootstrapServers, String topic, String nodeId, int replicationFactor,
                           Duration writeTimeout, Duration readWait, boolean allowUnsafeTopic,
-                          java.util.Map<String, String> kafkaProperties, Duration topicRetention) {
+                          Map<String, String> kafkaProperties, Duration topicRetention) {
         /** The shortest {@code cluster.topic-retention}: a week to notice a node that fell behind and restore it. */
         public static final Duration MIN_TOPIC_RETENTION = Duration.ofDays(7);
 
         public Cluster {
-            kafkaProperties = java.util.Map.copyOf(kafkaProperties);
+            kafkaProperties = Map.copyOf(kafkaProperties);
         }
 
         public static Cluster embedded() {
             return new Cluster(false, "", "trailproof-log", "", 3, Duration.ofSeconds(10), Duration.ofSeconds(10), false,
-                    java.util.Map.of(), null);
+                    Map.of(), null);
         }
     }
 
@@ -99,18 +103,18 @@ public record Settings(
      * @param enabled    whether events are redacted at all
      * @param extraRules the rules file's rules, run after the built-in ones
      */
-    public record Redaction(boolean enabled, java.util.List<io.trailproof.core.redaction.RedactionRule> extraRules) {
+    public record Redaction(boolean enabled, List<RedactionRule> extraRules) {
         public Redaction {
-            extraRules = java.util.List.copyOf(extraRules);
+            extraRules = List.copyOf(extraRules);
         }
 
         public static Redaction defaults() {
-            return new Redaction(false, java.util.List.of());
+            return new Redaction(false, List.of());
         }
 
         /** The redactor to apply, or null when redaction is off. */
-        public io.trailproof.core.redaction.Redactor redactor() {
-            return enabled ? io.trailproof.core.redaction.Redactor.withBuiltIns(extraRules) : null;
+        public Redactor redactor() {
+            return enabled ? Redactor.withBuiltIns(extraRules) : null;
         }
     }
 

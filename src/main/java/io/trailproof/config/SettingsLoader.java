@@ -23,6 +23,10 @@ import io.trailproof.core.note.CosignatureVerifier;
 import io.trailproof.core.note.SignedNote;
 import io.trailproof.core.note.TlogRejection;
 import io.trailproof.core.note.VerifierKey;
+import io.trailproof.core.redaction.RedactionRulesFile;
+import io.trailproof.core.retention.RetentionPeriod;
+import java.io.UncheckedIOException;
+import java.util.TreeMap;
 
 /**
  * Builds {@link Settings} from, in order of precedence: command-line flags, environment variables,
@@ -47,7 +51,7 @@ public final class SettingsLoader {
             raw.put(key, new Sourced(key.defaultValue(), "the default"));
         }
         // cluster.kafka.* (file, then command line): Kafka client properties, passed through unchecked.
-        Map<String, String> kafka = new java.util.TreeMap<>();
+        Map<String, String> kafka = new TreeMap<>();
         if (file != null) {
             for (Map.Entry<String, String> e : readFile(file).entrySet()) {
                 if (passThrough(e.getKey(), e.getValue(), kafka)) {
@@ -160,16 +164,16 @@ public final class SettingsLoader {
         if (v.isEmpty() || v.equalsIgnoreCase("off") || v.equalsIgnoreCase("none")) {
             return new Settings.Retention(null, allowShort);
         }
-        io.trailproof.core.retention.RetentionPeriod period;
+        RetentionPeriod period;
         try {
-            period = io.trailproof.core.retention.RetentionPeriod.parse(v);
+            period = RetentionPeriod.parse(v);
         } catch (IllegalArgumentException e) {
             throw bad(ConfigKey.RETENTION_CONTENT_AFTER, raw, "must be 'off' or a positive ISO 8601 duration such as "
                     + "P1Y or P6M");
         }
         if (!period.atLeastSixMonths() && !allowShort) {
             throw bad(ConfigKey.RETENTION_CONTENT_AFTER, raw, "is shorter than "
-                    + io.trailproof.core.retention.RetentionPeriod.SHORTEST + ": audit logs of AI systems must be kept "
+                    + RetentionPeriod.SHORTEST + ": audit logs of AI systems must be kept "
                     + "at least six months (EU AI Act art. 19, 26). Set " + ConfigKey.RETENTION_ALLOW_SHORT.key()
                     + "=true to erase content earlier anyway");
         }
@@ -240,14 +244,14 @@ public final class SettingsLoader {
         Path rulesFile = path(file);
         String text;
         try {
-            text = java.nio.file.Files.readString(rulesFile, java.nio.charset.StandardCharsets.UTF_8);
-        } catch (java.io.IOException | java.io.UncheckedIOException e) {
+            text = Files.readString(rulesFile, StandardCharsets.UTF_8);
+        } catch (IOException | UncheckedIOException e) {
             throw bad(ConfigKey.REDACTION_RULES, raw, "cannot be read: " + e.getMessage());
         }
         try {
             return new Settings.Redaction(enabled,
-                    io.trailproof.core.redaction.RedactionRulesFile.parse(text, rulesFile.toString()));
-        } catch (io.trailproof.core.redaction.RedactionRulesFile.BadRulesException e) {
+                    RedactionRulesFile.parse(text, rulesFile.toString()));
+        } catch (RedactionRulesFile.BadRulesException e) {
             throw bad(ConfigKey.REDACTION_RULES, raw, "holds a bad rule: " + e.getMessage());
         }
     }

@@ -11,17 +11,20 @@ import io.trailproof.index.IndexRequest;
 import io.trailproof.index.IndexUnavailableException;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.core.event.EventErasure;
+import io.trailproof.core.event.EventTime;
 import io.trailproof.ledger.ErasureOrder;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerErasures;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -141,7 +144,7 @@ public final class ErasureService {
             throws IOException {
         ObjectNode selector = JsonNodeFactory.instance.objectNode();
         selector.put("retention", period);
-        selector.put("recorded_before", io.trailproof.core.event.EventTime.formatRecordedAt(cutoff));
+        selector.put("recorded_before", EventTime.formatRecordedAt(cutoff));
         Replication topic = replication;
         if (topic == null) {
             return eraseRecordedBeforeHere(cutoff, selector);
@@ -260,7 +263,7 @@ public final class ErasureService {
                 if (s.sessionId() != null && !s.sessionId().equals(e.json().path(EventFields.SESSION_ID).textValue())) {
                     continue;
                 }
-                Instant t = io.trailproof.core.event.EventTime.parseTimestamp(e.timestamp());
+                Instant t = EventTime.parseTimestamp(e.timestamp());
                 if ((s.since() != null && t.isBefore(s.since())) || (s.until() != null && !t.isBefore(s.until()))) {
                     continue;
                 }
@@ -301,12 +304,12 @@ public final class ErasureService {
         }
     }
 
-    private static void await(java.util.concurrent.CompletableFuture<Void> f) throws IOException {
+    private static void await(CompletableFuture<Void> f) throws IOException {
         try {
             f.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while the search index dropped erased content");
+            throw new InterruptedIOException("interrupted while the search index dropped erased content");
         } catch (ExecutionException e) {
             throw new IOException("the search index could not drop the erased content: " + e.getCause(), e.getCause());
         }

@@ -4,10 +4,14 @@ import io.trailproof.core.retention.RetentionPeriod;
 import io.trailproof.ledger.LedgerErasures;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 
@@ -28,7 +32,7 @@ public final class RetentionSchedule implements AutoCloseable {
     private final Clock clock;
     private ScheduledExecutorService executor;
     /** Executors of passes cancelled by {@link #pause}, whose running pass {@link #close} waits for. */
-    private final java.util.List<ScheduledExecutorService> paused = new java.util.ArrayList<>();
+    private final List<ScheduledExecutorService> paused = new ArrayList<>();
 
     public RetentionSchedule(ErasureService erasures, RetentionPeriod period, Clock clock) {
         this.erasures = erasures;
@@ -62,7 +66,7 @@ public final class RetentionSchedule implements AutoCloseable {
         if (executor != null) {
             return;
         }
-        executor = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+        executor = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "trailproof-retention");
             t.setDaemon(true);
             return t;
@@ -88,12 +92,12 @@ public final class RetentionSchedule implements AutoCloseable {
      * cluster's scheduled work only, so the cluster records one erasure per pass, not one per node.
      * A node chosen runs a pass at once, then every {@link #EVERY}.
      */
-    public void startWhileLeading(Leadership leadership) throws java.io.InterruptedIOException {
+    public void startWhileLeading(Leadership leadership) throws InterruptedIOException {
         try {
             leadership.join(this::start, this::pause);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            throw new java.io.InterruptedIOException("interrupted while joining the cluster's scheduler group");
+            throw new InterruptedIOException("interrupted while joining the cluster's scheduler group");
         }
     }
 

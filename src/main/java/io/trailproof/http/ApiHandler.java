@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
@@ -56,7 +57,7 @@ final class ApiHandler implements HttpHandler {
             Responses.problem(ex, e);
             return;
         }
-        java.util.concurrent.CompletableFuture<Boolean> reached = minSize < 0 ? null : minTreeSize.await(minSize);
+        CompletableFuture<Boolean> reached = minSize < 0 ? null : minTreeSize.await(minSize);
         if (reached != null && !reached.isDone()) {
             // A read that must wait for this node to apply more (cluster mode): parked, no thread
             // waits; resumed on the connection's I/O thread once the size came or cluster.read-wait passed.

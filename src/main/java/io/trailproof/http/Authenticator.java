@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.EnumSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -86,7 +87,7 @@ final class Authenticator {
         if (!enabled() || authorization == null) {
             return "";
         }
-        return java.util.HexFormat.of().formatHex(sha256(authorization.strip().substring(SCHEME.length()).strip()));
+        return HexFormat.of().formatHex(sha256(authorization.strip().substring(SCHEME.length()).strip()));
     }
 
     /**

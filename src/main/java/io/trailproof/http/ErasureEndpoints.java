@@ -11,6 +11,7 @@ import io.trailproof.index.BadQueryException;
 import io.trailproof.ledger.LedgerErasures;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
+import io.undertow.util.HttpString;
 
 import java.io.ByteArrayOutputStream;
 import java.time.Instant;
@@ -131,7 +132,7 @@ final class ErasureEndpoints {
     private void list(HttpServerExchange ex) throws Exception {
         Params p = new Params(ex);
         List<byte[]> page = erasures.list(p.offset(), p.limit());
-        ex.getResponseHeaders().put(io.undertow.util.HttpString.tryFromString("X-Total-Count"),
+        ex.getResponseHeaders().put(HttpString.tryFromString("X-Total-Count"),
                 Long.toString(erasures.count()));
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         out.write('[');

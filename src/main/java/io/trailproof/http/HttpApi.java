@@ -2,10 +2,13 @@ package io.trailproof.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.backup.OnlineBackup;
 import io.trailproof.checkpoint.CheckpointService;
 import io.trailproof.checkpoint.Tiles;
 import io.trailproof.checkpoint.TlogProofs;
+import io.trailproof.cluster.ClusterNode;
 import io.trailproof.config.Settings;
+import io.trailproof.erasure.ErasureService;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.metrics.ServiceMetrics;
@@ -16,9 +19,13 @@ import io.trailproof.timestamp.TimestampService;
 import io.undertow.Undertow;
 import io.undertow.server.handlers.HttpContinueReadHandler;
 import io.undertow.UndertowOptions;
+import io.undertow.server.HttpHandler;
 import org.xnio.Options;
 
 import java.net.InetSocketAddress;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -46,8 +53,8 @@ public final class HttpApi {
     /** {@code metrics} is null when {@code metrics.enabled} is false: nothing is recorded and /metrics is a 404. */
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps,
                    CheckpointService checkpoints, Tiles tiles, ServiceMetrics metrics,
-                   io.trailproof.cluster.ClusterNode cluster, java.time.Clock clock,
-                   io.trailproof.erasure.ErasureService erasures) {
+                   ClusterNode cluster, Clock clock,
+                   ErasureService erasures) {
         router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail.
@@ -81,7 +88,7 @@ public final class HttpApi {
             router.get("/metrics", (ex, p) -> MetricsEndpoint.answer(ex, metrics));
         }
         new OpenApiEndpoint().register(router); // GET /v1/openapi.json
-        new BackupEndpoint(new io.trailproof.backup.OnlineBackup(settings.dataDir(), ledger, timestamps::storeFiles,
+        new BackupEndpoint(new OnlineBackup(settings.dataDir(), ledger, timestamps::storeFiles,
                 clock)).register(router);
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
@@ -112,10 +119,10 @@ public final class HttpApi {
     }
 
     /** The handler with metrics and the access log around it, or as it is when both are off. */
-    private static io.undertow.server.HttpHandler recorded(io.undertow.server.HttpHandler handler, ServiceMetrics metrics,
+    private static HttpHandler recorded(HttpHandler handler, ServiceMetrics metrics,
                                                            boolean accessLog, Authenticator authenticator) {
         return metrics == null && !accessLog ? handler
-                : new RequestTelemetry(handler, metrics, accessLog, authenticator, new java.security.SecureRandom());
+                : new RequestTelemetry(handler, metrics, accessLog, authenticator, new SecureRandom());
     }
 
     /**
@@ -124,7 +131,7 @@ public final class HttpApi {
      * sentence in {@code problems}.
      */
     private static ObjectNode health(Ledger ledger, CheckpointService checkpoints) {
-        List<String> problems = new java.util.ArrayList<>(ledger.health().problems());
+        List<String> problems = new ArrayList<>(ledger.health().problems());
         problems.addAll(checkpoints.problems());
         ObjectNode o = Responses.MAPPER.createObjectNode()
                 .put("status", problems.isEmpty() ? "ok" : "degraded")
@@ -137,7 +144,7 @@ public final class HttpApi {
     }
 
     /** Every route of the API as {@code "METHOD path"} (for the OpenAPI test: each must be documented). */
-    java.util.List<String> routes() {
+    List<String> routes() {
         return router.routes();
     }
 

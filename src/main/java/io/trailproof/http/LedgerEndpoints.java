@@ -19,10 +19,12 @@ import io.trailproof.ledger.LedgerViews.InclusionProof;
 import io.trailproof.ledger.LedgerViews.Stats;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
+import java.nio.charset.StandardCharsets;
 
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.Optional;
@@ -286,7 +288,7 @@ final class LedgerEndpoints {
             o.put("error", f.message());
             o.put("sequence", f.sequence());
             o.put("events_verified", r.eventsVerified());
-            o.put("check", f.kind().name().toLowerCase(java.util.Locale.ROOT));
+            o.put("check", f.kind().name().toLowerCase(Locale.ROOT));
             o.put("expected", f.expected());
             o.put("actual", f.actual());
             o.put("erased", r.erased());
@@ -342,7 +344,7 @@ final class LedgerEndpoints {
         for (int i = 0; i < p.siblings().size(); i++) {
             b.append(i == 0 ? "\"" : ",\"").append(HEX.formatHex(p.siblings().get(i))).append('"');
         }
-        Responses.bytes(ex, 200, b.append("]}").toString().getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+        Responses.bytes(ex, 200, b.append("]}").toString().getBytes(StandardCharsets.US_ASCII));
     }
 
     private void consistency(HttpServerExchange ex) throws Exception {

@@ -6,6 +6,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * A JSON value that is already UTF-8 bytes (a stored event's payload), for
@@ -41,7 +42,7 @@ final class RawJson implements SerializableString {
 
     @Override
     public byte[] asUnquotedUTF8() {
-        return offset == 0 && length == utf8.length ? utf8 : java.util.Arrays.copyOfRange(utf8, offset, offset + length);
+        return offset == 0 && length == utf8.length ? utf8 : Arrays.copyOfRange(utf8, offset, offset + length);
     }
 
     @Override

@@ -8,12 +8,16 @@ import io.undertow.io.IoCallback;
 import io.undertow.io.Sender;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
+import io.undertow.util.HttpString;
+import java.io.ByteArrayOutputStream;
 
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ArrayBlockingQueue;
 
 /** Writing JSON answers. Stored events are written as their stored bytes, never re-serialised. */
 final class Responses {
@@ -90,7 +94,7 @@ final class Responses {
 
         /** A copy of the answer's bytes (tests). */
         synchronized byte[] toByteArray() {
-            java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+            ByteArrayOutputStream out = new ByteArrayOutputStream();
             for (ByteBuffer b : chunks) {
                 out.write(b.array(), b.arrayOffset() + b.position(), b.remaining());
             }
@@ -108,8 +112,8 @@ final class Responses {
      * within bounds, before the connection closes ({@link UnreadBody}).
      */
     static void problem(HttpServerExchange ex, ApiException e) throws IOException {
-        for (java.util.Map.Entry<String, String> h : e.headers().entrySet()) {
-            ex.getResponseHeaders().put(new io.undertow.util.HttpString(h.getKey()), h.getValue());
+        for (Map.Entry<String, String> h : e.headers().entrySet()) {
+            ex.getResponseHeaders().put(new HttpString(h.getKey()), h.getValue());
         }
         if (ex.isRequestComplete()) {
             error(ex, e.status(), e.getMessage());
@@ -154,8 +158,8 @@ final class Responses {
         static final int CHUNK_BYTES = 128 * 1024;
         /** 8 MB at most: the chunks of a few answers of 1,000 events in flight at once. */
         static final int SPARE_CHUNKS = 64;
-        private static final java.util.concurrent.ArrayBlockingQueue<byte[]> SPARE =
-                new java.util.concurrent.ArrayBlockingQueue<>(SPARE_CHUNKS);
+        private static final ArrayBlockingQueue<byte[]> SPARE =
+                new ArrayBlockingQueue<>(SPARE_CHUNKS);
 
         private static byte[] fullSize() {
             byte[] spare = SPARE.poll();

@@ -2,10 +2,13 @@ package io.trailproof.http;
 
 import io.trailproof.config.ApiKey;
 import io.undertow.server.HttpServerExchange;
+import java.util.ArrayList;
 
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Maps method and path to an endpoint and the role it needs. Exact paths, plus one trailing path
@@ -26,7 +29,7 @@ final class Router {
      */
     @FunctionalInterface
     interface NonBlockingEndpoint {
-        java.util.concurrent.CompletionStage<Answer> start(HttpServerExchange ex) throws Exception;
+        CompletionStage<Answer> start(HttpServerExchange ex) throws Exception;
     }
 
     /** Writes the answer; runs on the connection's I/O thread. */
@@ -78,8 +81,8 @@ final class Router {
      * Every registered route as {@code "METHOD path"}, paths as registered ({@code /v1/events/{id}},
      * {@code /tile/{*}}): what the OpenAPI document must describe (checked by OpenApiContractIT).
      */
-    java.util.List<String> routes() {
-        java.util.List<String> all = new java.util.ArrayList<>();
+    List<String> routes() {
+        List<String> all = new ArrayList<>();
         exact.forEach((path, methods) -> methods.keySet().forEach(m -> all.add(m + " " + path)));
         prefixed.forEach((prefix, methods) -> methods.keySet().forEach(m -> all.add(m + " " + prefix + "{id}")));
         subtrees.forEach((prefix, methods) -> methods.keySet().forEach(m -> all.add(m + " " + prefix + "{*}")));

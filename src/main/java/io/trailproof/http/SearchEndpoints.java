@@ -22,6 +22,7 @@ import java.time.format.DateTimeParseException;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
@@ -266,7 +267,7 @@ final class SearchEndpoints {
         for (String name : ex.getQueryParameters().keySet()) {
             if (!known.contains(name) && !name.startsWith(LABEL)) {
                 throw ApiException.badRequest("unknown parameter " + Params.shorten(name) + "; this endpoint takes "
-                        + String.join(", ", new java.util.TreeSet<>(known)) + " and label.{key}");
+                        + String.join(", ", new TreeSet<>(known)) + " and label.{key}");
             }
         }
     }

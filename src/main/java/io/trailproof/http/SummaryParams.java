@@ -9,8 +9,10 @@ import java.io.IOException;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -68,7 +70,7 @@ final class SummaryParams {
         try {
             d = weeks.matches() ? Duration.ofDays(7 * Long.parseLong(weeks.group(1))) : Duration.parse(text);
         } catch (DateTimeParseException | ArithmeticException e) {
-            String upper = text.toUpperCase(java.util.Locale.ROOT);
+            String upper = text.toUpperCase(Locale.ROOT);
             String datePart = upper.indexOf('T') < 0 ? upper : upper.substring(0, upper.indexOf('T'));
             if (upper.startsWith("P") && (datePart.contains("Y") || datePart.contains("M"))) {
                 throw ApiException.badRequest("parameter histogram is '" + Params.shorten(text) + "': months and years "
@@ -116,7 +118,7 @@ final class SummaryParams {
             for (MatchSummary.Bucket b : summary.histogram()) {
                 g.writeStartObject();
                 g.writeStringField("start", EventTime.formatRecordedAt(Instant.EPOCH.plus(b.startMicros(),
-                        java.time.temporal.ChronoUnit.MICROS)));
+                        ChronoUnit.MICROS)));
                 g.writeNumberField("count", b.count());
                 g.writeEndObject();
             }

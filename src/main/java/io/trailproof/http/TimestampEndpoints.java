@@ -14,6 +14,7 @@ import io.trailproof.timestamp.TimestampRefusal;
 import io.trailproof.timestamp.TimestampService;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
+import io.undertow.util.HttpString;
 
 import java.util.Iterator;
 import java.util.Optional;
@@ -96,7 +97,7 @@ final class TimestampEndpoints {
         for (TimestampRecord r : timestamps.newestFirst(offset, limit)) {
             out.add(r.toJson());
         }
-        ex.getResponseHeaders().put(new io.undertow.util.HttpString("X-Total-Count"), Long.toString(timestamps.count()));
+        ex.getResponseHeaders().put(new HttpString("X-Total-Count"), Long.toString(timestamps.count()));
         Responses.json(ex, 200, out);
     }
 

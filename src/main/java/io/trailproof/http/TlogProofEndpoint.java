@@ -6,7 +6,9 @@ import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -39,7 +41,7 @@ final class TlogProofEndpoint {
             } catch (RuntimeException e) {
                 throw e;
             } catch (Exception e) {
-                throw new java.util.concurrent.CompletionException(e);
+                throw new CompletionException(e);
             }
         }, ex.getConnection().getWorker());
     }
@@ -57,7 +59,7 @@ final class TlogProofEndpoint {
             return proofs.proof(eventId).orElseThrow(() -> ApiException.notFound("no event with id " + eventId));
         } catch (IllegalStateException e) {
             // src/site/http-api.md#conventions: a 503 says when to retry (as the OpenAPI document promises for every 503)
-            throw new ApiException(503, e.getMessage(), java.util.Map.of("Retry-After", "30"));
+            throw new ApiException(503, e.getMessage(), Map.of("Retry-After", "30"));
         }
     }
 

@@ -10,6 +10,7 @@ import io.trailproof.otlp.TraceIngest;
 import io.trailproof.otlp.UndecodableBody;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
+import java.nio.ByteBuffer;
 
 import java.util.List;
 import java.util.Locale;
@@ -97,6 +98,6 @@ final class TraceEndpoint {
         ex.setStatusCode(status);
         ex.getResponseHeaders().put(Headers.CONTENT_TYPE, encoding.mediaType());
         ex.setResponseContentLength(body.length);
-        ex.getResponseSender().send(java.nio.ByteBuffer.wrap(body));
+        ex.getResponseSender().send(ByteBuffer.wrap(body));
     }
 }

@@ -17,6 +17,7 @@ import org.apache.lucene.util.BytesRef;
 
 import java.io.IOException;
 import java.time.Instant;
+import java.time.LocalDate;
 import java.time.format.DateTimeParseException;
 import java.util.Iterator;
 import java.util.Map;
@@ -175,7 +176,7 @@ final class EventDocument {
     static long micros(String recordedAt) {
         if (recordedAt.length() == 27 && recordedAt.charAt(26) == 'Z' && recordedAt.charAt(19) == '.') {
             try {
-                long days = java.time.LocalDate.of(Integer.parseInt(recordedAt, 0, 4, 10),
+                long days = LocalDate.of(Integer.parseInt(recordedAt, 0, 4, 10),
                         Integer.parseInt(recordedAt, 5, 7, 10), Integer.parseInt(recordedAt, 8, 10, 10)).toEpochDay();
                 long seconds = days * 86_400 + Integer.parseInt(recordedAt, 11, 13, 10) * 3600L
                         + Integer.parseInt(recordedAt, 14, 16, 10) * 60L + Integer.parseInt(recordedAt, 17, 19, 10);

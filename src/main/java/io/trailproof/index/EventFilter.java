@@ -1,6 +1,7 @@
 package io.trailproof.index;
 
 import java.time.Instant;
+import java.util.Collections;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -16,7 +17,7 @@ public record EventFilter(String agentId, String actionType, String actionStatus
                           Instant until, Map<String, String> labels) {
 
     public EventFilter {
-        labels = labels == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(labels));
+        labels = labels == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(labels));
     }
 
     /** The filters of src/site/http-api.md#endpoints alone. */

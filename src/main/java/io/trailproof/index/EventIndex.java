@@ -6,6 +6,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.function.LongConsumer;
 
 /**
@@ -51,7 +52,7 @@ public interface EventIndex extends Closeable {
      * so that no file of the index keeps a trace of them; commits again. Durable on return.
      * Only for log indexes below {@link #size()}; others are ignored (indexed later from the log).
      */
-    void replace(java.util.SortedMap<Long, byte[]> payloads) throws IOException;
+    void replace(SortedMap<Long, byte[]> payloads) throws IOException;
 
     /** Makes everything added durable, atomically with {@link #size()} and {@link #lastHash()}. */
     void commit() throws IOException;

@@ -14,12 +14,14 @@ import org.apache.lucene.search.highlight.Encoder;
 import org.apache.lucene.search.highlight.SimpleHTMLFormatter;
 
 import java.io.IOException;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import org.apache.lucene.search.highlight.SimpleFragmenter;
 
 /**
  * Highlights for a search result, computed from the event as read from the log (not from the index):
@@ -82,7 +84,7 @@ final class Highlights {
             }
         }
         Highlighter highlighter = new Highlighter(new SimpleHTMLFormatter(PRE, POST), encoder, new QueryScorer(query));
-        highlighter.setTextFragmenter(new org.apache.lucene.search.highlight.SimpleFragmenter(FRAGMENT_CHARS));
+        highlighter.setTextFragmenter(new SimpleFragmenter(FRAGMENT_CHARS));
         for (String[] f : new String[][] {{EventFields.ACTION_NAME, IndexFields.ACTION_NAME},
                 {EventFields.ERROR_MESSAGE, IndexFields.ERROR_MESSAGE}, {EventFields.ACTION_INPUT, IndexFields.INPUT},
                 {EventFields.ACTION_OUTPUT, IndexFields.OUTPUT}, {EventFields.METADATA, IndexFields.METADATA}}) {
@@ -92,7 +94,7 @@ final class Highlights {
             }
             try {
                 String[] fragments = highlighter.getBestFragments(analyzer, f[1], text, MAX_FRAGMENTS);
-                List<String> marked = java.util.Arrays.stream(fragments).filter(s -> s.contains(PRE)).toList();
+                List<String> marked = Arrays.stream(fragments).filter(s -> s.contains(PRE)).toList();
                 if (!marked.isEmpty()) {
                     out.put(f[1], marked);
                 }

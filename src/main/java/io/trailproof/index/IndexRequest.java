@@ -1,5 +1,7 @@
 package io.trailproof.index;
 
+import java.util.List;
+
 /**
  * One page of a listing or a search: an optional query in Lucene classic syntax (null lists every
  * event), the filters, the order, the page, what to summarise over all matches, and whether the
@@ -31,7 +33,7 @@ public record IndexRequest(String query, EventFilter filter, Order order, long o
         }
     }
 
-    private static final SummaryRequest NO_SUMMARY = new SummaryRequest(java.util.List.of(), null);
+    private static final SummaryRequest NO_SUMMARY = new SummaryRequest(List.of(), null);
 
     /** A page of events, with no summary. */
     public IndexRequest(String query, EventFilter filter, Order order, long offset, int limit) {

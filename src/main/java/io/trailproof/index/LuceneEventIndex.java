@@ -20,8 +20,11 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.LongConsumer;
 
@@ -49,7 +52,7 @@ public final class LuceneEventIndex implements EventIndex {
     /** Threads that build and invert documents: the follower itself plus these helpers. */
     private static final int INDEXING_THREADS = Math.max(1, Math.min(4, Runtime.getRuntime().availableProcessors()));
     private static final int MIN_SLICE = 250;
-    private static final java.util.concurrent.ExecutorService INDEXERS = java.util.concurrent.Executors.newFixedThreadPool(
+    private static final ExecutorService INDEXERS = Executors.newFixedThreadPool(
             Math.max(1, INDEXING_THREADS - 1), r -> {
                 Thread t = new Thread(r, "trailproof-indexer");
                 t.setDaemon(true);
@@ -268,9 +271,9 @@ public final class LuceneEventIndex implements EventIndex {
     }
 
     @Override
-    public synchronized void replace(java.util.SortedMap<Long, byte[]> payloads) throws IOException {
+    public synchronized void replace(SortedMap<Long, byte[]> payloads) throws IOException {
         requireWritable();
-        java.util.SortedMap<Long, byte[]> held = payloads.headMap(size);
+        SortedMap<Long, byte[]> held = payloads.headMap(size);
         if (held.isEmpty()) {
             return;
         }

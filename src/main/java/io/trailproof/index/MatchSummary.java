@@ -1,5 +1,7 @@
 package io.trailproof.index;
 
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -14,7 +16,7 @@ import java.util.Map;
 public record MatchSummary(Map<String, List<FacetCount>> facets, List<Bucket> histogram) {
 
     public MatchSummary {
-        facets = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(facets));
+        facets = Collections.unmodifiableMap(new LinkedHashMap<>(facets));
         histogram = List.copyOf(histogram);
     }
 

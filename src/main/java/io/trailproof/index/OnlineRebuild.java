@@ -7,6 +7,7 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Instant;
+import java.util.SortedMap;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -145,7 +146,7 @@ final class OnlineRebuild {
      * the documents of the events the map names by the erased ones, so the rebuild cannot bring
      * erased content back. Called by the follower after the live index was purged.
      */
-    void purge(java.util.SortedMap<Long, byte[]> erased) throws IOException {
+    void purge(SortedMap<Long, byte[]> erased) throws IOException {
         synchronized (copying) {
             if (building != null) {
                 building.replace(erased);

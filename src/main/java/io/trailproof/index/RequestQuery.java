@@ -1,5 +1,6 @@
 package io.trailproof.index;
 
+import java.time.Instant;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.queryparser.classic.ParseException;
@@ -93,7 +94,7 @@ final class RequestQuery {
     }
 
     /** Event times are held in whole microseconds; a bound between two of them rounds up. */
-    private static long ceilMicros(java.time.Instant t) {
+    private static long ceilMicros(Instant t) {
         long floor = EventDocument.micros(t);
         return t.getNano() % 1_000 == 0 ? floor : floor + 1;
     }

@@ -10,7 +10,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
@@ -306,7 +308,7 @@ public final class SearchIndex implements Closeable {
     // ---------------------------------------------------------------- erasure (src/site/erasure.md)
 
     /** Erasures waiting for the follower: the log indexes whose documents are to be replaced. */
-    private final java.util.concurrent.ConcurrentLinkedQueue<Purge> purges = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<Purge> purges = new ConcurrentLinkedQueue<>();
 
     private record Purge(long[] logIndexes, CompletableFuture<Void> done) {
     }
@@ -332,7 +334,7 @@ public final class SearchIndex implements Closeable {
         Purge p;
         while ((p = purges.poll()) != null) {
             try {
-                java.util.TreeMap<Long, byte[]> payloads = new java.util.TreeMap<>();
+                TreeMap<Long, byte[]> payloads = new TreeMap<>();
                 long size = ledger.size();
                 for (long i : p.logIndexes()) {
                     if (i < size) {

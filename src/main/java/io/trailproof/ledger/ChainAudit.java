@@ -1,6 +1,7 @@
 package io.trailproof.ledger;
 
 import io.trailproof.core.chain.ChainVerifier;
+import io.trailproof.core.chain.ErasureRecords;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.ledger.LedgerViews.ChainReport;
 import io.trailproof.store.CorruptLogException;
@@ -29,10 +30,10 @@ final class ChainAudit {
     private final LongSupplier readableSize;
     private final Clock clock;
     private final LedgerHealth health;
-    private final io.trailproof.core.chain.ErasureRecords erasures;
+    private final ErasureRecords erasures;
 
     ChainAudit(EventLog log, MerkleNodeStore tree, AgentTable agents, LongSupplier readableSize, Clock clock,
-               LedgerHealth health, io.trailproof.core.chain.ErasureRecords erasures) {
+               LedgerHealth health, ErasureRecords erasures) {
         this.erasures = erasures;
         this.log = log;
         this.tree = tree;

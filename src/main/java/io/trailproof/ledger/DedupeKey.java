@@ -5,6 +5,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
+import java.util.HexFormat;
 
 /**
  * A dedupe key: its namespace and a SHA-256 digest of everything that scopes it (for an
@@ -61,7 +62,7 @@ public record DedupeKey(byte namespace, byte[] digest) {
 
     @Override
     public String toString() {
-        return "DedupeKey[" + namespace + ":" + java.util.HexFormat.of().formatHex(digest, 0, 8) + "]";
+        return "DedupeKey[" + namespace + ":" + HexFormat.of().formatHex(digest, 0, 8) + "]";
     }
 
     static MessageDigest sha256() {

@@ -214,7 +214,7 @@ public final class DedupeTable {
      * Points the entries whose records an erasure's rewrite moved (src/site/erasure.md#physically-gone)
      * at their new log addresses. One pass over the table.
      */
-    synchronized void remap(java.util.Map<Long, Long> moved) {
+    synchronized void remap(Map<Long, Long> moved) {
         if (moved.isEmpty()) {
             return;
         }

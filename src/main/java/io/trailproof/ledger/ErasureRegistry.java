@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.core.chain.ErasureRecords;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.store.EventLog;
 
 import java.io.IOException;
@@ -33,7 +34,7 @@ final class ErasureRegistry implements ErasureRecords {
             log.readEach(positions, (index, payload) -> {
                 try {
                     r.add(StoredEvent.parse(payload));
-                } catch (io.trailproof.core.event.StoredEventFormatException e) {
+                } catch (StoredEventFormatException e) {
                     throw new IOException("erasure event at log index " + index + " is unreadable: " + e.getMessage(), e);
                 }
             });

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventErasure;
 import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
@@ -17,10 +18,14 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.OptionalLong;
 import java.util.TreeMap;
+import java.util.function.LongConsumer;
+import java.util.stream.LongStream;
 
 /**
  * The ledger's side of an erasure (src/site/erasure.md): records it as an event of agent
@@ -47,7 +52,7 @@ public final class LedgerErasures {
     private final Sequencer sequencer;
     private final DedupeTable dedupe;
     private final ErasureRegistry registry;
-    private final java.util.function.LongConsumer afterDurable;
+    private final LongConsumer afterDurable;
     private final AgentTable agents;
     private final LogFileHolds holds;
     /** A replica's log is written through the topic only (cluster mode). */
@@ -57,7 +62,7 @@ public final class LedgerErasures {
     private long interrupted = -1;
 
     LedgerErasures(Path dataDir, EventLog log, Sequencer sequencer, DedupeTable dedupe, ErasureRegistry registry,
-                   java.util.function.LongConsumer afterDurable, AgentTable agents, LogFileHolds holds, boolean replica) {
+                   LongConsumer afterDurable, AgentTable agents, LogFileHolds holds, boolean replica) {
         this.replica = replica;
         this.agents = agents;
         this.holds = holds;
@@ -103,11 +108,11 @@ public final class LedgerErasures {
 
     private synchronized ErasurePlan planReadable(long[] candidates) throws IOException {
         long[] sorted = candidates.clone();
-        java.util.Arrays.sort(sorted);
+        Arrays.sort(sorted);
         List<Long> targets = new ArrayList<>();
         List<String> ids = new ArrayList<>();
         long[] already = {0};
-        log.readEach(java.util.stream.LongStream.of(sorted).distinct().toArray(), (index, payload) -> {
+        log.readEach(LongStream.of(sorted).distinct().toArray(), (index, payload) -> {
             StoredEvent e = parse(index, payload);
             if (e.agentId().equals(EventFields.ERASURES_AGENT)) {
                 return;   // the record of erasures is never erased
@@ -147,7 +152,7 @@ public final class LedgerErasures {
      * fit one event). When there is nothing to erase nothing is recorded and the outcome's erasure
      * is null.
      */
-    public ErasureOutcome eraseRecordedBefore(java.time.Instant cutoff, String reason, ObjectNode selector)
+    public ErasureOutcome eraseRecordedBefore(Instant cutoff, String reason, ObjectNode selector)
             throws IOException {
         refuseInReplica();
         long[] candidates = recordedBefore(cutoff, sequencer.readableSize());
@@ -283,7 +288,7 @@ public final class LedgerErasures {
 
     private void applyChunk(StoredEvent erasure, List<String> fields, long[] chunk, int n) throws IOException {
         TreeMap<Long, byte[]> replacements = new TreeMap<>();
-        log.readEach(java.util.Arrays.copyOf(chunk, n), (index, payload) -> {
+        log.readEach(Arrays.copyOf(chunk, n), (index, payload) -> {
             StoredEvent e = parse(index, payload);
             if (!e.erased()) {
                 try {
@@ -310,23 +315,23 @@ public final class LedgerErasures {
      * the events recorded before it that no erasure names yet, below the ledger's size; erasure
      * events among them are left alone when the erasure is applied. Changes nothing.
      */
-    public long[] recordedBefore(java.time.Instant cutoff) throws IOException {
+    public long[] recordedBefore(Instant cutoff) throws IOException {
         return recordedBefore(cutoff, sequencer.readableSize());
     }
 
-    private synchronized long[] recordedBefore(java.time.Instant cutoff, long size) throws IOException {
+    private synchronized long[] recordedBefore(Instant cutoff, long size) throws IOException {
         long lo = 0;
         long hi = size;   // first index recorded at or after the cutoff lies in [lo, hi]
         while (lo < hi) {
             long mid = (lo + hi) >>> 1;
-            java.time.Instant at = io.trailproof.core.event.EventTime.parseTimestamp(parse(mid, log.read(mid)).recordedAt());
+            Instant at = EventTime.parseTimestamp(parse(mid, log.read(mid)).recordedAt());
             if (at.isBefore(cutoff)) {
                 lo = mid + 1;
             } else {
                 hi = mid;
             }
         }
-        java.util.stream.LongStream.Builder out = java.util.stream.LongStream.builder();
+        LongStream.Builder out = LongStream.builder();
         for (long i = 0; i < lo; i++) {
             if (registry.erasureOf(i) == null) {
                 out.add(i);

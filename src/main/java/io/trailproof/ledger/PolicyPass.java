@@ -12,6 +12,7 @@ import java.io.InterruptedIOException;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -133,7 +134,7 @@ final class PolicyPass {
 
         void addUnreadable(long position, String why) throws IOException {
             submit();
-            inFlight.add(java.util.concurrent.CompletableFuture.completedFuture(
+            inFlight.add(CompletableFuture.completedFuture(
                     new PolicyEngine.Prepared[] {new PolicyEngine.Prepared(position, null, null, why)}));
             while (inFlight.size() >= IN_FLIGHT) {
                 acceptOldest();

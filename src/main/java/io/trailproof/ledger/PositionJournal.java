@@ -5,6 +5,8 @@ import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
+import java.io.UTFDataFormatException;
+import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
@@ -196,7 +198,7 @@ final class PositionJournal {
             }
             visitor.events(from, ordinals);
             return to;
-        } catch (java.nio.BufferUnderflowException | IndexOutOfBoundsException | java.io.UTFDataFormatException e) {
+        } catch (BufferUnderflowException | IndexOutOfBoundsException | UTFDataFormatException e) {
             throw new JournalException("record at byte " + pos + " of " + file + " ends early or is malformed: " + e);
         }
     }

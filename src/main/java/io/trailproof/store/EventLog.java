@@ -3,6 +3,8 @@ package io.trailproof.store;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
+import java.util.Map;
+import java.util.NavigableMap;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -151,7 +153,7 @@ public interface EventLog extends Closeable {
      *
      * @throws IllegalArgumentException when {@code size} is not the end of a group of durable payloads
      */
-    default java.util.List<byte[]> groupSides(long size) throws IOException {
+    default List<byte[]> groupSides(long size) throws IOException {
         throw new UnsupportedOperationException("this log does not read the side records of a group");
     }
 
@@ -165,7 +167,7 @@ public interface EventLog extends Closeable {
      * @throws UnsupportedOperationException when this log is not kept in local files
      * @throws IllegalArgumentException when {@code size > durableSize()}
      */
-    default java.util.List<FilePrefix> committedFiles(long size) throws IOException {
+    default List<FilePrefix> committedFiles(long size) throws IOException {
         throw new UnsupportedOperationException("this log is not kept in local files; back it up with its own tools");
     }
 
@@ -183,7 +185,7 @@ public interface EventLog extends Closeable {
      *
      * @throws UnsupportedOperationException when this log cannot rewrite
      */
-    default Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides)
+    default Rewritten rewrite(NavigableMap<Long, byte[]> replacements, SideRewriter sides)
             throws IOException {
         throw new UnsupportedOperationException("this log cannot rewrite stored payloads");
     }
@@ -193,7 +195,7 @@ public interface EventLog extends Closeable {
      * file's new content is durable under its temporary name ({@code segment-written}) and after
      * each replace is durable ({@code segment-renamed}).
      */
-    default Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides, StepProbe probe)
+    default Rewritten rewrite(NavigableMap<Long, byte[]> replacements, SideRewriter sides, StepProbe probe)
             throws IOException {
         return rewrite(replacements, sides);
     }
@@ -207,7 +209,7 @@ public interface EventLog extends Closeable {
     }
 
     /** What {@link #rewrite} did: side record addresses that changed (old to new) and the files rewritten. */
-    record Rewritten(java.util.Map<Long, Long> movedSides, int files) {
+    record Rewritten(Map<Long, Long> movedSides, int files) {
     }
 
     /**

@@ -5,6 +5,7 @@ import java.io.InterruptedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.NavigableMap;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -342,7 +343,7 @@ public final class SegmentLog implements EventLog {
     }
 
     @Override
-    public java.util.List<FilePrefix> committedFiles(long size) throws IOException {
+    public List<FilePrefix> committedFiles(long size) throws IOException {
         if (size < 0 || size > durableSize()) {
             throw new IllegalArgumentException("only durable payloads can be copied: " + size + " asked, "
                     + durableSize() + " durable");
@@ -352,7 +353,7 @@ public final class SegmentLog implements EventLog {
     }
 
     @Override
-    public java.util.List<byte[]> groupSides(long size) throws IOException {
+    public List<byte[]> groupSides(long size) throws IOException {
         if (size <= 0 || size > durableSize()) {
             throw new IllegalArgumentException("only the groups of durable payloads can be read: " + size + " asked, "
                     + durableSize() + " durable");
@@ -374,13 +375,13 @@ public final class SegmentLog implements EventLog {
      * appended to holds a replaced payload.
      */
     @Override
-    public Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides)
+    public Rewritten rewrite(NavigableMap<Long, byte[]> replacements, SideRewriter sides)
             throws IOException {
         return rewrite(replacements, sides, StepProbe.NONE);
     }
 
     @Override
-    public synchronized Rewritten rewrite(java.util.NavigableMap<Long, byte[]> replacements, SideRewriter sides,
+    public synchronized Rewritten rewrite(NavigableMap<Long, byte[]> replacements, SideRewriter sides,
                                           StepProbe probe) throws IOException {
         if (!replacements.isEmpty() && (replacements.firstKey() < 0 || replacements.lastKey() >= durableSize())) {
             throw new IllegalArgumentException("only durable payloads can be rewritten");

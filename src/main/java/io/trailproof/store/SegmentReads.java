@@ -2,7 +2,9 @@ package io.trailproof.store;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Supplier;
 
@@ -216,7 +218,7 @@ final class SegmentReads {
      * (side frames of the group included). {@code size} must be a group's end: the commit frame
      * found must count exactly {@code size} payloads.
      */
-    java.util.List<FilePrefix> committedFiles(long size) throws IOException {
+    List<FilePrefix> committedFiles(long size) throws IOException {
         Segment[] segs = source.get();
         while (true) {
             try {
@@ -227,8 +229,8 @@ final class SegmentReads {
         }
     }
 
-    private java.util.List<FilePrefix> committedFiles(Segment[] segs, long size) throws IOException {
-        java.util.List<FilePrefix> out = new java.util.ArrayList<>();
+    private List<FilePrefix> committedFiles(Segment[] segs, long size) throws IOException {
+        List<FilePrefix> out = new ArrayList<>();
         if (size == 0) {
             return out;
         }
@@ -259,7 +261,7 @@ final class SegmentReads {
     }
 
     /** The side records of the group of payload {@code size - 1} (see {@link EventLog#groupSides}). */
-    java.util.List<byte[]> groupSides(long size) throws IOException {
+    List<byte[]> groupSides(long size) throws IOException {
         Segment[] segs = source.get();
         while (true) {
             try {
@@ -270,8 +272,8 @@ final class SegmentReads {
         }
     }
 
-    private java.util.List<byte[]> groupSides(Segment[] segs, long size) throws IOException {
-        java.util.List<byte[]> out = new java.util.ArrayList<>();
+    private List<byte[]> groupSides(Segment[] segs, long size) throws IOException {
+        List<byte[]> out = new ArrayList<>();
         Segment seg = segs[segmentIndexOf(segs, size - 1)];
         long pos = seg.position(size - 1, table);
         FrameScanner r = new FrameScanner(seg, seg.readableEnd(), 4096);

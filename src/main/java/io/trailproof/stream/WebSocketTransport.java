@@ -1,6 +1,7 @@
 package io.trailproof.stream;
 
 import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
 import io.undertow.websockets.WebSocketConnectionCallback;
 import io.undertow.websockets.WebSocketProtocolHandshakeHandler;
 import io.undertow.websockets.core.AbstractReceiveListener;
@@ -58,7 +59,7 @@ final class WebSocketTransport extends PumpedTransport {
     /** An upgrade request that no WebSocket version accepts: a 400 in the API's error shape. */
     private static void notAHandshake(HttpServerExchange ex) {
         ex.setStatusCode(400);
-        ex.getResponseHeaders().put(io.undertow.util.Headers.CONTENT_TYPE, "application/json");
+        ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
         ex.getResponseSender().send("{\"error\":\"the request asks for a WebSocket but is not a valid RFC 6455 handshake "
                 + "(GET with Upgrade: websocket, Connection: Upgrade, Sec-WebSocket-Key and Sec-WebSocket-Version: 13); "
                 + "leave out the Upgrade header for Server-Sent Events\"}");

@@ -3,6 +3,7 @@ package io.trailproof.timestamp;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.store.EventLog;
+import io.trailproof.store.FilePrefix;
 import io.trailproof.store.SegmentLog;
 
 import java.io.IOException;
@@ -64,7 +65,7 @@ public final class LogTimestampStore implements TimestampStore {
     }
 
     @Override
-    public List<io.trailproof.store.FilePrefix> committedFiles() throws IOException {
+    public List<FilePrefix> committedFiles() throws IOException {
         return log.committedFiles(size());
     }
 

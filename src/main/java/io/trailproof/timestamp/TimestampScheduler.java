@@ -7,6 +7,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
@@ -58,7 +59,7 @@ public final class TimestampScheduler implements AutoCloseable {
     private void schedule(Duration delay) {
         try {
             thread.executor().schedule(this::runOnce, delay.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (java.util.concurrent.RejectedExecutionException e) {
+        } catch (RejectedExecutionException e) {
             // closed: the service is stopping
         }
     }

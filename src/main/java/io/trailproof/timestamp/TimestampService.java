@@ -11,6 +11,7 @@ import io.trailproof.core.timestamp.TsaAnswerRejected;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerUnavailableException;
 import io.trailproof.ledger.RootRecomputation;
+import io.trailproof.store.FilePrefix;
 import org.bouncycastle.tsp.TimeStampRequest;
 
 import java.io.IOException;
@@ -43,7 +44,7 @@ public final class TimestampService {
     private final List<X509Certificate> anchors;
     private final Clock clock;
     private final RandomGenerator random;
-    private volatile java.util.function.Consumer<Boolean> outcomes = ok -> { };
+    private volatile Consumer<Boolean> outcomes = ok -> { };
     private volatile Publisher publisher;
 
     /**
@@ -110,7 +111,7 @@ public final class TimestampService {
      * when the TSA failed or the record could not be stored (a bad URL or an empty log is the caller's
      * matter and is not told). It must return at once.
      */
-    public void onOutcome(java.util.function.Consumer<Boolean> listener) {
+    public void onOutcome(Consumer<Boolean> listener) {
         this.outcomes = listener;
     }
 
@@ -173,7 +174,7 @@ public final class TimestampService {
 
     /** Verifies the latest timestamp against the current log; empty when nothing was ever timestamped. */
     /** The files of the records durable now, cut at a committed point, for an online backup (src/site/operations.md). */
-    public List<io.trailproof.store.FilePrefix> storeFiles() throws IOException {
+    public List<FilePrefix> storeFiles() throws IOException {
         return store.committedFiles();
     }
 

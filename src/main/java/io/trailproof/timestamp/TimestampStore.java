@@ -1,6 +1,7 @@
 package io.trailproof.timestamp;
 
 import io.trailproof.core.timestamp.TimestampRecord;
+import io.trailproof.store.FilePrefix;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -57,7 +58,7 @@ public interface TimestampStore extends Closeable {
      *
      * @throws UnsupportedOperationException when the records are not kept in local files
      */
-    default java.util.List<io.trailproof.store.FilePrefix> committedFiles() throws IOException {
+    default List<FilePrefix> committedFiles() throws IOException {
         throw new UnsupportedOperationException("the timestamp records are not kept in local files");
     }
 }

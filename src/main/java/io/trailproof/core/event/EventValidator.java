@@ -10,6 +10,7 @@ import java.math.BigDecimal;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 
@@ -234,7 +235,7 @@ public final class EventValidator {
             case OBJECT -> "an object";
             case ARRAY -> "an array";
             case NULL -> "null";
-            default -> value.getNodeType().toString().toLowerCase(java.util.Locale.ROOT);
+            default -> value.getNodeType().toString().toLowerCase(Locale.ROOT);
         };
     }
 

@@ -1,5 +1,7 @@
 package io.trailproof.core.evidence;
 
+import java.util.Locale;
+
 /**
  * The result of one check over a whole package. On failure it carries the evidence of the first
  * failing item: the event (sequence and id, when the failure is about one event), what the check
@@ -22,7 +24,7 @@ public record CheckResult(EvidenceCheck check, Outcome outcome, Long sequence, S
 
         /** Lowercase name for the JSON report. */
         public String id() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

@@ -8,6 +8,7 @@ import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Locale;
 
 /**
  * The package's signed checkpoint (src/site/checkpoints.md): with the log's key, the {@code checkpoint} member
@@ -36,7 +37,7 @@ final class CheckpointChecker {
                     List.of(logKey));
             cp = TlogCheckpoint.parse(opened.note().text());
         } catch (TlogRejection e) {
-            return failed("a checkpoint signed by " + logKey.name(), e.kind().name().toLowerCase(java.util.Locale.ROOT),
+            return failed("a checkpoint signed by " + logKey.name(), e.kind().name().toLowerCase(Locale.ROOT),
                     e.getMessage());
         }
         if (!cp.origin().equals(logKey.name())) {

@@ -1,6 +1,7 @@
 package io.trailproof.core.evidence;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Optional;
 
 /**
@@ -37,7 +38,7 @@ public record EvidenceReport(Verdict verdict, String problem, String agentId, St
         VALID, INVALID, UNREADABLE;
 
         public String id() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 

@@ -20,6 +20,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.fasterxml.jackson.databind.node.TextNode;
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -94,7 +95,7 @@ public final class StrictJson {
         // Where the bad byte is in the JSON: parse the valid prefix, which ends inside that field.
         String path = null;
         try {
-            byte[] prefix = java.util.Arrays.copyOf(utf8, offset);
+            byte[] prefix = Arrays.copyOf(utf8, offset);
             new TreeBuilder(prefix, maxDepth, Integer.MAX_VALUE).build();
         } catch (JsonRejection r) {
             path = r.path();

@@ -1,12 +1,14 @@
 package io.trailproof.core.note;
 
 import java.security.GeneralSecurityException;
+import java.security.InvalidKeyException;
 import java.security.KeyFactory;
 import java.security.PrivateKey;
 import java.security.PublicKey;
 import java.security.Signature;
 import java.security.SignatureException;
 import java.security.spec.EdECPrivateKeySpec;
+import java.security.spec.InvalidKeySpecException;
 import java.security.spec.NamedParameterSpec;
 import java.security.spec.X509EncodedKeySpec;
 import java.util.Arrays;
@@ -73,8 +75,8 @@ public final class Ed25519 {
             s.initVerify(key);
             s.update(message);
             return s.verify(signature);
-        } catch (SignatureException | java.security.spec.InvalidKeySpecException
-                | java.security.InvalidKeyException e) {
+        } catch (SignatureException | InvalidKeySpecException
+                | InvalidKeyException e) {
             return false;
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("Ed25519 is not available", e);

@@ -1,6 +1,7 @@
 package io.trailproof.core.policy;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import java.util.Arrays;
 
 import java.util.Map;
 
@@ -38,7 +39,7 @@ public record PolicyEvent(long logIndex, String id, String agentId, String sessi
             if (!node.isObject()) {
                 return null;
             }
-            JsonNode whole = node.get(String.join(".", java.util.Arrays.copyOfRange(path, i, path.length)));
+            JsonNode whole = node.get(String.join(".", Arrays.copyOfRange(path, i, path.length)));
             if (whole != null) {
                 node = whole;
                 break;

@@ -9,10 +9,12 @@ import io.trailproof.core.event.IntactEvent;
 import io.trailproof.core.event.MemberScanner;
 
 import java.io.IOException;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static io.trailproof.core.event.EventFields.*;
 
@@ -35,7 +37,7 @@ public final class PolicyEventReader {
      * event's agent for as long as it is pending. Grows with the number of agents, not events.
      * Concurrent: events may be read on several threads at once ({@link PolicyEngine#prepare}).
      */
-    private final Map<String, String> agents = new java.util.concurrent.ConcurrentHashMap<>();
+    private final Map<String, String> agents = new ConcurrentHashMap<>();
 
     public PolicyEventReader(Set<String> captureRoots) {
         this.captureRoots = Set.copyOf(captureRoots);
@@ -267,7 +269,7 @@ public final class PolicyEventReader {
                 return seconds * 1_000_000 + micros;
             }
         }
-        java.time.Instant at = EventTime.parseTimestamp(t);
+        Instant at = EventTime.parseTimestamp(t);
         return at.getEpochSecond() * 1_000_000 + at.getNano() / 1_000;
     }
 

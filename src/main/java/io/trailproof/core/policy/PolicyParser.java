@@ -14,6 +14,8 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
@@ -162,7 +164,7 @@ public final class PolicyParser {
             String key = it.next();
             if (!COMMON_KEYS.contains(key) && !typeKeys.contains(key)) {
                 throw new PolicyRejection(at + ": unknown key '" + shorten(key) + "' for a rule of type " + type
-                        + "; it may have " + String.join(", ", new java.util.TreeSet<>(typeKeys))
+                        + "; it may have " + String.join(", ", new TreeSet<>(typeKeys))
                         + " besides name, type, severity, scope and label_filter");
             }
         }
@@ -338,7 +340,7 @@ public final class PolicyParser {
 
     /** A duration in milliseconds: a positive whole number and a unit ({@code 500ms}, {@code 60s}, {@code 5m}, {@code 1h}, {@code 7d}). */
     static long duration(JsonNode v, String key, String at) throws PolicyRejection {
-        java.util.regex.Matcher m = v.isTextual() ? DURATION.matcher(v.textValue().trim()) : null;
+        Matcher m = v.isTextual() ? DURATION.matcher(v.textValue().trim()) : null;
         if (m == null || !m.matches() || Long.parseLong(m.group(1)) == 0) {
             throw new PolicyRejection(at + ": key '" + key + "' must be a duration such as 500ms, 60s, 5m, 1h or 7d, got "
                     + shorten(v.isTextual() ? "'" + v.textValue() + "'" : v.toString()));

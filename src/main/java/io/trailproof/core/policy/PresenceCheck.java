@@ -1,5 +1,6 @@
 package io.trailproof.core.policy;
 
+import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -17,11 +18,11 @@ final class PresenceCheck extends RuleCheck {
 
     private static final class Seen {
         final EventRef first;
-        final java.util.BitSet names;
+        final BitSet names;
 
         Seen(EventRef first, int n) {
             this.first = first;
-            this.names = new java.util.BitSet(n);
+            this.names = new BitSet(n);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.trailproof.core.policy;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.regex.Pattern;
 
@@ -97,7 +98,7 @@ public sealed interface RuleDefinition {
         CHAIN_INTEGRITY, EVENT_COMPLETENESS, SESSION_HEALTH, ERROR_RATE, DURATION_OUTLIERS;
 
         public String wireName() {
-            return name().toLowerCase(java.util.Locale.ROOT);
+            return name().toLowerCase(Locale.ROOT);
         }
     }
 }

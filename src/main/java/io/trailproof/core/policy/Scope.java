@@ -1,5 +1,7 @@
 package io.trailproof.core.policy;
 
+import java.util.Locale;
+
 /**
  * The events a rule's state is kept over (src/site/redaction.md): each agent's chain, or each session of an
  * agent (an agent's events without {@code session_id} form one session of their own).
@@ -8,6 +10,6 @@ public enum Scope {
     AGENT, SESSION;
 
     public String wireName() {
-        return name().toLowerCase(java.util.Locale.ROOT);
+        return name().toLowerCase(Locale.ROOT);
     }
 }

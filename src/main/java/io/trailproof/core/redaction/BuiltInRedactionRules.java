@@ -21,7 +21,7 @@ public final class BuiltInRedactionRules {
     }
 
     /** Card rules need at least the shortest card's digits. */
-    private static final java.util.function.Predicate<TextTraits> CARD_DIGITS = t -> t.digits() >= 13;
+    private static final Predicate<TextTraits> CARD_DIGITS = t -> t.digits() >= 13;
 
     /** A run of 13 to 19 digits, single spaces or dashes allowed between them. */
     private static final Pattern CARD = Pattern.compile("(?<![0-9])[0-9](?:[ -]?[0-9]){12,18}(?![0-9])");

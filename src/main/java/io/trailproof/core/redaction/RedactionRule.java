@@ -1,5 +1,6 @@
 package io.trailproof.core.redaction;
 
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -18,7 +19,7 @@ import java.util.regex.Pattern;
  *                 sufficient one): the pattern is then not run at all
  */
 public record RedactionRule(String name, Pattern pattern, Extent extent,
-                            java.util.function.Predicate<TextTraits> mayMatch) {
+                            Predicate<TextTraits> mayMatch) {
 
     /** Rule names: what {@code [REDACTED:<name>]} and the {@code redactions} field show. */
     public static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]{1,64}");

@@ -9,6 +9,7 @@ import io.trailproof.core.event.EventFields;
 import io.trailproof.core.json.Rfc8785;
 
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -89,7 +90,7 @@ public final class Redactor {
         // "redactions":{...} and the comma before or after it
         added[0] += Rfc8785.canonicalize(record).length + Rfc8785.canonicalize(TextNode.valueOf(EventFields.REDACTIONS)).length
                 + 2;
-        return new Redacted(out, java.util.Collections.unmodifiableMap(counts), Math.toIntExact(added[0]));
+        return new Redacted(out, Collections.unmodifiableMap(counts), Math.toIntExact(added[0]));
     }
 
     /** Every string value inside {@code node} redacted (keys kept); {@code node} itself when nothing changed. */

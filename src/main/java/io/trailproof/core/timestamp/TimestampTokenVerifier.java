@@ -43,6 +43,7 @@ import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Set;
+import org.bouncycastle.asn1.x500.X500Name;
 
 /**
  * Verifies a stored RFC 3161 timestamp without trusting the service that stored it (src/site/evidence-format.md,
@@ -230,7 +231,7 @@ public final class TimestampTokenVerifier {
                 boolean issuerMatches = false;
                 for (GeneralName n : issuerSerial.getIssuer().getNames()) {
                     if (n.getTagNo() == GeneralName.directoryName
-                            && org.bouncycastle.asn1.x500.X500Name.getInstance(n.getName()).equals(signer.getIssuer())) {
+                            && X500Name.getInstance(n.getName()).equals(signer.getIssuer())) {
                         issuerMatches = true;
                     }
                 }
