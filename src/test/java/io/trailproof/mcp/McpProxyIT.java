@@ -100,12 +100,12 @@ class McpProxyIT {
     }
 
     private static JsonNode awaitEvents(Api api, String agent, int count) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        JsonNode events = events(api, agent);
-        while (events.size() < count && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            events = events(api, agent);
+        try {
+            Await.untilTrue(count + " events of " + agent, Duration.ofSeconds(90), () -> events(api, agent).size() >= count);
+        } catch (AssertionError timedOut) {
+            // the assertion below says what arrived
         }
+        JsonNode events = events(api, agent);
         assertThat(events.size()).as("events of %s: %s", agent, events).isEqualTo(count);
         return events;
     }

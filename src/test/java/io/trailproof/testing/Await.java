@@ -18,12 +18,12 @@ public final class Await {
 
     /** Waits until {@code condition} holds, at most {@code timeout}; an {@link AssertionError} naming {@code what} otherwise. */
     public static void until(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting until " + what);
-            }
-            Thread.sleep(POLL_MILLIS);
+        try {
+            untilTrue(what, timeout, condition::getAsBoolean);
+        } catch (InterruptedException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IllegalStateException(e);   // a BooleanSupplier throws no checked exception
         }
     }
 
