@@ -50,9 +50,9 @@ class RestoreCrashIT {
             assertThat(r.statusCode()).isEqualTo(200);
         }
         Path target = dir.resolve("restored");
-        Process p = new ProcessBuilder(List.of(ServerProcess.launcher().toString(), "restore", tar.toString(),
-                "--data-dir", target.toString())).redirectErrorStream(true).redirectOutput(dir.resolve("out").toFile())
-                .start();
+        Process p = ServerProcess.onTestJdk(new ProcessBuilder(List.of(ServerProcess.launcher().toString(), "restore",
+                tar.toString(), "--data-dir", target.toString())).redirectErrorStream(true)
+                .redirectOutput(dir.resolve("out").toFile())).start();
         // Kill it as soon as it has started writing into its staging directory.
         boolean killed = false;
         for (int i = 0; i < 6000 && p.isAlive(); i++) {

@@ -7,9 +7,11 @@ import io.trailproof.core.note.NoteVerifier;
 import io.trailproof.core.note.TlogCheckpoint;
 import io.trailproof.core.note.VerifierKey;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,8 +48,8 @@ class WitnessIT {
             witness.close(); // down for a while
             CheckpointTilesIT.ingest(api, 30);
             CheckpointTilesIT.awaitCheckpoint(api, 50);
-            Thread.sleep(500);
-            assertThat(api.get("/health").json().get("problems").toString()).contains("witness " + TestWitness.NAME);
+            Await.untilTrue("/health names the witness that is down", Duration.ofSeconds(30),
+                    () -> api.get("/health").json().get("problems").toString().contains("witness " + TestWitness.NAME));
             witness = new TestWitness(logVkey(), dir.resolve("witness-state"), port);
             awaitCosigned(api, 50); // the back-off retry sends the latest checkpoint, from the witness's old size
             assertThat(api.get("/health").json().get("status").asText()).isEqualTo("ok");

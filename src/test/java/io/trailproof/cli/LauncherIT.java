@@ -43,7 +43,9 @@ class LauncherIT {
     @Test
     void aStartUseAndStopPrintNoWarning() throws Exception {
         String output;
-        try (ServerProcess server = ServerProcess.start(dir.resolve("data"), Map.of("TRAILPROOF_JAVA_OPTS", "-Xmx256m"))) {
+        // No JAVA_HOME, as on a machine where none is set: the launcher finds a JDK 21+ by itself.
+        try (ServerProcess server = ServerProcess.start(dir.resolve("data"),
+                Map.of("TRAILPROOF_JAVA_OPTS", "-Xmx256m", "JAVA_HOME", ""))) {
             Api api = server.api();
             // Ingest and search: the index opens its files (native madvise) and runs queries.
             assertThat(api.post("/v1/events", "{\"agent_id\":\"launcher\",\"action_type\":\"TOOL_CALL\"}").status())
@@ -133,8 +135,8 @@ class LauncherIT {
         Path out = Files.createTempFile("index-tool", ".out");
         Path err = Files.createTempFile("index-tool", ".err");
         try {
-            ProcessBuilder pb = new ProcessBuilder("index-tools/" + name, "--data-dir", dataDir.toString())
-                    .redirectOutput(out.toFile()).redirectError(err.toFile());
+            ProcessBuilder pb = ServerProcess.onTestJdk(new ProcessBuilder("index-tools/" + name, "--data-dir",
+                    dataDir.toString()).redirectOutput(out.toFile()).redirectError(err.toFile()));
             pb.environment().put("TRAILPROOF_HOME", ServerProcess.launcher().getParent().getParent().toString());
             Process p = pb.start();
             if (!p.waitFor(5, TimeUnit.MINUTES)) {

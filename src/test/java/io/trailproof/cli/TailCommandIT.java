@@ -31,7 +31,7 @@ class TailCommandIT {
     private static Process tail(String... args) throws Exception {
         List<String> cmd = new ArrayList<>(List.of(ServerProcess.launcher().toString(), "tail"));
         cmd.addAll(List.of(args));
-        return new ProcessBuilder(cmd).start();
+        return ServerProcess.onTestJdk(new ProcessBuilder(cmd)).start();
     }
 
     private static BlockingQueue<String> lines(java.io.InputStream in) {

@@ -188,7 +188,8 @@ class ReadmeTourIT {
         }
         Path file = cwd.resolve("tour.sh");
         Files.writeString(file, script.toString(), StandardCharsets.UTF_8);
-        ProcessBuilder pb = new ProcessBuilder("bash", file.toString()).directory(cwd.toFile()).redirectErrorStream(true);
+        ProcessBuilder pb = ServerProcess.onTestJdk(
+                new ProcessBuilder("bash", file.toString()).directory(cwd.toFile()).redirectErrorStream(true));
         pb.environment().put("TRAILPROOF_URL", "http://127.0.0.1:" + port);
         pb.environment().remove("TRAILPROOF_API_KEY");
         pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx256m");

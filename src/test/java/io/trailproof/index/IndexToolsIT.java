@@ -27,8 +27,8 @@ class IndexToolsIT {
     }
 
     static Run tool(String name, Path dataDir) throws IOException, InterruptedException {
-        ProcessBuilder pb = new ProcessBuilder("index-tools/" + name, "--data-dir", dataDir.toString())
-                .redirectErrorStream(true);
+        ProcessBuilder pb = ServerProcess.onTestJdk(
+                new ProcessBuilder("index-tools/" + name, "--data-dir", dataDir.toString()).redirectErrorStream(true));
         pb.environment().put("TRAILPROOF_HOME", ServerProcess.launcher().getParent().getParent().toString());
         pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx256m");
         Process p = pb.start();
@@ -49,18 +49,16 @@ class IndexToolsIT {
     @Test
     void checkFindsDifferencesAndRebuildRepairsThem() throws Exception {
         Path data = dir.resolve("data");
-        try (ServerProcess server = ServerProcess.start(data)) {
+        try (InProcessServer server = InProcessServer.start(data)) {
             fill(server.api(), 0, 1000);
-            assertThat(server.stop()).isZero();
         }
         Run check = tool("check-index", data);
         assertThat(check.exit()).as(check.output()).isZero();
         assertThat(check.output()).contains("index and log agree: 1,000 events");
 
         IndexRecoveryIT.copyTree(data.resolve("index"), dir.resolve("old-index"));
-        try (ServerProcess server = ServerProcess.start(data)) {
+        try (InProcessServer server = InProcessServer.start(data)) {
             fill(server.api(), 1000, 50);
-            assertThat(server.stop()).isZero();
         }
         IndexRecoveryIT.deleteTree(data.resolve("index"));
         IndexRecoveryIT.copyTree(dir.resolve("old-index"), data.resolve("index"));
@@ -81,9 +79,8 @@ class IndexToolsIT {
     @Test
     void checkNamesAnIndexOfAnOlderFormatAndRebuildReplacesIt() throws Exception {
         Path data = dir.resolve("data");
-        try (ServerProcess server = ServerProcess.start(data)) {
+        try (InProcessServer server = InProcessServer.start(data)) {
             fill(server.api(), 0, 200);
-            assertThat(server.stop()).isZero();
         }
         LuceneEventIndexTest.markFormat(data.resolve("index/g000001"), "0");
         Run check = tool("check-index", data);
@@ -99,7 +96,7 @@ class IndexToolsIT {
     @Test
     void offlineToolsRefuseARunningServersDirectory() throws Exception {
         Path data = dir.resolve("data");
-        try (ServerProcess server = ServerProcess.start(data)) {
+        try (InProcessServer server = InProcessServer.start(data)) {
             fill(server.api(), 0, 10);
             Run check = tool("check-index", data);
             assertThat(check.exit()).isEqualTo(1);

@@ -13,6 +13,7 @@ import io.modelcontextprotocol.spec.McpSchema.TextContent;
 import io.trailproof.core.json.Rfc8785;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.Test;
@@ -80,7 +81,7 @@ class McpProxyIT {
     private McpSyncClient client(List<String> command, List<String> stderr) {
         ServerParameters params = ServerParameters.builder(command.get(0)).args(command.subList(1, command.size()))
                 .env(Map.of("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString(),
-                        "TRAILPROOF_JAVA_OPTS", "-Xmx256m"))
+                        "TRAILPROOF_JAVA_OPTS", "-Xmx256m", "JAVA_HOME", System.getProperty("java.home")))
                 .build();
         StdioClientTransport transport = new StdioClientTransport(params, new JacksonMcpJsonMapper(new ObjectMapper()));
         transport.setStdErrorHandler(stderr::add);
@@ -99,24 +100,18 @@ class McpProxyIT {
     }
 
     private static JsonNode awaitEvents(Api api, String agent, int count) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        JsonNode events = events(api, agent);
-        while (events.size() < count && System.nanoTime() < deadline) {
-            Thread.sleep(200);
-            events = events(api, agent);
+        try {
+            Await.untilTrue(count + " events of " + agent, Duration.ofSeconds(90), () -> events(api, agent).size() >= count);
+        } catch (AssertionError timedOut) {
+            // the assertion below says what arrived
         }
+        JsonNode events = events(api, agent);
         assertThat(events.size()).as("events of %s: %s", agent, events).isEqualTo(count);
         return events;
     }
 
     private static void await(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(90);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting until " + what);
-            }
-            Thread.sleep(100);
-        }
+        Await.until(what, Duration.ofSeconds(90), condition);
     }
 
     private static long size(Path file) {

@@ -20,8 +20,8 @@ class BindSafetyIT {
 
     @Test
     void refusesNonLoopbackWithoutKeysAndSaysWhy() throws Exception {
-        Process p = new ProcessBuilder(ServerProcess.launcher().toString(), "serve", "--host", "0.0.0.0", "--port", "0",
-                "--data-dir", dir.resolve("d").toString()).redirectErrorStream(true).start();
+        Process p = ServerProcess.onTestJdk(new ProcessBuilder(ServerProcess.launcher().toString(), "serve", "--host",
+                "0.0.0.0", "--port", "0", "--data-dir", dir.resolve("d").toString()).redirectErrorStream(true)).start();
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.exitValue()).as(out).isEqualTo(2);

@@ -105,7 +105,8 @@ public final class Cli {
         Path out = Files.createTempFile("trailproof-cli", ".out");
         Path err = Files.createTempFile("trailproof-cli", ".err");
         try {
-            ProcessBuilder pb = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile());
+            ProcessBuilder pb = ServerProcess.onTestJdk(
+                    new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()));
             pb.environment().remove("TRAILPROOF_URL");
             pb.environment().remove("TRAILPROOF_API_KEY");
             pb.environment().putAll(env);

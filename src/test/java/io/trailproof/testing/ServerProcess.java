@@ -43,6 +43,17 @@ public final class ServerProcess implements AutoCloseable {
         return bin;
     }
 
+    /**
+     * Prepares a command started through the packaged launcher (or a script that calls it) for the
+     * tests: JAVA_HOME is the JDK running the tests, which is 21 or newer, so the launcher takes it at
+     * once (src/site/cli.md) instead of asking each JDK installed for its version, one JVM start per
+     * JDK. Returns {@code pb}; what is put into its environment afterwards wins.
+     */
+    public static ProcessBuilder onTestJdk(ProcessBuilder pb) {
+        pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        return pb;
+    }
+
     /** Starts {@code trailproof serve --port 0 --data-dir DIR extra...} and waits until it listens. */
     public static ServerProcess start(Path dataDir, String... extra) throws IOException, InterruptedException {
         return start(dataDir, Map.of(), extra);
@@ -54,7 +65,7 @@ public final class ServerProcess implements AutoCloseable {
         List<String> cmd = new ArrayList<>(List.of(launcher().toString(), "serve", "--port", "0", "--data-dir",
                 dataDir.toString()));
         cmd.addAll(List.of(extra));
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        ProcessBuilder pb = onTestJdk(new ProcessBuilder(cmd).redirectErrorStream(true));
         pb.environment().putAll(env);
         pb.environment().putIfAbsent("TRAILPROOF_JAVA_OPTS", "-Xmx512m");
         Process p = pb.start();
