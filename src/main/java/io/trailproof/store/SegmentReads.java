@@ -63,16 +63,30 @@ final class SegmentReads {
         }
     }
 
-    /** The payload at {@code index}, read from its segment and checked. */
-    byte[] read(long index) throws IOException {
+    /** A read of the segments as they are now; {@link SegmentReplacedException} when a rewrite replaced one. */
+    @FunctionalInterface
+    private interface SegmentsRead<T> {
+        T read(Segment[] segs) throws IOException;
+    }
+
+    /**
+     * Runs {@code read} on the current segments, and again on the new ones each time a rewrite
+     * replaced a segment under it (src/site/storage.md#readers-see-one-readable-size).
+     */
+    private <T> T onCurrentSegments(SegmentsRead<T> read) throws IOException {
         Segment[] segs = source.get();
         while (true) {
             try {
-                return read(segs, index);
+                return read.read(segs);
             } catch (SegmentReplacedException e) {
                 segs = replaced(segs);
             }
         }
+    }
+
+    /** The payload at {@code index}, read from its segment and checked. */
+    byte[] read(long index) throws IOException {
+        return onCurrentSegments(segs -> read(segs, index));
     }
 
     private byte[] read(Segment[] segs, long index) throws IOException {
@@ -105,16 +119,11 @@ final class SegmentReads {
 
     /** Visits the payloads at ascending {@code indexes}, neighbouring frames sharing one read. */
     void readEach(long[] indexes, EventLog.PayloadVisitor visitor) throws IOException {
-        Segment[] segs = source.get();
-        int[] done = {0};
-        while (true) {
-            try {
-                readEach(segs, indexes, done, visitor);
-                return;
-            } catch (SegmentReplacedException e) {
-                segs = replaced(segs);   // resume with the first index not visited yet
-            }
-        }
+        int[] done = {0};   // a retry resumes with the first one not visited yet
+        onCurrentSegments(segs -> {
+            readEach(segs, indexes, done, visitor);
+            return null;
+        });
     }
 
     private void readEach(Segment[] segs, long[] indexes, int[] done, EventLog.PayloadVisitor visitor)
@@ -164,16 +173,11 @@ final class SegmentReads {
      * {@code size} is the published log size the caller checked {@code to} against.
      */
     void scanViews(long size, long from, long to, EventLog.PayloadViewVisitor visitor) throws IOException {
-        Segment[] segs = source.get();
-        long[] next = {from};
-        while (true) {
-            try {
-                scanViews(segs, size, next, to, visitor);
-                return;
-            } catch (SegmentReplacedException e) {
-                segs = replaced(segs);   // resume with the first payload not visited yet
-            }
-        }
+        long[] next = {from};   // a retry resumes with the first one not visited yet
+        onCurrentSegments(segs -> {
+            scanViews(segs, size, next, to, visitor);
+            return null;
+        });
     }
 
     private void scanViews(Segment[] segs, long size, long[] next, long to, EventLog.PayloadViewVisitor visitor)
@@ -219,14 +223,7 @@ final class SegmentReads {
      * found must count exactly {@code size} payloads.
      */
     List<FilePrefix> committedFiles(long size) throws IOException {
-        Segment[] segs = source.get();
-        while (true) {
-            try {
-                return committedFiles(segs, size);
-            } catch (SegmentReplacedException e) {
-                segs = replaced(segs);
-            }
-        }
+        return onCurrentSegments(segs -> committedFiles(segs, size));
     }
 
     private List<FilePrefix> committedFiles(Segment[] segs, long size) throws IOException {
@@ -262,14 +259,7 @@ final class SegmentReads {
 
     /** The side records of the group of payload {@code size - 1} (see {@link EventLog#groupSides}). */
     List<byte[]> groupSides(long size) throws IOException {
-        Segment[] segs = source.get();
-        while (true) {
-            try {
-                return groupSides(segs, size);
-            } catch (SegmentReplacedException e) {
-                segs = replaced(segs);
-            }
-        }
+        return onCurrentSegments(segs -> groupSides(segs, size));
     }
 
     private List<byte[]> groupSides(Segment[] segs, long size) throws IOException {
@@ -298,14 +288,7 @@ final class SegmentReads {
 
     /** The side frame at {@code address} ({@link FrameCodec#sideAddress}), read and checked. */
     byte[] readSide(long address) throws IOException {
-        Segment[] segs = source.get();
-        while (true) {
-            try {
-                return readSide(segs, address);
-            } catch (SegmentReplacedException e) {
-                segs = replaced(segs);
-            }
-        }
+        return onCurrentSegments(segs -> readSide(segs, address));
     }
 
     private byte[] readSide(Segment[] segs, long address) throws IOException {
