@@ -27,10 +27,6 @@ import org.junit.jupiter.api.Test;
  */
 class PayloadFactsTest {
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final byte[] INTERESTING =
-            bytes("{}[],:\"\\ \t\n/0123456789-+.eEtrufalsnidxu\u0000\u001f\u007f");
-    private static final byte[] HIGH = {(byte) 0x80, (byte) 0xbf, (byte) 0xc0, (byte) 0xc3, (byte) 0xe0, (byte) 0xed,
-            (byte) 0xef, (byte) 0xf0, (byte) 0xf4, (byte) 0xf5, (byte) 0xff};
 
     @Test
     void eventsAreAnsweredInOnePass() throws Exception {
@@ -143,7 +139,7 @@ class PayloadFactsTest {
             byte[] doc = event(r, UUID.randomUUID().toString());
             int mutations = 1 + r.nextInt(3);
             for (int m = 0; m < mutations; m++) {
-                doc = mutate(r, doc);
+                doc = JsonCorpus.mutate(r, doc);
             }
             assertAgree(doc);
         }
@@ -210,36 +206,6 @@ class PayloadFactsTest {
                     .isEqualTo(doc);
         }
         assertThat(PayloadFacts.idOf(doc)).as("idOf %s", text).isEqualTo(PayloadFacts.jacksonIdOf(doc));
-    }
-
-    private static byte[] mutate(Random r, byte[] doc) {
-        int at = doc.length == 0 ? 0 : r.nextInt(doc.length);
-        byte b = r.nextInt(5) == 0 ? HIGH[r.nextInt(HIGH.length)] : INTERESTING[r.nextInt(INTERESTING.length)];
-        switch (r.nextInt(4)) {
-            case 0 -> {
-                if (doc.length > 0) {
-                    doc = doc.clone();
-                    doc[at] = b;
-                }
-            }
-            case 1 -> {
-                byte[] d = new byte[doc.length + 1];
-                System.arraycopy(doc, 0, d, 0, at);
-                d[at] = b;
-                System.arraycopy(doc, at, d, at + 1, doc.length - at);
-                doc = d;
-            }
-            case 2 -> {
-                if (doc.length > 0) {
-                    byte[] d = new byte[doc.length - 1];
-                    System.arraycopy(doc, 0, d, 0, at);
-                    System.arraycopy(doc, at + 1, d, at, doc.length - at - 1);
-                    doc = d;
-                }
-            }
-            default -> doc = Arrays.copyOf(doc, at);
-        }
-        return doc;
     }
 
     /** An event-shaped document, keys sorted as stored events are, with nesting, numbers and escapes. */

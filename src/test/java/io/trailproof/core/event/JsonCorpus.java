@@ -191,7 +191,8 @@ public final class JsonCorpus {
         return doc;
     }
 
-    private static byte[] mutate(Random r, byte[] doc) {
+    /** {@code doc} with one random byte changed, inserted or removed, or cut at a random place. */
+    public static byte[] mutate(Random r, byte[] doc) {
         int at = doc.length == 0 ? 0 : r.nextInt(doc.length);
         byte b = r.nextInt(5) == 0 ? HIGH[r.nextInt(HIGH.length)] : INTERESTING[r.nextInt(INTERESTING.length)];
         switch (r.nextInt(4)) {
