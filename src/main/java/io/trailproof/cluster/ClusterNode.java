@@ -15,7 +15,6 @@ import io.trailproof.ledger.LedgerUnavailableException;
 import io.trailproof.ledger.ReplicaOutcome;
 import io.trailproof.ledger.Submission;
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -74,6 +73,7 @@ public final class ClusterNode implements AutoCloseable {
     private final TopicPartition partition;
     private final List<String> warnings;
     private volatile boolean closed;
+    private final TopicCatchUp catchUp;
     private volatile SchedulerLeadership leadership;
     /** The scheduled work of {@link #leadScheduledWork}: lead and unlead of each; guards {@link #scheduledLeading}. */
     private final List<Runnable[]> scheduled = new ArrayList<>();
@@ -93,6 +93,7 @@ public final class ClusterNode implements AutoCloseable {
         this.loop = new ApplyLoop(consumer, partition, ledger.replicaApplies().orElseThrow(
                 () -> new IllegalArgumentException("cluster mode needs a replica ledger (Ledger.openReplica)")),
                 answers, waiters, ledger.health(), ledger, timestamps, cosignatures);
+        this.catchUp = new TopicCatchUp(admin, partition, settings, loop, () -> closed);
         this.sender = Executors.newSingleThreadExecutor(r -> Thread.ofPlatform().daemon().name("trailproof-produce").unstarted(r));
         this.loopThread = Thread.ofPlatform().daemon().name("trailproof-apply").unstarted(loop);
     }
@@ -298,33 +299,7 @@ public final class ClusterNode implements AutoCloseable {
      * @throws LedgerUnavailableException when Kafka cannot be asked or this node does not get there in time
      */
     public void awaitTopicEnd() throws IOException {
-        long deadline = System.nanoTime() + settings.writeTimeout().toNanos();
-        long end;
-        try {
-            end = admin.listOffsets(Map.of(partition, OffsetSpec.latest())).partitionResult(partition)
-                    .get(settings.writeTimeout().toMillis(), TimeUnit.MILLISECONDS).offset();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while asking Kafka for the topic's end");
-        } catch (ExecutionException | TimeoutException e) {
-            throw new LedgerUnavailableException("cannot read the end of topic " + settings.topic() + ": " + e, e);
-        }
-        while (loop.position() < end - 1) {
-            String failure = loop.failure();
-            if (failure != null || closed) {
-                throw new LedgerUnavailableException(failure != null ? failure : "the service is shutting down", null);
-            }
-            if (System.nanoTime() > deadline) {
-                throw new LedgerUnavailableException("this node applied topic " + settings.topic() + " up to offset "
-                        + loop.position() + ", not yet to its end (" + (end - 1) + ") within cluster.write-timeout", null);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("interrupted while waiting to apply the topic");
-            }
-        }
+        catchUp.await();
     }
 
     /** The least time an erasure is waited for before its outcome is called unknown. */
