@@ -1,5 +1,6 @@
 package io.trailproof.cluster;
 
+import io.trailproof.testing.ByteSearch;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
@@ -100,16 +101,16 @@ class ClusterErasureIT {
             assertThat(erased.json().get("erased").asInt()).isEqualTo(7);
             assertThat(erased.json().get("log_index").asLong()).isEqualTo(14);
             // The node that answered holds no byte of the content from the moment it answered (idle).
-            assertThat(ClusterNodes.filesContaining(dirs.resolve("e1"), marker)).as("files of e1 with the content").isEmpty();
+            assertThat(ByteSearch.filesContaining(dirs.resolve("e1"), marker)).as("files of e1 with the content").isEmpty();
 
             for (String id : List.of("e2", "e3")) {
                 Api api = apis.get(id);
                 assertThat(ClusterNodes.await(60, () -> {
                     Api.Reply r = api.get("/v1/events/" + subject.get(6) + "?min_tree_size=15");
                     return r.status() == 200 && r.json().has("erased")
-                            && ClusterNodes.filesContaining(dirs.resolve(id), marker).isEmpty();
+                            && ByteSearch.filesContaining(dirs.resolve(id), marker).isEmpty();
                 })).as(id + " applied the erasure; files with the content: "
-                        + ClusterNodes.filesContaining(dirs.resolve(id), marker)).isTrue();
+                        + ByteSearch.filesContaining(dirs.resolve(id), marker)).isTrue();
             }
             Map<String, List<JsonNode>> logs = ClusterNodes.assertIdentical(apis, 15);
             for (List<JsonNode> log : logs.values()) {
@@ -172,7 +173,7 @@ class ClusterErasureIT {
                 assertThat(ClusterNodes.await(90, () -> {
                     Api.Reply list = n.getValue().get("/v1/admin/erasures");
                     return list.status() == 200 && list.json().size() == 1
-                            && ClusterNodes.filesContaining(dirs.resolve(n.getKey()), marker).isEmpty();
+                            && ByteSearch.filesContaining(dirs.resolve(n.getKey()), marker).isEmpty();
                 })).as(n.getKey() + " applied the retention pass").isTrue();
                 JsonNode erasure = n.getValue().get("/v1/admin/erasures").json().get(0);
                 assertThat(erasure.at("/action_input/reason").asText()).isEqualTo("retention");
@@ -185,7 +186,7 @@ class ClusterErasureIT {
             apis.put(leader, nodes.get(leader).api());
             Map<String, List<JsonNode>> logs = ClusterNodes.assertIdentical(apis, 6);
             assertThat(logs.get(leader).stream().filter(e -> e.has("erased")).count()).isEqualTo(5);
-            assertThat(ClusterNodes.await(30, () -> ClusterNodes.filesContaining(dirs.resolve(leader), marker).isEmpty()))
+            assertThat(ClusterNodes.await(30, () -> ByteSearch.filesContaining(dirs.resolve(leader), marker).isEmpty()))
                     .isTrue();
             assertThat(erasureRecords(topic)).isEqualTo(1);
         } finally {

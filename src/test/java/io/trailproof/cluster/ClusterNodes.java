@@ -103,32 +103,6 @@ final class ClusterNodes {
         }
     }
 
-    /** The files under {@code root} holding {@code marker}'s bytes (relative paths). */
-    static List<String> filesContaining(java.nio.file.Path root, String marker) throws java.io.IOException {
-        byte[] needle = marker.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        List<String> out = new ArrayList<>();
-        try (java.util.stream.Stream<java.nio.file.Path> files = java.nio.file.Files.walk(root)) {
-            for (java.nio.file.Path f : (Iterable<java.nio.file.Path>) files.filter(java.nio.file.Files::isRegularFile)::iterator) {
-                byte[] b;
-                try {
-                    b = java.nio.file.Files.readAllBytes(f);
-                } catch (java.nio.file.NoSuchFileException gone) {
-                    continue;   // a file the running node replaced meanwhile
-                }
-                outer:
-                for (int i = 0; i <= b.length - needle.length; i++) {
-                    for (int j = 0; j < needle.length; j++) {
-                        if (b[i + j] != needle[j]) {
-                            continue outer;
-                        }
-                    }
-                    out.add(root.relativize(f).toString());
-                    break;
-                }
-            }
-        }
-        return out;
-    }
 
     /** The values of the records of partition 0 of {@code topic} from {@code from} to its end, as text. */
     static List<String> records(String bootstrapServers, String topic, long from) {

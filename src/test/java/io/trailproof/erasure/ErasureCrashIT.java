@@ -1,5 +1,6 @@
 package io.trailproof.erasure;
 
+import io.trailproof.testing.ByteSearch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -60,27 +61,6 @@ class ErasureCrashIT {
         System.out.println("ErasureCrashIT: " + String.join(", ", outcomes));
     }
 
-    /** The files under {@code root} holding {@code marker}'s bytes. */
-    private static List<String> filesContaining(Path root, String marker) throws java.io.IOException {
-        byte[] needle = marker.getBytes(java.nio.charset.StandardCharsets.UTF_8);
-        List<String> out = new ArrayList<>();
-        try (java.util.stream.Stream<Path> files = Files.walk(root)) {
-            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-                byte[] b = Files.readAllBytes(f);
-                outer:
-                for (int i = 0; i <= b.length - needle.length; i++) {
-                    for (int j = 0; j < needle.length; j++) {
-                        if (b[i + j] != needle[j]) {
-                            continue outer;
-                        }
-                    }
-                    out.add(root.relativize(f).toString());
-                    break;
-                }
-            }
-        }
-        return out;
-    }
 
     /** One cycle on a fresh data directory; answers whether the erasure was held after the restart. */
     private String killAt(String step, Path config) throws Exception {
@@ -163,7 +143,7 @@ class ErasureCrashIT {
                 assertThat(erased).as("all or nothing at " + step).isEqualTo(targets.size());
                 assertThat(listed.size()).isEqualTo(1);
                 assertThat(api.get("/v1/search?q=" + marker + "0").json().get("total").asLong()).isZero();
-                assertThat(filesContaining(data, marker)).as("content left on disk after " + step).isEmpty();
+                assertThat(ByteSearch.filesContaining(data, marker)).as("content left on disk after " + step).isEmpty();
                 JsonNode v = api.get("/v1/verify?agent_id=subject").json();
                 assertThat(v.get("valid").asBoolean()).as(v.toString()).isTrue();
                 assertThat(v.get("erased").asLong()).isEqualTo(targets.size());

@@ -1,5 +1,6 @@
 package io.trailproof.erasure;
 
+import io.trailproof.testing.ByteSearch;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -124,7 +125,7 @@ class ErasureIT {
         byte[] needle = marker.getBytes(StandardCharsets.UTF_8);
         try (Stream<Path> files = Files.walk(root)) {
             for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-                if (indexOf(Files.readAllBytes(f), needle) >= 0) {
+                if (ByteSearch.find(Files.readAllBytes(f), needle) >= 0) {
                     return true;
                 }
             }
@@ -167,18 +168,5 @@ class ErasureIT {
             }
         }
         return found;
-    }
-
-    private static int indexOf(byte[] hay, byte[] needle) {
-        outer:
-        for (int i = 0; i + needle.length <= hay.length; i++) {
-            for (int j = 0; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
-                }
-            }
-            return i;
-        }
-        return -1;
     }
 }
