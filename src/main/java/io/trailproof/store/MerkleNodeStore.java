@@ -9,11 +9,8 @@ import io.trailproof.core.merkle.SubtreeHashes;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.channels.ClosedByInterruptException;
-import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.util.Arrays;
 import java.util.List;
 
@@ -61,8 +58,6 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     private static final int HASH = Rfc9162.HASH_LENGTH;
     // A tree of at most Long.MAX_VALUE leaves has levels 0..62.
     private static final int MAX_LEVELS = 63;
-    // Bounds the retries of a directory sync whose channel an interrupt keeps closing.
-    private static final int SYNC_ATTEMPTS = 100;
 
     private final Path dir;
     private final int chunkNodes;
@@ -118,7 +113,7 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
             Files.createDirectories(dir);
             Path parent = dir.toAbsolutePath().getParent();
             if (parent != null) {
-                forceDirectory(parent);
+                AtomicFile.forceDirectory(parent);
             }
         }
         long[] stored = new long[MAX_LEVELS];
@@ -334,7 +329,7 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
             }
         }
         if (directoryDirty) {
-            forceDirectory(dir);
+            AtomicFile.forceDirectory(dir);
             directoryDirty = false;
         }
     }
@@ -426,30 +421,5 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
 
     static String fileName(int level) {
         return String.format("level-%02d.hash", level);
-    }
-
-    /**
-     * Syncs a directory. Only a channel can do that, and an interrupt closes it, so an interrupted
-     * sync is retried on a new channel with the interrupt status cleared, then restored.
-     */
-    private static void forceDirectory(Path dir) throws IOException {
-        boolean interrupted = false;
-        try {
-            for (int attempt = 1; ; attempt++) {
-                try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
-                    ch.force(true);
-                    return;
-                } catch (ClosedByInterruptException e) {
-                    interrupted |= Thread.interrupted();
-                    if (attempt >= SYNC_ATTEMPTS) {
-                        throw e;
-                    }
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
     }
 }
