@@ -40,9 +40,10 @@ public enum ConfigKey {
     IDEMPOTENCY_MAX_KEYS("idempotency.max-keys", "1000000"),
     REDACTION_ENABLED("redaction.enabled", "false"),
     REDACTION_RULES("redaction.rules", ""),
-    // Retention of event content (src/site/erasure.md#retention)
+    // Retention of event content and the pace of erasures (src/site/erasure.md)
     RETENTION_CONTENT_AFTER("retention.content-after", "off"),
     RETENTION_ALLOW_SHORT("retention.allow-short", "false"),
+    ERASURE_SHARE_WHILE_INGESTING("erasure.share-while-ingesting", "0.25"),
     // Signed checkpoints, tiles and witnesses (src/site/checkpoints.md)
     CHECKPOINT_ORIGIN("checkpoint.origin", ""),
     CHECKPOINT_SIGNING_KEY("checkpoint.signing-key", ""),

@@ -37,19 +37,19 @@ public record Settings(
         Checkpoints checkpoints,
         Observability observability,
         Cluster cluster,
-        Retention retention) {
+        Erasure erasure) {
 
     /**
-     * Retention of event content (src/site/erasure.md#retention).
+     * Retention of event content (src/site/erasure.md#retention) and the pace of erasures
+     * (src/site/erasure.md#pacing).
      *
      * @param contentAfter {@code retention.content-after}: content of events recorded longer ago than
      *     this is erased (once a day and at start); null when off
      * @param allowShort {@code retention.allow-short}: a period below six months was allowed
+     * @param shareWhileIngesting {@code erasure.share-while-ingesting}: share of the time, in (0, 1], an
+     *     erasure's log rewrite and index purge take while events are being ingested
      */
-    public record Retention(RetentionPeriod contentAfter, boolean allowShort) {
-        public static Retention off() {
-            return new Retention(null, false);
-        }
+    public record Erasure(RetentionPeriod contentAfter, boolean allowShort, double shareWhileIngesting) {
     }
 
     /**
@@ -195,6 +195,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability, cluster, retention);
+                streams, idempotency, redaction, checkpoints, observability, cluster, erasure);
     }
 }

@@ -150,19 +150,20 @@ public final class SettingsLoader {
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
-                checkpoints(raw), observability(raw), cluster(raw, kafka), retention(raw));
+                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw));
     }
 
     /**
      * {@code retention.content-after} and {@code retention.allow-short} (src/site/erasure.md#retention):
      * a period below six months is refused unless allowed explicitly (AI regulation asks that logs be
-     * kept at least six months).
+     * kept at least six months); {@code erasure.share-while-ingesting} (src/site/erasure.md#pacing).
      */
-    private static Settings.Retention retention(Map<ConfigKey, Sourced> raw) throws ConfigException {
+    private static Settings.Erasure erasure(Map<ConfigKey, Sourced> raw) throws ConfigException {
         boolean allowShort = bool(raw, ConfigKey.RETENTION_ALLOW_SHORT);
+        double share = share(raw, ConfigKey.ERASURE_SHARE_WHILE_INGESTING);
         String v = raw.get(ConfigKey.RETENTION_CONTENT_AFTER).value.trim();
         if (v.isEmpty() || v.equalsIgnoreCase("off") || v.equalsIgnoreCase("none")) {
-            return new Settings.Retention(null, allowShort);
+            return new Settings.Erasure(null, allowShort, share);
         }
         RetentionPeriod period;
         try {
@@ -177,7 +178,7 @@ public final class SettingsLoader {
                     + "at least six months (EU AI Act art. 19, 26). Set " + ConfigKey.RETENTION_ALLOW_SHORT.key()
                     + "=true to erase content earlier anyway");
         }
-        return new Settings.Retention(period, allowShort);
+        return new Settings.Erasure(period, allowShort, share);
     }
 
     /** {@code metrics.enabled}, {@code log.format}, {@code log.access} (src/site/operations.md). */

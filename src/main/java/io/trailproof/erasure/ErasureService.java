@@ -43,9 +43,24 @@ public final class ErasureService {
     private volatile Replication replication;
     private volatile CatchUp caughtUp;
 
+    /** Share of the time an erasure works while events are being ingested (src/site/erasure.md#pacing). */
+    private final double shareWhileIngesting;
+
+    /** An erasure service whose erasures are never paced. */
     public ErasureService(Ledger ledger, SearchIndex index) {
+        this(ledger, index, 1);
+    }
+
+    /**
+     * @param shareWhileIngesting share of the time, in (0, 1], that the log rewrite and the index
+     *     purge of this node's erasures take while events are being ingested (erasure.share-while-ingesting);
+     *     1 never paces. Erasures applied from the topic in cluster mode are never paced.
+     */
+    public ErasureService(Ledger ledger, SearchIndex index, double shareWhileIngesting) {
         this.ledger = ledger;
         this.index = index;
+        this.shareWhileIngesting = shareWhileIngesting;
+        ledger.erasures().shareWhileIngesting(shareWhileIngesting);
     }
 
     /** Exactly one of: event ids; an agent with optional session and time window; a query with the same filters. */
@@ -86,7 +101,7 @@ public final class ErasureService {
         long at = ledger.erasures().interrupted();
         StoredEvent e = parse(ledger.payloadAt(at));
         long[] indexes = indexesOf(e);
-        await(index.purge(indexes));
+        await(index.purge(indexes, 1));
         ledger.erasures().settled();
     }
 
@@ -128,7 +143,7 @@ public final class ErasureService {
             throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
         long[] candidates = resolve(selector);
         LedgerErasures.ErasureOutcome out = ledger.erasures().erase(candidates, fields, reason, keyName, selector.toJson());
-        completeReplicated(out.erased().stream().mapToLong(Long::longValue).toArray());
+        complete(out.erased().stream().mapToLong(Long::longValue).toArray(), shareWhileIngesting);
         return out;
     }
 
@@ -166,7 +181,7 @@ public final class ErasureService {
         if (out.erasure() == null) {
             return Optional.empty();
         }
-        completeReplicated(out.erased().stream().mapToLong(Long::longValue).toArray());
+        complete(out.erased().stream().mapToLong(Long::longValue).toArray(), shareWhileIngesting);
         return Optional.of(out);
     }
 
@@ -199,7 +214,11 @@ public final class ErasureService {
      * apply loop calls it for every erasure record.
      */
     public void completeReplicated(long[] erased) throws IOException {
-        await(index.purge(erased));
+        complete(erased, 1);   // the apply loop, and every write after the record, waits for it
+    }
+
+    private void complete(long[] erased, double share) throws IOException {
+        await(index.purge(erased, share));
         ledger.erasures().probe().reached("index-purged");
         ledger.erasures().settled();
         ledger.erasures().probe().reached("erasure-settled");

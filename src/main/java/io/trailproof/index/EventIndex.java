@@ -1,5 +1,6 @@
 package io.trailproof.index;
 
+import io.trailproof.background.Pacer;
 import io.trailproof.core.event.StoredEvent;
 
 import java.io.Closeable;
@@ -51,8 +52,9 @@ public interface EventIndex extends Closeable {
      * erasure, src/site/erasure.md#physically-gone), commits, and merges the replaced documents away
      * so that no file of the index keeps a trace of them; commits again. Durable on return.
      * Only for log indexes below {@link #size()}; others are ignored (indexed later from the log).
+     * {@code pacer} is called between the segments merged; it may add events meanwhile.
      */
-    void replace(SortedMap<Long, byte[]> payloads) throws IOException;
+    void replace(SortedMap<Long, byte[]> payloads, Pacer pacer) throws IOException;
 
     /** Makes everything added durable, atomically with {@link #size()} and {@link #lastHash()}. */
     void commit() throws IOException;

@@ -1,5 +1,6 @@
 package io.trailproof.index;
 
+import io.trailproof.background.Pacer;
 import io.trailproof.core.event.StoredEvent;
 import org.apache.lucene.document.Document;
 import org.apache.lucene.document.LongPoint;
@@ -271,7 +272,7 @@ public final class LuceneEventIndex implements EventIndex {
     }
 
     @Override
-    public synchronized void replace(SortedMap<Long, byte[]> payloads) throws IOException {
+    public synchronized void replace(SortedMap<Long, byte[]> payloads, Pacer pacer) throws IOException {
         requireWritable();
         SortedMap<Long, byte[]> held = payloads.headMap(size);
         if (held.isEmpty()) {
@@ -293,7 +294,7 @@ public final class LuceneEventIndex implements EventIndex {
         long t1 = System.nanoTime();
         try {
             purged = ((PurgeMerges) writer.getConfig().getMergePolicy()).mergeAway(writer,
-                    (ConcurrentMergeScheduler) writer.getConfig().getMergeScheduler());
+                    (ConcurrentMergeScheduler) writer.getConfig().getMergeScheduler(), pacer);
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("merging away " + indexes.length + " erased events", e);
         }
@@ -301,9 +302,9 @@ public final class LuceneEventIndex implements EventIndex {
         commit();
         searchers.maybeRefreshBlocking();
         LOG.log(System.Logger.Level.INFO, String.format(Locale.ROOT, "search index: %d erased events' documents "
-                        + "replaced in %d ms; %d segments holding the old ones (%.1f MB) rewritten in %d ms (%d rounds); "
+                        + "replaced in %d ms; %d segments holding the old ones (%.1f MB) rewritten in %d ms (%d waits for running merges); "
                         + "committed in %d ms", indexes.length, (t1 - t0) / 1_000_000, purged.segments(),
-                purged.bytes() / 1e6, (t2 - t1) / 1_000_000, purged.rounds(), (System.nanoTime() - t2) / 1_000_000));
+                purged.bytes() / 1e6, (t2 - t1) / 1_000_000, purged.waits(), (System.nanoTime() - t2) / 1_000_000));
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.trailproof.index;
 
+import io.trailproof.background.Pacer;
 import io.trailproof.index.SearchIndex.Rebuild;
 import io.trailproof.ledger.Ledger;
 
@@ -149,7 +150,7 @@ final class OnlineRebuild {
     void purge(SortedMap<Long, byte[]> erased) throws IOException {
         synchronized (copying) {
             if (building != null) {
-                building.replace(erased);
+                building.replace(erased, Pacer.unpaced());
             }
         }
     }

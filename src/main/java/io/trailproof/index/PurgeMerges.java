@@ -1,5 +1,6 @@
 package io.trailproof.index;
 
+import io.trailproof.background.Pacer;
 import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.FilterMergePolicy;
 import org.apache.lucene.index.IndexWriter;
@@ -26,6 +27,9 @@ import java.util.Set;
  *       would also pack several of them into one larger segment.</li>
  * </ul>
  *
+ * The segments are rewritten one after the other, with the purge's {@link Pacer} called between
+ * them, so that an erasure can give way to ingestion (src/site/erasure.md#pacing).
+ *
  * A segment larger than the bound (built by a version without it) is still purged, alone; it does
  * not grow further.
  */
@@ -42,19 +46,24 @@ final class PurgeMerges extends FilterMergePolicy {
     static final double MAX_SEGMENT_MB = 4;
     /** Segments below this are merged as if they were this size (Lucene's default is above our bound). */
     static final double FLOOR_SEGMENT_MB = 0.5;
-    /** Rounds of waiting for merges that carried deletes into their result; more means something is stuck. */
-    static final int MAX_ROUNDS = 10;
+    /** Waits for running merges that carried deletes into their result; more means something is stuck. */
+    static final int MAX_WAITS = 10;
 
     /** Segments the forced-deletes merges chose, and their bytes, since the last {@link #mergeAway}. */
     private int chosen;
     private long chosenBytes;
 
     PurgeMerges() {
-        super(tiered());
+        this(tiered());
     }
 
-    /** What one purge rewrote: for the log line an erasure leaves. */
-    record Purged(int segments, long bytes, int rounds) {
+    /** Natural merges as {@code natural} chooses them (a test's choice); purges as described above. */
+    PurgeMerges(MergePolicy natural) {
+        super(natural);
+    }
+
+    /** What one purge rewrote, and how often it waited for running merges: for the log line an erasure leaves. */
+    record Purged(int segments, long bytes, int waits) {
     }
 
     private static TieredMergePolicy tiered() {
@@ -64,52 +73,62 @@ final class PurgeMerges extends FilterMergePolicy {
         return p;
     }
 
-    /** Each segment holding a deleted document, merged alone; none without one. */
+    /** One segment holding a deleted document (none running in a merge), merged alone; null when there is none. */
     @Override
     public synchronized MergeSpecification findForcedDeletesMerges(SegmentInfos infos, MergeContext context)
             throws IOException {
         Set<SegmentCommitInfo> merging = context.getMergingSegments();
-        MergeSpecification spec = null;
         for (SegmentCommitInfo info : infos) {
             if (!merging.contains(info) && context.numDeletesToMerge(info) > 0) {
-                if (spec == null) {
-                    spec = new MergeSpecification();
-                }
+                MergeSpecification spec = new MergeSpecification();
                 spec.add(new MergePolicy.OneMerge(List.of(info)));
                 chosen++;
                 chosenBytes += info.sizeInBytes();
+                return spec;
             }
         }
-        return spec;
+        return null;
     }
 
     /**
-     * Rewrites every segment that holds a deleted document and returns once none does (deletes
-     * applied first). A merge that was already running when the documents were deleted (a natural
-     * merge after ingestion) is not one {@code forceMergeDeletes} starts or waits for, and it carries
-     * the deletes into the segment it writes: so this waits for the running merges and purges again
+     * Rewrites every segment that holds a deleted document, one at a time with {@code pacer} called
+     * between them, and returns once none does (deletes applied first). A merge that was already
+     * running when the documents were deleted (a natural merge after ingestion) is not one
+     * {@code forceMergeDeletes} starts or waits for, and it carries the deletes into the segment it
+     * writes: so once only such segments are left this waits for the running merges and goes on
      * until no segment holds a deleted document. Not durable: the caller commits.
      *
-     * @throws IOException when deleted documents remain after {@link #MAX_ROUNDS} rounds (the caller
-     *     must then not say they are gone)
+     * @throws IOException when deleted documents remain after {@link #MAX_WAITS} waits for running
+     *     merges (the caller must then not say they are gone), or what the pacer threw
      */
-    Purged mergeAway(IndexWriter writer, ConcurrentMergeScheduler merges) throws IOException {
+    Purged mergeAway(IndexWriter writer, ConcurrentMergeScheduler merges, Pacer pacer) throws IOException {
         synchronized (this) {
             chosen = 0;
             chosenBytes = 0;
         }
-        writer.forceMergeDeletes(true);
-        int round = 1;
-        for (; writer.hasDeletions(); round++) {
-            if (round >= MAX_ROUNDS) {
-                throw new IOException("deleted documents are still in the index after " + MAX_ROUNDS
-                        + " rounds of merges");
+        int waits = 0;
+        while (true) {
+            int before = chosen();
+            writer.forceMergeDeletes(true);   // one segment, or none
+            if (!writer.hasDeletions()) {
+                break;
             }
-            merges.sync();
-            writer.forceMergeDeletes(true);
+            if (chosen() == before) {
+                if (++waits >= MAX_WAITS) {
+                    throw new IOException("deleted documents are still in the index after " + MAX_WAITS
+                            + " waits for running merges");
+                }
+                merges.sync();
+            } else {
+                pacer.pace();
+            }
         }
         synchronized (this) {
-            return new Purged(chosen, chosenBytes, round);
+            return new Purged(chosen, chosenBytes, waits);
         }
+    }
+
+    private synchronized int chosen() {
+        return chosen;
     }
 }

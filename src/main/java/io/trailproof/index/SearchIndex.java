@@ -1,5 +1,6 @@
 package io.trailproof.index;
 
+import io.trailproof.background.Pacer;
 import io.trailproof.ledger.Ledger;
 
 import java.io.Closeable;
@@ -310,7 +311,7 @@ public final class SearchIndex implements Closeable {
     /** Erasures waiting for the follower: the log indexes whose documents are to be replaced. */
     private final ConcurrentLinkedQueue<Purge> purges = new ConcurrentLinkedQueue<>();
 
-    private record Purge(long[] logIndexes, CompletableFuture<Void> done) {
+    private record Purge(long[] logIndexes, double shareWhileIngesting, CompletableFuture<Void> done) {
     }
 
     private boolean purgeQueued() {
@@ -322,9 +323,13 @@ public final class SearchIndex implements Closeable {
      * log holds them now (erased), merges the old documents away and commits: done by the follower,
      * the index's one writer. The future completes once no file of the index holds the old
      * documents, or exceptionally when that failed (the caller must then not say the content is gone).
+     *
+     * <p>While events are being ingested the merges work {@code shareWhileIngesting} of the time
+     * (src/site/erasure.md#pacing), and in their pauses the follower indexes the events that arrived,
+     * so searches do not wait for the purge to end; 1 never pauses.
      */
-    public CompletableFuture<Void> purge(long[] logIndexes) {
-        Purge p = new Purge(logIndexes.clone(), new CompletableFuture<>());
+    public CompletableFuture<Void> purge(long[] logIndexes, double shareWhileIngesting) {
+        Purge p = new Purge(logIndexes.clone(), shareWhileIngesting, new CompletableFuture<>());
         purges.add(p);
         reads.nudgeFollower();
         return p.done();
@@ -341,7 +346,8 @@ public final class SearchIndex implements Closeable {
                         payloads.put(i, ledger.payloadAt(i));
                     }
                 }
-                index.replace(payloads);   // only those it holds
+                index.replace(payloads, Pacer.whileBusy(p.shareWhileIngesting(), ledger::size, System::nanoTime,
+                        nanos -> indexDuring(index, nanos)));   // only those it holds
                 rebuild.purge(payloads);   // and in an index being rebuilt, which must not bring them back
                 dirs.deleteDamaged();      // and a damaged index set aside goes
                 committedSize = index.size();
@@ -349,6 +355,23 @@ public final class SearchIndex implements Closeable {
                 p.done().complete(null);
             } catch (Exception | Error e) {
                 p.done().completeExceptionally(e);
+            }
+        }
+    }
+
+    /**
+     * A pause of a paced purge: indexes the events that arrived, for at most {@code nanos} (give or
+     * take a batch), and waits for more while there are none. Commits are left to the purge.
+     */
+    private void indexDuring(EventIndex index, long nanos) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + nanos;
+        for (long left = nanos; left > 0 && !closed; left = deadline - System.nanoTime()) {
+            long target = ledger.size();
+            if (index.size() < target) {
+                LogReader.copy(ledger, index, Math.min(target, index.size() + LogReader.BATCH), n -> { }, () -> closed);
+                reads.progress();
+            } else {
+                reads.awaitNudge(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
             }
         }
     }

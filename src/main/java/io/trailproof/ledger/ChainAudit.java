@@ -1,5 +1,6 @@
 package io.trailproof.ledger;
 
+import io.trailproof.background.Pacer;
 import io.trailproof.core.chain.ChainVerifier;
 import io.trailproof.core.chain.ErasureRecords;
 import io.trailproof.core.event.EventFields;

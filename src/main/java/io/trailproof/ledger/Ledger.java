@@ -1,6 +1,7 @@
 package io.trailproof.ledger;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.background.Pacer;
 import io.trailproof.core.policy.Policy;
 import io.trailproof.core.policy.PolicyEngine;
 import io.trailproof.core.policy.PolicyReport;

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.background.Pacer;
 import io.trailproof.core.event.EventErasure;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
@@ -58,6 +59,7 @@ public final class LedgerErasures {
     /** A replica's log is written through the topic only (cluster mode). */
     private final boolean replica;
     private volatile StepProbe probe = StepProbe.NONE;
+    private volatile double shareWhileIngesting = 1;
     /** The log index of an erasure a crash interrupted whose work above the log is to be finished, or -1. */
     private long interrupted = -1;
 
@@ -80,6 +82,18 @@ public final class LedgerErasures {
      */
     public void probe(StepProbe probe) {
         this.probe = probe;
+    }
+
+    /**
+     * Paces the log rewrite of the erasures this node records (not those of a replica) while events
+     * are being ingested: it then works {@code share} of the time (src/site/erasure.md#pacing); on an
+     * otherwise idle server it runs at full speed. 1 (the default) never paces.
+     */
+    public void shareWhileIngesting(double share) {
+        if (!(share > 0 && share <= 1)) {
+            throw new IllegalArgumentException("the share must be in (0, 1], not " + share);
+        }
+        this.shareWhileIngesting = share;
     }
 
     /** The probe {@link #probe(StepProbe)} set ({@link StepProbe#NONE} by default). */
@@ -166,7 +180,8 @@ public final class LedgerErasures {
      */
     private synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
                                               ObjectNode selector, boolean listIds) throws IOException {
-        return erase(new ErasureOrder(candidates, fields, reason, keyName, selector, listIds), sequencer::sequence);
+        return erase(new ErasureOrder(candidates, fields, reason, keyName, selector, listIds), sequencer::sequence,
+                Pacer.whileBusy(shareWhileIngesting, sequencer::readableSize, System::nanoTime, Pacer.SLEEP));
     }
 
     /**
@@ -178,7 +193,8 @@ public final class LedgerErasures {
      */
     synchronized ErasureOutcome eraseReplicated(ErasureOrder order, Sequencer.Stamp stamp, List<byte[]> sides)
             throws IOException {
-        return erase(order, events -> sequencer.sequence(events, List.of(), stamp, sides));
+        // Not paced: the node's apply loop, and every write after this record, waits for it.
+        return erase(order, events -> sequencer.sequence(events, List.of(), stamp, sides), Pacer.unpaced());
     }
 
     /** How the erasure event is sealed and written: by this node's clock, or from a replicated record. */
@@ -187,7 +203,7 @@ public final class LedgerErasures {
         Sequencer.Sequenced sequence(List<Submission> events) throws IOException;
     }
 
-    private ErasureOutcome erase(ErasureOrder order, Sealing sealing) throws IOException {
+    private ErasureOutcome erase(ErasureOrder order, Sealing sealing, Pacer pacer) throws IOException {
         ErasurePlan plan = planReadable(order.candidates());
         if (!order.listIds() && plan.targets().isEmpty()) {
             return new ErasureOutcome(null, List.of(), plan.alreadyErased());
@@ -232,7 +248,7 @@ public final class LedgerErasures {
         registry.add(erasure);
         afterDurable.accept(s.end());
         probe.reached("erasure-recorded");
-        apply(erasure);
+        apply(erasure, pacer);
         probe.reached("log-rewritten");
         return new ErasureOutcome(erasure, plan.targets(), plan.alreadyErased());
     }
@@ -266,7 +282,7 @@ public final class LedgerErasures {
      * erased, in chunks of {@link #APPLY_CHUNK} events (a segment a chunk boundary splits is
      * rewritten once per chunk).
      */
-    private void apply(StoredEvent erasure) throws IOException {
+    private void apply(StoredEvent erasure, Pacer pacer) throws IOException {
         JsonNode input = erasure.json().path(EventFields.ACTION_INPUT);
         List<String> fields = new ArrayList<>();
         input.path("fields").forEach(n -> fields.add(n.textValue()));
@@ -276,17 +292,18 @@ public final class LedgerErasures {
             for (long i = range.get(0).longValue(); i <= range.get(1).longValue(); i++) {
                 chunk[n++] = i;
                 if (n == chunk.length) {
-                    applyChunk(erasure, fields, chunk, n);
+                    applyChunk(erasure, fields, chunk, n, pacer);
                     n = 0;
                 }
             }
         }
         if (n > 0) {
-            applyChunk(erasure, fields, chunk, n);
+            applyChunk(erasure, fields, chunk, n, pacer);
         }
     }
 
-    private void applyChunk(StoredEvent erasure, List<String> fields, long[] chunk, int n) throws IOException {
+    private void applyChunk(StoredEvent erasure, List<String> fields, long[] chunk, int n, Pacer pacer)
+            throws IOException {
         TreeMap<Long, byte[]> replacements = new TreeMap<>();
         log.readEach(Arrays.copyOf(chunk, n), (index, payload) -> {
             StoredEvent e = parse(index, payload);
@@ -301,7 +318,7 @@ public final class LedgerErasures {
         // Recorded answers hold log indexes, not events (a replay reads the events as stored now),
         // so side records are kept as they are; only their addresses may move.
         StepProbe p = probe;
-        EventLog.Rewritten done = holds.rewrite(() -> log.rewrite(replacements, EventLog.SideRewriter.KEEP, p));
+        EventLog.Rewritten done = holds.rewrite(() -> log.rewrite(replacements, EventLog.SideRewriter.KEEP, p, pacer));
         dedupe.remap(done.movedSides());
     }
 
@@ -372,7 +389,7 @@ public final class LedgerErasures {
             settled();   // the erasure event did not become durable: nothing was erased
             return;
         }
-        apply(parse(at, log.read(at)));
+        apply(parse(at, log.read(at)), Pacer.unpaced());
         interrupted = at;
     }
 

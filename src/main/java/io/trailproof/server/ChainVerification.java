@@ -1,8 +1,8 @@
 package io.trailproof.server;
 
+import io.trailproof.background.Pacer;
 import io.trailproof.config.Settings;
 import io.trailproof.ledger.Ledger;
-import io.trailproof.ledger.Pacer;
 import io.trailproof.metrics.ServiceMetrics;
 
 import java.io.InterruptedIOException;
@@ -34,7 +34,7 @@ final class ChainVerification implements AutoCloseable {
             try {
                 long started = System.nanoTime();
                 long valid = ledger.verifyAll(new Pacer(settings.hardening().verifyCpuShare(), System::nanoTime,
-                        nanos -> TimeUnit.NANOSECONDS.sleep(nanos)));
+                        Pacer.SLEEP));
                 long agents = ledger.agents().size();
                 if (metrics != null) {
                     metrics.verified(Math.max(0, agents - valid), clock.millis());

@@ -162,7 +162,7 @@ public final class TrailproofServer implements AutoCloseable {
      * service: erasures (requests and retention passes) run one at a time.
      */
     private ErasureService completeInterruptedErasures() throws IOException {
-        ErasureService erasures = new ErasureService(ledger, index);
+        ErasureService erasures = new ErasureService(ledger, index, settings.erasure().shareWhileIngesting());
         erasures.completeInterrupted();
         if (cluster != null) {   // erasures go through the topic; this node's apply loop finishes them here
             erasures.replicateThrough(cluster::publishErasure, cluster::awaitTopicEnd);
@@ -220,8 +220,8 @@ public final class TrailproofServer implements AutoCloseable {
                     TIMESTAMP_FIRST_RETRY, clock);
             stamper.start();
         }
-        if (settings.retention().contentAfter() != null) {
-            retention = new RetentionSchedule(erasures, settings.retention().contentAfter(), clock);
+        if (settings.erasure().contentAfter() != null) {
+            retention = new RetentionSchedule(erasures, settings.erasure().contentAfter(), clock);
             if (cluster != null) {
                 retention.startWhileLeading(cluster::leadScheduledWork);   // one pass for the cluster
             } else {

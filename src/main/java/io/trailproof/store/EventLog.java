@@ -1,5 +1,6 @@
 package io.trailproof.store;
 
+import io.trailproof.background.Pacer;
 import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
@@ -193,10 +194,11 @@ public interface EventLog extends Closeable {
     /**
      * As {@link #rewrite(java.util.NavigableMap, SideRewriter)}, telling {@code probe} after each
      * file's new content is durable under its temporary name ({@code segment-written}) and after
-     * each replace is durable ({@code segment-renamed}).
+     * each replace is durable ({@code segment-renamed}), and calling {@code pacer} after each file
+     * (between files, the log holds no lock that appends or reads wait for).
      */
-    default Rewritten rewrite(NavigableMap<Long, byte[]> replacements, SideRewriter sides, StepProbe probe)
-            throws IOException {
+    default Rewritten rewrite(NavigableMap<Long, byte[]> replacements, SideRewriter sides, StepProbe probe,
+                              Pacer pacer) throws IOException {
         return rewrite(replacements, sides);
     }
 

@@ -1,5 +1,6 @@
 package io.trailproof.store;
 
+import io.trailproof.background.Pacer;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.nio.file.Files;
@@ -377,16 +378,16 @@ public final class SegmentLog implements EventLog {
     @Override
     public Rewritten rewrite(NavigableMap<Long, byte[]> replacements, SideRewriter sides)
             throws IOException {
-        return rewrite(replacements, sides, StepProbe.NONE);
+        return rewrite(replacements, sides, StepProbe.NONE, Pacer.unpaced());
     }
 
     @Override
     public synchronized Rewritten rewrite(NavigableMap<Long, byte[]> replacements, SideRewriter sides,
-                                          StepProbe probe) throws IOException {
+                                          StepProbe probe, Pacer pacer) throws IOException {
         if (!replacements.isEmpty() && (replacements.firstKey() < 0 || replacements.lastKey() >= durableSize())) {
             throw new IllegalArgumentException("only durable payloads can be rewritten");
         }
-        return SegmentRewrite.run(appender, channels, table, io, dir, replacements, sides, probe);
+        return SegmentRewrite.run(appender, channels, table, io, dir, replacements, sides, probe, pacer);
     }
 
     // ------------------------------------------------------------------ close

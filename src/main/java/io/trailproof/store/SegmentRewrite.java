@@ -1,5 +1,6 @@
 package io.trailproof.store;
 
+import io.trailproof.background.Pacer;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.file.DirectoryStream;
@@ -58,11 +59,11 @@ final class SegmentRewrite {
     /**
      * Rewrites the segments holding the keys of {@code replacements} (all below the log's durable
      * size), replacing those payloads and passing every side frame of those segments through
-     * {@code sides}.
+     * {@code sides}; {@code pacer} paces the segments (an erasure gives way to ingestion).
      */
     static EventLog.Rewritten run(SegmentAppender appender, ReadChannels channels, PositionTable table, SegmentIo io,
                                   Path dir, NavigableMap<Long, byte[]> replacements, EventLog.SideRewriter sides,
-                                  StepProbe probe) throws IOException {
+                                  StepProbe probe, Pacer pacer) throws IOException {
         if (replacements.isEmpty()) {
             return new EventLog.Rewritten(Map.of(), 0);
         }
@@ -79,6 +80,9 @@ final class SegmentRewrite {
             }
             if (i == segs.length - 1) {
                 throw new IllegalStateException("the segment being appended to cannot be rewritten");
+            }
+            if (rewritten > 0) {
+                pacer.pace();
             }
             rewriteOne(appender, channels, table, io, dir, i, segs[i], to, mine, sides, moved, probe);
             rewritten++;

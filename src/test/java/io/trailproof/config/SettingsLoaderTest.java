@@ -162,18 +162,29 @@ class SettingsLoaderTest {
 
     @Test
     void retentionIsOffByDefaultAndBelowSixMonthsOnlyWhenAllowed() throws Exception {
-        assertThat(SettingsLoader.load(Map.of(), Map.of(), null, false).retention().contentAfter()).isNull();
-        assertThat(SettingsLoader.load(Map.of("retention.content-after", "P1Y"), Map.of(), null, false).retention()
+        assertThat(SettingsLoader.load(Map.of(), Map.of(), null, false).erasure().contentAfter()).isNull();
+        assertThat(SettingsLoader.load(Map.of("retention.content-after", "P1Y"), Map.of(), null, false).erasure()
                 .contentAfter().toString()).isEqualTo("P1Y");
-        assertThat(SettingsLoader.load(Map.of("retention.content-after", "P6M"), Map.of(), null, false).retention()
+        assertThat(SettingsLoader.load(Map.of("retention.content-after", "P6M"), Map.of(), null, false).erasure()
                 .contentAfter()).isNotNull();
         assertThatThrownBy(() -> SettingsLoader.load(Map.of("retention.content-after", "P30D"), Map.of(), null, false))
                 .isInstanceOf(ConfigException.class)
                 .hasMessageContaining("retention.content-after").hasMessageContaining("P6M")
                 .hasMessageContaining("retention.allow-short=true");
         assertThat(SettingsLoader.load(Map.of("retention.content-after", "P30D", "retention.allow-short", "true"), Map.of(),
-                null, false).retention().contentAfter().toString()).isEqualTo("P30D");
+                null, false).erasure().contentAfter().toString()).isEqualTo("P30D");
         assertThatThrownBy(() -> SettingsLoader.load(Map.of("retention.content-after", "1 year"), Map.of(), null, false))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("retention.content-after");
+    }
+
+    @Test
+    void anErasureGivesWayToIngestionAtTheShareSetAndABadShareStopsTheStart() throws Exception {
+        assertThat(SettingsLoader.load(Map.of(), Map.of(), null, false).erasure().shareWhileIngesting()).isEqualTo(0.25);
+        assertThat(SettingsLoader.load(Map.of("erasure.share-while-ingesting", "1"), Map.of(), null, false).erasure()
+                .shareWhileIngesting()).isEqualTo(1.0);
+        for (String bad : new String[] {"0", "1.5", "-0.2", "half", ""}) {
+            assertThatThrownBy(() -> SettingsLoader.load(Map.of("erasure.share-while-ingesting", bad), Map.of(), null,
+                    false)).as(bad).isInstanceOf(ConfigException.class).hasMessageContaining("erasure.share-while-ingesting");
+        }
     }
 }

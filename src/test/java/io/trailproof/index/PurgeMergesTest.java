@@ -2,14 +2,24 @@ package io.trailproof.index;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.background.Pacer;
 import io.trailproof.core.event.EventErasure;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.core.event.StoredEvent;
+import org.apache.lucene.document.Document;
+import org.apache.lucene.document.Field;
+import org.apache.lucene.document.StringField;
+import org.apache.lucene.document.TextField;
+import org.apache.lucene.index.ConcurrentMergeScheduler;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.FieldInfo;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.NoMergePolicy;
+import org.apache.lucene.index.Term;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.store.Directory;
@@ -77,7 +87,7 @@ class PurgeMergesTest {
                 held.release.countDown();
             });
             release.start();
-            index.replace(erased);
+            index.replace(erased, Pacer.unpaced());
             try (DirectoryReader committed = DirectoryReader.open(FSDirectory.open(path))) {
                 assertThat(committed.numDeletedDocs()).as("deleted documents in the committed index").isZero();
                 assertThat(committed.numDocs()).isEqualTo(events.size());
@@ -85,6 +95,64 @@ class PurgeMergesTest {
                 assertThat(termsContaining(committed, "keepmark")).isGreaterThanOrEqualTo(events.size() - erased.size());
             }
         }
+    }
+
+    /**
+     * A paced purge (an erasure giving way to ingestion) merges one segment holding deleted documents
+     * at a time, pausing between them, and the follower indexes new events in the pauses: they are
+     * all kept, and no deleted document is left.
+     */
+    @Test
+    void aPacedPurgeMergesOneSegmentAtATimeAndKeepsWhatIsAddedInItsPauses() throws Exception {
+        int segments = 8;
+        PurgeMerges policy = new PurgeMerges(NoMergePolicy.INSTANCE);   // no natural merge takes them first
+        ConcurrentMergeScheduler merges = new ConcurrentMergeScheduler();
+        Path path = dir.resolve("index");
+        try (Directory d = FSDirectory.open(path);
+             IndexWriter writer = new IndexWriter(d, new IndexWriterConfig().setMergePolicy(policy)
+                     .setMergeScheduler(merges))) {
+            int[] next = {0};
+            for (int s = 0; s < segments; s++) {
+                for (int i = 0; i < PER_BATCH; i++) {
+                    writer.addDocument(doc(next[0]++));
+                }
+                writer.commit();
+            }
+            writer.deleteDocuments(new Term("kind", "erased"));
+            long[] now = {0};
+            List<Long> pauses = new ArrayList<>();
+            Pacer pacer = new Pacer(0.5, () -> now[0] += Pacer.SLICE_NANOS, nanos -> {
+                pauses.add(nanos);
+                writer.addDocument(doc(next[0]++));
+            });
+            PurgeMerges.Purged purged = policy.mergeAway(writer, merges, pacer);
+            writer.commit();
+            assertThat(purged.segments()).as("segments merged, each alone").isEqualTo(segments);
+            assertThat(pauses).as("pauses between them").hasSize(segments - 1);
+            try (DirectoryReader committed = DirectoryReader.open(d)) {
+                assertThat(committed.numDeletedDocs()).as("deleted documents in the committed index").isZero();
+                assertThat(committed.numDocs()).isEqualTo(next[0] - countErased(next[0]));
+                assertThat(termsContaining(committed, "erasemark")).isZero();
+                assertThat(termsContaining(committed, "keepmark")).isEqualTo(next[0] - countErased(segments * PER_BATCH));
+            }
+        }
+    }
+
+    /** Document {@code n}: erased (deleted before the purge) when {@code n % 7 == 3} and among the first ones. */
+    private static Document doc(int n) {
+        Document d = new Document();
+        boolean erased = n % 7 == 3 && n < 8 * PER_BATCH;
+        d.add(new StringField("kind", erased ? "erased" : "kept", Field.Store.NO));
+        d.add(new TextField("body", (erased ? "erasemark" : "keepmark") + n, Field.Store.YES));
+        return d;
+    }
+
+    private static int countErased(int n) {
+        int c = 0;
+        for (int i = 0; i < Math.min(n, 8 * PER_BATCH); i++) {
+            c += i % 7 == 3 ? 1 : 0;
+        }
+        return c;
     }
 
     private static int termsContaining(DirectoryReader reader, String marker) throws IOException {

@@ -3,7 +3,9 @@ package io.trailproof.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.trailproof.background.Pacer;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +15,10 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Stream;
@@ -59,6 +65,51 @@ class SegmentRewriteTest {
         }
         log.awaitDurable(log.size());
         return payloads;
+    }
+
+    /**
+     * A paced rewrite (an erasure giving way to ingestion) pauses between files, never before the
+     * first or after the last, and appends and reads of other threads go on during its pauses.
+     */
+    @Test
+    void aPacedRewritePausesBetweenFilesWhileAppendsGoOn() throws Exception {
+        Path dir = tmp.resolve("log");
+        Map<Long, String> payloads;
+        try (SegmentLog log = SegmentLog.open(dir, 600)) {
+            payloads = fill(log, 60, new HashMap<>());
+            TreeMap<Long, byte[]> repl = new TreeMap<>();
+            for (long i = 0; i < log.size(); i += 7) {
+                repl.put(i, bytes("erased-" + i));
+            }
+            long[] now = {0};
+            List<Long> pauses = new ArrayList<>();
+            Pacer pacer = new Pacer(0.5, () -> now[0] += Pacer.SLICE_NANOS, nanos -> {
+                pauses.add(nanos);
+                CompletableFuture<Void> other = CompletableFuture.runAsync(() -> {
+                    try {
+                        log.awaitDurable(log.append(List.of(bytes("appended during pause " + pauses.size()))) + 1);
+                        assertThat(text(log.read(1))).isEqualTo(payloads.get(1L));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                });
+                try {
+                    other.get(30, TimeUnit.SECONDS);
+                } catch (ExecutionException | TimeoutException e) {
+                    throw new IOException("an append during the pause did not finish", e);
+                }
+            });
+            EventLog.Rewritten done = log.rewrite(repl, EventLog.SideRewriter.KEEP, StepProbe.NONE, pacer);
+            assertThat(done.files()).isGreaterThan(2);
+            assertThat(pauses).hasSize(done.files() - 1);
+            for (Map.Entry<Long, byte[]> e : repl.entrySet()) {
+                assertThat(log.read(e.getKey())).isEqualTo(e.getValue());
+            }
+            long before = payloads.size();
+            for (int i = 0; i < pauses.size(); i++) {
+                assertThat(text(log.read(before + i))).isEqualTo("appended during pause " + (i + 1));
+            }
+        }
     }
 
     @Test

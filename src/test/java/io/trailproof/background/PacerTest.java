@@ -1,24 +1,16 @@
-package io.trailproof.ledger;
+package io.trailproof.background;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.io.InterruptedIOException;
-import java.nio.file.Path;
-import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Random;
+import java.util.function.LongSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class PacerTest {
-
-    @TempDir
-    Path dir;
 
     /** A clock that moves only when told, and sleeps that are recorded and move it. */
     private static final class FakeTime {
@@ -69,7 +61,7 @@ class PacerTest {
 
     @Test
     void anInterruptedSleepEndsTheWork() {
-        Pacer p = new Pacer(0.5, new java.util.function.LongSupplier() {
+        Pacer p = new Pacer(0.5, new LongSupplier() {
             long now;
 
             @Override
@@ -83,23 +75,31 @@ class PacerTest {
         assertThat(Thread.interrupted()).isTrue();
     }
 
-    /** The periodic check walks every chain at the pace; the same verdicts as an unpaced walk. */
     @Test
-    void theRecheckOfEveryChainIsPaced() throws Exception {
-        ObjectMapper json = new ObjectMapper();
-        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 16, 1000), Clock.systemUTC(), new Random(1))) {
-            List<ObjectNode> events = new ArrayList<>();
-            for (int i = 0; i < 3000; i++) {
-                events.add(json.createObjectNode().put("agent_id", "agent-" + (i % 3)).put("action_type", "TOOL_CALL"));
-            }
-            ledger.append(events);
-            FakeTime t = new FakeTime();
-            // Each pace() call sees 2 ms of work: every third call (6 ms, past the 5 ms slice) sleeps.
-            Pacer p = new Pacer(0.5, () -> t.now += 2_000_000, n -> t.sleeps.add(n));
-            assertThat(ledger.verifyAll(p)).isEqualTo(3);
-            assertThat(ledger.verifyAll()).isEqualTo(3);
-            // 3000 events, a pace() every 64: 45 calls, a sleep on every third.
-            assertThat(t.sleeps).hasSize(15);
-        }
+    void whileBusyPausesOnlyAfterSlicesDuringWhichOthersWorked() throws Exception {
+        FakeTime t = new FakeTime();
+        long[] ingested = {0};
+        Pacer p = Pacer.whileBusy(0.25, () -> ingested[0], () -> t.now, n -> {
+            t.sleeps.add(n);
+            t.now += n;
+            ingested[0] += 10;   // others go on while the work pauses: not a reason to pause again
+        });
+        t.now += 10_000_000;
+        p.pace();                // idle: full speed
+        assertThat(t.sleeps).isEmpty();
+        ingested[0] += 5;
+        t.now += 10_000_000;
+        p.pace();                // busy: three times the slice
+        assertThat(t.sleeps).containsExactly(30_000_000L);
+        t.now += 10_000_000;
+        p.pace();                // idle again (what arrived during the pause does not count)
+        assertThat(t.sleeps).hasSize(1);
+        ingested[0] += 1;
+        t.now += Pacer.SLICE_NANOS - 1;
+        p.pace();                // busy, but the slice is not done yet
+        assertThat(t.sleeps).hasSize(1);
+        t.now += 1;
+        p.pace();
+        assertThat(t.sleeps).containsExactly(30_000_000L, 15_000_000L);
     }
 }
