@@ -37,10 +37,10 @@ import java.util.stream.Stream;
  * </ul>
  *
  * <pre>
- *   bench/run-erasure [--events N] [--small N] [--agent-events N] [--ingest N] [--segment-bytes N]
+ *   bench/run-erasure [--events N] [--small N] [--agent-events N] [--ingest N] [--segment-bytes N] [--share S]
  * </pre>
  * {@code --segment-bytes} sets the server's {@code log.segment-bytes} (more, smaller segments in a
- * short run); {@code --agent-events 0} and {@code --ingest 0} leave out the agent's erasure and the
+ * short run); {@code --share} its {@code erasure.share-while-ingesting} (1: erasures unpaced); {@code --agent-events 0} and {@code --ingest 0} leave out the agent's erasure and the
  * ingest windows (a quick look at one event in a large log). The server takes its other settings
  * from the environment as usual.
  */
@@ -59,23 +59,33 @@ public final class ErasureBench {
     }
 
     public static void main(String[] args) throws Exception {
-        BenchArgs a = BenchArgs.parse(args, "--events", "--small", "--agent-events", "--ingest", "--segment-bytes");
+        BenchArgs a = BenchArgs.parse(args, "--events", "--small", "--agent-events", "--ingest", "--segment-bytes",
+                "--share");
         long events = a.longOption("--events", 20_000);
         long small = a.longOption("--small", 0);
         long agentEvents = a.longOption("--agent-events", 10_000);
         long ingest = a.longOption("--ingest", Math.max(20_000, events / 10));
         long segmentBytes = a.longOption("--segment-bytes", 0);
+        String share = a.option("--share", null);
         Path work = Files.createTempDirectory("trailproof-erasure-bench");
         String opts = ("-Xmx1g " + System.getProperty("bench.serverOpts", "")).trim();
         List<String> extra = new ArrayList<>();
+        StringBuilder settings = new StringBuilder();
         if (segmentBytes > 0) {
+            settings.append("log.segment-bytes=").append(segmentBytes).append('\n');
+        }
+        if (share != null) {
+            settings.append("erasure.share-while-ingesting=").append(share).append('\n');
+        }
+        if (!settings.isEmpty()) {
             Path config = work.resolve("bench.properties");
-            Files.writeString(config, "log.segment-bytes=" + segmentBytes + "\n");
+            Files.writeString(config, settings);
             extra.addAll(List.of("--config", config.toString()));
         }
-        System.out.printf(Locale.ROOT, "erasure benchmark: logs of %s events, %,d of them on %s, ingest windows of %,d events%s%n",
+        System.out.printf(Locale.ROOT, "erasure benchmark: logs of %s events, %,d of them on %s, ingest windows of %,d events%s%s%n",
                 small > 0 ? String.format(Locale.ROOT, "%,d and %,d", small, events) : String.format(Locale.ROOT, "%,d", events),
-                agentEvents, AGENT, ingest, segmentBytes > 0 ? ", segments of " + segmentBytes + " bytes" : "");
+                agentEvents, AGENT, ingest, segmentBytes > 0 ? ", segments of " + segmentBytes + " bytes" : "",
+                share != null ? ", erasure.share-while-ingesting=" + share : "");
         Map<String, String> rows = new LinkedHashMap<>();
         for (long size : small > 0 ? new long[] {small, events} : new long[] {events}) {
             long onAgent = Math.min(agentEvents, size / 2);
