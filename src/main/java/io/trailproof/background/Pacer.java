@@ -34,6 +34,12 @@ public final class Pacer {
     /** Work between two pauses: long enough that the pauses cost nothing, short enough that no answer waits long. */
     public static final long SLICE_NANOS = 5_000_000;
 
+    /**
+     * A {@link #whileBusy} pacer pauses in steps of at most this, and ends its pause after a step
+     * during which the others stood still: the work goes on at full speed as soon as ingestion stops.
+     */
+    public static final long PAUSE_STEP_NANOS = 50_000_000;
+
     /** The plain pause: sleeps. */
     public static final Pause SLEEP = nanos -> Thread.sleep(nanos / 1_000_000, (int) (nanos % 1_000_000));
 
@@ -72,7 +78,8 @@ public final class Pacer {
     /**
      * A pacer that pauses after a slice only if {@code others} (a count that grows while other work
      * goes on, e.g. the events the ledger accepted) grew during it; a slice while it stood still
-     * runs on at full speed.
+     * runs on at full speed. Its pauses go in steps of {@link #PAUSE_STEP_NANOS} and end early after
+     * a step during which {@code others} stood still.
      */
     public static Pacer whileBusy(double share, LongSupplier others, LongSupplier nanoTime, Pause pause) {
         return new Pacer(share, others, nanoTime, pause);
@@ -98,16 +105,24 @@ public final class Pacer {
         if (worked < SLICE_NANOS) {
             return;
         }
-        if (others == null || others.getAsLong() != othersSeen) {
-            try {
-                pause.pause((long) (worked * (1 - share) / share));
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new InterruptedIOException("paced work interrupted");
+        long idle = (long) (worked * (1 - share) / share);
+        try {
+            if (others == null) {
+                pause.pause(idle);
+            } else {
+                long seen = others.getAsLong();
+                while (seen != othersSeen && idle > 0) {
+                    othersSeen = seen;
+                    long step = Math.min(idle, PAUSE_STEP_NANOS);
+                    pause.pause(step);
+                    idle -= step;
+                    seen = others.getAsLong();
+                }
+                othersSeen = seen;
             }
-        }
-        if (others != null) {
-            othersSeen = others.getAsLong();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("paced work interrupted");
         }
         sliceStart = nanoTime.getAsLong();
     }

@@ -102,4 +102,26 @@ class PacerTest {
         p.pace();
         assertThat(t.sleeps).containsExactly(30_000_000L, 15_000_000L);
     }
+
+    @Test
+    void whileBusyPausesInStepsAndEndsThePauseOnceOthersStop() throws Exception {
+        FakeTime t = new FakeTime();
+        long[] ingested = {0};
+        Pacer p = Pacer.whileBusy(0.25, () -> ingested[0], () -> t.now, n -> {
+            t.sleeps.add(n);
+            t.now += n;
+            if (t.sleeps.size() <= 2) {
+                ingested[0]++;   // ingestion goes on during the first two steps only
+            }
+        });
+        ingested[0]++;
+        t.now += 100_000_000;   // 100 ms of work: 300 ms of pause are due
+        p.pace();
+        long step = Pacer.PAUSE_STEP_NANOS;
+        assertThat(t.sleeps).containsExactly(step, step, step);
+        ingested[0]++;
+        t.now += 10_000_000;
+        p.pace();               // busy again: a pause of its own slice only
+        assertThat(t.sleeps).hasSize(4).last().isEqualTo(30_000_000L);
+    }
 }

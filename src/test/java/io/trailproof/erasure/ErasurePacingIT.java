@@ -35,10 +35,14 @@ class ErasurePacingIT {
         try (InProcessServer s = InProcessServer.start(dir.resolve("data"), "log.segment-bytes", "4096",
                 "erasure.share-while-ingesting", "0.02")) {
             Api api = s.api();
-            for (int i = 0; i < 200; i++) {
-                assertThat(api.post("/v1/events", "{\"agent_id\":\"subject\",\"action_input\":{\"note\":\"pacedmarker"
-                        + i + "\"}}").status()).isEqualTo(201);
-                api.post("/v1/events", "{\"agent_id\":\"other\",\"action_input\":{\"note\":\"filler" + i + "\"}}");
+            for (int b = 0; b < 20; b++) {   // about one batch per segment
+                StringBuilder batch = new StringBuilder("[");
+                for (int i = b * 10; i < (b + 1) * 10; i++) {
+                    batch.append(i > b * 10 ? "," : "")
+                            .append("{\"agent_id\":\"subject\",\"action_input\":{\"note\":\"pacedmarker").append(i)
+                            .append("\"}},{\"agent_id\":\"other\",\"action_input\":{\"note\":\"filler").append(i).append("\"}}");
+                }
+                assertThat(api.post("/v1/batch", batch.append("]").toString()).status()).isEqualTo(201);
             }
 
             AtomicBoolean ingesting = new AtomicBoolean(true);
