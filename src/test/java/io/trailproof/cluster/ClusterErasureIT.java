@@ -5,9 +5,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
-import org.junit.jupiter.api.AfterAll;
+import io.trailproof.testing.SharedKafka;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -20,10 +21,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Erasure and retention in cluster mode (src/site/erasure.md#cluster-mode) on a real 3-broker Kafka
- * and three nodes: an erasure is one record of the topic, applied by every node at the same
- * position, so every node serves the same bytes and no node's data directory keeps a byte of the
- * erased content; a retention pass is run by the node running the cluster's scheduled work only.
+ * (the run's shared one: {@link SharedKafka}) and three nodes: an erasure is one record of the
+ * topic, applied by every node at the same position, so every node serves the same bytes and no
+ * node's data directory keeps a byte of the erased content; a retention pass is run by the node
+ * running the cluster's scheduled work only.
  */
+@ExtendWith(SharedKafka.class)
 class ClusterErasureIT {
 
     private static final String WRITE_TIMEOUT = "PT10S";
@@ -34,15 +37,8 @@ class ClusterErasureIT {
     private static KafkaTestCluster kafka;
 
     @BeforeAll
-    static void startKafka() throws Exception {
-        kafka = KafkaTestCluster.start();
-    }
-
-    @AfterAll
-    static void stopKafka() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
+    static void useKafka(KafkaTestCluster shared) {
+        kafka = shared;
     }
 
     private static String event(String agent, String text) {
@@ -57,7 +53,7 @@ class ClusterErasureIT {
 
     @Test
     void anErasureGoesThroughTheTopicAndEveryNodeHoldsTheSameBytesAfterIt() throws Exception {
-        String topic = "erasure-it";
+        String topic = KafkaTestCluster.newTopic("erasure");
         String marker = "clustererasemk";
         Map<String, InProcessServer> nodes = new LinkedHashMap<>();
         try {
@@ -149,7 +145,7 @@ class ClusterErasureIT {
 
     @Test
     void theRetentionPassRunsOnTheSchedulingNodeOnlyAndReachesEveryNode() throws Exception {
-        String topic = "retention-it";
+        String topic = KafkaTestCluster.newTopic("retention");
         String marker = "clusterretainmk";
         Map<String, InProcessServer> nodes = new LinkedHashMap<>();
         try {

@@ -34,7 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * catches up; a fresh node converges (timestamp records too); a timestamp requested on one node is
  * stored and verifies on every node; a record that cannot be applied stops the apply loop; the partition leader dies during ingest and no
  * acknowledged event is lost; with every broker down writes answer 503 and reads go on. The tests
- * run in order and share the cluster (each builds on the state the previous one left). Scheduled
+ * run in order and share the cluster (each builds on the state the previous one left); it is this
+ * class's own, not the run's shared one ({@link io.trailproof.testing.SharedKafka}), because the last
+ * two stop its brokers. Scheduled
  * work (timestamps, witnesses) and forged timestamp and cosignature records: {@link ClusterSchedulingIT}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
