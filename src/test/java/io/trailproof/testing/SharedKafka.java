@@ -14,7 +14,8 @@ import org.junit.jupiter.api.extension.ParameterResolver;
  *
  * <p>Classes that run side by side share it safely: each names its topics with
  * {@link KafkaTestCluster#newTopic}, so no test sees another's records, scheduler group or retention,
- * and the shared cluster refuses to stop a broker or to be closed by a test.
+ * and the shared cluster refuses to stop a broker or to be closed by a test
+ * (src/site/testing.md#kafka-for-the-cluster-tests).
  */
 public final class SharedKafka implements ParameterResolver {
 
