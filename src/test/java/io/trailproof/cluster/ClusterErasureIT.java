@@ -24,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Erasure and retention in cluster mode (src/site/erasure.md#cluster-mode) on a real 3-broker Kafka
- * (the run's shared one: {@link SharedKafka}) and three nodes: an erasure is one record of the
+ * (the shared one: {@link SharedKafka}) and three nodes: an erasure is one record of the
  * topic, applied by every node at the same position, so every node serves the same bytes and no
  * node's data directory keeps a byte of the erased content; a retention pass is run by the node
  * running the cluster's scheduled work only.

@@ -39,7 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * stored and verifies on every node; a record that cannot be applied stops the apply loop; the partition leader dies during ingest and no
  * acknowledged event is lost; with every broker down writes answer 503 and reads go on. The tests
  * run in order and share the cluster (each builds on the state the previous one left); it is this
- * class's own, not the run's shared one ({@link io.trailproof.testing.SharedKafka}), because the last
+ * class's own, not the shared one ({@link io.trailproof.testing.SharedKafka}), because the last
  * two stop its brokers. Scheduled
  * work (timestamps, witnesses) and forged timestamp and cosignature records: {@link ClusterSchedulingIT}.
  */

@@ -37,7 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * A topic of finite retention (src/site/cluster.md#topic-retention) on a real 3-broker Kafka (the
- * run's shared one, {@link SharedKafka}; the test deletes records of its own topic only): once
+ * shared one, {@link SharedKafka}; the test deletes records of its own topic only): once
  * the topic's start is deleted, a node with an empty data directory refuses to start and says to
  * restore a peer's backup; restored from node A's backup, it consumes the topic from the offset the
  * backup covers and ends byte for byte like A, an erasure applied after the backup included.

@@ -22,7 +22,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Scheduled work in cluster mode against a real Kafka cluster (1 controller + 3 brokers in this JVM,
- * the run's shared one: {@link SharedKafka})
+ * the shared one: {@link SharedKafka})
  * and a test TSA: scheduled timestamps and witness requests run on one node at a time (the member of
  * the scheduler's consumer group), reach every node through the topic, and move to another node when
  * that one leaves or is killed; a forged timestamp or cosignature record stops the apply loop. Each

@@ -18,8 +18,8 @@ import java.util.logging.Logger;
  * loading Kafka's classes the first time in the JVM; while it runs, its four nodes share the test
  * JVM's CPU.
  *
- * <p>Most tests use the one cluster {@link SharedKafka} hands to every test class of the JVM, each
- * on topics of its own ({@link #newTopic}); a test that stops brokers starts a cluster of its own
+ * <p>Most tests use the one cluster {@link SharedKafka} hands to the test classes of the JVM running
+ * at the time, each on topics of its own ({@link #newTopic}); a test that stops brokers starts a cluster of its own
  * ({@link #start}), since a stopped broker does not come back in this kit. Brokers are shut down
  * cleanly (the in-process kit has no kill -9); kill -9 of a broker is {@link KafkaProcessCluster}'s.
  */
@@ -47,7 +47,7 @@ public final class KafkaTestCluster implements AutoCloseable {
         return new KafkaTestCluster(startKit(), false);
     }
 
-    /** The cluster {@link SharedKafka} keeps for the whole test run; only the run closes it. */
+    /** The cluster {@link SharedKafka} shares between test classes; only it closes the cluster. */
     static KafkaTestCluster startShared() throws Exception {
         return new KafkaTestCluster(startKit(), true);
     }
@@ -120,16 +120,16 @@ public final class KafkaTestCluster implements AutoCloseable {
         return kit.brokers().keySet();
     }
 
-    /** Closes a cluster of the caller's own; refused on the shared one, which the test run closes. */
+    /** Closes a cluster of the caller's own; refused on the shared one, which {@link SharedKafka} closes. */
     @Override
     public void close() throws Exception {
         if (shared) {
-            throw new IllegalStateException("the shared cluster is closed by the test run, not by a test");
+            throw new IllegalStateException("the shared cluster is closed by SharedKafka, not by a test");
         }
         kit.close();
     }
 
-    /** Closes the shared cluster: for {@link SharedKafka}, when the test run ends. */
+    /** Closes the shared cluster: for {@link SharedKafka}, when the last class using it ended. */
     void closeShared() throws Exception {
         kit.close();
     }
