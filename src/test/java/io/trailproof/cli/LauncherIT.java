@@ -7,7 +7,9 @@ import io.trailproof.testing.Api;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.KafkaTestCluster;
 import io.trailproof.testing.ServerProcess;
+import io.trailproof.testing.SharedKafka;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -28,6 +30,7 @@ import java.util.regex.Pattern;
  * the commands an administrator runs print their own output only: library INFO lines belong in the
  * server's log.
  */
+@ExtendWith(SharedKafka.class)
 class LauncherIT {
 
     /** A text-format record: {@code <UTC time> <LEVEL> <logger>: <message>}. */
@@ -70,32 +73,31 @@ class LauncherIT {
     }
 
     @Test
-    void clusterModePrintsNothingOutsideTheLogFormatInTextOrJson() throws Exception {
-        try (KafkaTestCluster kafka = KafkaTestCluster.start()) {
-            for (String format : List.of("text", "json")) {
-                Path config = dir.resolve(format + ".properties");
-                Files.writeString(config, "cluster.mode=kafka\ncluster.bootstrap-servers=" + kafka.bootstrapServers()
-                        + "\ncluster.node-id=launcher-" + format + "\ncluster.topic=launcher-" + format
-                        + "\nlog.format=" + format + "\n");
-                String output;
-                try (ServerProcess server = ServerProcess.start(dir.resolve("cluster-" + format), "--config",
-                        config.toString())) {
-                    Api api = server.api();
-                    assertThat(api.post("/v1/events", "{\"agent_id\":\"launcher\",\"action_type\":\"TOOL_CALL\"}").status())
-                            .isEqualTo(201);
-                    assertThat(api.get("/v1/events?agent_id=launcher&min_tree_size=1").status()).isEqualTo(200);
-                    output = server.stopAndCollectOutput();
-                }
-                assertThat(output).as(format + ":\n" + output).doesNotContain("SLF4J");
-                for (String line : output.split("\n")) {
-                    if (format.equals("json")) {
-                        JsonNode r = Api.JSON.readTree(line);
-                        assertThat(r.isObject() && r.has("time") && r.has("level") && r.has("logger") && r.has("message"))
-                                .as("a JSON record: " + line).isTrue();
-                    } else {
-                        assertThat(TEXT_RECORD.matcher(line).matches() || line.startsWith("trailproof "))
-                                .as("a log record or one of the service's own lines: '" + line + "' in\n" + output).isTrue();
-                    }
+    void clusterModePrintsNothingOutsideTheLogFormatInTextOrJson(KafkaTestCluster kafka) throws Exception {
+        for (String format : List.of("text", "json")) {
+            Path config = dir.resolve(format + ".properties");
+            Files.writeString(config, "cluster.mode=kafka\ncluster.bootstrap-servers=" + kafka.bootstrapServers()
+                    + "\ncluster.node-id=launcher-" + format
+                    + "\ncluster.topic=" + KafkaTestCluster.newTopic("launcher-" + format)
+                    + "\nlog.format=" + format + "\n");
+            String output;
+            try (ServerProcess server = ServerProcess.start(dir.resolve("cluster-" + format), "--config",
+                    config.toString())) {
+                Api api = server.api();
+                assertThat(api.post("/v1/events", "{\"agent_id\":\"launcher\",\"action_type\":\"TOOL_CALL\"}").status())
+                        .isEqualTo(201);
+                assertThat(api.get("/v1/events?agent_id=launcher&min_tree_size=1").status()).isEqualTo(200);
+                output = server.stopAndCollectOutput();
+            }
+            assertThat(output).as(format + ":\n" + output).doesNotContain("SLF4J");
+            for (String line : output.split("\n")) {
+                if (format.equals("json")) {
+                    JsonNode r = Api.JSON.readTree(line);
+                    assertThat(r.isObject() && r.has("time") && r.has("level") && r.has("logger") && r.has("message"))
+                            .as("a JSON record: " + line).isTrue();
+                } else {
+                    assertThat(TEXT_RECORD.matcher(line).matches() || line.startsWith("trailproof "))
+                            .as("a log record or one of the service's own lines: '" + line + "' in\n" + output).isTrue();
                 }
             }
         }

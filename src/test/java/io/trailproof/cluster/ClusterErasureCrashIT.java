@@ -5,7 +5,9 @@ import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
 import io.trailproof.testing.ServerProcess;
+import io.trailproof.testing.SharedKafka;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -22,9 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the erasure (or applies the record again, whole), neither applies it twice nor skips it, and ends
  * byte for byte like the node that answered, with no byte of the erased content in its data directory.
  */
+@ExtendWith(SharedKafka.class)
 class ClusterErasureCrashIT {
-
-    private static final String TOPIC = "erasure-crash-it";
 
     @TempDir
     Path dirs;
@@ -41,13 +42,13 @@ class ClusterErasureCrashIT {
     }
 
     @Test
-    void aNodeKilledWhileApplyingAnErasureFinishesItOnceAtRestart() throws Exception {
-        try (KafkaTestCluster kafka = KafkaTestCluster.start();
-             InProcessServer n1 = ClusterNodes.start(dirs.resolve("n1"), kafka.bootstrapServers(), "n1", TOPIC, "PT10S",
-                     "cluster.read-wait", "PT30S")) {
+    void aNodeKilledWhileApplyingAnErasureFinishesItOnceAtRestart(KafkaTestCluster kafka) throws Exception {
+        String topic = KafkaTestCluster.newTopic("erasure-crash");
+        try (InProcessServer n1 = ClusterNodes.start(dirs.resolve("n1"), kafka.bootstrapServers(), "n1", topic, "PT10S",
+                "cluster.read-wait", "PT30S")) {
             Path config = dirs.resolve("k1.properties");
             Files.writeString(config, "cluster.mode=kafka\ncluster.bootstrap-servers=" + kafka.bootstrapServers()
-                    + "\ncluster.node-id=k1\ncluster.topic=" + TOPIC + "\ncluster.write-timeout=PT10S\n"
+                    + "\ncluster.node-id=k1\ncluster.topic=" + topic + "\ncluster.write-timeout=PT10S\n"
                     + "cluster.read-wait=PT30S\n");
             Api a = n1.api();
             long size = 0;

@@ -3,14 +3,18 @@ package io.trailproof.cluster;
 import io.trailproof.testing.ByteSearch;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
-import org.junit.jupiter.api.AfterAll;
+import io.trailproof.testing.SharedKafka;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -20,13 +24,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Erasure and retention in cluster mode (src/site/erasure.md#cluster-mode) on a real 3-broker Kafka
- * and three nodes: an erasure is one record of the topic, applied by every node at the same
- * position, so every node serves the same bytes and no node's data directory keeps a byte of the
- * erased content; a retention pass is run by the node running the cluster's scheduled work only.
+ * (the shared one: {@link SharedKafka}) and three nodes: an erasure is one record of the
+ * topic, applied by every node at the same position, so every node serves the same bytes and no
+ * node's data directory keeps a byte of the erased content; a retention pass is run by the node
+ * running the cluster's scheduled work only.
  */
+@ExtendWith(SharedKafka.class)
 class ClusterErasureIT {
 
     private static final String WRITE_TIMEOUT = "PT10S";
+    /** retention.content-after of the retention test's nodes. */
+    private static final Duration CONTENT_AFTER = Duration.ofSeconds(2);
 
     @TempDir
     static Path dirs;
@@ -34,15 +42,8 @@ class ClusterErasureIT {
     private static KafkaTestCluster kafka;
 
     @BeforeAll
-    static void startKafka() throws Exception {
-        kafka = KafkaTestCluster.start();
-    }
-
-    @AfterAll
-    static void stopKafka() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
+    static void useKafka(KafkaTestCluster shared) {
+        kafka = shared;
     }
 
     private static String event(String agent, String text) {
@@ -57,7 +58,7 @@ class ClusterErasureIT {
 
     @Test
     void anErasureGoesThroughTheTopicAndEveryNodeHoldsTheSameBytesAfterIt() throws Exception {
-        String topic = "erasure-it";
+        String topic = KafkaTestCluster.newTopic("erasure");
         String marker = "clustererasemk";
         Map<String, InProcessServer> nodes = new LinkedHashMap<>();
         try {
@@ -149,7 +150,7 @@ class ClusterErasureIT {
 
     @Test
     void theRetentionPassRunsOnTheSchedulingNodeOnlyAndReachesEveryNode() throws Exception {
-        String topic = "retention-it";
+        String topic = KafkaTestCluster.newTopic("retention");
         String marker = "clusterretainmk";
         Map<String, InProcessServer> nodes = new LinkedHashMap<>();
         try {
@@ -158,11 +159,15 @@ class ClusterErasureIT {
             }
             // One node runs the scheduled work once the group settled; its first pass found nothing.
             assertThat(ClusterNodes.await(60, () -> schedulers(nodes).size() == 1)).isTrue();
+            Instant lastRecorded = null;
             for (int i = 0; i < 5; i++) {
                 Api.Reply r = nodes.get("r" + (i % 3 + 1)).api().post("/v1/events", event("agent", marker + i));
                 assertThat(r.status()).as(r.body()).isEqualTo(201);
+                lastRecorded = Instant.parse(r.json().get("recorded_at").asText());
             }
-            Thread.sleep(2_500);   // every event is now older than retention.content-after
+            Instant allOld = lastRecorded.plus(CONTENT_AFTER);
+            Await.until("every event is older than retention.content-after", Duration.ofSeconds(30),
+                    () -> Instant.now().isAfter(allOld));
             assertThat(erasureRecords(topic)).isZero();
             // The scheduling node leaves: the one chosen next runs a pass at once, through the topic.
             String leader = schedulers(nodes).get(0);
@@ -198,7 +203,8 @@ class ClusterErasureIT {
 
     private static InProcessServer startRetaining(String id, String topic) throws Exception {
         return ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, topic, WRITE_TIMEOUT,
-                "cluster.read-wait", "PT20S", "retention.content-after", "PT2S", "retention.allow-short", "true");
+                "cluster.read-wait", "PT20S", "retention.content-after", CONTENT_AFTER.toString(),
+                "retention.allow-short", "true");
     }
 
     private static List<String> schedulers(Map<String, InProcessServer> nodes) throws Exception {

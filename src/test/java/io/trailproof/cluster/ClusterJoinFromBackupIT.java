@@ -6,9 +6,14 @@ import io.trailproof.testing.Api;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
+import io.trailproof.testing.SharedKafka;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.config.ConfigResource;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.net.URI;
@@ -31,14 +36,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * A topic of finite retention (src/site/cluster.md#topic-retention) on a real 3-broker Kafka: once
+ * A topic of finite retention (src/site/cluster.md#topic-retention) on a real 3-broker Kafka (the
+ * shared one, {@link SharedKafka}; the test deletes records of its own topic only): once
  * the topic's start is deleted, a node with an empty data directory refuses to start and says to
  * restore a peer's backup; restored from node A's backup, it consumes the topic from the offset the
  * backup covers and ends byte for byte like A, an erasure applied after the backup included.
  */
+@ExtendWith(SharedKafka.class)
 class ClusterJoinFromBackupIT {
 
-    private static final String TOPIC = "join-it";
+    private final String topic = KafkaTestCluster.newTopic("join");
 
     @TempDir
     Path dirs;
@@ -49,77 +56,78 @@ class ClusterJoinFromBackupIT {
     }
 
     private InProcessServer start(KafkaTestCluster kafka, String id) throws Exception {
-        return ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, TOPIC, "PT10S",
+        return ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, topic, "PT10S",
                 "cluster.read-wait", "PT20S", "cluster.topic-retention", "P7D");
     }
 
     @Test
-    void aNodeBehindTheTopicsStartRefusesAndJoinsFromAPeersBackup() throws Exception {
+    void aNodeBehindTheTopicsStartRefusesAndJoinsFromAPeersBackup(KafkaTestCluster kafka) throws Exception {
         String marker = "joinerasemk";
-        try (KafkaTestCluster kafka = KafkaTestCluster.start()) {
-            Map<String, InProcessServer> nodes = new LinkedHashMap<>();
-            try {
-                nodes.put("a", start(kafka, "a"));
-                nodes.put("b", start(kafka, "b"));
-                Api a = nodes.get("a").api();
-                Api b = nodes.get("b").api();
-                var retention = kafka.admin().describeConfigs(List.of(new org.apache.kafka.common.config.ConfigResource(
-                        org.apache.kafka.common.config.ConfigResource.Type.TOPIC, TOPIC))).all().get(30, TimeUnit.SECONDS)
-                        .values().iterator().next();
-                assertThat(retention.get("retention.ms").value()).isEqualTo("604800000");
-                assertThat(retention.get("segment.ms").value()).isEqualTo("86400000");
-                for (int i = 0; i < 6; i++) {
-                    Api.Reply r = (i % 2 == 0 ? a : b).post("/v1/events", event(i % 3 == 0 ? "subject" : "keeper",
-                            (i % 3 == 0 ? marker : "keep") + i));
-                    assertThat(r.status()).as(r.body()).isEqualTo(201);
-                }
-                ClusterNodes.assertIdentical(Map.of("a", a, "b", b), 6);
+        Map<String, InProcessServer> nodes = new LinkedHashMap<>();
+        try {
+            nodes.put("a", start(kafka, "a"));
+            nodes.put("b", start(kafka, "b"));
+            Api a = nodes.get("a").api();
+            Api b = nodes.get("b").api();
+            Config retention;
+            try (Admin admin = kafka.admin()) {
+                retention = admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, topic)))
+                        .all().get(30, TimeUnit.SECONDS).values().iterator().next();
+            }
+            assertThat(retention.get("retention.ms").value()).isEqualTo("604800000");
+            assertThat(retention.get("segment.ms").value()).isEqualTo("86400000");
+            for (int i = 0; i < 6; i++) {
+                Api.Reply r = (i % 2 == 0 ? a : b).post("/v1/events", event(i % 3 == 0 ? "subject" : "keeper",
+                        (i % 3 == 0 ? marker : "keep") + i));
+                assertThat(r.status()).as(r.body()).isEqualTo(201);
+            }
+            ClusterNodes.assertIdentical(Map.of("a", a, "b", b), 6);
 
-                // A's backup, and the topic offset it covers.
-                Path tar = dirs.resolve("a.tar");
-                HttpResponse<Path> got = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
-                        URI.create(a.base() + "/v1/admin/backup")).build(), HttpResponse.BodyHandlers.ofFile(tar));
-                assertThat(got.statusCode()).isEqualTo(200);
-                JsonNode manifest = Api.JSON.readTree(firstEntry(Files.readAllBytes(tar)));
-                assertThat(manifest.get("tree_size").asLong()).isEqualTo(6);
-                long covered = manifest.get("topic_offset").asLong();
-                assertThat(covered).isEqualTo(a.get("/v1/cluster").json().get("applied_offset").asLong());
+            // A's backup, and the topic offset it covers.
+            Path tar = dirs.resolve("a.tar");
+            HttpResponse<Path> got = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                    URI.create(a.base() + "/v1/admin/backup")).build(), HttpResponse.BodyHandlers.ofFile(tar));
+            assertThat(got.statusCode()).isEqualTo(200);
+            JsonNode manifest = Api.JSON.readTree(firstEntry(Files.readAllBytes(tar)));
+            assertThat(manifest.get("tree_size").asLong()).isEqualTo(6);
+            long covered = manifest.get("topic_offset").asLong();
+            assertThat(covered).isEqualTo(a.get("/v1/cluster").json().get("applied_offset").asLong());
 
-                // More after the backup: events, and an erasure of content the backup holds.
-                for (int i = 6; i < 9; i++) {
-                    assertThat(b.post("/v1/events", event("keeper", "after" + i)).status()).isEqualTo(201);
-                }
-                Api.Reply erased = b.post("/v1/admin/erasures", "{\"agent_id\":\"subject\",\"reason\":\"gdpr\"}");
-                assertThat(erased.status()).as(erased.body()).isEqualTo(200);
-                assertThat(erased.json().get("erased").asInt()).isEqualTo(2);
-                assertThat(a.post("/v1/events", event("keeper", "last")).status()).isEqualTo(201);
+            // More after the backup: events, and an erasure of content the backup holds.
+            for (int i = 6; i < 9; i++) {
+                assertThat(b.post("/v1/events", event("keeper", "after" + i)).status()).isEqualTo(201);
+            }
+            Api.Reply erased = b.post("/v1/admin/erasures", "{\"agent_id\":\"subject\",\"reason\":\"gdpr\"}");
+            assertThat(erased.status()).as(erased.body()).isEqualTo(200);
+            assertThat(erased.json().get("erased").asInt()).isEqualTo(2);
+            assertThat(a.post("/v1/events", event("keeper", "last")).status()).isEqualTo(201);
 
-                // Retention deleted the topic's start, up to the offset the backup covers.
-                TopicPartition p = new TopicPartition(TOPIC, 0);
-                kafka.admin().deleteRecords(Map.of(p, RecordsToDelete.beforeOffset(covered + 1))).all()
-                        .get(30, TimeUnit.SECONDS);
+            // Retention deleted the topic's start, up to the offset the backup covers.
+            TopicPartition p = new TopicPartition(topic, 0);
+            try (Admin admin = kafka.admin()) {
+                admin.deleteRecords(Map.of(p, RecordsToDelete.beforeOffset(covered + 1))).all().get(30, TimeUnit.SECONDS);
+            }
 
-                Path c = dirs.resolve("c");
-                assertThatThrownBy(() -> start(kafka, "c")).hasMessageContaining("starts at offset " + (covered + 1))
-                        .hasMessageContaining("Restore a peer's backup");
-                deleteTree(c);   // the refused start made an empty data directory
-                Cli.Run restore = Cli.run("restore", tar.toString(), "--data-dir", c.toString());
-                assertThat(restore.exit()).as(restore.toString()).isZero();
-                nodes.put("c", start(kafka, "c"));
-                Map<String, Api> apis = new LinkedHashMap<>();
-                nodes.forEach((id, n) -> apis.put(id, n.api()));
-                Map<String, List<JsonNode>> logs = ClusterNodes.assertIdentical(apis, 11);
-                assertThat(logs.get("c").stream().filter(e -> e.has("erased")).count()).isEqualTo(2);
-                assertThat(apis.get("c").get("/v1/admin/erasures").body()).isEqualTo(a.get("/v1/admin/erasures").body());
-                assertThat(ClusterNodes.await(60, () -> ByteSearch.filesContaining(c, marker).isEmpty()))
-                        .as("files of c with the erased content: " + ByteSearch.filesContaining(c, marker)).isTrue();
-                // And it goes on with the others.
-                assertThat(apis.get("c").post("/v1/events", event("keeper", "fromc")).status()).isEqualTo(201);
-                ClusterNodes.assertIdentical(apis, 12);
-            } finally {
-                for (InProcessServer n : nodes.values()) {
-                    n.close();
-                }
+            Path c = dirs.resolve("c");
+            assertThatThrownBy(() -> start(kafka, "c")).hasMessageContaining("starts at offset " + (covered + 1))
+                    .hasMessageContaining("Restore a peer's backup");
+            deleteTree(c);   // the refused start made an empty data directory
+            Cli.Run restore = Cli.run("restore", tar.toString(), "--data-dir", c.toString());
+            assertThat(restore.exit()).as(restore.toString()).isZero();
+            nodes.put("c", start(kafka, "c"));
+            Map<String, Api> apis = new LinkedHashMap<>();
+            nodes.forEach((id, n) -> apis.put(id, n.api()));
+            Map<String, List<JsonNode>> logs = ClusterNodes.assertIdentical(apis, 11);
+            assertThat(logs.get("c").stream().filter(e -> e.has("erased")).count()).isEqualTo(2);
+            assertThat(apis.get("c").get("/v1/admin/erasures").body()).isEqualTo(a.get("/v1/admin/erasures").body());
+            assertThat(ClusterNodes.await(60, () -> ByteSearch.filesContaining(c, marker).isEmpty()))
+                    .as("files of c with the erased content: " + ByteSearch.filesContaining(c, marker)).isTrue();
+            // And it goes on with the others.
+            assertThat(apis.get("c").post("/v1/events", event("keeper", "fromc")).status()).isEqualTo(201);
+            ClusterNodes.assertIdentical(apis, 12);
+        } finally {
+            for (InProcessServer n : nodes.values()) {
+                n.close();
             }
         }
     }

@@ -4,9 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
+import io.trailproof.testing.SharedKafka;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -19,15 +21,16 @@ import static io.trailproof.cluster.ClusterNodes.event;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Scheduled work in cluster mode against a real Kafka cluster (1 controller + 3 brokers in this JVM)
+ * Scheduled work in cluster mode against a real Kafka cluster (1 controller + 3 brokers in this JVM,
+ * the shared one: {@link SharedKafka})
  * and a test TSA: scheduled timestamps and witness requests run on one node at a time (the member of
  * the scheduler's consumer group), reach every node through the topic, and move to another node when
  * that one leaves or is killed; a forged timestamp or cosignature record stops the apply loop. Each
  * test has its own topic and nodes.
  */
+@ExtendWith(SharedKafka.class)
 class ClusterSchedulingIT {
 
-    private static final String TOPIC = "trailproof-it";
     private static final String WRITE_TIMEOUT = "PT5S";
 
     @TempDir
@@ -38,17 +41,14 @@ class ClusterSchedulingIT {
     private static Path tsaRoot;
 
     @BeforeAll
-    static void startCluster() throws Exception {
-        kafka = KafkaTestCluster.start();
+    static void startTsa(KafkaTestCluster shared) throws Exception {
+        kafka = shared;
         tsa = io.trailproof.testing.TestTsa.start();
         tsaRoot = tsa.writeRootPem(dirs.resolve("tsa-ca.pem"));
     }
 
     @AfterAll
-    static void stopCluster() throws Exception {
-        if (kafka != null) {
-            kafka.close();
-        }
+    static void stopTsa() throws Exception {
         if (tsa != null) {
             tsa.close();
         }
@@ -62,10 +62,11 @@ class ClusterSchedulingIT {
      */
     @Test
     void scheduledTimestampsAreRunByTheGroupsChosenNodeAndReachEveryNode() throws Exception {
+        String topic = KafkaTestCluster.newTopic("sched");
         Map<String, InProcessServer> sched = new java.util.LinkedHashMap<>();
         try {
             for (String id : List.of("s1", "s2")) {
-                sched.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, TOPIC + "-sched", WRITE_TIMEOUT,
+                sched.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, topic, WRITE_TIMEOUT,
                         "cluster.kafka.session.timeout.ms", "6000",
                         "cluster.kafka.heartbeat.interval.ms", "1000",
                         "timestamp.interval", "PT0.5S",
@@ -112,7 +113,7 @@ class ClusterSchedulingIT {
      */
     @Test
     void aForgedTimestampRecordStopsTheApplyLoopLoudlyAndIsNeverStored() throws Exception {
-        String topic = "forged";
+        String topic = KafkaTestCluster.newTopic("forged");
         InProcessServer node = ClusterNodes.start(dirs.resolve("forged"), kafka.bootstrapServers(), "f1", topic, WRITE_TIMEOUT,
                 "timestamp.default-tsa-url", tsa.url(),
                 "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000");
@@ -176,7 +177,7 @@ class ClusterSchedulingIT {
      */
     @Test
     void aForgedCosignatureRecordStopsTheApplyLoopLoudlyAndIsNeverServed() throws Exception {
-        String topic = "forged-cosignature";
+        String topic = KafkaTestCluster.newTopic("forged-cosignature");
         InProcessServer node = ClusterNodes.start(dirs.resolve("forged-cosignature"), kafka.bootstrapServers(), "c1", topic, WRITE_TIMEOUT, "checkpoint.interval", "PT0.2S",
                 // a witness that is never reached: the node asks it in vain, which never stops the log
                 "checkpoint.witnesses", io.trailproof.checkpoint.TestWitness.vkey() + "@http://127.0.0.1:9/add-checkpoint");
@@ -221,11 +222,12 @@ class ClusterSchedulingIT {
                 new byte[32]);
         Path key = dirs.resolve("witnessed.key");
         java.nio.file.Files.writeString(key, log.privateKeyText() + "\n");
+        String topic = KafkaTestCluster.newTopic("witness");
         Map<String, InProcessServer> wit = new java.util.LinkedHashMap<>();
         try (io.trailproof.checkpoint.TestWitness witness = new io.trailproof.checkpoint.TestWitness(log.vkey(),
                 dirs.resolve("witness-state"), 0)) {
             for (String id : List.of("w1", "w2")) {
-                wit.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, TOPIC + "-witness", WRITE_TIMEOUT,
+                wit.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, topic, WRITE_TIMEOUT,
                         "cluster.kafka.session.timeout.ms", "6000",
                         "cluster.kafka.heartbeat.interval.ms", "1000",
                         "checkpoint.signing-key", key.toString(),
@@ -342,7 +344,7 @@ class ClusterSchedulingIT {
      */
     @Test
     void whenTheSchedulersNodeIsKilledTheOtherNodeTakesOverScheduledTimestamps() throws Exception {
-        String topic = TOPIC + "-die";
+        String topic = KafkaTestCluster.newTopic("die");
         String common = "cluster.mode=kafka\ncluster.bootstrap-servers=" + kafka.bootstrapServers()
                 + "\ncluster.topic=" + topic + "\ncluster.write-timeout=" + WRITE_TIMEOUT
                 + "\ncluster.kafka.session.timeout.ms=6000\ncluster.kafka.heartbeat.interval.ms=1000"

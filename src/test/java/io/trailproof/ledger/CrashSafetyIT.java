@@ -204,11 +204,27 @@ class CrashSafetyIT {
         }
     }
 
+    /**
+     * Every acknowledged event is served with its hash: the whole log listed a page at a time (a
+     * list waits until the index holds every durable event, src/site/http-api.md#durability-and-read-after-write), and
+     * every 50th event read by its id too.
+     */
     private void assertAcknowledgedPresent(Api api) throws Exception {
+        long size = api.get("/v1/merkle/root").json().get("tree_size").asLong();
+        Map<String, String> served = new java.util.HashMap<>();
+        for (long offset = 0; offset < size; offset += 1000) {
+            Api.Reply page = api.get("/v1/events?order=asc&limit=1000&offset=" + offset);
+            assertThat(page.status()).as(page.body()).isEqualTo(200);
+            page.json().forEach(e -> served.put(e.get("id").asText(), e.get("hash").asText()));
+        }
+        int i = 0;
         for (Map.Entry<String, String> e : acknowledged.entrySet()) {
-            Api.Reply r = api.get("/v1/events/" + e.getKey());
-            assertThat(r.status()).as("acknowledged event " + e.getKey()).isEqualTo(200);
-            assertThat(r.json().get("hash").asText()).isEqualTo(e.getValue());
+            assertThat(served.get(e.getKey())).as("hash of acknowledged event " + e.getKey()).isEqualTo(e.getValue());
+            if (i++ % 50 == 0) {
+                Api.Reply r = api.get("/v1/events/" + e.getKey());
+                assertThat(r.status()).as("acknowledged event " + e.getKey()).isEqualTo(200);
+                assertThat(r.json().get("hash").asText()).isEqualTo(e.getValue());
+            }
         }
     }
 

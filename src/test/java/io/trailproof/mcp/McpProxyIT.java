@@ -128,6 +128,21 @@ class McpProxyIT {
         }
     }
 
+    /**
+     * The processes this JVM started whose command line has the argument {@code argument}, read from
+     * /proc ({@code ProcessHandle.Info} gives no arguments for a command line as long as a class path).
+     */
+    private static List<ProcessHandle> children(String argument) {
+        return ProcessHandle.current().children().filter(h -> {
+            try {
+                String cmdline = Files.readString(Path.of("/proc", Long.toString(h.pid()), "cmdline"));
+                return Arrays.asList(cmdline.split("\0")).contains(argument);
+            } catch (IOException gone) {
+                return false;
+            }
+        }).toList();
+    }
+
     private static long spooled(Path spool) throws IOException {
         if (!Files.isDirectory(spool)) {
             return 0;
@@ -224,7 +239,10 @@ class McpProxyIT {
             assertThat(events.get(0).get("action_input").get("text").asText()).isEqualTo("while down");
             assertThat(events.get(3).get("action_status").asText()).isEqualTo("error");
             assertThat(events.get(4).get("action_input").get("text").asText()).isEqualTo("after");
+            List<ProcessHandle> proxy = children("down-test");
+            assertThat(proxy).as("the proxy process").hasSize(1);
             client.closeGracefully();
+            await(() -> !proxy.get(0).isAlive(), "the proxy exited");
             await(() -> {
                 try {
                     return spooled(spool) == 0;
@@ -232,7 +250,8 @@ class McpProxyIT {
                     return false;
                 }
             }, "the spool is empty");
-            Thread.sleep(1500);
+            // Every batch is spooled before it is sent and unspooled once stored: with the spool empty
+            // and the proxy gone, every send was answered, and a batch sent twice would be here now.
             assertThat(events(trail.api(), "mcp:down-test").size()).as("nothing stored twice").isEqualTo(6);
         }
         List<String> ours = stderr.stream().filter(l -> l.startsWith(Notices.PREFIX)).toList();

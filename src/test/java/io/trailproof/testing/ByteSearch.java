@@ -2,12 +2,14 @@ package io.trailproof.testing;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.Stream;
 
 /** Finding bytes in stored files, for tests that damage or inspect what is on disk. */
 public final class ByteSearch {
@@ -40,25 +42,38 @@ public final class ByteSearch {
 
     /**
      * The files under {@code root} holding {@code marker}'s UTF-8 bytes, as paths relative to it (the
-     * byte search of a data directory, src/site/erasure.md#physically-gone). A file a running server
-     * replaced during the walk is skipped: its replacement is read if the walk meets it.
+     * byte search of a data directory, src/site/erasure.md#physically-gone). A file or directory a
+     * running server removed or replaced during the walk (a Lucene temporary file, a rewritten
+     * segment) is skipped: its replacement is read if the walk meets it.
      */
     public static List<String> filesContaining(Path root, String marker) throws IOException {
         byte[] needle = marker.getBytes(StandardCharsets.UTF_8);
         List<String> out = new ArrayList<>();
-        try (Stream<Path> files = Files.walk(root)) {
-            for (Path f : (Iterable<Path>) files.filter(Files::isRegularFile)::iterator) {
-                byte[] b;
-                try {
-                    b = Files.readAllBytes(f);
-                } catch (NoSuchFileException gone) {
-                    continue;
+        Files.walkFileTree(root, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path f, BasicFileAttributes attributes) throws IOException {
+                if (attributes.isRegularFile()) {
+                    byte[] b;
+                    try {
+                        b = Files.readAllBytes(f);
+                    } catch (NoSuchFileException gone) {
+                        return FileVisitResult.CONTINUE;
+                    }
+                    if (find(b, needle) >= 0) {
+                        out.add(root.relativize(f).toString());
+                    }
                 }
-                if (find(b, needle) >= 0) {
-                    out.add(root.relativize(f).toString());
-                }
+                return FileVisitResult.CONTINUE;
             }
-        }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path f, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException && !f.equals(root)) {
+                    return FileVisitResult.CONTINUE;
+                }
+                throw e;
+            }
+        });
         return out;
     }
 }

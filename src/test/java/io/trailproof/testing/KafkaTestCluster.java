@@ -6,21 +6,34 @@ import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
 
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Level;
 import java.util.logging.Logger;
 
 /**
  * A real Kafka cluster in the test JVM (KRaft): one controller and three brokers, as the cluster
- * mode's topic needs (replication 3, min.insync.replicas 2). About 6 s to start. Brokers can be
- * shut down (cleanly: the in-process kit has no kill -9) to test failover.
+ * mode's topic needs (replication 3, min.insync.replicas 2). A few seconds to start, most of it
+ * loading Kafka's classes the first time in the JVM; while it runs, its four nodes share the test
+ * JVM's CPU.
+ *
+ * <p>Most tests use the one cluster {@link SharedKafka} hands to the test classes of the JVM running
+ * at the time, each on topics of its own ({@link #newTopic}); a test that stops brokers starts a cluster of its own
+ * ({@link #start}), since a stopped broker does not come back in this kit. Brokers are shut down
+ * cleanly (the in-process kit has no kill -9); kill -9 of a broker is {@link KafkaProcessCluster}'s.
  */
 public final class KafkaTestCluster implements AutoCloseable {
 
-    private final KafkaClusterTestKit kit;
+    /** Numbers the topics handed out in this JVM, so that no two tests ever share one. */
+    private static final AtomicInteger TOPICS = new AtomicInteger();
 
-    private KafkaTestCluster(KafkaClusterTestKit kit) {
+    private final KafkaClusterTestKit kit;
+    private final boolean shared;
+
+    private KafkaTestCluster(KafkaClusterTestKit kit, boolean shared) {
         this.kit = kit;
+        this.shared = shared;
     }
 
     /**
@@ -29,7 +42,17 @@ public final class KafkaTestCluster implements AutoCloseable {
      */
     private static final List<Logger> QUIET = List.of(Logger.getLogger("kafka"), Logger.getLogger("org.apache.kafka"));
 
+    /** A cluster of the caller's own, which it may stop brokers of and must close. */
     public static KafkaTestCluster start() throws Exception {
+        return new KafkaTestCluster(startKit(), false);
+    }
+
+    /** The cluster {@link SharedKafka} shares between test classes; only it closes the cluster. */
+    static KafkaTestCluster startShared() throws Exception {
+        return new KafkaTestCluster(startKit(), true);
+    }
+
+    private static KafkaClusterTestKit startKit() throws Exception {
         QUIET.forEach(l -> l.setLevel(Level.WARNING));
         KafkaClusterTestKit kit = new KafkaClusterTestKit.Builder(new TestKitNodes.Builder()
                 .setCombined(false)
@@ -43,11 +66,23 @@ public final class KafkaTestCluster implements AutoCloseable {
                 .setConfigProp("broker.heartbeat.interval.ms", "500")
                 // A stopped broker vanishes as a crashed one does: no hand-over of its leaderships first.
                 .setConfigProp("controlled.shutdown.enable", "false")
+                // The group offsets topic, made when the first scheduler group joins, has one
+                // partition, not 50 (each of them three replicas to create and follow).
+                .setConfigProp("offsets.topic.num.partitions", "1")
                 .build();
         kit.format();
         kit.startup();
         kit.waitForReadyBrokers();
-        return new KafkaTestCluster(kit);
+        return kit;
+    }
+
+    /**
+     * A topic name no other test of this JVM is given: {@code purpose} and a number. On the shared
+     * cluster it keeps a test from seeing another's records, its scheduler group (named after the
+     * topic) and its retention; nodes create the topic themselves.
+     */
+    public static String newTopic(String purpose) {
+        return purpose + "-" + TOPICS.incrementAndGet();
     }
 
     public String bootstrapServers() {
@@ -69,19 +104,33 @@ public final class KafkaTestCluster implements AutoCloseable {
     /**
      * Stops broker {@code id} without a controlled shutdown (its leaderships are not handed over first:
      * the controller finds out when its session times out, as after a crash; the in-process kit has
-     * no kill -9). Its data stays; it does not come back in this kit.
+     * no kill -9). Its data stays; it does not come back in this kit. Refused on the shared cluster,
+     * whose brokers the other tests of the run still use.
      */
     public void stopBroker(int id) {
+        if (shared) {
+            throw new IllegalStateException("the shared cluster's brokers serve every test of the run: "
+                    + "a test that stops brokers starts a cluster of its own (KafkaTestCluster.start)");
+        }
         kit.brokers().get(id).shutdown();
         kit.brokers().get(id).awaitShutdown();
     }
 
-    public java.util.Set<Integer> brokerIds() {
+    public Set<Integer> brokerIds() {
         return kit.brokers().keySet();
     }
 
+    /** Closes a cluster of the caller's own; refused on the shared one, which {@link SharedKafka} closes. */
     @Override
     public void close() throws Exception {
+        if (shared) {
+            throw new IllegalStateException("the shared cluster is closed by SharedKafka, not by a test");
+        }
+        kit.close();
+    }
+
+    /** Closes the shared cluster: for {@link SharedKafka}, when the last class using it ended. */
+    void closeShared() throws Exception {
         kit.close();
     }
 }
