@@ -15,6 +15,7 @@ import io.trailproof.core.json.StrictJson;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.LaunchedJvm;
 import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -55,8 +56,9 @@ class McpProxyIT {
     Path tmp;
 
     private List<String> server(String name, int exitCode, Path record) {
-        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m", "-cp", CLASS_PATH,
-                TestMcpServer.class.getName(), name, Integer.toString(exitCode)));
+        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m"));
+        cmd.addAll(LaunchedJvm.javaOptions());
+        cmd.addAll(List.of("-cp", CLASS_PATH, TestMcpServer.class.getName(), name, Integer.toString(exitCode)));
         if (record != null) {
             cmd.add(record.toString());
         }
@@ -72,8 +74,9 @@ class McpProxyIT {
 
     /** The proxy's main class on the test class path (a faster start). */
     private static List<String> javaProxy(String url, List<String> child) {
-        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m", "-cp", CLASS_PATH,
-                "io.trailproof.cli.Main", "mcp-proxy", "--server", url, "--"));
+        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m"));
+        cmd.addAll(LaunchedJvm.javaOptions());
+        cmd.addAll(List.of("-cp", CLASS_PATH, "io.trailproof.cli.Main", "mcp-proxy", "--server", url, "--"));
         cmd.addAll(child);
         return cmd;
     }
@@ -81,7 +84,7 @@ class McpProxyIT {
     private McpSyncClient client(List<String> command, List<String> stderr) {
         ServerParameters params = ServerParameters.builder(command.get(0)).args(command.subList(1, command.size()))
                 .env(Map.of("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString(),
-                        "TRAILPROOF_JAVA_OPTS", "-Xmx256m", "JAVA_HOME", System.getProperty("java.home")))
+                        "TRAILPROOF_JAVA_OPTS", LaunchedJvm.withOptions("-Xmx256m"), "JAVA_HOME", System.getProperty("java.home")))
                 .build();
         StdioClientTransport transport = new StdioClientTransport(params, new JacksonMcpJsonMapper(new ObjectMapper()));
         transport.setStdErrorHandler(stderr::add);
@@ -274,7 +277,7 @@ class McpProxyIT {
         String init = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
                 + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}\n";
 
-        ProcessBuilder exits = new ProcessBuilder(launcherProxy(url, server("exit-test", 7, null)));
+        ProcessBuilder exits = ServerProcess.onTestJdk(new ProcessBuilder(launcherProxy(url, server("exit-test", 7, null))));
         exits.environment().put("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString());
         exits.redirectError(tmp.resolve("exit.err").toFile());
         Process p = exits.start();
@@ -286,7 +289,7 @@ class McpProxyIT {
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(Files.readString(tmp.resolve("exit.err"))).isEqualTo(7);
 
-        ProcessBuilder killed = new ProcessBuilder(launcherProxy(url, server("signal-test", 0, null)));
+        ProcessBuilder killed = ServerProcess.onTestJdk(new ProcessBuilder(launcherProxy(url, server("signal-test", 0, null))));
         killed.environment().put("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString());
         killed.redirectError(tmp.resolve("signal.err").toFile());
         Process q = killed.start();
