@@ -56,9 +56,8 @@ class McpProxyIT {
     Path tmp;
 
     private List<String> server(String name, int exitCode, Path record) {
-        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m"));
-        cmd.addAll(LaunchedJvm.javaOptions());
-        cmd.addAll(List.of("-cp", CLASS_PATH, TestMcpServer.class.getName(), name, Integer.toString(exitCode)));
+        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m", "-cp", CLASS_PATH,
+                TestMcpServer.class.getName(), name, Integer.toString(exitCode)));
         if (record != null) {
             cmd.add(record.toString());
         }
@@ -74,9 +73,8 @@ class McpProxyIT {
 
     /** The proxy's main class on the test class path (a faster start). */
     private static List<String> javaProxy(String url, List<String> child) {
-        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m"));
-        cmd.addAll(LaunchedJvm.javaOptions());
-        cmd.addAll(List.of("-cp", CLASS_PATH, "io.trailproof.cli.Main", "mcp-proxy", "--server", url, "--"));
+        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m", "-cp", CLASS_PATH,
+                "io.trailproof.cli.Main", "mcp-proxy", "--server", url, "--"));
         cmd.addAll(child);
         return cmd;
     }

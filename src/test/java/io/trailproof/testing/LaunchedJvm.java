@@ -6,7 +6,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.Comparator;
-import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -37,15 +36,6 @@ public final class LaunchedJvm {
     private static String options;
 
     private LaunchedJvm() {
-    }
-
-    /**
-     * The options for a JVM the tests start with {@code java} directly, on the tests' class path
-     * (helper programs, a command in a JVM of its own): {@link #LATE_C2} only, the archive being for the
-     * distribution's class path.
-     */
-    public static List<String> javaOptions() {
-        return List.of(LATE_C2.split(" "));
     }
 
     /** The test-only options, then {@code own} (the test's own TRAILPROOF_JAVA_OPTS, may be empty). */
