@@ -46,8 +46,9 @@ class LauncherIT {
     @Test
     void aStartUseAndStopPrintNoWarning() throws Exception {
         String output;
-        // No JAVA_HOME, as on a machine where none is set: the launcher finds a JDK 21+ by itself.
-        try (ServerProcess server = ServerProcess.start(dir.resolve("data"),
+        // No JAVA_HOME, as on a machine where none is set: the launcher finds a JDK 21+ by itself; and
+        // none of the tests' own JVM options.
+        try (ServerProcess server = ServerProcess.startAsShipped(dir.resolve("data"),
                 Map.of("TRAILPROOF_JAVA_OPTS", "-Xmx256m", "JAVA_HOME", ""))) {
             Api api = server.api();
             // Ingest and search: the index opens its files (native madvise) and runs queries.

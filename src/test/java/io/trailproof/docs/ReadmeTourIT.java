@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.trailproof.testing.LaunchedJvm;
 import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -192,7 +193,7 @@ class ReadmeTourIT {
                 new ProcessBuilder("bash", file.toString()).directory(cwd.toFile()).redirectErrorStream(true));
         pb.environment().put("TRAILPROOF_URL", "http://127.0.0.1:" + port);
         pb.environment().remove("TRAILPROOF_API_KEY");
-        pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx256m");
+        pb.environment().put("TRAILPROOF_JAVA_OPTS", LaunchedJvm.withOptions("-Xmx256m"));
         Process p = pb.start();
         byte[] out = p.getInputStream().readAllBytes();
         if (!p.waitFor(5, TimeUnit.MINUTES)) {

@@ -3,6 +3,7 @@ package io.trailproof.index;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.LaunchedJvm;
 import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,7 +31,7 @@ class IndexToolsIT {
         ProcessBuilder pb = ServerProcess.onTestJdk(
                 new ProcessBuilder("index-tools/" + name, "--data-dir", dataDir.toString()).redirectErrorStream(true));
         pb.environment().put("TRAILPROOF_HOME", ServerProcess.launcher().getParent().getParent().toString());
-        pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx256m");
+        pb.environment().put("TRAILPROOF_JAVA_OPTS", LaunchedJvm.withOptions("-Xmx256m"));
         Process p = pb.start();
         String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();

@@ -15,6 +15,7 @@ import io.trailproof.core.json.StrictJson;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.LaunchedJvm;
 import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,7 +82,7 @@ class McpProxyIT {
     private McpSyncClient client(List<String> command, List<String> stderr) {
         ServerParameters params = ServerParameters.builder(command.get(0)).args(command.subList(1, command.size()))
                 .env(Map.of("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString(),
-                        "TRAILPROOF_JAVA_OPTS", "-Xmx256m", "JAVA_HOME", System.getProperty("java.home")))
+                        "TRAILPROOF_JAVA_OPTS", LaunchedJvm.withOptions("-Xmx256m"), "JAVA_HOME", System.getProperty("java.home")))
                 .build();
         StdioClientTransport transport = new StdioClientTransport(params, new JacksonMcpJsonMapper(new ObjectMapper()));
         transport.setStdErrorHandler(stderr::add);
@@ -293,7 +294,7 @@ class McpProxyIT {
         String init = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-06-18\","
                 + "\"capabilities\":{},\"clientInfo\":{\"name\":\"raw\",\"version\":\"1\"}}}\n";
 
-        ProcessBuilder exits = new ProcessBuilder(launcherProxy(url, server("exit-test", 7, null)));
+        ProcessBuilder exits = ServerProcess.onTestJdk(new ProcessBuilder(launcherProxy(url, server("exit-test", 7, null))));
         exits.environment().put("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString());
         exits.redirectError(tmp.resolve("exit.err").toFile());
         Process p = exits.start();
@@ -305,7 +306,7 @@ class McpProxyIT {
         assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
         assertThat(p.exitValue()).as(Files.readString(tmp.resolve("exit.err"))).isEqualTo(7);
 
-        ProcessBuilder killed = new ProcessBuilder(launcherProxy(url, server("signal-test", 0, null)));
+        ProcessBuilder killed = ServerProcess.onTestJdk(new ProcessBuilder(launcherProxy(url, server("signal-test", 0, null))));
         killed.environment().put("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString());
         killed.redirectError(tmp.resolve("signal.err").toFile());
         Process q = killed.start();

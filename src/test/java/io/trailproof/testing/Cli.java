@@ -96,7 +96,8 @@ public final class Cli {
 
     /**
      * {@code trailproof args...} through the packaged launcher in a new process, with {@code env} added
-     * to its environment (TRAILPROOF_URL and TRAILPROOF_API_KEY of this process are removed).
+     * to its environment (TRAILPROOF_URL and TRAILPROOF_API_KEY of this process are removed). A
+     * TRAILPROOF_JAVA_OPTS in {@code env} comes after the test-only options ({@link LaunchedJvm}).
      */
     public static Run launch(Map<String, String> env, String... args) throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>();
@@ -110,6 +111,8 @@ public final class Cli {
             pb.environment().remove("TRAILPROOF_URL");
             pb.environment().remove("TRAILPROOF_API_KEY");
             pb.environment().putAll(env);
+            pb.environment().put(ServerProcess.JAVA_OPTS,
+                    LaunchedJvm.withOptions(env.getOrDefault(ServerProcess.JAVA_OPTS, "")));
             Process p = pb.start();
             if (!p.waitFor(10, TimeUnit.MINUTES)) {
                 p.destroyForcibly();

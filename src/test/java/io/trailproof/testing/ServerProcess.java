@@ -21,6 +21,9 @@ import java.util.regex.Pattern;
  */
 public final class ServerProcess implements AutoCloseable {
 
+    /** The launcher's variable of extra JVM options (src/site/cli.md). */
+    static final String JAVA_OPTS = "TRAILPROOF_JAVA_OPTS";
+
     private static final Pattern LISTENING = Pattern.compile("listening on http://[^:]+:(\\d+)");
 
     private final Process process;
@@ -47,9 +50,16 @@ public final class ServerProcess implements AutoCloseable {
      * Prepares a command started through the packaged launcher (or a script that calls it) for the
      * tests: JAVA_HOME is the JDK running the tests, which is 21 or newer, so the launcher takes it at
      * once (src/site/cli.md) instead of asking each JDK installed for its version, one JVM start per
-     * JDK. Returns {@code pb}; what is put into its environment afterwards wins.
+     * JDK; TRAILPROOF_JAVA_OPTS holds the test-only JVM options ({@link LaunchedJvm}). Returns
+     * {@code pb}; what is put into its environment afterwards wins, so a test that sets
+     * TRAILPROOF_JAVA_OPTS itself passes its options through {@link LaunchedJvm#withOptions}.
      */
     public static ProcessBuilder onTestJdk(ProcessBuilder pb) {
+        pb.environment().put(JAVA_OPTS, LaunchedJvm.withOptions(""));
+        return withTestJavaHome(pb);
+    }
+
+    private static ProcessBuilder withTestJavaHome(ProcessBuilder pb) {
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         return pb;
     }
@@ -59,15 +69,33 @@ public final class ServerProcess implements AutoCloseable {
         return start(dataDir, Map.of(), extra);
     }
 
-    /** As {@link #start(Path, String...)}, with extra environment variables (e.g. TRAILPROOF_JAVA_OPTS). */
+    /**
+     * As {@link #start(Path, String...)}, with extra environment variables. A TRAILPROOF_JAVA_OPTS among
+     * them comes after the test-only options ({@link LaunchedJvm}); without one the heap is 512 MB.
+     */
     public static ServerProcess start(Path dataDir, Map<String, String> env, String... extra)
+            throws IOException, InterruptedException {
+        return start(dataDir, env, true, extra);
+    }
+
+    /**
+     * As {@link #start(Path, Map, String...)}, but the JVM gets the launcher's options and the test's
+     * own only, as a user's would: for what the tests check about the start as shipped.
+     */
+    public static ServerProcess startAsShipped(Path dataDir, Map<String, String> env, String... extra)
+            throws IOException, InterruptedException {
+        return start(dataDir, env, false, extra);
+    }
+
+    private static ServerProcess start(Path dataDir, Map<String, String> env, boolean testOptions, String... extra)
             throws IOException, InterruptedException {
         List<String> cmd = new ArrayList<>(List.of(launcher().toString(), "serve", "--port", "0", "--data-dir",
                 dataDir.toString()));
         cmd.addAll(List.of(extra));
-        ProcessBuilder pb = onTestJdk(new ProcessBuilder(cmd).redirectErrorStream(true));
+        ProcessBuilder pb = withTestJavaHome(new ProcessBuilder(cmd).redirectErrorStream(true));
         pb.environment().putAll(env);
-        pb.environment().putIfAbsent("TRAILPROOF_JAVA_OPTS", "-Xmx512m");
+        String own = env.getOrDefault(JAVA_OPTS, "-Xmx512m");
+        pb.environment().put(JAVA_OPTS, testOptions ? LaunchedJvm.withOptions(own) : own);
         Process p = pb.start();
         BlockingQueue<Integer> ports = new LinkedBlockingQueue<>();
         StringBuffer out = new StringBuffer();
