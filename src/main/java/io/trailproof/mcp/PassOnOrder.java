@@ -23,12 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  */
 final class PassOnOrder<T> {
 
-    /**
-     * Longest the recorder waits for one chunk still being passed on: far longer than framing a
-     * chunk takes, also through a garbage collection or a busy machine's scheduling (100 ms was
-     * not), since only a writer blocked for good should ever reach it.
-     */
-    static final long MAX_WAIT_NANOS = TimeUnit.SECONDS.toNanos(2);
+    /** Longest the recorder waits for one chunk still being passed on. */
+    static final long MAX_WAIT_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
 
     private record Numbered<T>(long chunk, long added, T line) {
     }
