@@ -14,6 +14,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 
@@ -63,6 +65,8 @@ public final class McpProxy {
     private record Line(Direction direction, byte[] bytes, Instant at, long nanos) {
     }
 
+    private static final Line END = new Line(null, null, null, 0);
+
     private final Options options;
     private final InputStream clientIn;
     private final OutputStream clientOut;
@@ -70,7 +74,7 @@ public final class McpProxy {
     private final Clock clock;
     private final String sessionId;
     private final Notices notices;
-    private final PassOnOrder<Line> lines = new PassOnOrder<>();
+    private final BlockingQueue<Line> lines = new LinkedBlockingQueue<>();
     private final Semaphore backlog = new Semaphore(RECORDING_BACKLOG);
     private volatile Process child;
 
@@ -116,11 +120,9 @@ public final class McpProxy {
             recorderThread.start();
         }
 
-        Pump toServer = new Pump(clientIn, p.getOutputStream(), framer(Direction.CLIENT_TO_SERVER),
-                side(Direction.CLIENT_TO_SERVER), true);
-        Pump toClient = new Pump(p.getInputStream(), clientOut, framer(Direction.SERVER_TO_CLIENT),
-                side(Direction.SERVER_TO_CLIENT), false);
-        Pump errors = new Pump(p.getErrorStream(), err, null, null, false);
+        Pump toServer = new Pump(clientIn, p.getOutputStream(), framer(Direction.CLIENT_TO_SERVER), true);
+        Pump toClient = new Pump(p.getInputStream(), clientOut, framer(Direction.SERVER_TO_CLIENT), false);
+        Pump errors = new Pump(p.getErrorStream(), err, null, false);
         // The client's side may block on a read for ever after the server ended: a daemon, never joined.
         thread(toServer, "trailproof-mcp-client-to-server");
         Thread out = thread(toClient, "trailproof-mcp-server-to-client");
@@ -130,7 +132,7 @@ public final class McpProxy {
         out.join(OUTPUT_AFTER_EXIT.toMillis());
         errs.join(OUTPUT_AFTER_EXIT.toMillis());
         if (recorderThread != null) {
-            lines.end();
+            lines.add(END);
             recorderThread.join();
             shipper.close(options.sendGrace());
         }
@@ -168,16 +170,11 @@ public final class McpProxy {
         if (!options.recording()) {
             return null;
         }
-        PassOnOrder<Line>.Side side = lines.side(direction.ordinal());
         return new LineFramer(MAX_RECORDED_LINE, (bytes, length) -> {
             int cost = bytes == null ? 0 : Math.min(bytes.length, RECORDING_BACKLOG);
             backlog.acquireUninterruptibly(cost);
-            side.add(new Line(direction, bytes, clock.instant(), System.nanoTime()));
+            lines.add(new Line(direction, bytes, clock.instant(), System.nanoTime()));
         });
-    }
-
-    private PassOnOrder<Line>.Side side(Direction direction) {
-        return options.recording() ? lines.side(direction.ordinal()) : null;
     }
 
     private void record(ToolCallRecorder recorder) {
@@ -188,7 +185,7 @@ public final class McpProxy {
             } catch (InterruptedException e) {
                 return;
             }
-            if (line == null) {
+            if (line == END) {
                 break;
             }
             try {

@@ -9,10 +9,6 @@ import java.io.OutputStream;
  * read, before anything else looks at it (src/site/mcp-proxy.md#pass-through). Only then is a copy
  * fed to the framer for recording, so recording never changes, reorders or holds back a byte.
  *
- * <p>With a framer, each chunk is numbered before it is passed on and its framing ends the number's
- * turn ({@link PassOnOrder}), so the recorder sees the lines of both directions in the order they
- * were passed on.
- *
  * <p>When the destination fails (the reader went away), the pump keeps reading and discarding, so the
  * writer on the other side never blocks on a full pipe; when the source ends, the destination is
  * closed if asked (the client's end of input becomes the MCP server's end of input).
@@ -24,20 +20,17 @@ final class Pump implements Runnable {
     private final InputStream from;
     private final OutputStream to;
     private final LineFramer framer;
-    private final PassOnOrder<?>.Side order;
     private final boolean closeWhenDone;
     private volatile boolean destinationFailed;
 
     /**
      * @param framer receives a copy of every byte after it was passed on; null to copy only
-     * @param order numbers the chunks for the framer's lines; null without a framer
      * @param closeWhenDone whether to close {@code to} when {@code from} ends
      */
-    Pump(InputStream from, OutputStream to, LineFramer framer, PassOnOrder<?>.Side order, boolean closeWhenDone) {
+    Pump(InputStream from, OutputStream to, LineFramer framer, boolean closeWhenDone) {
         this.from = from;
         this.to = to;
         this.framer = framer;
-        this.order = order;
         this.closeWhenDone = closeWhenDone;
     }
 
@@ -50,9 +43,6 @@ final class Pump implements Runnable {
                 if (n == 0) {
                     continue;
                 }
-                if (order != null) {
-                    order.begin();
-                }
                 if (!destinationFailed) {
                     try {
                         to.write(buffer, 0, n);
@@ -64,21 +54,12 @@ final class Pump implements Runnable {
                 if (framer != null) {
                     framer.feed(buffer, 0, n);
                 }
-                if (order != null) {
-                    order.end();
-                }
             }
         } catch (IOException e) {
             // The source broke (its process died or closed the pipe): treated as its end.
         } finally {
             if (framer != null) {
-                if (order != null) {
-                    order.begin();
-                }
                 framer.finish();
-                if (order != null) {
-                    order.end();
-                }
             }
             if (closeWhenDone) {
                 try {
