@@ -6,8 +6,15 @@ import java.io.OutputStream;
 
 /**
  * Copies one direction of the session: every chunk read is written and flushed at once, exactly as
- * read, before anything else looks at it (src/site/mcp-proxy.md#pass-through). Only then is a copy
- * fed to the framer for recording, so recording never changes, reorders or holds back a byte.
+ * read (src/site/mcp-proxy.md#pass-through). The framer only reads a copy, so recording never changes
+ * or reorders a byte.
+ *
+ * <p>The framer sees each chunk just before it is written on, so the lines a chunk completes are
+ * queued for the recorder before any byte of the chunk reaches the other side. That keeps the
+ * recorded order causal across the two directions: a message the other side sends in answer to one
+ * it read can only be queued after it (src/site/mcp-proxy.md#what-is-recorded). Framed after the write,
+ * a pump descheduled between its flush and its framing would let the answer's line overtake the
+ * message it answers (seen under load: a call recorded before the result the client had already read).
  *
  * <p>When the destination fails (the reader went away), the pump keeps reading and discarding, so the
  * writer on the other side never blocks on a full pipe; when the source ends, the destination is
@@ -24,7 +31,7 @@ final class Pump implements Runnable {
     private volatile boolean destinationFailed;
 
     /**
-     * @param framer receives a copy of every byte after it was passed on; null to copy only
+     * @param framer receives a copy of every chunk just before it is passed on; null to copy only
      * @param closeWhenDone whether to close {@code to} when {@code from} ends
      */
     Pump(InputStream from, OutputStream to, LineFramer framer, boolean closeWhenDone) {
@@ -43,6 +50,9 @@ final class Pump implements Runnable {
                 if (n == 0) {
                     continue;
                 }
+                if (framer != null) {
+                    framer.feed(buffer, 0, n);
+                }
                 if (!destinationFailed) {
                     try {
                         to.write(buffer, 0, n);
@@ -50,9 +60,6 @@ final class Pump implements Runnable {
                     } catch (IOException e) {
                         destinationFailed = true;
                     }
-                }
-                if (framer != null) {
-                    framer.feed(buffer, 0, n);
                 }
             }
         } catch (IOException e) {
