@@ -140,8 +140,12 @@ public final class McpProxy {
     }
 
     /**
-     * Passes a signal the proxy received on to the MCP server: TERM with {@link Process#destroy()},
-     * INT and HUP with {@code kill -s}. Nothing happens when the server has not started or has ended.
+     * Passes a signal the proxy received on to the MCP server: TERM through its {@link ProcessHandle},
+     * INT and HUP with {@code kill -s}. Only the signal: the server's standard input and output stay
+     * open, so a server that handles the signal can still answer, and one that ignores it goes on.
+     * ({@link Process#destroy()} would also close the proxy's ends of the server's pipes, and the server
+     * would see its input end, often before the signal.) Nothing happens when the server has not
+     * started or has ended.
      */
     public void forward(String signal) {
         Process p = child;
@@ -149,7 +153,7 @@ public final class McpProxy {
             return;
         }
         if ("TERM".equals(signal)) {
-            p.destroy();
+            p.toHandle().destroy();
             return;
         }
         try {
@@ -163,7 +167,7 @@ public final class McpProxy {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        p.destroy();
+        p.toHandle().destroy();
     }
 
     private LineFramer framer(Direction direction) {

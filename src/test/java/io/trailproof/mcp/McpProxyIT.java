@@ -317,10 +317,12 @@ class McpProxyIT {
         List<ProcessHandle> children = q.toHandle().children()
                 .filter(h -> h.info().command().orElse("").endsWith("java")).toList();
         assertThat(children).hasSize(1);
-        q.destroy(); // SIGTERM to the proxy, which passes it on; stdin stays open
+        // SIGTERM to the proxy, which passes it on. Only the signal: Process.destroy() would also close
+        // the proxy's standard input, whose end the proxy passes on as the end of the session.
+        q.toHandle().destroy();
         assertThat(q.waitFor(120, TimeUnit.SECONDS)).isTrue();
-        assertThat(q.exitValue()).as("the server got SIGTERM and its exit code is the proxy's")
-                .isEqualTo(TestMcpServer.TERM_EXIT);
+        assertThat(q.exitValue()).as("the server got SIGTERM and its exit code is the proxy's; the proxy's standard error: %s",
+                Files.readString(tmp.resolve("signal.err"))).isEqualTo(TestMcpServer.TERM_EXIT);
         assertThat(children.get(0).isAlive()).isFalse();
 
         ProcessBuilder interrupted = new ProcessBuilder(javaProxy(url, server("int-test", 0, null)));

@@ -48,7 +48,12 @@ public final class TestMcpServer {
 
     @SuppressWarnings("removal")
     private static void onSignal(String name, int exitCode) {
-        sun.misc.Signal.handle(new sun.misc.Signal(name), s -> Runtime.getRuntime().halt(exitCode));
+        sun.misc.Signal.handle(new sun.misc.Signal(name), s -> {
+            // A moment's work before ending, as a server finishing its answers does: a signal passed on
+            // with the server's input closed as well would lose to the end of input.
+            sleep(300);
+            Runtime.getRuntime().halt(exitCode);
+        });
     }
 
     public static void main(String[] args) throws Exception {
