@@ -56,11 +56,19 @@ class McpProxyIT {
     Path tmp;
 
     private List<String> server(String name, int exitCode, Path record) {
-        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m", "-cp", CLASS_PATH,
-                TestMcpServer.class.getName(), name, Integer.toString(exitCode)));
+        List<String> cmd = helperJava("-Xmx256m");
+        cmd.addAll(List.of(TestMcpServer.class.getName(), name, Integer.toString(exitCode)));
         if (record != null) {
             cmd.add(record.toString());
         }
+        return cmd;
+    }
+
+    /** {@code java}, the helper options, {@code heap} and the test class path, to which the caller adds a main class. */
+    private static List<String> helperJava(String heap) {
+        List<String> cmd = new ArrayList<>(List.of(JAVA.toString()));
+        cmd.addAll(LaunchedJvm.HELPER);
+        cmd.addAll(List.of(heap, "-cp", CLASS_PATH));
         return cmd;
     }
 
@@ -73,8 +81,8 @@ class McpProxyIT {
 
     /** The proxy's main class on the test class path (a faster start). */
     private static List<String> javaProxy(String url, List<String> child) {
-        List<String> cmd = new ArrayList<>(List.of(JAVA.toString(), "-Xmx256m", "-cp", CLASS_PATH,
-                "io.trailproof.cli.Main", "mcp-proxy", "--server", url, "--"));
+        List<String> cmd = helperJava("-Xmx256m");
+        cmd.addAll(List.of("io.trailproof.cli.Main", "mcp-proxy", "--server", url, "--"));
         cmd.addAll(child);
         return cmd;
     }
@@ -158,8 +166,8 @@ class McpProxyIT {
         Path record = Files.createDirectories(tmp.resolve("record"));
         try (InProcessServer trail = InProcessServer.start(tmp.resolve("data"))) {
             Api api = trail.api();
-            List<String> command = new ArrayList<>(List.of(JAVA.toString(), "-Xmx128m", "-cp", CLASS_PATH,
-                    TeeMain.class.getName(), record.toString()));
+            List<String> command = helperJava("-Xmx128m");
+            command.addAll(List.of(TeeMain.class.getName(), record.toString()));
             command.addAll(launcherProxy(api.base(), server("files-test", 0, record)));
             List<String> stderr = new CopyOnWriteArrayList<>();
             McpSyncClient client = client(command, stderr);

@@ -3,11 +3,14 @@ package io.trailproof.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.trailproof.testing.LaunchedJvm;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,9 +40,10 @@ class DataDirLockTest {
     void otherProcessIsRefusedWithHolderPid() throws Exception {
         Path dir = tmp.resolve("data");
         String java = ProcessHandle.current().info().command().orElse("java");
-        Process child = new ProcessBuilder(java, "-cp", System.getProperty("java.class.path"),
-                LockHolder.class.getName(), dir.toString())
-                .redirectErrorStream(true).start();
+        List<String> command = new ArrayList<>(List.of(java));
+        command.addAll(LaunchedJvm.HELPER);
+        command.addAll(List.of("-cp", System.getProperty("java.class.path"), LockHolder.class.getName(), dir.toString()));
+        Process child = new ProcessBuilder(command).redirectErrorStream(true).start();
         try {
             BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
             assertThat(out.readLine()).isEqualTo("locked");

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.Comparator;
+import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 
@@ -32,6 +33,14 @@ public final class LaunchedJvm {
      */
     static final String LATE_C2 = "-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 "
             + "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=400000";
+
+    /**
+     * The JVM options of the tests' own helper programs started from the test class path (an MCP server
+     * for the proxy, the proxy's main class, a lock holder): short-lived, small, and not the product as
+     * users run it, so the quick compiler only and the serial collector, which cost the least CPU to
+     * start. (The launched product processes keep both compilers: see {@link #LATE_C2}.)
+     */
+    public static final List<String> HELPER = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
     private static String options;
 
