@@ -1,5 +1,7 @@
 package io.trailproof.bench;
 
+import io.trailproof.cli.Main;
+
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -239,7 +241,7 @@ public final class BackupBench {
         int rc;
         try {
             System.setOut(new PrintStream(OutputStream.nullOutputStream()));
-            rc = io.trailproof.cli.Main.run("backup", "-o", file.toString(), "--server", "http://127.0.0.1:" + port);
+            rc = Main.run("backup", "-o", file.toString(), "--server", "http://127.0.0.1:" + port);
         } finally {
             System.setOut(out);
         }
@@ -301,7 +303,7 @@ public final class BackupBench {
         long total = 0;
         for (Path f : segments(data)) {
             try (var in = Files.newInputStream(f)) {
-                total += in.transferTo(java.io.OutputStream.nullOutputStream());
+                total += in.transferTo(OutputStream.nullOutputStream());
             }
         }
         return total;

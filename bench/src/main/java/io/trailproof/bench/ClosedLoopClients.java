@@ -1,5 +1,6 @@
 package io.trailproof.bench;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -60,7 +61,7 @@ final class ClosedLoopClients {
             for (int i = 0; i < batch; i++) {
                 b.append(i == 0 ? "" : ",").append(SampleEvents.event(first + i, "agent-" + ((first + i) % 100)));
             }
-            PlainHttp.Response r = http.post("/v1/batch", b.append(']').toString().getBytes(java.nio.charset.StandardCharsets.UTF_8), "");
+            PlainHttp.Response r = http.post("/v1/batch", b.append(']').toString().getBytes(StandardCharsets.UTF_8), "");
             if (r.status() != 201) {
                 throw new IllegalStateException("batch answered " + r.status() + ": " + r.text());
             }

@@ -1,5 +1,6 @@
 package io.trailproof.bench;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -78,7 +79,7 @@ public final class ExportBench {
         }
     }
 
-    private static boolean isEmpty(Path dir) throws java.io.IOException {
+    private static boolean isEmpty(Path dir) throws IOException {
         try (var s = Files.list(dir)) {
             return s.findAny().isEmpty();
         }

@@ -11,6 +11,7 @@ import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
 
 import java.nio.ByteBuffer;
+import java.time.Instant;
 
 /**
  * The OTLP benchmark's load: GenAI-shaped spans of about 1 KB (invoke_agent, chat and
@@ -73,7 +74,7 @@ final class GenAiSpans {
         String trace = String.format("5b8efff798038103%016x", i / 3 + 1);
         return "{\"agent_id\":\"" + agent(i) + "\",\"session_id\":\"conv-" + (i / 3) + "\",\"source\":\"otlp\","
                 + "\"capture_method\":\"otlp\",\"action_type\":\"" + TYPES[op] + "\",\"action_name\":\"get_weather\","
-                + "\"action_status\":\"success\",\"timestamp\":\"" + java.time.Instant.ofEpochSecond(0, T0 + i * 1_000_000L)
+                + "\"action_status\":\"success\",\"timestamp\":\"" + Instant.ofEpochSecond(0, T0 + i * 1_000_000L)
                 + "\",\"duration_ms\":734,\"action_input\":{\"arguments\":" + ARGUMENTS + "},"
                 + "\"action_output\":{\"result\":" + RESULT + "},\"labels\":{\"service\":\"weather-agent\",\"env\":\"prod\"},"
                 + "\"metadata\":{\"otel\":{\"trace_id\":\"" + trace + "\",\"span_id\":\"" + String.format("%016x", i + 1)

@@ -7,6 +7,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -129,7 +130,7 @@ public final class IdempotencyBench {
         Files.write(keysFile, keys);
         ServerProbe.awaitQuiet(serverPid);
         try {
-            java.util.Map<String, String> env = java.util.Map.of("WRK_BODY_FILE", bodyFile.toString(),
+            Map<String, String> env = Map.of("WRK_BODY_FILE", bodyFile.toString(),
                     "WRK_KEYS_FILE", keysFile.toString());
             String url = "http://127.0.0.1:" + port + "/v1/batch";
             wrk.run(url, 1, 10, env);

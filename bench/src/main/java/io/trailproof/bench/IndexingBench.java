@@ -2,6 +2,7 @@ package io.trailproof.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.sun.management.OperatingSystemMXBean;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.EventValidator;
@@ -15,11 +16,13 @@ import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.store.FSDirectory;
 
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
@@ -57,7 +60,7 @@ public final class IndexingBench {
             payloads.add(StoredEvent.seal(fields, UUID.randomUUID().toString(),
                     EventTime.formatRecordedAt(base.plusMillis(i)), 1 + i / 1000, EventFields.GENESIS_PREV_HASH, i).payload());
         }
-        var os = (com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory.getOperatingSystemMXBean();
+        var os = (OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         double[] rates = new double[reps - 1];
         double[] cpu = new double[reps - 1];
         for (int r = 0; r < reps; r++) {
@@ -91,7 +94,7 @@ public final class IndexingBench {
                         r, r == 0 ? " (warm-up)" : "", events, seconds, events / seconds, cpuMicros, bytes >> 10);
             } finally {
                 try (var s = Files.walk(dir)) {
-                    for (Path p : s.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    for (Path p : s.sorted(Comparator.reverseOrder()).toList()) {
                         Files.deleteIfExists(p);
                     }
                 }

@@ -11,6 +11,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -20,6 +21,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongFunction;
 
 /**
  * Drives the real server over loopback and prints one table: each figure beside its target and,
@@ -261,7 +263,7 @@ public final class LoadGenerator {
     }
 
     double batchIngest(int clients, int batchSize, long events, long offset,
-                       java.util.function.LongFunction<String> agentOf) throws Exception {
+                       LongFunction<String> agentOf) throws Exception {
         if (events <= 0) {
             return 0;
         }
@@ -462,7 +464,7 @@ public final class LoadGenerator {
 
     static void deleteTree(Path root) throws IOException {
         try (var walk = Files.walk(root)) {
-            for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path p : walk.sorted(Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
             }
         }

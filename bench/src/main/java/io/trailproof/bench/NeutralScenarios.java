@@ -10,6 +10,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
+import java.util.TreeSet;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -123,7 +124,7 @@ final class NeutralScenarios {
             Wrk.Result w = wrk.run(url, connections, MEASURE_SECONDS, env);
             g.table().addLatency(name, "wrk", connections, w.rate(), w.p50(), w.p90(), w.p99(), w.max(), target,
                     limit == 0 || w.p99() <= limit);
-            for (String client : new java.util.TreeSet<>(baselines.keySet())) {
+            for (String client : new TreeSet<>(baselines.keySet())) {
                 wrk.run(baselines.get(client), connections, WARM_UP_SECONDS, Map.of());
                 Wrk.Result f = wrk.run(baselines.get(client), connections, MEASURE_SECONDS, Map.of());
                 g.table().addLatency(name, client, connections, f.rate(), f.p50(), f.p90(), f.p99(), f.max(),

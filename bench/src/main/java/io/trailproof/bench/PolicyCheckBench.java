@@ -2,6 +2,7 @@ package io.trailproof.bench;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.sun.management.OperatingSystemMXBean;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.core.policy.BuiltinPolicies;
 import io.trailproof.core.policy.Policy;
@@ -14,6 +15,10 @@ import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.ThreadMXBean;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
@@ -141,14 +146,14 @@ public final class PolicyCheckBench {
     private static void http(Path dist, Path data, int rounds) throws Exception {
         try (ServerUnderTest server = ServerUnderTest.start(dist, data, "-Xmx256m")) {
             ServerProbe.awaitQuiet(server.pid()); // the start-up re-verification of every chain
-            java.net.http.HttpClient client = java.net.http.HttpClient.newHttpClient();
-            java.net.URI uri = java.net.URI.create("http://127.0.0.1:" + server.port + "/v1/policy/check");
+            HttpClient client = HttpClient.newHttpClient();
+            URI uri = URI.create("http://127.0.0.1:" + server.port + "/v1/policy/check");
             for (int round = 1; round <= rounds; round++) {
                 long cpu = ServerProbe.cpuNanos(server.pid())[0];
                 long wall = System.nanoTime();
-                java.net.http.HttpResponse<String> r = client.send(java.net.http.HttpRequest.newBuilder(uri)
-                        .POST(java.net.http.HttpRequest.BodyPublishers.noBody()).build(),
-                        java.net.http.HttpResponse.BodyHandlers.ofString());
+                HttpResponse<String> r = client.send(HttpRequest.newBuilder(uri)
+                        .POST(HttpRequest.BodyPublishers.noBody()).build(),
+                        HttpResponse.BodyHandlers.ofString());
                 double seconds = (System.nanoTime() - wall) / 1e9;
                 double cpuSeconds = (ServerProbe.cpuNanos(server.pid())[0] - cpu) / 1e9;
                 var answer = JSON.readTree(r.body());
@@ -175,7 +180,7 @@ public final class PolicyCheckBench {
 
     /** CPU time of this whole JVM: the check's parse threads included (and the JIT's and GC's). */
     private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
+        return ((OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private static void resetPeaks() {

@@ -1,10 +1,15 @@
 package io.trailproof.bench;
 
+import com.sun.management.OperatingSystemMXBean;
+
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /** What the benchmarks read of the server process from outside it: CPU time, idleness, heap and RSS. */
 final class ServerProbe {
@@ -36,7 +41,7 @@ final class ServerProbe {
         String stat = Files.readString(Path.of("/proc/" + serverPid + "/stat"));
         String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
         long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]); // utime, stime (fields 14 and 15)
-        long client = ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        long client = ((OperatingSystemMXBean) ManagementFactory
                 .getOperatingSystemMXBean()).getProcessCpuTime();
         return new long[] {ticks * 10_000_000L, client};
     }
@@ -48,7 +53,7 @@ final class ServerProbe {
         run(jcmd.toString(), Long.toString(pid), "GC.run");
         String info = run(jcmd.toString(), Long.toString(pid), "GC.heap_info");
         long used = 0;
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("used (\\d+)K").matcher(info);
+        Matcher m = Pattern.compile("used (\\d+)K").matcher(info);
         if (m.find()) {
             used = Long.parseLong(m.group(1)) * 1024;
         }

@@ -6,6 +6,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -43,7 +44,7 @@ final class ServerUnderTest implements AutoCloseable {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
                 String line;
                 while ((line = r.readLine()) != null) {
-                    Files.writeString(log, line + "\n", java.nio.file.StandardOpenOption.APPEND);
+                    Files.writeString(log, line + "\n", StandardOpenOption.APPEND);
                     Matcher m = LISTENING.matcher(line);
                     if (m.find()) {
                         port.complete(Integer.parseInt(m.group(1)));
