@@ -4,7 +4,21 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import com.tngtech.archunit.lang.ArchRule;
+import io.trailproof.config.ApiKey;
+import io.trailproof.store.EventLog;
+import io.trailproof.store.MerkleNodeStore;
+import io.trailproof.store.SegmentLog;
+import java.io.RandomAccessFile;
 import java.nio.channels.FileChannel;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
@@ -54,18 +68,18 @@ class ArchitectureTest {
     @Test
     void coreReadsNoClockAndMakesNoRandomness() {
         ArchRule rule = noClasses().that().resideInAPackage("io.trailproof.core..")
-                .should().callMethod(java.time.Instant.class, "now")
+                .should().callMethod(Instant.class, "now")
                 .orShould().callMethod(System.class, "currentTimeMillis")
                 .orShould().callMethod(System.class, "nanoTime")
-                .orShould().callMethod(java.time.Clock.class, "systemUTC")
-                .orShould().callMethod(java.time.Clock.class, "systemDefaultZone")
-                .orShould().callMethod(java.time.LocalDateTime.class, "now")
-                .orShould().callMethod(java.time.OffsetDateTime.class, "now")
+                .orShould().callMethod(Clock.class, "systemUTC")
+                .orShould().callMethod(Clock.class, "systemDefaultZone")
+                .orShould().callMethod(LocalDateTime.class, "now")
+                .orShould().callMethod(OffsetDateTime.class, "now")
                 .orShould().callMethod(Math.class, "random")
-                .orShould().callConstructor(java.security.SecureRandom.class)
-                .orShould().callConstructor(java.util.Random.class)
-                .orShould().callMethod(java.util.concurrent.ThreadLocalRandom.class, "current")
-                .orShould().callMethod(java.util.UUID.class, "randomUUID")
+                .orShould().callConstructor(SecureRandom.class)
+                .orShould().callConstructor(Random.class)
+                .orShould().callMethod(ThreadLocalRandom.class, "current")
+                .orShould().callMethod(UUID.class, "randomUUID")
                 .because("time and randomness are injected, so the core is deterministic and testable");
         rule.check(classes);
     }
@@ -105,7 +119,7 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage("io.trailproof.store..")
                 .and().haveNameNotMatching("io\\.trailproof\\.store\\.SegmentIo(\\$.*)?")
                 .and().haveNameNotMatching("io\\.trailproof\\.store\\.(Merkle.*|UpperLevelCheck)(\\$.*)?")
-                .should().dependOnClassesThat().areAssignableTo(java.io.RandomAccessFile.class)
+                .should().dependOnClassesThat().areAssignableTo(RandomAccessFile.class)
                 .because("every write, force and truncate of the segment log goes through store.SegmentIo, "
                         + "where tests inject full disks and failing fsyncs (the tree's files, derived and checked "
                         + "against level 0 at start, have their own non-interruptible writer)")
@@ -296,7 +310,7 @@ class ArchitectureTest {
     void onlyTheAuthenticatorReadsApiKeySecrets() {
         noClasses().that().resideOutsideOfPackage("io.trailproof.config..")
                 .and().doNotHaveFullyQualifiedName("io.trailproof.http.Authenticator")
-                .should().callMethod(io.trailproof.config.ApiKey.class, "secret")
+                .should().callMethod(ApiKey.class, "secret")
                 .because("a key's secret goes nowhere but the constant-time comparison: never a log or a message")
                 .check(classes);
     }
@@ -317,9 +331,9 @@ class ArchitectureTest {
         noClasses().that().resideOutsideOfPackages("io.trailproof.store..", "io.trailproof.timestamp..")
                 .and().doNotHaveFullyQualifiedName("io.trailproof.ledger.Sequencer")
                 .and().doNotHaveFullyQualifiedName("io.trailproof.ledger.Recovery")
-                .should().callMethod(io.trailproof.store.EventLog.class, "append", java.util.List.class)
-                .orShould().callMethod(io.trailproof.store.SegmentLog.class, "append", java.util.List.class)
-                .orShould().callMethod(io.trailproof.store.MerkleNodeStore.class, "append", byte[].class)
+                .should().callMethod(EventLog.class, "append", List.class)
+                .orShould().callMethod(SegmentLog.class, "append", List.class)
+                .orShould().callMethod(MerkleNodeStore.class, "append", byte[].class)
                 .because("the readable size is published by the sequencer after the log, the "
                         + "tree and the agents are all updated; a write elsewhere would not be counted")
                 .check(classes);

@@ -10,8 +10,10 @@ import io.trailproof.core.merkle.Rfc9162;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -51,7 +53,7 @@ class ChainVerifierTest {
         return out;
     }
 
-    private static byte[] edit(byte[] payload, java.util.function.Consumer<ObjectNode> change) throws Exception {
+    private static byte[] edit(byte[] payload, Consumer<ObjectNode> change) throws Exception {
         ObjectNode node = (ObjectNode) JSON.readTree(payload);
         change.accept(node);
         return Rfc8785.canonicalize(node);
@@ -100,7 +102,7 @@ class ChainVerifierTest {
         List<byte[]> p = payloads();
         byte[] forged = edit(p.get(3), n -> n.put("prev_hash", "ab".repeat(32)));
         ObjectNode node = (ObjectNode) JSON.readTree(forged);
-        node.put("hash", java.util.HexFormat.of().formatHex(StoredEvent.parse(forged).recomputeHash()));
+        node.put("hash", HexFormat.of().formatHex(StoredEvent.parse(forged).recomputeHash()));
         p.set(3, Rfc8785.canonicalize(node));
         ChainFailure f = verify(p).orElseThrow();
         assertThat(f.message()).isEqualTo("prev_hash mismatch at sequence 4");

@@ -4,7 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Instant;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeFormatter;
 import java.time.format.DateTimeParseException;
+import java.time.temporal.ChronoUnit;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 class EventTimeTest {
@@ -48,15 +52,15 @@ class EventTimeTest {
 
     @Test
     void recordedAtIsWhatTheFormatterWouldWriteForSeededInstants() {
-        java.time.format.DateTimeFormatter reference = java.time.format.DateTimeFormatter
-                .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(java.time.ZoneOffset.UTC);
-        java.util.Random r = new java.util.Random(3339);
+        DateTimeFormatter reference = DateTimeFormatter
+                .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSSSSS'Z'").withZone(ZoneOffset.UTC);
+        Random r = new Random(3339);
         for (int i = 0; i < 20_000; i++) {
             long seconds = r.nextLong(Instant.parse("0000-01-01T00:00:00Z").getEpochSecond(),
                     Instant.parse("9999-12-31T23:59:59Z").getEpochSecond() + 1);
             Instant t = Instant.ofEpochSecond(seconds, r.nextInt(1_000_000_000));
             assertThat(EventTime.formatRecordedAt(t))
-                    .isEqualTo(reference.format(t.truncatedTo(java.time.temporal.ChronoUnit.MICROS)));
+                    .isEqualTo(reference.format(t.truncatedTo(ChronoUnit.MICROS)));
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.trailproof.core.event;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -163,7 +164,7 @@ class EventValidatorTest {
     @Test
     void durationAboveTwoToThe53IsRejectedAlreadyAsANumber() {
         // 2^53+1 has no double; StrictJson refuses it before the validator sees it.
-        JsonRejection r = org.junit.jupiter.api.Assertions.assertThrows(JsonRejection.class,
+        JsonRejection r = assertThrows(JsonRejection.class,
                 () -> json(event("\"duration_ms\":9007199254740993")));
         assertThat(r.path()).isEqualTo("duration_ms");
         assertThat(r.getMessage()).contains("duration_ms").contains("send it as a string");
@@ -234,7 +235,7 @@ class EventValidatorTest {
     @Test
     void canonicalSizeLimitIsOneMiB() throws Exception {
         EventValidator.checkCanonicalSize(1 << 20);
-        EventRejection r = org.junit.jupiter.api.Assertions.assertThrows(EventRejection.class,
+        EventRejection r = assertThrows(EventRejection.class,
                 () -> EventValidator.checkCanonicalSize((1 << 20) + 1));
         assertThat(r.getMessage()).contains("too large").contains("1048577").contains("1 MiB");
     }

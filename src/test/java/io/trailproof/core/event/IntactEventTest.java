@@ -2,6 +2,7 @@ package io.trailproof.core.event;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.json.Rfc8785;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
@@ -77,7 +78,7 @@ class IntactEventTest {
         ObjectNode edited = e.json();
         edited.put("action_name", "forged");
         edited.put("hash", EventHash.toHex(EventHash.of(edited)));
-        byte[] payload = io.trailproof.core.json.Rfc8785.canonicalize(edited);
+        byte[] payload = Rfc8785.canonicalize(edited);
         assertThat(IntactEvent.check(payload)).isPresent();
     }
 

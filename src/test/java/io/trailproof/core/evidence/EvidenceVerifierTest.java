@@ -12,12 +12,18 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.evidence.CheckResult.Outcome;
 import io.trailproof.core.evidence.EvidenceReport.Verdict;
+import io.trailproof.core.merkle.MerkleTree;
 import org.junit.jupiter.api.Test;
 
+import java.io.ByteArrayInputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
 import java.util.function.Consumer;
@@ -257,9 +263,9 @@ class EvidenceVerifierTest {
                 EvidenceCheck.EVENT_HASHES, 2L);
     }
 
-    private static java.util.Map<String, JsonNode> toMap(ObjectNode o) {
-        java.util.Map<String, JsonNode> m = new java.util.LinkedHashMap<>();
-        for (Iterator<java.util.Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
+    private static Map<String, JsonNode> toMap(ObjectNode o) {
+        Map<String, JsonNode> m = new LinkedHashMap<>();
+        for (Iterator<Map.Entry<String, JsonNode>> it = o.fields(); it.hasNext(); ) {
             var e = it.next();
             m.put(e.getKey(), e.getValue());
         }
@@ -269,7 +275,7 @@ class EvidenceVerifierTest {
     @Test
     void whatIsNotAPackageIsUnreadable() throws Exception {
         byte[] whole = JSON.writeValueAsBytes(log.pack("a"));
-        assertThat(verify(java.util.Arrays.copyOf(whole, whole.length / 2)).verdict()).isEqualTo(Verdict.UNREADABLE);
+        assertThat(verify(Arrays.copyOf(whole, whole.length / 2)).verdict()).isEqualTo(Verdict.UNREADABLE);
         assertThat(verify("not json".getBytes(StandardCharsets.UTF_8)).verdict()).isEqualTo(Verdict.UNREADABLE);
         assertThat(verify("[]".getBytes(StandardCharsets.UTF_8)).verdict()).isEqualTo(Verdict.UNREADABLE);
         assertThat(verify(tampered(log.pack("a"), p -> p.put("format", "plog"))).verdict()).isEqualTo(Verdict.UNREADABLE);
@@ -328,17 +334,17 @@ class EvidenceVerifierTest {
         long stamped = a.get(a.size() / 2).logIndex() + 1; // covers the first half of a's events
         ObjectNode entry = JSON.createObjectNode().put("id", "ts-1").put("tsa", "tsa.example")
                 .put("timestamp", "2026-11-22T10:00:00Z").put("tree_size", stamped)
-                .put("merkle_root", java.util.HexFormat.of().formatHex(log.tree.root(stamped)));
+                .put("merkle_root", HexFormat.of().formatHex(log.tree.root(stamped)));
         ObjectNode cp = entry.putObject("consistency_proof").put("from", stamped).put("to", size);
         ArrayNode path = cp.putArray("proof");
-        io.trailproof.core.merkle.MerkleTree.consistencyProof(log.tree, stamped, size)
-                .forEach(h -> path.add(java.util.HexFormat.of().formatHex(h)));
+        MerkleTree.consistencyProof(log.tree, stamped, size)
+                .forEach(h -> path.add(HexFormat.of().formatHex(h)));
         ((ArrayNode) pack.get("timestamps")).add(entry);
 
         TokenChecker trusting = e -> new TokenChecker.TokenVerdict(List.of(
                 new TokenChecker.TokenCheck("signature", Outcome.PASSED, null, null, "ok")),
                 e.get("timestamp").asText(), e.get("tsa").asText());
-        EvidenceReport ok = new EvidenceVerifier(trusting).verify(new java.io.ByteArrayInputStream(JSON.writeValueAsBytes(pack)));
+        EvidenceReport ok = new EvidenceVerifier(trusting).verify(new ByteArrayInputStream(JSON.writeValueAsBytes(pack)));
         assertThat(ok.verdict()).as(EvidenceReportWriter.text(ok)).isEqualTo(Verdict.VALID);
         assertThat(ok.timestamps().get(0).coveredThroughSequence()).isEqualTo(a.size() / 2 + 1);
         assertThat(EvidenceReportWriter.statements(ok)).anySatisfy(s -> assertThat(s)
@@ -353,10 +359,10 @@ class EvidenceVerifierTest {
 
         // A stamped root that is not an earlier state of this tree fails the consistency check.
         entry.put("merkle_root", flip(entry.get("merkle_root").asText()));
-        EvidenceReport forged = new EvidenceVerifier(trusting).verify(new java.io.ByteArrayInputStream(JSON.writeValueAsBytes(pack)));
+        EvidenceReport forged = new EvidenceVerifier(trusting).verify(new ByteArrayInputStream(JSON.writeValueAsBytes(pack)));
         assertFails(forged, EvidenceCheck.TIMESTAMPS, null);
         entry.set("tree_size", IntNode.valueOf(1));
-        assertThat(new EvidenceVerifier(trusting).verify(new java.io.ByteArrayInputStream(JSON.writeValueAsBytes(pack)))
+        assertThat(new EvidenceVerifier(trusting).verify(new ByteArrayInputStream(JSON.writeValueAsBytes(pack)))
                 .verdict()).isEqualTo(Verdict.INVALID);
     }
 

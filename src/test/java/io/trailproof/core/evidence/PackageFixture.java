@@ -11,6 +11,7 @@ import io.trailproof.core.merkle.MerkleTree;
 import io.trailproof.core.merkle.Rfc9162;
 
 import java.io.ByteArrayInputStream;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -39,7 +40,7 @@ final class PackageFixture {
             List<StoredEvent> chain = chains.computeIfAbsent(agent, a -> new ArrayList<>());
             String prev = chain.isEmpty() ? EventFields.GENESIS_PREV_HASH : chain.get(chain.size() - 1).hash();
             ObjectNode fields = JSON.createObjectNode().put("agent_id", agent).put("action_name", "step " + i)
-                    .put("timestamp", java.time.Instant.parse("2026-01-01T00:00:00Z").plusSeconds(3600L * i).toString())
+                    .put("timestamp", Instant.parse("2026-01-01T00:00:00Z").plusSeconds(3600L * i).toString())
                     .put("duration_ms", random.nextInt(1000));
             fields.putObject("action_input").put("n", i).put("q", "text " + random.nextInt());
             String id = String.format("019a8b2c-1d2e-7f30-8a41-%012x", i);

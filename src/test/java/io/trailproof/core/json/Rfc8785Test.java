@@ -9,6 +9,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.math.BigDecimal;
 import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -198,7 +199,7 @@ class Rfc8785Test {
             ObjectNode larger = o.deepCopy();
             larger.set(k1, v1);
             larger.set(k2, v2);
-            assertThat(new String(before.with(k1, v1, k2, v2), java.nio.charset.StandardCharsets.UTF_8))
+            assertThat(new String(before.with(k1, v1, k2, v2), StandardCharsets.UTF_8))
                     .isEqualTo(Rfc8785.canonicalString(larger));
         }
     }

@@ -1,10 +1,16 @@
 package io.trailproof.core.policy;
 
+import io.trailproof.core.event.EventTime;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -67,7 +73,7 @@ class PolicyCorpusTest {
         assertThat(r.violations()).as(name).isEqualTo(violations);
         assertThat(r.passed()).as(name).isEqualTo(violations == 0);
         assertThat(r.examples()).extracting(Example::eventId).as(name)
-                .containsExactly(java.util.Arrays.stream(exampleIndexes).mapToObj(trail::id).toArray(String[]::new));
+                .containsExactly(Arrays.stream(exampleIndexes).mapToObj(trail::id).toArray(String[]::new));
     }
 
     @Test
@@ -77,16 +83,16 @@ class PolicyCorpusTest {
         assertThat(report.passed()).isFalse();
         assertThat(report.eventsChecked()).isEqualTo(11);
         assertThat(report.results()).extracting(RuleResult::policy, RuleResult::rule).containsExactly(
-                org.assertj.core.groups.Tuple.tuple("flow", "summarize-soon"),
-                org.assertj.core.groups.Tuple.tuple("flow", "summarize-in-session"),
-                org.assertj.core.groups.Tuple.tuple("flow", "no-delete"),
-                org.assertj.core.groups.Tuple.tuple("flow", "no-delete-after-login"),
-                org.assertj.core.groups.Tuple.tuple("flow", "prod-actions"),
-                org.assertj.core.groups.Tuple.tuple("flow", "plans"),
-                org.assertj.core.groups.Tuple.tuple("limits", "two-a-minute"),
-                org.assertj.core.groups.Tuple.tuple("limits", "no-ssn"),
-                org.assertj.core.groups.Tuple.tuple("limits", "known-env"),
-                org.assertj.core.groups.Tuple.tuple("limits", "office-hours"));
+                Tuple.tuple("flow", "summarize-soon"),
+                Tuple.tuple("flow", "summarize-in-session"),
+                Tuple.tuple("flow", "no-delete"),
+                Tuple.tuple("flow", "no-delete-after-login"),
+                Tuple.tuple("flow", "prod-actions"),
+                Tuple.tuple("flow", "plans"),
+                Tuple.tuple("limits", "two-a-minute"),
+                Tuple.tuple("limits", "no-ssn"),
+                Tuple.tuple("limits", "known-env"),
+                Tuple.tuple("limits", "office-hours"));
 
         // search at 2 is answered only 120 s later; search at 7 never (agent scope)
         assertRule(report, "summarize-soon", 2, 2, 7);
@@ -201,7 +207,7 @@ class PolicyCorpusTest {
 
     @Test
     void patternsReadTheChainsOwnFieldsAlsoWhileTheChainIsChecked() throws Exception {
-        List<Policy> policies = new java.util.ArrayList<>(PolicyParser.parseDocument("""
+        List<Policy> policies = new ArrayList<>(PolicyParser.parseDocument("""
                 policies:
                   - name: ids
                     rules:
@@ -223,7 +229,7 @@ class PolicyCorpusTest {
     @Test
     void rateKeepsABoundedNumberOfWindowsPerScope() throws Exception {
         Trail t = new Trail();
-        java.time.Instant base = java.time.Instant.parse("2026-01-05T00:00:00Z");
+        Instant base = Instant.parse("2026-01-05T00:00:00Z");
         // two events in each of minutes 0 and 1, one in each of minutes 2 to 1099; then a third event
         // in minute 0, by then more than 1,024 windows behind (forgotten: it counts alone, no
         // violation), and a second and third in minute 1099 (the third is the one violation)
@@ -261,7 +267,7 @@ class PolicyCorpusTest {
         PolicyReport report = t.check(PolicyParser.parseDocument("""
                 policies: [{name: p, rules: [{name: s, type: sequence, severity: fail, when: search, expect: done}]}]
                 """.getBytes(StandardCharsets.UTF_8)));
-        assertRule(report, "s", 50, java.util.stream.IntStream.range(0, 20).toArray());
+        assertRule(report, "s", 50, IntStream.range(0, 20).toArray());
     }
 
     @Test
@@ -269,7 +275,7 @@ class PolicyCorpusTest {
         for (String ts : List.of("2026-01-05T10:00:00Z", "2026-01-05T10:00:00.5Z", "2026-01-05T11:30:00+01:30",
                 "2026-01-05t10:00:00z", "2026-01-05T10:00Z", "2026-01-05T10:00:00", "2026-01-05T08:00:00-02:00",
                 "2026-01-05T10:00:00.123456789Z", "2026-01-05T10:00:00+0000")) {
-            java.time.Instant expected = io.trailproof.core.event.EventTime.parseTimestamp(ts);
+            Instant expected = EventTime.parseTimestamp(ts);
             assertThat(PolicyEventReader.epochMicros(ts)).as(ts)
                     .isEqualTo(expected.getEpochSecond() * 1_000_000 + expected.getNano() / 1000);
         }

@@ -6,6 +6,7 @@ import java.time.Instant;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -13,6 +14,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.BiPredicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,7 +39,7 @@ class PolicyEngineReferenceTest {
 
     @Test
     void streamingEngineAgreesWithBruteForce() throws Exception {
-        Map<String, Integer> violatedRules = new java.util.TreeMap<>();
+        Map<String, Integer> violatedRules = new TreeMap<>();
         for (long seed = 1; seed <= 60; seed++) {
             Random random = new Random(seed);
             Trail trail = new Trail();
@@ -233,7 +235,7 @@ class PolicyEngineReferenceTest {
             case ERROR_RATE -> {
                 Map<List<String>, List<Ev>> sessions = new LinkedHashMap<>();
                 for (Ev e : seen) {
-                    sessions.computeIfAbsent(java.util.Arrays.asList(e.agent(), e.session()), k -> new ArrayList<>()).add(e);
+                    sessions.computeIfAbsent(Arrays.asList(e.agent(), e.session()), k -> new ArrayList<>()).add(e);
                 }
                 for (List<Ev> s : sessions.values()) {
                     long errors = s.stream().filter(e -> "error".equals(e.status())).count();

@@ -2,11 +2,13 @@ package io.trailproof.core.policy;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -85,7 +87,7 @@ class PolicyParserTest {
         }
     }
 
-    static Stream<org.junit.jupiter.params.provider.Arguments> malformed() {
+    static Stream<Arguments> malformed() {
         return Stream.of(
                 arguments("not yaml", "policies: [", "not valid YAML or JSON"),
                 arguments("a list at the top", "- a\n- b\n", "must be a mapping with the key 'policies'"),
@@ -164,7 +166,7 @@ class PolicyParserTest {
     void mutatedDocumentsAreParsedOrRefusedNeverCrash() {
         String valid = PolicyCorpusTest.DOCUMENT;
         String alphabet = " :-[]{},'\"\n#&*!|>%@`0123456789abcdefghijklmnopqrstuvwxyz.";
-        java.util.Random random = new java.util.Random(16);
+        Random random = new Random(16);
         int refused = 0;
         for (int i = 0; i < 3000; i++) {
             StringBuilder b = new StringBuilder(valid);

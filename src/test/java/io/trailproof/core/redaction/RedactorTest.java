@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.EventHash;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.json.Rfc8785;
@@ -110,7 +111,7 @@ class RedactorTest {
         StoredEvent sealed = StoredEvent.seal(r.fields(), "0190a0b0-0000-7000-8000-000000000000",
                 "2026-11-25T00:00:00.000000Z", 1, EventFields.GENESIS_PREV_HASH, 0, r.addedBytes());
         StoredEvent read = StoredEvent.parse(sealed.payload().clone());
-        assertThat(io.trailproof.core.event.EventHash.toHex(read.recomputeHash())).isEqualTo(read.hash());
+        assertThat(EventHash.toHex(read.recomputeHash())).isEqualTo(read.hash());
         assertThat(read.json().get(EventFields.REDACTIONS).get("ipv4").asInt()).isEqualTo(125_000);
     }
 

@@ -4,11 +4,13 @@ import io.trailproof.core.merkle.InMemorySubtreeHashes;
 import io.trailproof.core.merkle.Rfc9162;
 import io.trailproof.testing.TestTsa;
 import org.bouncycastle.tsp.TimeStampRequest;
+import org.bouncycastle.tsp.TimeStampResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.security.cert.X509Certificate;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.Base64;
 import java.util.HexFormat;
@@ -45,7 +47,7 @@ class TimestampTokenVerifierTest {
         random.nextBytes(nonce);
         TimeStampRequest req = Rfc3161.request(root, nonce);
         byte[] answer = tsa.mode(mode).respond(req.getEncoded());
-        var token = new org.bouncycastle.tsp.TimeStampResponse(answer).getTimeStampToken();
+        var token = new TimeStampResponse(answer).getTimeStampToken();
         List<byte[]> certs = token.getCertificates().getMatches(null).stream().map(h -> {
             try {
                 return h.getEncoded();
@@ -120,7 +122,7 @@ class TimestampTokenVerifierTest {
     @Test
     void aChainIsValidatedAtGenTimeNotToday() throws Exception {
         // A token made while the intermediate was still valid stays valid after it expired.
-        tsa.genTime(Instant.now().minus(java.time.Duration.ofDays(45)));
+        tsa.genTime(Instant.now().minus(Duration.ofDays(45)));
         try {
             Stamp s = stamp(TestTsa.Mode.EXPIRED_INTERMEDIATE);
             TimestampVerification v = TimestampTokenVerifier.verifyToken(s.token, s.certs, s.root, anchors);
