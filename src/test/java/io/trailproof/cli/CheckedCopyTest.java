@@ -16,7 +16,9 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.HexFormat;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -93,7 +95,7 @@ class CheckedCopyTest {
             public void close() {
             }
         };
-        java.util.concurrent.CompletableFuture<Throwable> seen = new java.util.concurrent.CompletableFuture<>();
+        CompletableFuture<Throwable> seen = new CompletableFuture<>();
         try (FileChannel out = FileChannel.open(dir.resolve("out"), StandardOpenOption.CREATE, StandardOpenOption.WRITE)) {
             assertThatThrownBy(() -> CheckedCopy.copy(broken, out, readingAll(seen)))
                     .isInstanceOf(IOException.class).hasMessageContaining("connection reset");
@@ -110,7 +112,7 @@ class CheckedCopyTest {
         byte[] data = new byte[CheckedCopy.BUFFERS * CheckedCopy.BUFFER_BYTES * 3 + 17];
         new Random(5).nextBytes(data);
         long room = CheckedCopy.BUFFER_BYTES * 2L + 123;
-        java.util.concurrent.CompletableFuture<Throwable> seen = new java.util.concurrent.CompletableFuture<>();
+        CompletableFuture<Throwable> seen = new CompletableFuture<>();
         Path file = dir.resolve("full");
         try (FaultyFileChannel out = new FaultyFileChannel(FileChannel.open(file, StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE), room)) {
@@ -120,7 +122,7 @@ class CheckedCopyTest {
         // (a background force cut short by the failure may have closed the channel: a FileChannel closes
         // when its thread is interrupted, which is why the size is read from the file)
         assertThat(Files.size(file)).isEqualTo(room);
-        assertThat(seen.get(30, java.util.concurrent.TimeUnit.SECONDS)).as("the check is told the copy broke off")
+        assertThat(seen.get(30, TimeUnit.SECONDS)).as("the check is told the copy broke off")
                 .isInstanceOf(IOException.class);
     }
 
@@ -143,7 +145,7 @@ class CheckedCopyTest {
     }
 
     /** A check that reads to the end and records how its stream ended: null, or what it threw. */
-    private static CheckedCopy.Check<Void> readingAll(java.util.concurrent.CompletableFuture<Throwable> seen) {
+    private static CheckedCopy.Check<Void> readingAll(CompletableFuture<Throwable> seen) {
         return in -> {
             try {
                 in.readAllBytes();

@@ -5,6 +5,7 @@ import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -55,7 +56,7 @@ class IngestCommandIT {
             for (int i = 0; i < 10; i++) {
                 first.append(i == 0 ? "" : ",").append(all[i]);
             }
-            ServerClient client = new ServerClient(java.net.URI.create(url), null);
+            ServerClient client = new ServerClient(URI.create(url), null);
             String key = IngestCommand.batchKey(IngestCommand.fileIdentity(file), 1, 10);
             assertThat(client.post("/v1/batch", first.append("]").toString().getBytes(), key).status()).isEqualTo(201);
             assertThat(server.server().ledger().size()).isEqualTo(10);

@@ -7,7 +7,11 @@ import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.OutputStream;
+import java.net.ConnectException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.SocketTimeoutException;
 import java.net.URI;
 import java.nio.ByteBuffer;
 import java.nio.channels.ReadableByteChannel;
@@ -92,20 +96,20 @@ class PlainHttpGetTest {
     @Test
     void nothingListeningIsAConnectError() throws Exception {
         URI nowhere;
-        try (var s = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (var s = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             nowhere = URI.create("http://127.0.0.1:" + s.getLocalPort());
         }
         assertThatThrownBy(() -> PlainHttpGet.open(nowhere, "/x", null, Duration.ofSeconds(5), Duration.ofSeconds(30)))
-                .isInstanceOf(java.net.ConnectException.class);
+                .isInstanceOf(ConnectException.class);
     }
 
     /** A server that takes the request and never answers: given up after the stall time, not waited on forever. */
     @Test
     void aSilentServerIsGivenUp() throws Exception {
-        try (var silent = new java.net.ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
+        try (var silent = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
             URI uri = URI.create("http://127.0.0.1:" + silent.getLocalPort());
             assertThatThrownBy(() -> PlainHttpGet.open(uri, "/v1/admin/backup", null, Duration.ofSeconds(5),
-                    Duration.ofMillis(300))).isInstanceOf(java.net.SocketTimeoutException.class)
+                    Duration.ofMillis(300))).isInstanceOf(SocketTimeoutException.class)
                     .hasMessageContaining("given up");
         }
     }

@@ -7,8 +7,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -34,7 +36,7 @@ class TailCommandIT {
         return ServerProcess.onTestJdk(new ProcessBuilder(cmd)).start();
     }
 
-    private static BlockingQueue<String> lines(java.io.InputStream in) {
+    private static BlockingQueue<String> lines(InputStream in) {
         BlockingQueue<String> q = new LinkedBlockingQueue<>();
         Thread.ofPlatform().daemon().start(() -> {
             try (BufferedReader r = new BufferedReader(new InputStreamReader(in, StandardCharsets.UTF_8))) {
@@ -122,10 +124,10 @@ class TailCommandIT {
             Process tail = tail("--server", "http://127.0.0.1:" + silent.getLocalPort(), "--from", "3", "--silence-limit", "1");
             BlockingQueue<String> err = lines(tail.getErrorStream());
             try {
-                List<java.net.Socket> held = new ArrayList<>();
+                List<Socket> held = new ArrayList<>();
                 for (int i = 0; i < 2; i++) {
                     silent.setSoTimeout(30_000);
-                    java.net.Socket s = silent.accept();
+                    Socket s = silent.accept();
                     held.add(s);
                     BufferedReader r = new BufferedReader(new InputStreamReader(s.getInputStream(), StandardCharsets.US_ASCII));
                     String request = r.readLine();
@@ -138,7 +140,7 @@ class TailCommandIT {
                     s.getOutputStream().flush();
                 }
                 assertThat(err.poll(10, TimeUnit.SECONDS)).contains("reconnecting to resume at log index 3");
-                for (java.net.Socket s : held) {
+                for (Socket s : held) {
                     s.close();
                 }
             } finally {

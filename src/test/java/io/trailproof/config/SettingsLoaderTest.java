@@ -1,5 +1,6 @@
 package io.trailproof.config;
 
+import io.trailproof.core.redaction.RedactionRule;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -108,24 +109,24 @@ class SettingsLoaderTest {
     }
 
     @Test
-    void aRedactionRulesFileWithABadLineStopsTheStartNamingTheLine(@org.junit.jupiter.api.io.TempDir Path tmp)
+    void aRedactionRulesFileWithABadLineStopsTheStartNamingTheLine(@TempDir Path tmp)
             throws Exception {
         Path rules = tmp.resolve("rules.txt");
-        java.nio.file.Files.writeString(rules, "ticket = TCK-[0-9]+\nbroken = [unclosed\n");
+        Files.writeString(rules, "ticket = TCK-[0-9]+\nbroken = [unclosed\n");
         assertThatThrownBy(() -> SettingsLoader.load(Map.of("redaction.rules", rules.toString()), Map.of(), null, false))
                 .isInstanceOf(ConfigException.class).hasMessageContaining("redaction.rules")
                 .hasMessageContaining("line 2: rule 'broken' is not a valid regular expression");
-        java.nio.file.Files.writeString(rules, "ticket = TCK-[0-9]+\n");
+        Files.writeString(rules, "ticket = TCK-[0-9]+\n");
         Settings s = SettingsLoader.load(Map.of("redaction.rules", rules.toString(), "redaction.enabled", "true"), Map.of(),
                 null, false);
-        assertThat(s.redaction().extraRules()).extracting(io.trailproof.core.redaction.RedactionRule::name)
+        assertThat(s.redaction().extraRules()).extracting(RedactionRule::name)
                 .containsExactly("ticket");
         assertThat(s.redaction().redactor().rules()).hasSize(18);
         assertThat(SettingsLoader.load(Map.of(), Map.of(), null, false).redaction().redactor()).isNull();
     }
 
     @Test
-    void clusterModeIsOffByDefaultAndNeedsServersAndANodeIdWhenOn(@org.junit.jupiter.api.io.TempDir Path tmp)
+    void clusterModeIsOffByDefaultAndNeedsServersAndANodeIdWhenOn(@TempDir Path tmp)
             throws Exception {
         Settings.Cluster off = SettingsLoader.load(Map.of(), Map.of(), null, false).cluster();
         assertThat(off.kafka()).isFalse();
@@ -146,7 +147,7 @@ class SettingsLoaderTest {
                 .isInstanceOf(ConfigException.class).hasMessageContaining("cluster.topic");
 
         Path file = tmp.resolve("c.properties");
-        java.nio.file.Files.writeString(file, "cluster.mode=kafka\ncluster.bootstrap-servers=a:9092,b:9092\n"
+        Files.writeString(file, "cluster.mode=kafka\ncluster.bootstrap-servers=a:9092,b:9092\n"
                 + "cluster.node-id=n1\ncluster.kafka.security.protocol=SSL\n");
         Settings.Cluster on = SettingsLoader.load(Map.of("cluster.kafka.ssl.truststore.location", "/t.jks"),
                 Map.of("TRAILPROOF_CLUSTER_WRITE_TIMEOUT", "PT3S"), file, false).cluster();

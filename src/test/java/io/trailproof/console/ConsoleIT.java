@@ -11,6 +11,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
 import org.openqa.selenium.Keys;
 import org.openqa.selenium.NoAlertPresentException;
 import org.openqa.selenium.WebElement;
@@ -239,13 +240,13 @@ class ConsoleIT {
         browser.open(ui + "?view=agents");
         WebElement row = browser.visible("#agents-body tr[data-agent=alice-agent]");
         assertThat(row.getText()).contains("alice-agent", "20", "valid");
-        row.findElement(org.openqa.selenium.By.cssSelector("button.verify")).click();
-        browser.await(d -> row.findElement(org.openqa.selenium.By.cssSelector(".verify-result")).getText()
+        row.findElement(By.cssSelector("button.verify")).click();
+        browser.await(d -> row.findElement(By.cssSelector(".verify-result")).getText()
                 .startsWith("✓ valid: 20 events verified"));
         browser.screenshot("agents");
 
-        row.findElement(org.openqa.selenium.By.cssSelector("button.export")).click();
-        browser.await(d -> row.findElement(org.openqa.selenium.By.cssSelector(".verify-result")).getText()
+        row.findElement(By.cssSelector("button.export")).click();
+        browser.await(d -> row.findElement(By.cssSelector(".verify-result")).getText()
                 .startsWith("downloaded evidence-alice-agent.json"));
         Path file = browser.downloads().resolve("evidence-alice-agent.json");
         browser.await(d -> Files.exists(file));

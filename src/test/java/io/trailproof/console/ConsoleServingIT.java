@@ -15,6 +15,7 @@ import java.net.Socket;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -89,7 +90,7 @@ class ConsoleServingIT {
     @Test
     void everyModuleIsPreloaded() throws Exception {
         String index = api.get("/ui/").body();
-        try (var modules = java.nio.file.Files.list(Path.of("src/main/resources/ui/js"))) {
+        try (var modules = Files.list(Path.of("src/main/resources/ui/js"))) {
             for (Path m : modules.toList()) {
                 String name = m.getFileName().toString();
                 if (!name.equals("main.js")) {

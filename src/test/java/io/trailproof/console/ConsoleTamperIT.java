@@ -9,6 +9,7 @@ import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.LogSurgeon;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.By;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -72,7 +73,7 @@ class ConsoleTamperIT {
             // The agents page says the same through the server's verification.
             browser.open(ui + "?view=agents");
             var row = browser.visible("#agents-body tr[data-agent=victim]");
-            row.findElement(org.openqa.selenium.By.cssSelector("button.verify")).click();
+            row.findElement(By.cssSelector("button.verify")).click();
             browser.await(d -> browser.text("#agents-body tr[data-agent=victim] .verify-result")
                     .equals("✗ invalid: hash mismatch at sequence 2 (1 events verified before it)"));
             assertThat(browser.text("#agents-body tr[data-agent=victim] .chain")).startsWith("BROKEN");

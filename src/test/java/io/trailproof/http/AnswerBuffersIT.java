@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -137,7 +138,7 @@ class AnswerBuffersIT {
         byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
         try (Socket socket = new Socket()) {
             socket.setReceiveBufferSize(4096);   // before connecting, so that the window stays small
-            socket.connect(new java.net.InetSocketAddress("127.0.0.1", port));
+            socket.connect(new InetSocketAddress("127.0.0.1", port));
             socket.setSoLinger(true, 0);         // close sends a reset, not the rest of a graceful close
             OutputStream out = socket.getOutputStream();
             out.write(("POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"

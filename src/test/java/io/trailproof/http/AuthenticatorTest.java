@@ -4,7 +4,10 @@ import io.trailproof.config.ApiKey;
 import io.trailproof.config.ApiKey.Role;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.EnumSet;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.Set;
@@ -30,8 +33,8 @@ class AuthenticatorTest {
     @Test
     void aKeysNameIsAFingerprintNeverTheKey() throws Exception {
         String name = auth.keyName("Bearer k-read");
-        assertThat(name).isEqualTo("key-" + java.util.HexFormat.of().formatHex(java.security.MessageDigest
-                .getInstance("SHA-256").digest("k-read".getBytes(java.nio.charset.StandardCharsets.UTF_8))).substring(0, 8));
+        assertThat(name).isEqualTo("key-" + HexFormat.of().formatHex(MessageDigest
+                .getInstance("SHA-256").digest("k-read".getBytes(StandardCharsets.UTF_8))).substring(0, 8));
         assertThat(auth.keyName("bearer   k-read ")).isEqualTo(name);
         assertThat(auth.keyName(null)).isNull();
         assertThat(auth.keyName("Basic abc")).isNull();

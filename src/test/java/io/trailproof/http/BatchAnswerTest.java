@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 
@@ -41,7 +42,7 @@ class BatchAnswerTest {
             byte[] replayed = BatchAnswer.write(errors, 64, visitor -> {
                 for (int j = 0; j < stored.size(); j++) {
                     byte[] e = stored.get(j);
-                    java.util.Arrays.fill(shared, (byte) '#');
+                    Arrays.fill(shared, (byte) '#');
                     System.arraycopy(e, 0, shared, 7, e.length);
                     visitor.accept(j, shared, 7, e.length);
                 }

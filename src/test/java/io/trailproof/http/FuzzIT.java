@@ -1,6 +1,7 @@
 package io.trailproof.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.core.merkle.MerkleProofs;
 import io.trailproof.testing.Api;
 import io.trailproof.http.FuzzCases.Case;
 import io.trailproof.http.FuzzCases.Expected;
@@ -21,6 +22,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
@@ -32,6 +34,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -262,7 +265,7 @@ class FuzzIT {
         long sizeAfter = api.get("/v1/merkle/root").json().get("tree_size").asLong();
         assertThat(sizeAfter).as("every accepted event, and nothing else, was added").isEqualTo(sizeBefore + accepted.size());
         JsonNode c = api.get("/v1/merkle/consistency?from=" + sizeBefore).json();
-        assertThat(io.trailproof.core.merkle.MerkleProofs.verifyConsistency(sizeBefore, sizeAfter,
+        assertThat(MerkleProofs.verifyConsistency(sizeBefore, sizeAfter,
                 HexFormat.of().parseHex(c.get("from_root").asText()), HexFormat.of().parseHex(c.get("to_root").asText()),
                 hexList(c.get("proof")))).isTrue();
         // The mutator must exercise both outcomes to mean anything.
@@ -284,7 +287,7 @@ class FuzzIT {
         EventMutator mutator = new EventMutator(new Random(SEED + 1));
         HttpClient client = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1)
                 .connectTimeout(Duration.ofSeconds(10)).build();
-        java.util.concurrent.atomic.AtomicLong stored = new java.util.concurrent.atomic.AtomicLong();
+        AtomicLong stored = new AtomicLong();
         Map<Integer, AtomicInteger> statuses = new ConcurrentHashMap<>();
         ExecutorService pool = Executors.newFixedThreadPool(4);
         try {
@@ -311,7 +314,7 @@ class FuzzIT {
                     }
                     assertThat(again.body()).as(shown).isEqualTo(first.body());
                     assertThat(again.headers().firstValue("Idempotent-Replayed")).as(shown).hasValue("true");
-                    if (!java.util.Arrays.equals(other, body)) {
+                    if (!Arrays.equals(other, body)) {
                         assertThat(sendKeyed(client, path, key, other).statusCode()).as(shown).isEqualTo(422);
                     }
                     JsonNode answer = Api.JSON.readTree(first.body());

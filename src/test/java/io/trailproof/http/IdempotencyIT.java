@@ -14,12 +14,19 @@ import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -83,7 +90,7 @@ class IdempotencyIT {
             String body = batch("ten", 200);
             ExecutorService pool = Executors.newFixedThreadPool(10);
             List<Future<Reply>> replies = new ArrayList<>();
-            List<Integer> conflicts = java.util.Collections.synchronizedList(new ArrayList<>());
+            List<Integer> conflicts = Collections.synchronizedList(new ArrayList<>());
             for (int i = 0; i < 10; i++) {
                 Callable<Reply> call = () -> {
                     for (int attempt = 0; attempt < 60; attempt++) {
@@ -151,9 +158,9 @@ class IdempotencyIT {
      * sequencer does, under its lock, when it seals a group) until released: a real request is then
      * in flight, its key claimed and its events not yet written.
      */
-    static final class HoldingClock extends java.time.Clock {
-        private final java.util.concurrent.CountDownLatch held = new java.util.concurrent.CountDownLatch(1);
-        private final java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
+    static final class HoldingClock extends Clock {
+        private final CountDownLatch held = new CountDownLatch(1);
+        private final CountDownLatch release = new CountDownLatch(1);
         private volatile boolean armed;
 
         void arm() {
@@ -161,7 +168,7 @@ class IdempotencyIT {
         }
 
         @Override
-        public java.time.Instant instant() {
+        public Instant instant() {
             // Only Undertow's worker threads (XNIO-n task-m) are held, never background ones.
             if (armed && Thread.currentThread().getName().contains("task")) {
                 synchronized (this) {
@@ -176,7 +183,7 @@ class IdempotencyIT {
                     }
                 }
             }
-            return java.time.Instant.now();
+            return Instant.now();
         }
 
         @Override
@@ -185,12 +192,12 @@ class IdempotencyIT {
         }
 
         @Override
-        public java.time.ZoneId getZone() {
-            return java.time.ZoneOffset.UTC;
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
         }
 
         @Override
-        public java.time.Clock withZone(java.time.ZoneId zone) {
+        public Clock withZone(ZoneId zone) {
             return this;
         }
     }
@@ -203,7 +210,7 @@ class IdempotencyIT {
             clock.arm();
             ExecutorService pool = Executors.newSingleThreadExecutor();
             Future<Reply> first = pool.submit(() -> post(s, "/v1/batch", body, "held-key"));
-            assertThat(clock.held.await(30, java.util.concurrent.TimeUnit.SECONDS)).as("request held in the sequencer").isTrue();
+            assertThat(clock.held.await(30, TimeUnit.SECONDS)).as("request held in the sequencer").isTrue();
             Reply busy = post(s, "/v1/batch", body, "held-key");
             assertThat(busy.status()).isEqualTo(409);
             assertThat(busy.header("Retry-After")).isEqualTo("1");

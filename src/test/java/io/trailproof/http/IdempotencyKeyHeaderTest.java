@@ -3,6 +3,9 @@ package io.trailproof.http;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.undertow.util.HeaderMap;
+import io.undertow.util.HeaderValues;
+import io.undertow.util.HttpString;
 import org.junit.jupiter.api.Test;
 
 class IdempotencyKeyHeaderTest {
@@ -32,10 +35,10 @@ class IdempotencyKeyHeaderTest {
 
     @Test
     void absentHeaderIsNoKeyAndARepeatedOneIsRefused() throws ApiException {
-        assertThat(IdempotencyKeyHeader.parse((io.undertow.util.HeaderValues) null)).isNull();
-        io.undertow.util.HeaderMap headers = new io.undertow.util.HeaderMap();
-        headers.add(new io.undertow.util.HttpString("Idempotency-Key"), "a");
-        headers.add(new io.undertow.util.HttpString("Idempotency-Key"), "b");
+        assertThat(IdempotencyKeyHeader.parse((HeaderValues) null)).isNull();
+        HeaderMap headers = new HeaderMap();
+        headers.add(new HttpString("Idempotency-Key"), "a");
+        headers.add(new HttpString("Idempotency-Key"), "b");
         assertThatThrownBy(() -> IdempotencyKeyHeader.parse(headers.get("Idempotency-Key")))
                 .hasMessageContaining("once");
     }

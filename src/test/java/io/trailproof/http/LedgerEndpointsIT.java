@@ -1,9 +1,11 @@
 package io.trailproof.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.json.Rfc8785;
 import io.trailproof.core.merkle.MerkleProofs;
+import io.trailproof.core.merkle.Rfc9162;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Api.Reply;
 import io.trailproof.testing.InProcessServer;
@@ -12,6 +14,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -132,8 +136,8 @@ class LedgerEndpointsIT {
         assertError(api.get("/v1/events/not-a-uuid"), 400, "UUID");
         assertError(api.get("/v1/events/019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00"), 404, "019a8b2c");
         assertError(api.get("/v1/nothing"), 404, "endpoint");
-        Reply wrong = api.send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create("http://127.0.0.1:" + server.server().port() + "/v1/agents")).DELETE());
+        Reply wrong = api.send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + server.server().port() + "/v1/agents")).DELETE());
         assertError(wrong, 405, "GET");
         assertThat(wrong.header("Allow")).isEqualTo("GET");
         Reply health = api.get("/health");
@@ -206,14 +210,14 @@ class LedgerEndpointsIT {
             Reply proofReply = api.get("/v1/merkle/proof?event_id=" + id);
             JsonNode p = proofReply.json();
             // written as text by the endpoint: the bytes Jackson writes for the same document, in this member order
-            assertThat(proofReply.body()).isEqualTo(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(p));
+            assertThat(proofReply.body()).isEqualTo(new ObjectMapper().writeValueAsString(p));
             assertThat(p.fieldNames()).toIterable().containsExactly("event_id", "leaf_index", "leaf_hash",
                     "tree_size", "root", "siblings");
             assertThat(p.get("tree_size").asLong()).isEqualTo(size);
             assertThat(p.get("root").asText()).isEqualTo(root.get("root").asText());
             JsonNode event = api.get("/v1/events/" + id).json();
             byte[] leaf = HexFormat.of().parseHex(p.get("leaf_hash").asText());
-            assertThat(leaf).isEqualTo(io.trailproof.core.merkle.Rfc9162.leafHash(HexFormat.of().parseHex(event.get("hash").asText())));
+            assertThat(leaf).isEqualTo(Rfc9162.leafHash(HexFormat.of().parseHex(event.get("hash").asText())));
             assertThat(MerkleProofs.verifyInclusion(leaf, p.get("leaf_index").asLong(), size, hexList(p.get("siblings")),
                     HexFormat.of().parseHex(p.get("root").asText()))).isTrue();
         }

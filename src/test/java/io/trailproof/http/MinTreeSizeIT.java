@@ -7,6 +7,12 @@ import io.trailproof.testing.InProcessServer;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -77,8 +83,8 @@ class MinTreeSizeIT {
         try (InProcessServer server = InProcessServer.start(dir, "cluster.read-wait", "PT30S")) {
             Api api = server.api();
             int waiting = 200;   // more than the 64 worker threads
-            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(waiting);
-            java.util.List<java.util.concurrent.Future<Integer>> reads = new java.util.ArrayList<>();
+            ExecutorService pool = Executors.newFixedThreadPool(waiting);
+            List<Future<Integer>> reads = new ArrayList<>();
             for (int i = 0; i < waiting; i++) {
                 reads.add(pool.submit(() -> api.get("/v1/stats?min_tree_size=1").status()));
             }
@@ -87,8 +93,8 @@ class MinTreeSizeIT {
             assertThat(api.get("/v1/stats").status()).isEqualTo(200);   // needs a worker thread
             assertThat((System.nanoTime() - t0) / 1_000_000).as("a worker was free").isLessThan(10_000);
             assertThat(api.post("/v1/events", "{\"agent_id\":\"wake\"}").status()).isEqualTo(201);
-            for (java.util.concurrent.Future<Integer> r : reads) {
-                assertThat(r.get(20, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(200);
+            for (Future<Integer> r : reads) {
+                assertThat(r.get(20, TimeUnit.SECONDS)).isEqualTo(200);
             }
             pool.shutdown();
         }

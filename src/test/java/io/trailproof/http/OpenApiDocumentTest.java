@@ -1,13 +1,20 @@
 package io.trailproof.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.testing.AnswerRecorder;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -69,11 +76,11 @@ class OpenApiDocumentTest {
         JsonNode stored = OpenApiContract.MAPPER.readTree(event);
         JsonNode schema = doc.at("/components/schemas/StoredEvent");
         assertThat(contract.validate(schema, stored)).isEmpty();
-        assertThat(contract.validate(schema, ((com.fasterxml.jackson.databind.node.ObjectNode) stored.deepCopy())
+        assertThat(contract.validate(schema, ((ObjectNode) stored.deepCopy())
                 .put("score", 1.0))).isNotEmpty();
-        assertThat(contract.validate(schema, ((com.fasterxml.jackson.databind.node.ObjectNode) stored.deepCopy())
+        assertThat(contract.validate(schema, ((ObjectNode) stored.deepCopy())
                 .put("sequence", 0))).isNotEmpty();
-        JsonNode result = ((com.fasterxml.jackson.databind.node.ObjectNode) stored.deepCopy()).put("score", 1.5)
+        JsonNode result = ((ObjectNode) stored.deepCopy()).put("score", 1.5)
                 .set("highlights", OpenApiContract.MAPPER.createObjectNode());
         assertThat(contract.validate(doc.at("/components/schemas/SearchResult"), result)).isEmpty();
         assertThat(contract.validate(doc.at("/components/schemas/SearchResult"), stored)).isNotEmpty();
@@ -169,7 +176,7 @@ class OpenApiDocumentTest {
                 }
             });
             Set<String> inTemplate = new HashSet<>();
-            java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\{([^}]+)}").matcher(op.template());
+            Matcher m = Pattern.compile("\\{([^}]+)}").matcher(op.template());
             while (m.find()) {
                 inTemplate.add(m.group(1));
             }
@@ -177,14 +184,14 @@ class OpenApiDocumentTest {
         }
     }
 
-    private static io.trailproof.testing.AnswerRecorder.Answer answer(String method, String path, int status,
+    private static AnswerRecorder.Answer answer(String method, String path, int status,
                                                                       String contentType, String body,
                                                                       String... headers) {
-        java.util.Map<String, List<String>> h = new java.util.TreeMap<>();
+        Map<String, List<String>> h = new TreeMap<>();
         for (int i = 0; i < headers.length; i += 2) {
-            h.put(headers[i].toLowerCase(java.util.Locale.ROOT), List.of(headers[i + 1]));
+            h.put(headers[i].toLowerCase(Locale.ROOT), List.of(headers[i + 1]));
         }
-        return new io.trailproof.testing.AnswerRecorder.Answer(method, path, null, status, contentType, h, body);
+        return new AnswerRecorder.Answer(method, path, null, status, contentType, h, body);
     }
 
     /** The checker itself finds what disagrees: otherwise a green OpenApiContractIT would prove nothing. */

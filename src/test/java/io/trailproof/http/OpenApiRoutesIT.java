@@ -4,8 +4,10 @@ import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.lang.reflect.Field;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -28,7 +30,7 @@ class OpenApiRoutesIT {
         List<String> routes;
         try (InProcessServer server = InProcessServer.start(dir.resolve("data"))) {
             // The routes the running server registered (the test reaches its HttpApi: nothing public exposes it).
-            java.lang.reflect.Field http = server.server().getClass().getDeclaredField("http");
+            Field http = server.server().getClass().getDeclaredField("http");
             http.setAccessible(true);
             routes = ((HttpApi) http.get(server.server())).routes();
         }
@@ -52,6 +54,6 @@ class OpenApiRoutesIT {
     private static String normal(String methodAndPath) {
         String[] parts = methodAndPath.split(" ", 2);
         String path = parts[1].startsWith("/tile/") ? "/tile/{*}" : parts[1].replaceAll("\\{[^}]+}", "{}");
-        return parts[0].toUpperCase(java.util.Locale.ROOT) + " " + path;
+        return parts[0].toUpperCase(Locale.ROOT) + " " + path;
     }
 }

@@ -7,6 +7,8 @@ import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
@@ -55,8 +57,8 @@ class RedactionIT {
             JsonNode verify = api.get("/v1/verify?agent_id=mailer").json();
             assertThat(verify.get("valid").asBoolean()).isTrue();
             // the secret is in no answer: the index holds only what was stored
-            assertThat(api.get("/v1/search?q=" + java.net.URLEncoder.encode("\"bob@example.com\"",
-                    java.nio.charset.StandardCharsets.UTF_8)).json().get("total").asLong()).isZero();
+            assertThat(api.get("/v1/search?q=" + URLEncoder.encode("\"bob@example.com\"",
+                    StandardCharsets.UTF_8)).json().get("total").asLong()).isZero();
             // "[REDACTED:email]" is one word to the analyzer (a colon inside a word joins it, UAX #29)
             assertThat(api.get("/v1/search?q=redacted*").json().get("total").asLong()).isEqualTo(2);
         }
@@ -100,7 +102,7 @@ class RedactionIT {
                     + "\"attributes\":[{\"key\":\"gen_ai.operation.name\",\"value\":{\"stringValue\":\"execute_tool\"}},"
                     + "{\"key\":\"gen_ai.tool.call.arguments\",\"value\":{\"stringValue\":"
                     + "\"{\\\"to\\\":\\\"bob@example.com\\\"}\"}}]}]}]}]}";
-            Reply r = s.api().post("/v1/traces", span.getBytes(java.nio.charset.StandardCharsets.UTF_8), "application/json");
+            Reply r = s.api().post("/v1/traces", span.getBytes(StandardCharsets.UTF_8), "application/json");
             assertThat(r.status()).as(r.body()).isEqualTo(200);
             JsonNode stored = s.api().get("/v1/events?agent_id=otlp-mailer").json().get(0);
             assertThat(stored.at("/action_input/arguments/to").asText()).isEqualTo("[REDACTED:email]");

@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -61,7 +62,7 @@ class ResponsesTest {
 
     @Test
     void chunksGivenBackAfterASendCarryNothingOfTheirAnswerIntoTheNextAndAnAnswerIsSentOnce() throws Exception {
-        java.util.Random random = new java.util.Random(5);
+        Random random = new Random(5);
         for (int round = 0; round < 20; round++) {
             int n = 100 + random.nextInt(400);
             String text = String.valueOf((char) ('a' + round)).repeat(1000 + random.nextInt(500));
@@ -72,7 +73,7 @@ class ResponsesTest {
                 }
                 g.writeEndArray();
             });
-            com.fasterxml.jackson.databind.JsonNode doc = Responses.MAPPER.readTree(written.toByteArray());
+            JsonNode doc = Responses.MAPPER.readTree(written.toByteArray());
             assertThat(doc.size()).isEqualTo(n);
             doc.forEach(v -> assertThat(v.asText()).isEqualTo(text));
             ByteBuffer[] sent = written.takeForSending();

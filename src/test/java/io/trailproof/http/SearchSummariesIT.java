@@ -7,6 +7,9 @@ import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.BufferedReader;
+import java.io.InputStream;
+import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -222,12 +225,12 @@ class SearchSummariesIT {
                 }
                 assertThat(api.post("/v1/batch", b.append(']').toString()).status()).isEqualTo(201);
             }
-            HttpResponse<java.io.InputStream> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+            HttpResponse<InputStream> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                     URI.create(api.base() + "/v1/events?format=ndjson")).build(), HttpResponse.BodyHandlers.ofInputStream());
             assertThat(r.headers().firstValue("X-Total-Count")).hasValue(Integer.toString(n));
             long lines = 0;
             String first = null;
-            try (var reader = new java.io.BufferedReader(new java.io.InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
+            try (var reader = new BufferedReader(new InputStreamReader(r.body(), StandardCharsets.UTF_8))) {
                 for (String line = reader.readLine(); line != null; line = reader.readLine()) {
                     if (first == null) {
                         first = line;

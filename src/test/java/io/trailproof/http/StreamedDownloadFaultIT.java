@@ -8,6 +8,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStream;
 import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -53,7 +54,7 @@ class StreamedDownloadFaultIT {
             damage(data, "\"action_name\":\"step-" + VICTIM + "\"");
 
             for (String format : new String[] {"ndjson", "csv"}) {
-                HttpResponse<java.io.InputStream> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
+                HttpResponse<InputStream> r = HttpClient.newHttpClient().send(HttpRequest.newBuilder(
                         URI.create(api.base() + "/v1/events?format=" + format)).build(),
                         HttpResponse.BodyHandlers.ofInputStream());
                 assertThat(r.statusCode()).isEqualTo(200);

@@ -6,6 +6,7 @@ import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /** {@code histogram=}: ISO 8601 durations of fixed length, each refusal saying what to give instead. */
 class SummaryParamsTest {
@@ -31,7 +32,7 @@ class SummaryParamsTest {
         assertThatThrownBy(() -> SummaryParams.histogram("-PT1H")).hasMessageContaining("positive");
         assertThatThrownBy(() -> SummaryParams.histogram("PT0.0000001S")).hasMessageContaining("whole microseconds");
         assertThatThrownBy(() -> SummaryParams.histogram("P99999999D")).hasMessageContaining("longest bucket");
-        assertThat(((ApiException) org.assertj.core.api.Assertions.catchThrowable(() -> SummaryParams.histogram("x")))
+        assertThat(((ApiException) catchThrowable(() -> SummaryParams.histogram("x")))
                 .status()).isEqualTo(400);
     }
 }

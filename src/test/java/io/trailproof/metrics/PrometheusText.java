@@ -1,9 +1,11 @@
 package io.trailproof.metrics;
 
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -35,7 +37,7 @@ final class PrometheusText {
         }
         Map<String, Family> families = new LinkedHashMap<>();
         Map<String, String> helps = new LinkedHashMap<>();
-        java.util.Set<String> series = new java.util.HashSet<>();
+        Set<String> series = new HashSet<>();
         Family current = null;
         String[] lines = text.split("\n", -1);
         for (int i = 0; i < lines.length - 1; i++) {

@@ -1,5 +1,6 @@
 package io.trailproof.metrics;
 
+import org.assertj.core.data.Offset;
 import org.junit.jupiter.api.Test;
 
 import java.io.ByteArrayOutputStream;
@@ -28,7 +29,7 @@ class ServiceMetricsTest {
         assertThat(PrometheusText.value(f, "trailproof_http_requests_total",
                 Map.of("endpoint", "/v1/events", "method", "POST", "status", "201"))).isEqualTo(2);
         assertThat(PrometheusText.value(f, "trailproof_http_request_duration_seconds_sum",
-                Map.of("endpoint", "/v1/events", "method", "POST"))).isEqualTo(0.005, org.assertj.core.data.Offset.offset(1e-9));
+                Map.of("endpoint", "/v1/events", "method", "POST"))).isEqualTo(0.005, Offset.offset(1e-9));
         assertThat(PrometheusText.value(f, "trailproof_http_response_bytes_total", Map.of("endpoint", "/v1/events")))
                 .isEqualTo(200);
         assertThat(PrometheusText.value(f, "trailproof_log_force_group_events_bucket", Map.of("le", "50.0"))).isEqualTo(1);

@@ -4,6 +4,7 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 
 /** Raw OTLP/HTTP requests to a running server, answers as bytes (a protobuf answer is no text). */
@@ -11,7 +12,7 @@ final class OtlpClient {
 
     record Answer(int status, byte[] body, String contentType, HttpResponse<byte[]> raw) {
         String text() {
-            return new String(body, java.nio.charset.StandardCharsets.UTF_8);
+            return new String(body, StandardCharsets.UTF_8);
         }
     }
 
@@ -46,6 +47,6 @@ final class OtlpClient {
     }
 
     Answer json(String body) throws Exception {
-        return post(body.getBytes(java.nio.charset.StandardCharsets.UTF_8), "application/json", null);
+        return post(body.getBytes(StandardCharsets.UTF_8), "application/json", null);
     }
 }

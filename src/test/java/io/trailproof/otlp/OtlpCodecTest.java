@@ -14,6 +14,7 @@ import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
@@ -60,7 +61,7 @@ class OtlpCodecTest {
 
     @Test
     void undecodableBodiesSayWhy() {
-        byte[] truncated = java.util.Arrays.copyOf(request().toByteArray(), request().toByteArray().length - 3);
+        byte[] truncated = Arrays.copyOf(request().toByteArray(), request().toByteArray().length - 3);
         assertThatThrownBy(() -> OtlpCodec.decode(truncated, OtlpEncoding.PROTOBUF))
                 .isInstanceOf(UndecodableBody.class).hasMessageContaining("protobuf");
         assertThatThrownBy(() -> decodeJson("{\"resourceSpans\":[{\"scopeSpans\":[{\"spans\":[{\"traceId\":\"zz\"}]}]}]}"))
@@ -117,7 +118,7 @@ class OtlpCodecTest {
         assertThatThrownBy(() -> BoundedGunzip.inflate(gzip(body), body.length - 1)).isInstanceOf(BoundedGunzip.TooLarge.class);
         assertThatThrownBy(() -> BoundedGunzip.inflate(new byte[] {1, 2, 3}, 100)).isInstanceOf(UndecodableBody.class);
         byte[] cut = gzip(body);
-        assertThatThrownBy(() -> BoundedGunzip.inflate(java.util.Arrays.copyOf(cut, cut.length - 4), 1000))
+        assertThatThrownBy(() -> BoundedGunzip.inflate(Arrays.copyOf(cut, cut.length - 4), 1000))
                 .isInstanceOf(UndecodableBody.class);
     }
 

@@ -10,6 +10,7 @@ import io.opentelemetry.proto.trace.v1.ResourceSpans;
 import io.opentelemetry.proto.trace.v1.ScopeSpans;
 import io.opentelemetry.proto.trace.v1.Span;
 
+import java.util.Arrays;
 import java.util.List;
 
 /** Builds OTLP requests for tests: GenAI-shaped spans of one service. */
@@ -55,6 +56,6 @@ public final class Spans {
     }
 
     public static ExportTraceServiceRequest request(Span.Builder... spans) {
-        return request(java.util.Arrays.stream(spans).map(Span.Builder::build).toList());
+        return request(Arrays.stream(spans).map(Span.Builder::build).toList());
     }
 }

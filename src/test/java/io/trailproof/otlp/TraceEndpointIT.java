@@ -11,6 +11,8 @@ import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import java.io.ByteArrayOutputStream;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.util.zip.GZIPOutputStream;
 import org.junit.jupiter.api.Test;
@@ -31,8 +33,8 @@ class TraceEndpointIT {
     }
 
     static JsonNode get(InProcessServer s, String path) throws Exception {
-        return JSON.readTree(new Api(s.server().port()).send(java.net.http.HttpRequest.newBuilder(
-                java.net.URI.create("http://127.0.0.1:" + s.server().port() + path))
+        return JSON.readTree(new Api(s.server().port()).send(HttpRequest.newBuilder(
+                URI.create("http://127.0.0.1:" + s.server().port() + path))
                 .header("Authorization", "Bearer " + READ).GET()).body());
     }
 

@@ -7,12 +7,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
 import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeRecord;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerOptions;
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -64,7 +66,7 @@ class TraceIngestTest {
             ledger.scan(0, ledger.size(), (i, payload) -> {
                 try {
                     out.add(JSON.readTree(payload));
-                } catch (java.io.IOException e) {
+                } catch (IOException e) {
                     throw new IllegalStateException(e);
                 }
             });
@@ -123,7 +125,7 @@ class TraceIngestTest {
         try (Ledger ledger = open()) {
             TraceIngest.Result r = new TraceIngest(ledger).ingest(request(
                     span("a", 1, 1, 50, "chat"),
-                    span("a", 1, 2, 40, "chat").setTraceId(com.google.protobuf.ByteString.copyFrom(new byte[16])),
+                    span("a", 1, 2, 40, "chat").setTraceId(ByteString.copyFrom(new byte[16])),
                     span("x".repeat(300), 1, 3, 0, "chat"),   // agent_id over 256: the event rule refuses it
                     span("a", 1, 4, 10, "chat")));
             assertThat(r.rejected()).isEqualTo(2);

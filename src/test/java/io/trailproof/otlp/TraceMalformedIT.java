@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.google.protobuf.ByteString;
+import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceResponse;
 import io.opentelemetry.proto.common.v1.AnyValue;
@@ -21,6 +22,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
+import java.util.HexFormat;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -90,7 +92,7 @@ class TraceMalformedIT {
 
     static String jsonId(int bytes) {
         n++;
-        return java.util.HexFormat.of().formatHex(Spans.id(bytes, n));
+        return HexFormat.of().formatHex(Spans.id(bytes, n));
     }
 
     /** A length-delimited protobuf field, written by hand so that it can hold what the classes would not build. */
@@ -208,7 +210,7 @@ class TraceMalformedIT {
     }
 
     static String statusMessage(byte[] body) throws Exception {
-        com.google.protobuf.CodedInputStream in = com.google.protobuf.CodedInputStream.newInstance(body);
+        CodedInputStream in = CodedInputStream.newInstance(body);
         in.readTag();
         in.readInt32();
         in.readTag();

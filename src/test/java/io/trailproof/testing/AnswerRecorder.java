@@ -9,6 +9,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 
@@ -60,7 +61,7 @@ public final class AnswerRecorder {
                          Map<String, List<String>> headers, String body) {
 
         public String header(String name) {
-            List<String> values = headers.get(name.toLowerCase(java.util.Locale.ROOT));
+            List<String> values = headers.get(name.toLowerCase(Locale.ROOT));
             return values == null || values.isEmpty() ? null : values.get(0);
         }
 
@@ -75,7 +76,7 @@ public final class AnswerRecorder {
     public synchronized void record(String method, String path, String query, int status, HttpHeaders headers,
                                     String body) {
         Map<String, List<String>> lower = new TreeMap<>();
-        headers.map().forEach((k, v) -> lower.put(k.toLowerCase(java.util.Locale.ROOT), List.copyOf(v)));
+        headers.map().forEach((k, v) -> lower.put(k.toLowerCase(Locale.ROOT), List.copyOf(v)));
         Answer a = new Answer(method, path, query, status, headers.firstValue("Content-Type").orElse(null), lower, body);
         if (file != null) {
             // Appended, not kept: a whole IT run's answers need not fit in memory.
@@ -91,8 +92,8 @@ public final class AnswerRecorder {
     }
 
     /** Reads the answers a run appended to {@code file} (see {@value #FILE_PROPERTY}). */
-    public static java.util.List<Answer> read(Path file) throws IOException {
-        java.util.List<Answer> all = new ArrayList<>();
+    public static List<Answer> read(Path file) throws IOException {
+        List<Answer> all = new ArrayList<>();
         for (String line : Files.readAllLines(file, StandardCharsets.UTF_8)) {
             if (!line.isBlank()) {
                 all.add(Api.JSON.readValue(line, Answer.class));

@@ -15,18 +15,23 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.PrintStream;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -121,7 +126,7 @@ public final class KafkaProcessCluster implements AutoCloseable {
     }
 
     private static String serverProperties(int id, int brokerPort, int controllerPort, String voters, Path data) {
-        Map<String, String> p = new java.util.LinkedHashMap<>();
+        Map<String, String> p = new LinkedHashMap<>();
         p.put("process.roles", "broker,controller");
         p.put("node.id", Integer.toString(id));
         p.put("controller.quorum.voters", voters);
@@ -221,7 +226,7 @@ public final class KafkaProcessCluster implements AutoCloseable {
                 if (admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).size() == NODES) {
                     return;
                 }
-            } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+            } catch (ExecutionException | TimeoutException e) {
                 // not up yet
             }
             if (System.nanoTime() > deadline) {
@@ -262,7 +267,7 @@ public final class KafkaProcessCluster implements AutoCloseable {
         while (leaderOf(topic) != id) {
             try {
                 admin.electLeaders(ElectionType.PREFERRED, Set.of(partition)).all().get(30, TimeUnit.SECONDS);
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 // not needed (already leader) or not yet possible (the reassignment is being applied): look again
             }
             if (System.nanoTime() > deadline) {
@@ -322,7 +327,7 @@ public final class KafkaProcessCluster implements AutoCloseable {
             try {
                 List<String> all = Files.exists(log) ? Files.readAllLines(log) : List.of("(no log)");
                 all.subList(Math.max(0, all.size() - lines), all.size()).forEach(l -> s.append(l).append('\n'));
-            } catch (IOException | java.io.UncheckedIOException e) {
+            } catch (IOException | UncheckedIOException e) {
                 s.append("(unreadable: ").append(e).append(")\n");
             }
         }
@@ -347,7 +352,7 @@ public final class KafkaProcessCluster implements AutoCloseable {
     @Override
     public void close() {
         if (admin != null) {
-            admin.close(java.time.Duration.ofSeconds(1));
+            admin.close(Duration.ofSeconds(1));
         }
         killAll();
         try {

@@ -1,10 +1,12 @@
 package io.trailproof.testing;
 
+import java.io.BufferedInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.net.SocketTimeoutException;
 import java.nio.charset.StandardCharsets;
@@ -54,7 +56,7 @@ public final class SseClient implements AutoCloseable {
         if (receiveBuffer > 0) {
             s.setReceiveBufferSize(receiveBuffer);
         }
-        s.connect(new java.net.InetSocketAddress("127.0.0.1", port), 5000);
+        s.connect(new InetSocketAddress("127.0.0.1", port), 5000);
         s.setSoTimeout(30_000);
         StringBuilder req = new StringBuilder("GET " + pathAndQuery + " HTTP/1.1\r\nHost: 127.0.0.1:" + port
                 + "\r\nAccept: text/event-stream\r\n");
@@ -65,7 +67,7 @@ public final class SseClient implements AutoCloseable {
         OutputStream out = s.getOutputStream();
         out.write(req.toString().getBytes(StandardCharsets.US_ASCII));
         out.flush();
-        InputStream in = new java.io.BufferedInputStream(s.getInputStream(), 8192);
+        InputStream in = new BufferedInputStream(s.getInputStream(), 8192);
         String statusLine = line(in);
         int status = Integer.parseInt(statusLine.split(" ")[1]);
         Map<String, String> headers = new LinkedHashMap<>();
