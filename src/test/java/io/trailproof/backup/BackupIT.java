@@ -2,12 +2,17 @@ package io.trailproof.backup;
 
 import io.trailproof.testing.ByteSearch;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.sun.net.httpserver.HttpServer;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.TestTsa;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayInputStream;
+import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -26,6 +31,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -64,7 +70,7 @@ class BackupIT {
 
     @Test
     void aBackupTakenUnderLoadRestoresToAServerWithItsRootAndEveryEvent() throws Exception {
-        try (io.trailproof.testing.TestTsa tsa = io.trailproof.testing.TestTsa.start()) {
+        try (TestTsa tsa = TestTsa.start()) {
             Path ca = tsa.writeRootPem(dir.resolve("ca.pem"));
             String[] config = {KEYS[0], KEYS[1], "timestamp.default-tsa-url", tsa.url(), "timestamp.trust-anchors",
                     ca.toString(), "timestamp.timeout-ms", "5000"};
@@ -127,7 +133,7 @@ class BackupIT {
                     .header("Authorization", "Bearer " + ADMIN).build(), HttpResponse.BodyHandlers.ofByteArray());
             assertThat(raw.statusCode()).isEqualTo(200);
             assertThat(raw.headers().firstValue("Content-Type")).hasValue("application/x-tar");
-            BackupManifest m = Restore.check(new java.io.ByteArrayInputStream(raw.body()), x -> { });
+            BackupManifest m = Restore.check(new ByteArrayInputStream(raw.body()), x -> { });
             assertThat(raw.headers().firstValue("X-Tree-Size")).hasValue(String.valueOf(m.treeSize()));
             assertThat(raw.headers().firstValue("X-Root")).hasValue(m.root());
             assertThat(m.treeSize()).isGreaterThanOrEqualTo(size);
@@ -279,9 +285,9 @@ class BackupIT {
         damaged[ByteSearch.indexOf(damaged, "\"round\":3".getBytes()) + 8] = '4';
         // A stand-in server: the first answer stops after half the archive (its connection closed), the
         // second is whole but one byte differs.
-        com.sun.net.httpserver.HttpServer fake = com.sun.net.httpserver.HttpServer.create(
-                new java.net.InetSocketAddress("127.0.0.1", 0), 0);
-        java.util.concurrent.atomic.AtomicInteger calls = new java.util.concurrent.atomic.AtomicInteger();
+        HttpServer fake = HttpServer.create(
+                new InetSocketAddress("127.0.0.1", 0), 0);
+        AtomicInteger calls = new AtomicInteger();
         fake.createContext("/v1/admin/backup", ex -> {
             boolean cut = calls.getAndIncrement() == 0;
             ex.getResponseHeaders().add("Content-Type", "application/x-tar");
@@ -291,7 +297,7 @@ class BackupIT {
                 out.flush();
                 if (cut) {
                     ex.close();
-                    throw new java.io.IOException("cut");
+                    throw new IOException("cut");
                 }
             }
         });

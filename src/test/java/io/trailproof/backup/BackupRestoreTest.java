@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,10 +22,12 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -177,7 +180,7 @@ class BackupRestoreTest {
         byte[] tar = tar();
         for (int cut : new int[] {tar.length - 1024, tar.length / 2, 700, 0}) {
             Path target = tmp.resolve("t" + cut);
-            assertThatThrownBy(() -> restore(java.util.Arrays.copyOf(tar, cut), target)).as("cut " + cut)
+            assertThatThrownBy(() -> restore(Arrays.copyOf(tar, cut), target)).as("cut " + cut)
                     .isInstanceOf(RestoreRefused.class).hasMessageMatching("(?s).*(truncated|not a trailproof backup).*");
             assertRefusedLeftNothing(target);
         }
@@ -212,8 +215,8 @@ class BackupRestoreTest {
         TarWriter w = new TarWriter(out, 0);
         for (BackupManifest.FileEntry f : s.manifest().files()) {
             byte[] content = f.name().equals("log/00000000000000000000.seg")
-                    ? java.util.Arrays.copyOf(evil, (int) f.size()) : Files.readAllBytes(data.resolve(f.name()));
-            content = java.util.Arrays.copyOf(content, (int) f.size());
+                    ? Arrays.copyOf(evil, (int) f.size()) : Files.readAllBytes(data.resolve(f.name()));
+            content = Arrays.copyOf(content, (int) f.size());
             files.add(new BackupManifest.FileEntry(f.name(), f.size(), OnlineBackup.sha256(content)));
         }
         BackupManifest forged = new BackupManifest(s.manifest().createdAt(), s.manifest().treeSize(), s.manifest().root(),
@@ -221,7 +224,7 @@ class BackupRestoreTest {
         w.entry(BackupManifest.NAME, forged.toJson(), 0644);
         for (BackupManifest.FileEntry f : files) {
             byte[] content = f.name().equals("log/00000000000000000000.seg") ? evil : Files.readAllBytes(data.resolve(f.name()));
-            w.entry(f.name(), java.util.Arrays.copyOf(content, (int) f.size()), 0644);
+            w.entry(f.name(), Arrays.copyOf(content, (int) f.size()), 0644);
         }
         w.finish();
         Path target = tmp.resolve("forged");
@@ -296,7 +299,7 @@ class BackupRestoreTest {
         byte[] all = out.toByteArray();
         int header = all.length - 1024;
         byte[] n = name.getBytes(StandardCharsets.UTF_8);
-        java.util.Arrays.fill(all, header, header + 100, (byte) 0);
+        Arrays.fill(all, header, header + 100, (byte) 0);
         System.arraycopy(n, 0, all, header, n.length);
         TarTest.fixChecksum(all, header);
         out.reset();
@@ -321,12 +324,12 @@ class BackupRestoreTest {
     private static void fixFrameCrc(byte[] seg, int inside) {
         int pos = 0;
         while (true) {
-            int word = java.nio.ByteBuffer.wrap(seg, pos, 4).getInt();
+            int word = ByteBuffer.wrap(seg, pos, 4).getInt();
             int len = word & 0x3fffffff;
             if (inside < pos + 8 + len) {
-                java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+                CRC32C crc = new CRC32C();
                 crc.update(seg, pos + 8, len);
-                java.nio.ByteBuffer.wrap(seg, pos + 4, 4).putInt((int) crc.getValue());
+                ByteBuffer.wrap(seg, pos + 4, 4).putInt((int) crc.getValue());
                 return;
             }
             pos += 8 + len;

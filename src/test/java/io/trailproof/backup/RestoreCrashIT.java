@@ -6,11 +6,13 @@ import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -82,7 +84,7 @@ class RestoreCrashIT {
                     }
                 }
             }
-        } catch (java.io.UncheckedIOException | java.nio.file.NoSuchFileException e) {
+        } catch (UncheckedIOException | NoSuchFileException e) {
             return false;   // the staging directory changed under the walk
         }
         return false;

@@ -1,5 +1,6 @@
 package io.trailproof.backup;
 
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -60,7 +61,7 @@ class TarTest {
     @Test
     void theSystemTarReadsWhatWeWrite() throws Exception {
         Path system = Path.of("/usr/bin/tar");
-        org.junit.jupiter.api.Assumptions.assumeTrue(Files.isExecutable(system), "no /usr/bin/tar");
+        Assumptions.assumeTrue(Files.isExecutable(system), "no /usr/bin/tar");
         Path file = dir.resolve("a.tar");
         Files.write(file, archive("MANIFEST.json", "{\"a\":1}", "log/00000000000000000000.seg", "abc"));
         Process p = new ProcessBuilder(system.toString(), "-xf", file.toString(), "-C", dir.toString())

@@ -7,6 +7,7 @@ import io.trailproof.testing.Api;
 import io.trailproof.testing.ServerProcess;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HexFormat;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -37,7 +38,7 @@ class CheckpointCrashIT {
                     TlogCheckpoint after = CheckpointTilesIT.awaitCheckpoint(api, size);
                     assertThat(after.size()).isGreaterThanOrEqualTo(seen.size());
                     assertThat(api.get("/v1/merkle/root?tree_size=" + seen.size()).json().get("root").asText())
-                            .isEqualTo(java.util.HexFormat.of().formatHex(seen.root()));
+                            .isEqualTo(HexFormat.of().formatHex(seen.root()));
                 }
                 if (round == 3) {
                     server.stop();

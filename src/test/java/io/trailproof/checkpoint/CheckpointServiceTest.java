@@ -1,12 +1,16 @@
 package io.trailproof.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trailproof.core.merkle.InMemorySubtreeHashes;
 import io.trailproof.core.merkle.Reference;
+import io.trailproof.core.note.CosignatureVerifier;
+import io.trailproof.core.note.Ed25519;
 import io.trailproof.core.note.NoteSignature;
 import io.trailproof.core.note.NoteSigner;
 import io.trailproof.core.note.NoteVerification;
+import io.trailproof.core.note.NoteVerifier;
 import io.trailproof.core.note.TlogCheckpoint;
 import io.trailproof.core.note.TlogCosignature;
 import java.nio.charset.StandardCharsets;
@@ -190,8 +194,8 @@ class CheckpointServiceTest {
         tree.size = 10;
         CheckpointService s = CheckpointService.open(dir, SIGNER, tree);
         s.signIfGrown();
-        io.trailproof.core.note.NoteVerifier witness = new io.trailproof.core.note.CosignatureVerifier("w.example",
-                io.trailproof.core.note.Ed25519.publicKey(seed(1)));
+        NoteVerifier witness = new CosignatureVerifier("w.example",
+                Ed25519.publicKey(seed(1)));
         ClusterCosignatures cluster = new ClusterCosignatures(s, List.of(witness));
         TlogCheckpoint at10 = TlogCheckpoint.of(SIGNER.name(), 10, tree.root(10));
 
@@ -201,7 +205,7 @@ class CheckpointServiceTest {
         // By the configured key but not over this checkpoint: damage or forgery, the apply loop stops.
         NoteSignature forged = TlogCosignature.sign("w.example", seed(1), 1_700_000_000L,
                 TlogCheckpoint.of(SIGNER.name(), 9, tree.root(9)).text());
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> cluster.adopt(at10, forged))
+        assertThatThrownBy(() -> cluster.adopt(at10, forged))
                 .isInstanceOf(IllegalStateException.class).hasMessageContaining("does not verify");
         assertThat(s.latest().orElseThrow().cosignatures()).isEmpty();
         // A genuine one: kept.

@@ -19,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermission;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -137,10 +138,10 @@ class CheckpointTilesIT {
         }
         Files.createDirectories(other.resolve("keys"));
         Files.copy(dir.resolve(CheckpointKeys.KEY_FILE), other.resolve(CheckpointKeys.KEY_FILE),
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                StandardCopyOption.REPLACE_EXISTING);
         Files.createDirectories(other.resolve("tlog"));
         Files.copy(dir.resolve(CheckpointFile.NAME), other.resolve(CheckpointFile.NAME),
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                StandardCopyOption.REPLACE_EXISTING);
         try (InProcessServer server = InProcessServer.start(other, "checkpoint.interval", "PT0.05S")) {
             JsonNode health = server.api().get("/health").json();
             assertThat(health.get("status").asText()).isEqualTo("degraded");

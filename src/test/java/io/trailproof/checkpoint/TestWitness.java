@@ -3,6 +3,7 @@ package io.trailproof.checkpoint;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.trailproof.core.merkle.MerkleProofs;
+import io.trailproof.core.merkle.Rfc9162;
 import io.trailproof.core.note.Ed25519;
 import io.trailproof.core.note.NoteSignature;
 import io.trailproof.core.note.NoteVerification;
@@ -18,6 +19,7 @@ import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Base64;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -95,7 +97,7 @@ public final class TestWitness implements AutoCloseable {
                 return;
             }
             long size = 0;
-            byte[] root = io.trailproof.core.merkle.Rfc9162.emptyRoot();
+            byte[] root = Rfc9162.emptyRoot();
             if (Files.exists(state)) {
                 String[] parts = Files.readString(state).split(" ");
                 size = Long.parseLong(parts[0]);
@@ -105,7 +107,7 @@ public final class TestWitness implements AutoCloseable {
                 answer(ex, 409, TlogWitness.SIZE_CONTENT_TYPE, size + "\n");
                 return;
             }
-            if (size == cp.size() && !java.util.Arrays.equals(root, cp.root())) {
+            if (size == cp.size() && !Arrays.equals(root, cp.root())) {
                 answer(ex, 409, TlogWitness.SIZE_CONTENT_TYPE, size + "\n");
                 return;
             }

@@ -2,6 +2,8 @@ package io.trailproof.checkpoint;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.trailproof.core.merkle.Rfc9162;
+import io.trailproof.core.note.NoteSigner;
 import io.trailproof.core.note.NoteVerification;
 import io.trailproof.core.note.NoteVerifier;
 import io.trailproof.core.note.TlogCheckpoint;
@@ -10,16 +12,18 @@ import io.trailproof.testing.Api;
 import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /** The add-checkpoint client against a spec-following witness written here ({@link TestWitness}). */
 class WitnessIT {
     // The key is configured so that the witness can know it before the service starts.
-    private static final String LOG_SKEY = io.trailproof.core.note.NoteSigner.of("example.com/witnessed", new byte[32])
+    private static final String LOG_SKEY = NoteSigner.of("example.com/witnessed", new byte[32])
             .privateKeyText();
 
     @TempDir
@@ -27,13 +31,13 @@ class WitnessIT {
 
     private String[] config(String witnessUrl) throws Exception {
         Path key = dir.resolve("log.key");
-        java.nio.file.Files.writeString(key, LOG_SKEY + "\n");
+        Files.writeString(key, LOG_SKEY + "\n");
         return new String[] {"checkpoint.interval", "PT0.05S", "checkpoint.signing-key", key.toString(),
             "checkpoint.witnesses", TestWitness.vkey() + "@" + witnessUrl};
     }
 
     private static String logVkey() throws Exception {
-        return io.trailproof.core.note.NoteSigner.parse(LOG_SKEY).vkey();
+        return NoteSigner.parse(LOG_SKEY).vkey();
     }
 
     @Test
@@ -56,9 +60,9 @@ class WitnessIT {
             // Metrics (src/site/operations.md): the cosignature at size 20 and the failures while the witness was down.
             String metrics = api.get("/metrics").body();
             assertThat(metrics).containsPattern("trailproof_witness_requests_total\\{outcome=\"success\",witness=\""
-                    + java.util.regex.Pattern.quote(TestWitness.NAME) + "\"\\} [1-9]");
+                    + Pattern.quote(TestWitness.NAME) + "\"\\} [1-9]");
             assertThat(metrics).containsPattern("trailproof_witness_requests_total\\{outcome=\"failure\",witness=\""
-                    + java.util.regex.Pattern.quote(TestWitness.NAME) + "\"\\} [1-9]");
+                    + Pattern.quote(TestWitness.NAME) + "\"\\} [1-9]");
 
             // A tlog-proof carries the cosigned checkpoint.
             String id = api.post("/v1/events", "{\"agent_id\":\"x\"}").json().get("id").asText();
@@ -96,7 +100,7 @@ class WitnessIT {
                 assertThat(served).doesNotContain(TestWitness.NAME);
             }
             // The alarm outlives a restart, even if the witness were made to agree again.
-            witness.store(0, io.trailproof.core.merkle.Rfc9162.emptyRoot());
+            witness.store(0, Rfc9162.emptyRoot());
             int before = witness.requests.get();
             try (InProcessServer server = InProcessServer.start(dir.resolve("data"), config(witness.url()))) {
                 Thread.sleep(300);

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -92,7 +93,7 @@ class ClusterBrokerKillIT {
 
         // Writers: two on n1, two on n2 (single events), one on n3 (batches of 5). Each sends write n until
         // it is acknowledged (a 503 is retried with the same key and body), then write n + 1.
-        List<Ack> acks = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<Ack> acks = Collections.synchronizedList(new ArrayList<>());
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong killedAt = new AtomicLong();
         AtomicLong resumedAt = new AtomicLong();

@@ -3,8 +3,11 @@ package io.trailproof.cluster;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Await;
+import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
+import io.trailproof.testing.ServerProcess;
+import io.trailproof.testing.TestTsa;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -13,11 +16,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -53,7 +59,7 @@ class ClusterIT {
     static Path dirs;
 
     private static KafkaTestCluster kafka;
-    private static io.trailproof.testing.TestTsa tsa;
+    private static TestTsa tsa;
     private static Path tsaRoot;
     private static final Map<String, InProcessServer> nodes = new HashMap<>();
 
@@ -61,7 +67,7 @@ class ClusterIT {
     static void startCluster() throws Exception {
         long t0 = System.nanoTime();
         kafka = KafkaTestCluster.start();
-        tsa = io.trailproof.testing.TestTsa.start();
+        tsa = TestTsa.start();
         tsaRoot = tsa.writeRootPem(dirs.resolve("tsa-ca.pem"));
         System.out.println("kafka started in " + (System.nanoTime() - t0) / 1_000_000 + " ms");
         for (String id : List.of("n1", "n2", "n3")) {
@@ -97,7 +103,7 @@ class ClusterIT {
 
     /** The size every node must reach, then every event and the root compared byte for byte across them. */
     private static Map<String, List<JsonNode>> assertIdentical(List<String> ids, long size) throws Exception {
-        Map<String, Api> apis = new java.util.LinkedHashMap<>();
+        Map<String, Api> apis = new LinkedHashMap<>();
         for (String id : ids) {
             apis.put(id, api(id));
         }
@@ -224,7 +230,7 @@ class ClusterIT {
             assertThat(c.get("applied_size").asLong()).isEqualTo(expected);
             assertThat(c.get("lag").asLong()).isZero();
         }
-        io.trailproof.testing.Cli.Run status = io.trailproof.testing.Cli.run("cluster", "status",
+        Cli.Run status = Cli.run("cluster", "status",
                 "--node", api("n1").base(), "--node", api("n2").base(), "--node", api("n3").base());
         assertThat(status.exit()).as(status.toString()).isZero();
         assertThat(status.out()).contains("n1").contains("n2").contains("n3").contains(" " + expected + " ")
@@ -296,9 +302,9 @@ class ClusterIT {
     void aNodeKilledDuringIngestRestartsAndCatchesUpByteIdentical() throws Exception {
         Path dir = dirs.resolve("k1");
         Path config = dirs.resolve("k1.properties");
-        java.nio.file.Files.writeString(config, "cluster.mode=kafka\ncluster.bootstrap-servers=" + kafka.bootstrapServers()
+        Files.writeString(config, "cluster.mode=kafka\ncluster.bootstrap-servers=" + kafka.bootstrapServers()
                 + "\ncluster.node-id=k1\ncluster.topic=" + TOPIC + "\ncluster.write-timeout=" + WRITE_TIMEOUT + "\n");
-        io.trailproof.testing.ServerProcess k1 = io.trailproof.testing.ServerProcess.start(dir, "--config", config.toString());
+        ServerProcess k1 = ServerProcess.start(dir, "--config", config.toString());
         Set<String> acknowledged = ConcurrentHashMap.newKeySet();
         Map<String, AtomicInteger> acknowledgedBy = Map.of(k1.api().base(), new AtomicInteger(),
                 api("n1").base(), new AtomicInteger());
@@ -314,7 +320,7 @@ class ClusterIT {
                             acknowledged.add(r.json().get("id").asText());
                             acknowledgedBy.get(target.base()).incrementAndGet();
                         }
-                    } catch (java.io.IOException e) {
+                    } catch (IOException e) {
                         if (!target.base().equals(api("n1").base())) {
                             return null;   // the killed node
                         }
@@ -336,10 +342,10 @@ class ClusterIT {
             f.get();
         }
         pool.shutdown();
-        k1 = io.trailproof.testing.ServerProcess.start(dir, "--config", config.toString());
+        k1 = ServerProcess.start(dir, "--config", config.toString());
         try {
             long size = api("n1").get("/v1/merkle/root").json().get("tree_size").asLong();
-            Map<String, Api> apis = new java.util.LinkedHashMap<>();
+            Map<String, Api> apis = new LinkedHashMap<>();
             apis.put("n1", api("n1"));
             apis.put("n2", api("n2"));
             apis.put("k1 (after kill -9)", k1.api());

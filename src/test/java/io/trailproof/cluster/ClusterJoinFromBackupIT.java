@@ -16,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
@@ -138,7 +139,7 @@ class ClusterJoinFromBackupIT {
         return Arrays.copyOfRange(tar, 512, 512 + Integer.parseInt(size, 8));
     }
 
-    private static void deleteTree(Path root) throws java.io.IOException {
+    private static void deleteTree(Path root) throws IOException {
         if (!Files.exists(root)) {
             return;
         }

@@ -1,18 +1,29 @@
 package io.trailproof.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.http.OpenApiContract;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.InProcessServer;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.Callable;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -23,13 +34,13 @@ final class ClusterNodes {
     }
 
     /** The OpenAPI document, for checking the cluster's answers against their schemas. */
-    static final io.trailproof.http.OpenApiContract CONTRACT = loadContract();
+    static final OpenApiContract CONTRACT = loadContract();
 
-    private static io.trailproof.http.OpenApiContract loadContract() {
+    private static OpenApiContract loadContract() {
         try {
-            return io.trailproof.http.OpenApiContract.load();
-        } catch (java.io.IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            return OpenApiContract.load();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
         }
     }
 
@@ -37,12 +48,12 @@ final class ClusterNodes {
      * A trailproof node in cluster mode on {@code topic} with data in {@code dir}, plus the settings in
      * {@code more} (key, value, ...).
      */
-    static io.trailproof.testing.InProcessServer start(java.nio.file.Path dir, String bootstrapServers, String nodeId,
+    static InProcessServer start(Path dir, String bootstrapServers, String nodeId,
                                                        String topic, String writeTimeout, String... more) throws Exception {
         List<String> settings = new ArrayList<>(List.of("cluster.mode", "kafka", "cluster.bootstrap-servers",
                 bootstrapServers, "cluster.node-id", nodeId, "cluster.topic", topic, "cluster.write-timeout", writeTimeout));
         settings.addAll(List.of(more));
-        return io.trailproof.testing.InProcessServer.start(dir, settings.toArray(String[]::new));
+        return InProcessServer.start(dir, settings.toArray(String[]::new));
     }
 
     /** One event of {@code agent}, numbers included that RFC 8785 rewrites (4.50, 1E30). */
@@ -110,16 +121,16 @@ final class ClusterNodes {
         props.put("bootstrap.servers", bootstrapServers);
         props.put("enable.auto.commit", "false");
         List<String> out = new ArrayList<>();
-        org.apache.kafka.common.TopicPartition p = new org.apache.kafka.common.TopicPartition(topic, 0);
-        try (org.apache.kafka.clients.consumer.KafkaConsumer<byte[], byte[]> c = new org.apache.kafka.clients.consumer.KafkaConsumer<>(
-                props, new org.apache.kafka.common.serialization.ByteArrayDeserializer(),
-                new org.apache.kafka.common.serialization.ByteArrayDeserializer())) {
+        TopicPartition p = new TopicPartition(topic, 0);
+        try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(
+                props, new ByteArrayDeserializer(),
+                new ByteArrayDeserializer())) {
             c.assign(List.of(p));
             long end = c.endOffsets(List.of(p)).get(p);
             c.seek(p, from);
             while (c.position(p) < end) {
-                for (var r : c.poll(java.time.Duration.ofMillis(500))) {
-                    out.add(new String(r.value(), java.nio.charset.StandardCharsets.UTF_8));
+                for (var r : c.poll(Duration.ofMillis(500))) {
+                    out.add(new String(r.value(), StandardCharsets.UTF_8));
                 }
             }
         }
@@ -127,7 +138,7 @@ final class ClusterNodes {
     }
 
     /** Waits up to {@code seconds} for {@code condition}. */
-    static boolean await(int seconds, java.util.concurrent.Callable<Boolean> condition) throws Exception {
+    static boolean await(int seconds, Callable<Boolean> condition) throws Exception {
         long deadline = System.nanoTime() + seconds * 1_000_000_000L;
         while (System.nanoTime() < deadline) {
             if (condition.call()) {

@@ -1,20 +1,39 @@
 package io.trailproof.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.checkpoint.TestWitness;
+import io.trailproof.core.note.NoteSignature;
+import io.trailproof.core.note.NoteSigner;
+import io.trailproof.core.note.NoteVerification;
+import io.trailproof.core.note.NoteVerifier;
+import io.trailproof.core.note.TlogCheckpoint;
+import io.trailproof.core.note.TlogCosignature;
+import io.trailproof.core.note.VerifierKey;
+import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
+import io.trailproof.testing.ServerProcess;
 import io.trailproof.testing.SharedKafka;
+import io.trailproof.testing.TestTsa;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static io.trailproof.cluster.ClusterNodes.CONTRACT;
 import static io.trailproof.cluster.ClusterNodes.event;
@@ -37,13 +56,13 @@ class ClusterSchedulingIT {
     static Path dirs;
 
     private static KafkaTestCluster kafka;
-    private static io.trailproof.testing.TestTsa tsa;
+    private static TestTsa tsa;
     private static Path tsaRoot;
 
     @BeforeAll
     static void startTsa(KafkaTestCluster shared) throws Exception {
         kafka = shared;
-        tsa = io.trailproof.testing.TestTsa.start();
+        tsa = TestTsa.start();
         tsaRoot = tsa.writeRootPem(dirs.resolve("tsa-ca.pem"));
     }
 
@@ -63,7 +82,7 @@ class ClusterSchedulingIT {
     @Test
     void scheduledTimestampsAreRunByTheGroupsChosenNodeAndReachEveryNode() throws Exception {
         String topic = KafkaTestCluster.newTopic("sched");
-        Map<String, InProcessServer> sched = new java.util.LinkedHashMap<>();
+        Map<String, InProcessServer> sched = new LinkedHashMap<>();
         try {
             for (String id : List.of("s1", "s2")) {
                 sched.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, topic, WRITE_TIMEOUT,
@@ -126,11 +145,11 @@ class ClusterSchedulingIT {
             // The genuine record with another root at the same size, produced as a node would produce it.
             String ownRoot = genuine.json().get("merkle_root").asText();
             String otherRoot = (ownRoot.charAt(0) == 'a' ? "b" : "a") + ownRoot.substring(1);
-            com.fasterxml.jackson.databind.node.ObjectNode forged = genuine.json().deepCopy();
+            ObjectNode forged = genuine.json().deepCopy();
             forged.put("id", "forged-timestamp");
             forged.put("merkle_root", otherRoot);
             byte[] value = new TimestampWrite("intruder", "forged-request",
-                    io.trailproof.core.timestamp.TimestampRecord.fromJson(forged)).encode();
+                    TimestampRecord.fromJson(forged)).encode();
             ClusterNodes.produceRaw(kafka.bootstrapServers(), topic, value);
             Api.Reply after = api.post("/v1/events", event("f", 2));   // behind the forged record: never applied
             assertThat(after.status()).as(after.body()).isEqualTo(503);
@@ -180,21 +199,21 @@ class ClusterSchedulingIT {
         String topic = KafkaTestCluster.newTopic("forged-cosignature");
         InProcessServer node = ClusterNodes.start(dirs.resolve("forged-cosignature"), kafka.bootstrapServers(), "c1", topic, WRITE_TIMEOUT, "checkpoint.interval", "PT0.2S",
                 // a witness that is never reached: the node asks it in vain, which never stops the log
-                "checkpoint.witnesses", io.trailproof.checkpoint.TestWitness.vkey() + "@http://127.0.0.1:9/add-checkpoint");
+                "checkpoint.witnesses", TestWitness.vkey() + "@http://127.0.0.1:9/add-checkpoint");
         try {
             Api api = node.api();
             assertThat(api.post("/v1/events", event("c", 0)).status()).isEqualTo(201);
             String origin = api.get("/v1/checkpoint/key").json().get("origin").asText();
-            byte[] root = java.util.HexFormat.of().parseHex(
+            byte[] root = HexFormat.of().parseHex(
                     api.get("/v1/merkle/root?tree_size=1").json().get("root").asText());
-            io.trailproof.core.note.TlogCheckpoint cp = io.trailproof.core.note.TlogCheckpoint.of(origin, 1, root);
+            TlogCheckpoint cp = TlogCheckpoint.of(origin, 1, root);
             // The witness's name and key id, another key's signature.
-            io.trailproof.core.note.NoteVerifier witness = io.trailproof.core.note.VerifierKey.parse(
-                    io.trailproof.checkpoint.TestWitness.vkey());
+            NoteVerifier witness = VerifierKey.parse(
+                    TestWitness.vkey());
             byte[] otherSeed = new byte[32];
             otherSeed[0] = 7;
-            io.trailproof.core.note.NoteSignature forged = new io.trailproof.core.note.NoteSignature(witness.name(),
-                    witness.keyId(), io.trailproof.core.note.TlogCosignature.sign(witness.name(), otherSeed,
+            NoteSignature forged = new NoteSignature(witness.name(),
+                    witness.keyId(), TlogCosignature.sign(witness.name(), otherSeed,
                             1_764_000_000L, cp.text()).signature());
             ClusterNodes.produceRaw(kafka.bootstrapServers(), topic, new CosignatureWrite("intruder", "forged-request", cp, forged).encode());
             Api.Reply after = api.post("/v1/events", event("c", 1));   // behind the forged record: never applied
@@ -218,13 +237,13 @@ class ClusterSchedulingIT {
      */
     @Test
     void witnessesAreAskedByTheSchedulersNodeOnlyAndEveryNodeServesTheCosignedCheckpoint() throws Exception {
-        io.trailproof.core.note.NoteSigner log = io.trailproof.core.note.NoteSigner.of("cluster.test/witnessed",
+        NoteSigner log = NoteSigner.of("cluster.test/witnessed",
                 new byte[32]);
         Path key = dirs.resolve("witnessed.key");
-        java.nio.file.Files.writeString(key, log.privateKeyText() + "\n");
+        Files.writeString(key, log.privateKeyText() + "\n");
         String topic = KafkaTestCluster.newTopic("witness");
-        Map<String, InProcessServer> wit = new java.util.LinkedHashMap<>();
-        try (io.trailproof.checkpoint.TestWitness witness = new io.trailproof.checkpoint.TestWitness(log.vkey(),
+        Map<String, InProcessServer> wit = new LinkedHashMap<>();
+        try (TestWitness witness = new TestWitness(log.vkey(),
                 dirs.resolve("witness-state"), 0)) {
             for (String id : List.of("w1", "w2")) {
                 wit.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, topic, WRITE_TIMEOUT,
@@ -232,7 +251,7 @@ class ClusterSchedulingIT {
                         "cluster.kafka.heartbeat.interval.ms", "1000",
                         "checkpoint.signing-key", key.toString(),
                         "checkpoint.interval", "PT0.2S",
-                        "checkpoint.witnesses", io.trailproof.checkpoint.TestWitness.vkey() + "@" + witness.url()));
+                        "checkpoint.witnesses", TestWitness.vkey() + "@" + witness.url()));
             }
             for (int i = 0; i < 5; i++) {
                 assertThat(wit.get("w1").api().post("/v1/events", event("witnessed", i)).status()).isEqualTo(201);
@@ -247,7 +266,7 @@ class ClusterSchedulingIT {
             double leaderAsked = witnessRequests(lead, "success");
             double followerAsked = witnessRequests(follow, "success") + witnessRequests(follow, "failure");
             assertThat(leaderAsked).isPositive();
-            io.trailproof.testing.Cli.Run status = io.trailproof.testing.Cli.run("cluster", "status",
+            Cli.Run status = Cli.run("cluster", "status",
                     "--node", lead.base(), "--node", follow.base());
             assertThat(status.exit()).as(status.toString()).isZero();
             assertThat(status.out()).containsPattern("(?m)^" + leader + " .* yes ")
@@ -279,16 +298,16 @@ class ClusterSchedulingIT {
     }
 
     /** Polls (at most 30 s) until {@code /checkpoint} is of {@code size} and cosigned by the test witness. */
-    private static String awaitCosigned(Api api, io.trailproof.core.note.NoteSigner log, long size) throws Exception {
-        List<io.trailproof.core.note.NoteVerifier> keys = List.of(log.verifier(),
-                io.trailproof.core.note.VerifierKey.parse(io.trailproof.checkpoint.TestWitness.vkey()));
+    private static String awaitCosigned(Api api, NoteSigner log, long size) throws Exception {
+        List<NoteVerifier> keys = List.of(log.verifier(),
+                VerifierKey.parse(TestWitness.vkey()));
         long deadline = System.nanoTime() + 30_000_000_000L;
         while (true) {
             Api.Reply r = api.get("/checkpoint");
             if (r.status() == 200) {
-                var opened = io.trailproof.core.note.NoteVerification.open(
-                        r.body().getBytes(java.nio.charset.StandardCharsets.UTF_8), keys);
-                if (io.trailproof.core.note.TlogCheckpoint.parse(opened.note().text()).size() == size
+                var opened = NoteVerification.open(
+                        r.body().getBytes(StandardCharsets.UTF_8), keys);
+                if (TlogCheckpoint.parse(opened.note().text()).size() == size
                         && opened.signedBy(keys.get(1)) && opened.signedBy(keys.get(0))) {
                     return r.body();
                 }
@@ -307,7 +326,7 @@ class ClusterSchedulingIT {
         long deadline = System.nanoTime() + 60_000_000_000L;
         while (true) {
             List<String> leading = new ArrayList<>();
-            Map<String, String> answers = new java.util.LinkedHashMap<>();
+            Map<String, String> answers = new LinkedHashMap<>();
             for (String id : ids.keySet()) {
                 Object node = ids.get(id);
                 Api api = node instanceof InProcessServer s ? s.api() : (Api) node;
@@ -331,8 +350,8 @@ class ClusterSchedulingIT {
     /** The node's own count of cosignature requests to the test witness with {@code outcome}. */
     private static double witnessRequests(Api api, String outcome) throws Exception {
         String metrics = api.get("/metrics").body();
-        java.util.regex.Matcher m = java.util.regex.Pattern.compile("trailproof_witness_requests_total\\{outcome=\""
-                + outcome + "\",witness=\"" + java.util.regex.Pattern.quote(io.trailproof.checkpoint.TestWitness.NAME)
+        Matcher m = Pattern.compile("trailproof_witness_requests_total\\{outcome=\""
+                + outcome + "\",witness=\"" + Pattern.quote(TestWitness.NAME)
                 + "\"\\} ([0-9.eE+]+)").matcher(metrics);
         assertThat(m.find()).as(metrics).isTrue();
         return Double.parseDouble(m.group(1));
@@ -351,8 +370,8 @@ class ClusterSchedulingIT {
                 + "\ntimestamp.interval=PT0.5S\ntimestamp.default-tsa-url=" + tsa.url()
                 + "\ntimestamp.trust-anchors=" + tsaRoot + "\ntimestamp.timeout-ms=2000\n";
         Path config = dirs.resolve("d1.properties");
-        java.nio.file.Files.writeString(config, common + "cluster.node-id=d1\n");
-        io.trailproof.testing.ServerProcess d1 = io.trailproof.testing.ServerProcess.start(dirs.resolve("d1"),
+        Files.writeString(config, common + "cluster.node-id=d1\n");
+        ServerProcess d1 = ServerProcess.start(dirs.resolve("d1"),
                 "--config", config.toString());
         InProcessServer d2 = null;
         try {
@@ -366,7 +385,7 @@ class ClusterSchedulingIT {
                 assertThat(api.post("/v1/events", event("die", i)).status()).isEqualTo(201);
             }
             awaitTimestampOf(api, 3);   // stamped by d1, stored on d2 through the topic
-            Map<String, Object> both = new java.util.LinkedHashMap<>();
+            Map<String, Object> both = new LinkedHashMap<>();
             both.put("d1", d1.api());
             both.put("d2", api);
             assertThat(awaitScheduler(both, null)).isEqualTo("d1");

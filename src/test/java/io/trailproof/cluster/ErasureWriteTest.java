@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.ledger.ErasureOrder;
 import org.junit.jupiter.api.Test;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 
@@ -51,7 +52,7 @@ class ErasureWriteTest {
                 "{\"log_indexes\":[],\"fields\":[],\"reason\":\"r\",\"selector\":{}}",
                 "null"}) {
             assertThatThrownBy(() -> ErasureWrite.decode(WriteRecord.parse((head + bad + "}").getBytes(StandardCharsets.UTF_8))))
-                    .as(bad).isInstanceOf(java.io.IOException.class);
+                    .as(bad).isInstanceOf(IOException.class);
         }
     }
 }

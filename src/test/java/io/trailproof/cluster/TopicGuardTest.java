@@ -4,8 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.apache.kafka.clients.admin.DescribeConfigsOptions;
@@ -18,7 +21,7 @@ import org.junit.jupiter.api.Test;
 class TopicGuardTest {
 
     private static Config config(Map<String, String> overrides) {
-        Map<String, String> all = new java.util.HashMap<>(Map.of("retention.ms", "-1", "retention.bytes", "-1",
+        Map<String, String> all = new HashMap<>(Map.of("retention.ms", "-1", "retention.bytes", "-1",
                 "cleanup.policy", "delete", "message.timestamp.type", "LogAppendTime", "max.message.bytes", "40000000",
                 "min.insync.replicas", "2"));
         all.putAll(overrides);
@@ -55,10 +58,10 @@ class TopicGuardTest {
      */
     @Test
     void aTopicTheAnsweringBrokerDoesNotKnowYetIsAskedAgain() throws Exception {
-        java.util.concurrent.atomic.AtomicInteger unknownAnswers = new java.util.concurrent.atomic.AtomicInteger(3);
+        AtomicInteger unknownAnswers = new AtomicInteger(3);
         try (MockAdminClient admin = new MockAdminClient(List.of(new Node(0, "localhost", 9092)), new Node(0, "localhost", 9092)) {
             @Override
-            public synchronized DescribeConfigsResult describeConfigs(java.util.Collection<ConfigResource> resources,
+            public synchronized DescribeConfigsResult describeConfigs(Collection<ConfigResource> resources,
                                                                       DescribeConfigsOptions options) {
                 if (unknownAnswers.getAndDecrement() > 0) {   // as a broker that has not heard of the topic
                     return super.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, "not-yet")), options);

@@ -7,6 +7,7 @@ import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.ConfigEntry;
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ class TopicRetentionTest {
         String h = "ab".repeat(32);
         BackupManifest m = new BackupManifest(Instant.parse("2026-11-25T19:00:00Z"), 42, h,
                 List.of(new BackupManifest.FileEntry("log/00000000000000000000.seg", 1234, h)), 57L);
-        assertThat(new String(m.toJson(), java.nio.charset.StandardCharsets.UTF_8)).contains("\"topic_offset\" : 57");
+        assertThat(new String(m.toJson(), StandardCharsets.UTF_8)).contains("\"topic_offset\" : 57");
         assertThat(BackupManifest.parse(m.toJson())).isEqualTo(m);
         BackupManifest single = new BackupManifest(m.createdAt(), 42, h, m.files());
         assertThat(BackupManifest.parse(single.toJson()).topicOffset()).isNull();

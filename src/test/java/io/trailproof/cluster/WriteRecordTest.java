@@ -5,6 +5,10 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.json.StrictJson;
+import io.trailproof.core.note.NoteSignature;
+import io.trailproof.core.note.TlogCheckpoint;
+import io.trailproof.core.note.TlogCosignature;
+import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeRecord;
 import io.trailproof.ledger.Submission;
@@ -74,7 +78,7 @@ class WriteRecordTest {
 
     @Test
     void aTimestampRecordRoundTripsAndIsToldApartFromWrites() throws Exception {
-        io.trailproof.core.timestamp.TimestampRecord record = new io.trailproof.core.timestamp.TimestampRecord("id-1",
+        TimestampRecord record = new TimestampRecord("id-1",
                 "ab".repeat(32), 7, "tsa.example", "http://tsa.example/", "2026-03-01T10:00:00Z",
                 "2026-03-01T10:00:00Z", "01", "1.2.3", "SHA-256", "02", "AA==", List.of("AQ=="));
         byte[] value = new TimestampWrite("n1", "r1", record).encode();
@@ -88,9 +92,9 @@ class WriteRecordTest {
 
     @Test
     void aCosignatureRecordRoundTripsAndIsToldApartFromWritesAndTimestamps() throws Exception {
-        io.trailproof.core.note.TlogCheckpoint cp = io.trailproof.core.note.TlogCheckpoint.of("example.com/log", 7,
+        TlogCheckpoint cp = TlogCheckpoint.of("example.com/log", 7,
                 new byte[32]);
-        io.trailproof.core.note.NoteSignature sig = io.trailproof.core.note.TlogCosignature.sign("w.example",
+        NoteSignature sig = TlogCosignature.sign("w.example",
                 new byte[32], 1_700_000_000L, cp.text());
         byte[] value = new CosignatureWrite("n1", "r1", cp, sig).encode();
         var parsed = WriteRecord.parse(value);

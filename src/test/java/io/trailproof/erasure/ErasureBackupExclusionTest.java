@@ -8,6 +8,7 @@ import io.trailproof.backup.BackupManifest;
 import io.trailproof.backup.OnlineBackup;
 import io.trailproof.backup.Restore;
 import io.trailproof.backup.Snapshot;
+import io.trailproof.core.event.EventErasure;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
@@ -70,7 +71,7 @@ class ErasureBackupExclusionTest {
                 snapshot = backup.capture();
                 erasure = CompletableFuture.supplyAsync(() -> {
                     try {
-                        return erasures.erase(SUBJECT, io.trailproof.core.event.EventErasure.ERASABLE, "test", null);
+                        return erasures.erase(SUBJECT, EventErasure.ERASABLE, "test", null);
                     } catch (Exception e) {
                         throw new RuntimeException(e);
                     }
@@ -115,7 +116,7 @@ class ErasureBackupExclusionTest {
             });
             CompletableFuture<Object> erasure = CompletableFuture.supplyAsync(() -> {
                 try {
-                    return erasures.erase(SUBJECT, io.trailproof.core.event.EventErasure.ERASABLE, "test", null);
+                    return erasures.erase(SUBJECT, EventErasure.ERASABLE, "test", null);
                 } catch (Exception e) {
                     throw new RuntimeException(e);
                 }

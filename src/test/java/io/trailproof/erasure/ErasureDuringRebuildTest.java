@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventErasure;
 import io.trailproof.index.EventFilter;
 import io.trailproof.index.IndexRequest;
 import io.trailproof.index.SearchIndex;
@@ -64,7 +65,7 @@ class ErasureDuringRebuildTest {
                 }
             });
             new ErasureService(ledger, index).erase(new ErasureService.Selector(null, "subject", null, null, null, null),
-                    io.trailproof.core.event.EventErasure.ERASABLE, "test", null);
+                    EventErasure.ERASABLE, "test", null);
             while (!index.status().rebuild().state().equals("done") && System.nanoTime() < deadline) {
                 assertThat(index.status().rebuild().state()).isNotEqualTo("failed");
                 Thread.sleep(10);

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.index.DocValuesType;
 import org.apache.lucene.index.FieldInfo;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.SortedDocValues;
@@ -156,7 +157,7 @@ class ErasureIT {
                                 found |= t.utf8ToString().contains(marker);
                             }
                         }
-                        SortedDocValues dv = fi.getDocValuesType() == org.apache.lucene.index.DocValuesType.SORTED
+                        SortedDocValues dv = fi.getDocValuesType() == DocValuesType.SORTED
                                 ? leaf.reader().getSortedDocValues(fi.name) : null;
                         if (dv != null) {
                             for (int o = 0; o < dv.getValueCount(); o++) {

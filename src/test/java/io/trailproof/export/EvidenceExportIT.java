@@ -28,6 +28,7 @@ import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -216,7 +217,7 @@ class EvidenceExportIT {
 
         Path cut = dir.resolve("alpha-cut.json");
         byte[] all = Files.readAllBytes(file);
-        Files.write(cut, java.util.Arrays.copyOf(all, all.length - 100));
+        Files.write(cut, Arrays.copyOf(all, all.length - 100));
         Cli.Run unreadable = Cli.run("verify-export", cut.toString());
         assertThat(unreadable.exit()).as(unreadable.toString()).isEqualTo(2);
         assertThat(unreadable.out()).contains("UNREADABLE", "not valid JSON");

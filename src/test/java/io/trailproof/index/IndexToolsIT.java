@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -178,7 +179,7 @@ class IndexToolsIT {
         Path gen = data.resolve("index/g000001");
         for (String f : List.of(gen.toFile().list())) {
             if (f.endsWith(".cfs")) {
-                java.nio.file.Files.write(gen.resolve(f), new byte[] {1, 2, 3});
+                Files.write(gen.resolve(f), new byte[] {1, 2, 3});
             }
         }
         Run check = tool("check-index", data);

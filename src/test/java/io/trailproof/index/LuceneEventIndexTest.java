@@ -6,9 +6,13 @@ import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.core.event.StoredEvent;
+import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexWriterConfig;
+import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.time.ZoneOffset;
@@ -260,14 +264,14 @@ class LuceneEventIndexTest {
             index.commit();
         }
         markFormat(path, "0");
-        assertThatThrownBy(() -> LuceneEventIndex.open(path)).isInstanceOf(java.io.IOException.class)
+        assertThatThrownBy(() -> LuceneEventIndex.open(path)).isInstanceOf(IOException.class)
                 .hasMessageContaining("index format 0 is not the current format " + LuceneEventIndex.FORMAT);
     }
 
     /** Rewrites the commit's format marker, as an index written by another version of EventDocument has it. */
     static void markFormat(Path path, String format) throws Exception {
-        try (var directory = org.apache.lucene.store.FSDirectory.open(path);
-             var writer = new org.apache.lucene.index.IndexWriter(directory, new org.apache.lucene.index.IndexWriterConfig())) {
+        try (var directory = FSDirectory.open(path);
+             var writer = new IndexWriter(directory, new IndexWriterConfig())) {
             Map<String, String> data = new HashMap<>();
             writer.getLiveCommitData().forEach(e -> data.put(e.getKey(), e.getValue()));
             data.put(LuceneEventIndex.COMMIT_FORMAT, format);

@@ -13,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
@@ -129,7 +130,7 @@ class MatchSummariesTest {
                         && (source == null || source.equals(m.values().get("source")));
                 List<Model> matches = events.stream().filter(byQuery.and(byFilter)).toList();
                 List<String> asked = new ArrayList<>(fields);
-                java.util.Collections.shuffle(asked, rnd);
+                Collections.shuffle(asked, rnd);
                 asked = asked.subList(0, 1 + rnd.nextInt(asked.size()));
                 Duration width = widths.get(rnd.nextInt(widths.size()));
                 if (width.equals(Duration.ofSeconds(7)) || width.equals(Duration.ofMillis(1500))) {

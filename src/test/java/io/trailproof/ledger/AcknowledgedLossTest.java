@@ -6,15 +6,21 @@ import io.trailproof.store.AcknowledgedDataLostException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayInputStream;
+import java.io.ByteArrayOutputStream;
+import java.io.DataInputStream;
+import java.io.DataOutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -106,7 +112,7 @@ class AcknowledgedLossTest {
             ledger.append(events(3));
         }
         Files.copy(other.resolve("log").resolve("00000000000000000000.seg"), segment(),
-                java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                StandardCopyOption.REPLACE_EXISTING);
         assertThatThrownBy(() -> Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
                 .isInstanceOf(AcknowledgedDataLostException.class).hasMessageContaining("log index 2")
                 .hasMessageContaining("was replaced");
@@ -117,15 +123,15 @@ class AcknowledgedLossTest {
         try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             ledger.append(events(3));
         }
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
         out.writeInt(0x54504b31); // "TPK1": heads and every agent's positions in one file
         out.writeLong(10);
         out.writeUTF("00".repeat(32));
         out.writeUTF("2026-11-22T10:00:00.000000Z");
         out.writeInt(0);
         out.flush();
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         crc.update(bytes.toByteArray());
         out.writeInt((int) crc.getValue());
         Files.write(dir.resolve("checkpoint"), bytes.toByteArray());
@@ -142,20 +148,20 @@ class AcknowledgedLossTest {
             root = HexFormat.of().formatHex(ledger.root(3));
         }
         byte[] current = Files.readAllBytes(dir.resolve("checkpoint"));
-        java.io.DataInputStream in = new java.io.DataInputStream(new java.io.ByteArrayInputStream(current));
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(current));
         in.readInt();
         long size = in.readLong();
         String hash = in.readUTF();
         String recordedAt = in.readUTF();
-        java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
-        java.io.DataOutputStream out = new java.io.DataOutputStream(bytes);
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
         out.writeInt(0x54504b31);
         out.writeLong(size);
         out.writeUTF(hash);
         out.writeUTF(recordedAt);
         out.writeInt(0);
         out.flush();
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        CRC32C crc = new CRC32C();
         crc.update(bytes.toByteArray());
         out.writeInt((int) crc.getValue());
         Files.write(dir.resolve("checkpoint"), bytes.toByteArray());

@@ -6,6 +6,7 @@ import io.trailproof.ledger.LedgerViews.AgentSummary;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -117,7 +118,7 @@ class CheckpointJournalTest {
             expected = state(ledger);
         }
         try (FileChannel ch = FileChannel.open(dir.resolve("positions"), StandardOpenOption.WRITE)) {
-            ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) 0xff}), 100);
+            ch.write(ByteBuffer.wrap(new byte[] {(byte) 0xff}), 100);
         }
         try (Ledger ledger = open()) {
             assertThat(state(ledger)).isEqualTo(expected);

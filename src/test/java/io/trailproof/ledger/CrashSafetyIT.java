@@ -12,10 +12,14 @@ import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +27,7 @@ import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,7 +60,7 @@ class CrashSafetyIT {
     private final Map<String, String> keyedBodies = new ConcurrentHashMap<>();
     private final Map<String, String> keyedAnswers = new ConcurrentHashMap<>();
     /** Keyed batches sent again after a kill took their answer. */
-    private final java.util.concurrent.atomic.AtomicInteger retriedAfterKill = new java.util.concurrent.atomic.AtomicInteger();
+    private final AtomicInteger retriedAfterKill = new AtomicInteger();
 
     @Test
     void acknowledgedEventsSurviveKillMinusNine() throws Exception {
@@ -135,9 +140,9 @@ class CrashSafetyIT {
     }
 
     private static Api.Reply postKeyed(Api api, String body, String key) throws Exception {
-        return api.send(java.net.http.HttpRequest.newBuilder(java.net.URI.create(api.base() + "/v1/batch"))
+        return api.send(HttpRequest.newBuilder(URI.create(api.base() + "/v1/batch"))
                 .header("Content-Type", "application/json").header("Idempotency-Key", key)
-                .POST(java.net.http.HttpRequest.BodyPublishers.ofString(body)));
+                .POST(HttpRequest.BodyPublishers.ofString(body)));
     }
 
     private void answered(String key, String body, Api.Reply r) throws Exception {
@@ -211,7 +216,7 @@ class CrashSafetyIT {
      */
     private void assertAcknowledgedPresent(Api api) throws Exception {
         long size = api.get("/v1/merkle/root").json().get("tree_size").asLong();
-        Map<String, String> served = new java.util.HashMap<>();
+        Map<String, String> served = new HashMap<>();
         for (long offset = 0; offset < size; offset += 1000) {
             Api.Reply page = api.get("/v1/events?order=asc&limit=1000&offset=" + offset);
             assertThat(page.status()).as(page.body()).isEqualTo(200);
@@ -235,8 +240,8 @@ class CrashSafetyIT {
             segments = files.filter(p -> p.toString().endsWith(".seg")).sorted().toList();
         }
         InMemorySubtreeHashes tree = new InMemorySubtreeHashes();
-        Set<String> ids = new java.util.HashSet<>();
-        Set<String> keyedItems = new java.util.HashSet<>();
+        Set<String> ids = new HashSet<>();
+        Set<String> keyedItems = new HashSet<>();
         long index = 0;
         for (Path segment : segments) {
             for (byte[] payload : LogSurgeon.records(segment)) {

@@ -12,11 +12,20 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Random;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,7 +46,7 @@ class LedgerTest {
         }
 
         @Override
-        public Clock withZone(java.time.ZoneId zone) {
+        public Clock withZone(ZoneId zone) {
             return this;
         }
 
@@ -159,12 +168,12 @@ class LedgerTest {
         int threads = 16;
         int perThread = 300;
         try (Ledger ledger = open(Clock.systemUTC())) {
-            java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
-            List<java.util.concurrent.Future<List<AppendOutcome>>> results = new ArrayList<>();
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            List<Future<List<AppendOutcome>>> results = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 String agent = "agent-" + (t % 4);
                 results.add(pool.submit(() -> {
-                    List<java.util.concurrent.CompletableFuture<AppendOutcome>> mine = new ArrayList<>();
+                    List<CompletableFuture<AppendOutcome>> mine = new ArrayList<>();
                     for (int i = 0; i < perThread; i++) {
                         mine.add(ledger.appendAsync(event(agent)));
                     }
@@ -175,7 +184,7 @@ class LedgerTest {
                     return out;
                 }));
             }
-            java.util.Set<String> ids = new java.util.HashSet<>();
+            Set<String> ids = new HashSet<>();
             for (var r : results) {
                 for (AppendOutcome o : r.get()) {
                     assertThat(o.ok()).isTrue();
@@ -204,7 +213,7 @@ class LedgerTest {
         ledger.close();
         assertThat(ledger.appendAsync(event("a")))
                 .failsWithin(Duration.ofSeconds(10))
-                .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+                .withThrowableOfType(ExecutionException.class)
                 .withCauseInstanceOf(LedgerUnavailableException.class);
     }
 
@@ -225,7 +234,7 @@ class LedgerTest {
     @Test
     void closingWhileSingleEventsAreInFlightAnswersEachAndKeepsEveryAcknowledgedOne() throws Exception {
         Ledger ledger = open(Clock.systemUTC());
-        List<java.util.concurrent.CompletableFuture<AppendOutcome>> futures = new ArrayList<>();
+        List<CompletableFuture<AppendOutcome>> futures = new ArrayList<>();
         for (int i = 0; i < 5_000; i++) {
             futures.add(ledger.appendAsync(event("agent-" + (i % 3))));
             if (i == 2_500) {
@@ -241,10 +250,10 @@ class LedgerTest {
         List<String> acknowledged = new ArrayList<>();
         for (var f : futures) {
             try {
-                AppendOutcome o = f.get(30, java.util.concurrent.TimeUnit.SECONDS);
+                AppendOutcome o = f.get(30, TimeUnit.SECONDS);
                 assertThat(o.ok()).isTrue();
                 acknowledged.add(o.event().id());
-            } catch (java.util.concurrent.ExecutionException e) {
+            } catch (ExecutionException e) {
                 assertThat(e.getCause()).isInstanceOf(LedgerUnavailableException.class);
             }
         }

@@ -1,6 +1,7 @@
 package io.trailproof.ledger;
 
 import io.trailproof.testing.ByteSearch;
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventValidator;
@@ -12,8 +13,12 @@ import io.trailproof.core.policy.PolicyReport;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
@@ -73,8 +78,8 @@ class PolicyPassTest {
             assertThat(pipelined.passed()).isEqualTo(expected.passed());
             assertThat(pipelined.results()).hasSameSizeAs(expected.results());
             for (int r = 0; r < expected.results().size(); r++) {
-                com.fasterxml.jackson.databind.JsonNode got = JSON.valueToTree(pipelined.results().get(r));
-                com.fasterxml.jackson.databind.JsonNode want = JSON.valueToTree(expected.results().get(r));
+                JsonNode got = JSON.valueToTree(pipelined.results().get(r));
+                JsonNode want = JSON.valueToTree(expected.results().get(r));
                 assertThat(got).as("rule %d", r).isEqualTo(want);
             }
             assertThat(expected.results().stream().mapToLong(x -> x.violations()).sum()).isPositive();
@@ -95,14 +100,14 @@ class PolicyPassTest {
                 ledger.append(batch);
                 long victim = events / 2;
                 Path segment;
-                try (var files = java.nio.file.Files.walk(data)) {
+                try (var files = Files.walk(data)) {
                     segment = files.filter(f -> f.toString().endsWith(".seg")).sorted().findFirst().orElseThrow();
                 }
-                byte[] bytes = java.nio.file.Files.readAllBytes(segment);
+                byte[] bytes = Files.readAllBytes(segment);
                 int at = ByteSearch.indexOf(bytes, ("\"action_name\":\"step-" + victim + "\"").getBytes(StandardCharsets.UTF_8));
-                try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(segment,
-                        java.nio.file.StandardOpenOption.WRITE)) {
-                    ch.write(java.nio.ByteBuffer.wrap(new byte[] {(byte) (bytes[at + 5] ^ 0x01)}), at + 5);
+                try (FileChannel ch = FileChannel.open(segment,
+                        StandardOpenOption.WRITE)) {
+                    ch.write(ByteBuffer.wrap(new byte[] {(byte) (bytes[at + 5] ^ 0x01)}), at + 5);
                 }
 
                 PolicyReport report = ledger.checkPolicies(BuiltinPolicies.all(), null, null, null);

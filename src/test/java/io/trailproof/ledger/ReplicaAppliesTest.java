@@ -9,10 +9,15 @@ import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.store.FaultInjectingIo;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Random;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
+import java.util.random.RandomGenerator;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -175,7 +180,7 @@ class ReplicaAppliesTest {
     @Test
     void aKeyExpiresInTheLogsTimeNotTheMachines() throws Exception {
         try (Ledger l = Ledger.openReplica(dir.resolve("r"), new LedgerOptions(1 << 20, 1_000_000, false, 100,
-                java.time.Duration.ofSeconds(10), 1000), Clock.systemUTC())) {
+                Duration.ofSeconds(10), 1000), Clock.systemUTC())) {
             List<ReplicaOutcome> o = applyAll(l, List.of(
                     new ReplicatedWrite(0, T0, 1, events("a", 1), key("k"), content("x"), ReplicaAppliesTest::answer),
                     new ReplicatedWrite(1, T0 + 9_999, 2, events("a", 1), key("k"), content("x"), ReplicaAppliesTest::answer),
@@ -198,7 +203,7 @@ class ReplicaAppliesTest {
     @Test
     void theEmbeddedLedgerHasNoReplicaSide() throws Exception {
         try (Ledger l = Ledger.open(dir.resolve("e"), new LedgerOptions(1 << 20, 1_000_000), Clock.systemUTC(),
-                new java.util.Random(1))) {
+                new Random(1))) {
             assertThat(l.replicaApplies()).isEmpty();
             assertThat(l.replicaPosition()).isEmpty();
         }
@@ -223,12 +228,12 @@ class ReplicaAppliesTest {
      * consumes again from there, and the rest applied gives the bytes and the root of a replica that
      * never failed: nothing lost, nothing stored twice.
      */
-    private void faultThenResume(java.util.function.Consumer<FaultInjectingIo> fault) throws Exception {
+    private void faultThenResume(Consumer<FaultInjectingIo> fault) throws Exception {
         List<ReplicatedWrite> h = history();
         FaultInjectingIo io = new FaultInjectingIo();
         try (Ledger faulty = LedgerOpening.open(dir.resolve("faulty"), new LedgerOptions(1 << 20, 1_000_000),
-                Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), java.util.random.RandomGenerator.getDefault(),
-                java.util.function.UnaryOperator.identity(), true, io)) {
+                Clock.fixed(Instant.EPOCH, ZoneOffset.UTC), RandomGenerator.getDefault(),
+                UnaryOperator.identity(), true, io)) {
             applyAll(faulty, h.subList(0, 2));
             fault.accept(io);
             assertThatThrownBy(() -> applyAll(faulty, h.subList(2, 3))).isInstanceOf(LedgerUnavailableException.class);

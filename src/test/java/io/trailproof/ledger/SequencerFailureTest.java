@@ -2,6 +2,7 @@ package io.trailproof.ledger;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -92,7 +93,7 @@ class SequencerFailureTest {
         try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             ObjectNode poisoned = event("a");
             // An agent_id whose text fails with an Error when the sequencer reads it.
-            poisoned.set("agent_id", new com.fasterxml.jackson.databind.node.TextNode("a") {
+            poisoned.set("agent_id", new TextNode("a") {
                 @Override
                 public String asText() {
                     throw new StackOverflowError("injected");

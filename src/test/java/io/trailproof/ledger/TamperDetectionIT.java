@@ -3,6 +3,7 @@ package io.trailproof.ledger;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.json.Rfc8785;
+import io.trailproof.store.AcknowledgedDataLostException;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.LogSurgeon;
@@ -12,6 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
@@ -142,10 +144,10 @@ class TamperDetectionIT {
     }
 
     private void deleteDerivedState() throws IOException {
-        java.nio.file.Files.deleteIfExists(dir.resolve("checkpoint"));
-        try (var files = java.nio.file.Files.list(dir.resolve("merkle"))) {
+        Files.deleteIfExists(dir.resolve("checkpoint"));
+        try (var files = Files.list(dir.resolve("merkle"))) {
             for (Path p : files.toList()) {
-                java.nio.file.Files.delete(p);
+                Files.delete(p);
             }
         }
     }
@@ -183,7 +185,7 @@ class TamperDetectionIT {
         // start refuses; an operator who accepts the loss gets it on /health,
         // and verification finds the gap.
         assertThatThrownBy(() -> InProcessServer.start(dir))
-                .isInstanceOfSatisfying(io.trailproof.store.AcknowledgedDataLostException.class,
+                .isInstanceOfSatisfying(AcknowledgedDataLostException.class,
                         e -> assertThat(e.missingEvents()).isEqualTo(1));
         try (InProcessServer server = InProcessServer.start(dir, "storage.accept-truncation", "true")) {
             JsonNode health = server.api().get("/health").json();

@@ -4,11 +4,16 @@ import io.trailproof.core.merkle.Rfc9162;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
+import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -77,29 +82,29 @@ class BulkReadsTest {
             }
             log.awaitDurable(log.size());
             for (int stride : new int[] {1, 3, 5, 97, 1000}) {
-                long[] indexes = java.util.stream.LongStream.iterate(random.nextInt(stride), i -> i < payloads.size(),
+                long[] indexes = LongStream.iterate(random.nextInt(stride), i -> i < payloads.size(),
                         i -> i + stride).toArray();
                 List<Long> seen = new ArrayList<>();
                 log.readEach(indexes, (index, payload) -> {
                     assertThat(payload).isEqualTo(payloads.get((int) index));
                     seen.add(index);
                 });
-                assertThat(seen).containsExactlyElementsOf(java.util.Arrays.stream(indexes).boxed().toList());
+                assertThat(seen).containsExactlyElementsOf(Arrays.stream(indexes).boxed().toList());
             }
             // A byte changed on disk under the open log: the walk stops there with the file and offset.
             Path first;
-            try (var files = java.nio.file.Files.list(logDir)) {
+            try (var files = Files.list(logDir)) {
                 first = files.filter(f -> f.toString().endsWith(".seg")).sorted().findFirst().orElseThrow();
             }
-            try (java.nio.channels.FileChannel ch = java.nio.channels.FileChannel.open(first,
-                    java.nio.file.StandardOpenOption.READ, java.nio.file.StandardOpenOption.WRITE)) {
-                java.nio.ByteBuffer b = java.nio.ByteBuffer.allocate(1);
+            try (FileChannel ch = FileChannel.open(first,
+                    StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                ByteBuffer b = ByteBuffer.allocate(1);
                 long at = ch.size() / 2;
                 ch.read(b, at);
                 b.put(0, (byte) (b.get(0) ^ 0x40)).rewind();
                 ch.write(b, at);
             }
-            long[] all = java.util.stream.LongStream.range(0, payloads.size()).toArray();
+            long[] all = LongStream.range(0, payloads.size()).toArray();
             List<Long> before = new ArrayList<>();
             assertThatThrownBy(() -> log.readEach(all, (index, payload) -> before.add(index)))
                     .isInstanceOf(CorruptLogException.class).hasMessageContaining(first.getFileName().toString());

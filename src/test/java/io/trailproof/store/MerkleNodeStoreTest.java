@@ -7,6 +7,7 @@ import io.trailproof.core.merkle.InMemorySubtreeHashes;
 import io.trailproof.core.merkle.MerkleProofs;
 import io.trailproof.core.merkle.Rfc9162;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -272,7 +273,7 @@ class MerkleNodeStoreTest {
         try {
             store.append(leaf);
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 }

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -106,7 +107,7 @@ class SegmentLogTest {
 
     private static void appendBytes(Path file, byte[]... chunks) throws IOException {
         for (byte[] c : chunks) {
-            Files.write(file, c, java.nio.file.StandardOpenOption.APPEND);
+            Files.write(file, c, StandardOpenOption.APPEND);
         }
     }
 
@@ -169,7 +170,7 @@ class SegmentLogTest {
                 List<byte[]> viewed = new ArrayList<>();
                 log.scanViews(from, to, (i, buf, off, len) -> {
                     assertThat(i).isEqualTo(from + viewed.size());
-                    viewed.add(java.util.Arrays.copyOfRange(buf, off, off + len));
+                    viewed.add(Arrays.copyOfRange(buf, off, off + len));
                 });
                 assertThat(viewed).containsExactlyElementsOf(all.subList(from, to));
             }

@@ -8,6 +8,7 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32C;
@@ -194,7 +195,7 @@ class SideFrameTest {
         crc.update(payload);
         int word = (flag & FrameCodec.COMMIT_FLAG) != 0 ? flag : flag | payload.length;
         byte[] frame = ByteBuffer.allocate(8 + payload.length).putInt(word).putInt((int) crc.getValue()).put(payload).array();
-        Files.write(file, frame, java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.APPEND);
+        Files.write(file, frame, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
     }
 
     private static void flipBit(Path file, long offset, int bit) throws IOException {

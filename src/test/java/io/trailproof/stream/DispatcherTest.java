@@ -13,6 +13,8 @@ import io.trailproof.core.event.StoredEvent;
 import java.time.Instant;
 import java.util.UUID;
 
+import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -112,7 +114,7 @@ class DispatcherTest {
                 if (!d.step()) {
                     break;
                 }
-            } catch (java.io.IOException e) {
+            } catch (IOException e) {
                 throw new AssertionError(e);
             }
         }
@@ -221,7 +223,7 @@ class DispatcherTest {
     @Test
     void theSseFrameIsTheContractsFraming() {
         Delivery d = new Delivery(7, "{\"a\":1}".getBytes(StandardCharsets.UTF_8));
-        java.nio.ByteBuffer frame = d.sseFrame();
+        ByteBuffer frame = d.sseFrame();
         byte[] bytes = new byte[frame.remaining()];
         frame.get(bytes);
         assertThat(new String(bytes, StandardCharsets.UTF_8)).isEqualTo("id: 7\nevent: event\ndata: {\"a\":1}\n\n");

@@ -3,6 +3,7 @@ package io.trailproof.timestamp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.json.Rfc8785;
+import io.trailproof.server.TrailproofServer;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.LogSurgeon;
@@ -14,6 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.io.File;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -22,12 +24,14 @@ import java.security.MessageDigest;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
@@ -377,9 +381,9 @@ class TimestampIT {
     @Test
     void anUnreadableTrustAnchorFileStopsTheStartWithItsName() {
         Path missing = dir.resolve("missing.pem");
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> InProcessServer.start(data(),
+        assertThatThrownBy(() -> InProcessServer.start(data(),
                         "timestamp.trust-anchors", missing.toString()))
-                .isInstanceOf(io.trailproof.server.TrailproofServer.StartException.class)
+                .isInstanceOf(TrailproofServer.StartException.class)
                 .hasMessageContaining(missing.toString()).hasMessageContaining("does not exist");
     }
 
@@ -433,7 +437,7 @@ class TimestampIT {
             return;
         }
         try (Stream<Path> walk = Files.walk(p)) {
-            for (Path f : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path f : walk.sorted(Comparator.reverseOrder()).toList()) {
                 Files.delete(f);
             }
         }
@@ -441,7 +445,7 @@ class TimestampIT {
 
     static boolean onPath(String program) {
         String path = System.getenv("PATH");
-        return path != null && Stream.of(path.split(java.io.File.pathSeparator))
+        return path != null && Stream.of(path.split(File.pathSeparator))
                 .anyMatch(d -> Files.isExecutable(Path.of(d, program)));
     }
 
