@@ -133,12 +133,12 @@ class LauncherIT {
         }
     }
 
-    /** An index tool as an administrator runs it: {@code index-tools/NAME --data-dir DIR}. */
+    /** An index tool as an administrator runs it, as shipped: {@code index-tools/NAME --data-dir DIR}. */
     private static Cli.Run tool(String name, Path dataDir) throws IOException, InterruptedException {
         Path out = Files.createTempFile("index-tool", ".out");
         Path err = Files.createTempFile("index-tool", ".err");
         try {
-            ProcessBuilder pb = ServerProcess.onTestJdk(new ProcessBuilder("index-tools/" + name, "--data-dir",
+            ProcessBuilder pb = ServerProcess.onTestJdkAsShipped(new ProcessBuilder("index-tools/" + name, "--data-dir",
                     dataDir.toString()).redirectOutput(out.toFile()).redirectError(err.toFile()));
             pb.environment().put("TRAILPROOF_HOME", ServerProcess.launcher().getParent().getParent().toString());
             Process p = pb.start();

@@ -59,6 +59,14 @@ public final class ServerProcess implements AutoCloseable {
         return withTestJavaHome(pb);
     }
 
+    /**
+     * As {@link #onTestJdk}, without the test-only JVM options: the process runs as shipped, for tests
+     * of what a user sees (a warning the test-only options would cause is not the product's).
+     */
+    public static ProcessBuilder onTestJdkAsShipped(ProcessBuilder pb) {
+        return withTestJavaHome(pb);
+    }
+
     private static ProcessBuilder withTestJavaHome(ProcessBuilder pb) {
         pb.environment().put("JAVA_HOME", System.getProperty("java.home"));
         return pb;
