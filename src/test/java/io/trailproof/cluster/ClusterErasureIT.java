@@ -157,7 +157,9 @@ class ClusterErasureIT {
             for (String id : List.of("r1", "r2", "r3")) {
                 nodes.put(id, startRetaining(id, topic));
             }
-            // One node runs the scheduled work once the group settled; its first pass found nothing.
+            // One node runs the scheduled work once the group settled with all three; its first pass
+            // found nothing.
+            assertThat(ClusterNodes.awaitSchedulerGroup(kafka.bootstrapServers(), topic, 3, 60)).isTrue();
             assertThat(ClusterNodes.await(60, () -> schedulers(nodes).size() == 1)).isTrue();
             Instant lastRecorded = null;
             for (int i = 0; i < 5; i++) {

@@ -4,9 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.http.OpenApiContract;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.ConsumerGroupDescription;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -135,6 +139,23 @@ final class ClusterNodes {
             }
         }
         return out;
+    }
+
+    /**
+     * Waits up to {@code seconds} until the scheduler group of {@code topic} (the consumer group
+     * {@code trailproof-<topic>-scheduler}) is stable with {@code members} members: every node has
+     * joined and no rebalance is pending, so the node running the scheduled work stays the same until
+     * one leaves. A test that counts what the scheduled work did needs this, not only one scheduler:
+     * a node joining late moves the work once more, and a node given it runs its work at once.
+     */
+    static boolean awaitSchedulerGroup(String bootstrapServers, String topic, int members, int seconds) throws Exception {
+        String group = "trailproof-" + topic + "-scheduler";
+        try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
+            return await(seconds, () -> {
+                ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
+                return d.groupState() == GroupState.STABLE && d.members().size() == members;
+            });
+        }
     }
 
     /** Waits up to {@code seconds} for {@code condition}. */

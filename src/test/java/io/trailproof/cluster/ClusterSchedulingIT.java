@@ -253,6 +253,8 @@ class ClusterSchedulingIT {
                         "checkpoint.interval", "PT0.2S",
                         "checkpoint.witnesses", TestWitness.vkey() + "@" + witness.url()));
             }
+            // Both nodes in the group before counting who asks: a late join would move the asking once more.
+            assertThat(ClusterNodes.awaitSchedulerGroup(kafka.bootstrapServers(), topic, 2, 60)).isTrue();
             for (int i = 0; i < 5; i++) {
                 assertThat(wit.get("w1").api().post("/v1/events", event("witnessed", i)).status()).isEqualTo(201);
             }

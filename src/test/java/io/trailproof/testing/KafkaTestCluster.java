@@ -69,6 +69,19 @@ public final class KafkaTestCluster implements AutoCloseable {
                 // The group offsets topic, made when the first scheduler group joins, has one
                 // partition, not 50 (each of them three replicas to create and follow).
                 .setConfigProp("offsets.topic.num.partitions", "1")
+                // A new scheduler group (one per test topic) is formed at once, not after the 3 s the
+                // broker waits by default for more members of an empty group.
+                .setConfigProp("group.initial.rebalance.delay.ms", "0")
+                // Few threads and a small cleaner buffer (128 MB by default, per broker, in this JVM's
+                // heap): three brokers share two cores and one heap with the tests, and the compacted
+                // topics here are tiny. As KafkaProcessCluster's nodes.
+                .setConfigProp("num.network.threads", "2")
+                .setConfigProp("num.io.threads", "2")
+                .setConfigProp("background.threads", "2")
+                .setConfigProp("num.replica.fetchers", "1")
+                .setConfigProp("log.cleaner.threads", "1")
+                .setConfigProp("log.cleaner.dedupe.buffer.size", Integer.toString(8 << 20))
+                .setConfigProp("num.recovery.threads.per.data.dir", "1")
                 .build();
         kit.format();
         kit.startup();
