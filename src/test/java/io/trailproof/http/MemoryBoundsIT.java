@@ -44,8 +44,8 @@ class MemoryBoundsIT {
     private static final Map<String, String> SMALL_HEAP =
             Map.of("TRAILPROOF_JAVA_OPTS", "-Xmx256m -XX:+ExitOnOutOfMemoryError");
 
-    /** How long the clients post: 10 s by default, 25 s in the nightly profile (src/site/testing.md#nightly-profile). */
-    private static final int LOAD_SECONDS = Integer.getInteger("trailproof.memory-bounds.seconds", 10);
+    /** How long the clients post: 6 s by default, 25 s in the nightly profile (src/site/testing.md#nightly-profile). */
+    private static final int LOAD_SECONDS = Integer.getInteger("trailproof.memory-bounds.seconds", 6);
 
     @TempDir
     Path dir;

@@ -46,7 +46,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CrashSafetyIT {
 
     /** Kill cycles: 5 by default, 20 in the nightly profile (src/site/testing.md#nightly-profile). */
-    private static final int CYCLES = Integer.getInteger("trailproof.crash.cycles", 5);
+    private static final int CYCLES = Integer.getInteger("trailproof.crash.cycles", 4);
     private static final int CLIENTS = 4;
     private static final String[] AGENTS = {"crash-a", "crash-b", "crash-c", "crash-d", "crash-e"};
 
