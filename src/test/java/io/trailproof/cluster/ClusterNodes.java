@@ -12,6 +12,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.GroupState;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.errors.GroupIdNotFoundException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
@@ -28,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.Callable;
+import java.util.concurrent.ExecutionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -152,8 +154,15 @@ final class ClusterNodes {
         String group = "trailproof-" + topic + "-scheduler";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
             return await(seconds, () -> {
-                ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
-                return d.groupState() == GroupState.STABLE && d.members().size() == members;
+                try {
+                    ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
+                    return d.groupState() == GroupState.STABLE && d.members().size() == members;
+                } catch (ExecutionException e) {
+                    if (e.getCause() instanceof GroupIdNotFoundException) {
+                        return false; // no node has joined yet
+                    }
+                    throw e;
+                }
             });
         }
     }
