@@ -36,7 +36,7 @@ public final class LaunchedJvm {
      * The JVM options of the tests' own helper programs started from the test class path (an MCP server
      * for the proxy, the proxy's main class, a lock holder): short-lived, small, and not the product as
      * users run it, so the quick compiler only and the serial collector, which cost the least CPU to
-     * start. (The launched product processes keep the default collector: see {@link #QUICK_COMPILER}.)
+     * start. (The launched product processes keep the default collector, which the memory tests are about.)
      */
     public static final List<String> HELPER = List.of("-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC");
 
