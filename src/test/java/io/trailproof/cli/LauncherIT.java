@@ -133,6 +133,56 @@ class LauncherIT {
         }
     }
 
+    /**
+     * src/site/cli.md: the launcher learns a candidate's version from its JDK's {@code release} file and
+     * starts no JVM to ask; only a candidate without that file is asked ({@code java -version}). Fake
+     * JDKs record every call of their {@code java}: one of 17 with a release file (never run), one of
+     * 17 without (asked once), and one of 25 with a release file that hands over to the real JVM.
+     */
+    @Test
+    void theLauncherReadsEachCandidatesReleaseFileAndAsksOnlyAJdkWithout() throws Exception {
+        Path calls = dir.resolve("calls.log");
+        Path old = fakeJdk("old", "17.0.2", true, calls, null);
+        Path unlabelled = fakeJdk("unlabelled", "17.0.9", false, calls, null);
+        Path current = fakeJdk("current", "25.0.3", true, calls, Path.of(System.getProperty("java.home"), "bin", "java"));
+        // java on the PATH is a link to the current fake JDK's, as /usr/bin/java is to a real one.
+        Path path = Files.createDirectories(dir.resolve("path"));
+        Files.createSymbolicLink(path.resolve("java"), current.resolve("bin/java"));
+        String pathVariable = path + ":" + System.getenv("PATH");
+
+        Cli.Run labelled = Cli.launch(Map.of("JAVA_HOME", old.toString(), "PATH", pathVariable), "--version");
+        assertThat(labelled.exit()).as(labelled.toString()).isZero();
+        assertThat(labelled.out()).contains("trailproof");
+        assertThat(Files.readAllLines(calls)).singleElement().asString()
+                .startsWith("current ").contains("io.trailproof.cli.Main --version");
+
+        Files.delete(calls);
+        Cli.Run asked = Cli.launch(Map.of("JAVA_HOME", unlabelled.toString(), "PATH", pathVariable), "--version");
+        assertThat(asked.exit()).as(asked.toString()).isZero();
+        List<String> lines = Files.readAllLines(calls);
+        assertThat(lines).hasSize(2);
+        assertThat(lines.get(0)).isEqualTo("unlabelled -version");
+        assertThat(lines.get(1)).startsWith("current ").contains("io.trailproof.cli.Main --version");
+    }
+
+    /**
+     * A JDK directory whose {@code bin/java} appends its name and arguments to {@code calls}, then either
+     * prints the version as {@code java -version} does or, given {@code real}, runs the real JVM.
+     */
+    private Path fakeJdk(String name, String version, boolean releaseFile, Path calls, Path real) throws IOException {
+        Path home = Files.createDirectories(dir.resolve(name));
+        Path java = Files.createDirectories(home.resolve("bin")).resolve("java");
+        String act = real == null
+                ? "echo 'openjdk version \"" + version + "\" 2025-01-21' >&2\n"
+                : "exec '" + real + "' \"$@\"\n";
+        Files.writeString(java, "#!/bin/sh\necho \"" + name + " $*\" >> '" + calls + "'\n" + act);
+        assertThat(java.toFile().setExecutable(true)).isTrue();
+        if (releaseFile) {
+            Files.writeString(home.resolve("release"), "IMPLEMENTOR=\"test\"\nJAVA_VERSION=\"" + version + "\"\n");
+        }
+        return home;
+    }
+
     /** An index tool as an administrator runs it, as shipped: {@code index-tools/NAME --data-dir DIR}. */
     private static Cli.Run tool(String name, Path dataDir) throws IOException, InterruptedException {
         Path out = Files.createTempFile("index-tool", ".out");

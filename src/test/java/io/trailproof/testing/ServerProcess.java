@@ -48,9 +48,8 @@ public final class ServerProcess implements AutoCloseable {
 
     /**
      * Prepares a command started through the packaged launcher (or a script that calls it) for the
-     * tests: JAVA_HOME is the JDK running the tests, which is 21 or newer, so the launcher takes it at
-     * once (src/site/cli.md) instead of asking each JDK installed for its version, one JVM start per
-     * JDK; TRAILPROOF_JAVA_OPTS holds the test-only JVM options ({@link LaunchedJvm}). Returns
+     * tests: JAVA_HOME is the JDK running the tests, which is 21 or newer, so the launcher takes it
+     * first (src/site/cli.md) and the archive of {@link LaunchedJvm} fits; TRAILPROOF_JAVA_OPTS holds the test-only JVM options ({@link LaunchedJvm}). Returns
      * {@code pb}; what is put into its environment afterwards wins, so a test that sets
      * TRAILPROOF_JAVA_OPTS itself passes its options through {@link LaunchedJvm#withOptions}.
      */
