@@ -6,8 +6,10 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.KafkaTestCluster;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
 import io.trailproof.testing.SharedKafka;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -31,6 +33,7 @@ import java.util.regex.Pattern;
  * server's log.
  */
 @ExtendWith(SharedKafka.class)
+@Order(RunOrder.LONG)
 class LauncherIT {
 
     /** A text-format record: {@code <UTC time> <LEVEL> <logger>: <message>}. */

@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaProcessCluster;
+import io.trailproof.testing.RunOrder;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
@@ -38,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * byte for byte at every log_index and the same root; and no event is stored twice nor one that was
  * never acknowledged.
  */
+@Order(RunOrder.LONG)
 class ClusterBrokerKillIT {
 
     private static final String TOPIC = "trailproof-brokerkill";

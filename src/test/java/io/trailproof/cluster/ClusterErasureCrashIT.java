@@ -4,8 +4,10 @@ import io.trailproof.testing.ByteSearch;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
 import io.trailproof.testing.SharedKafka;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -25,6 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * byte for byte like the node that answered, with no byte of the erased content in its data directory.
  */
 @ExtendWith(SharedKafka.class)
+@Order(RunOrder.LONG)
 class ClusterErasureCrashIT {
 
     @TempDir

@@ -6,8 +6,10 @@ import io.trailproof.testing.Api;
 import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.SharedKafka;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * running the cluster's scheduled work only.
  */
 @ExtendWith(SharedKafka.class)
+@Order(RunOrder.LONG)
 class ClusterErasureIT {
 
     private static final String WRITE_TIMEOUT = "PT10S";

@@ -6,6 +6,7 @@ import io.trailproof.testing.Await;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
 import io.trailproof.testing.TestTsa;
 import org.junit.jupiter.api.AfterAll;
@@ -50,6 +51,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * work (timestamps, witnesses) and forged timestamp and cosignature records: {@link ClusterSchedulingIT}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Order(RunOrder.LONG)
 class ClusterIT {
 
     private static final String TOPIC = "trailproof-it";

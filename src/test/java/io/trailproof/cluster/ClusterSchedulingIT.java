@@ -15,11 +15,13 @@ import io.trailproof.testing.Api;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
 import io.trailproof.testing.SharedKafka;
 import io.trailproof.testing.TestTsa;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -48,6 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * test has its own topic and nodes.
  */
 @ExtendWith(SharedKafka.class)
+@Order(RunOrder.LONG)
 class ClusterSchedulingIT {
 
     private static final String WRITE_TIMEOUT = "PT5S";

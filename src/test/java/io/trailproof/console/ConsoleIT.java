@@ -6,9 +6,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Browser;
 import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.TestTsa;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.openqa.selenium.By;
@@ -32,6 +34,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * and one browser for every scenario of the class. Each scenario opens its own address, so none
  * depends on another's state.
  */
+@Order(RunOrder.LONG)
 class ConsoleIT {
 
     @TempDir

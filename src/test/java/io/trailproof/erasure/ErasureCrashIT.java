@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,6 +33,7 @@ import java.util.concurrent.CompletableFuture;
  * after the answer), all of them in the nightly profile (src/site/testing.md#nightly-profile);
  * {@code -Dtrailproof.erasure-crash.steps=N} runs N of them (all with {@value #ALL}); {@code -Dtrailproof.erasure-crash.only=STEP,...} runs the ones named.
  */
+@Order(RunOrder.LONG)
 class ErasureCrashIT {
 
     /** Every step, in the order an erasure passes them; "answered" kills after the answer arrived. */

@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Cli;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -19,6 +21,7 @@ import java.util.Map;
  * offline, also within 128 MB. Each event carries its inclusion proof, so the package is over 100 MB
  * even at the smaller count: held whole, as text or as a tree, it would not fit.
  */
+@Order(RunOrder.LONG)
 class ExportMemoryIT {
 
     private static final int BATCH = 5_000;

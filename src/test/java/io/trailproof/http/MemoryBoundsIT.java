@@ -4,7 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -39,6 +41,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * {@code Retry-After} (or 413 if it could never fit), never 500. And {@code server.max-connections}
  * bounds the connections served at once.
  */
+@Order(RunOrder.LONG)
 class MemoryBoundsIT {
 
     private static final Map<String, String> SMALL_HEAP =

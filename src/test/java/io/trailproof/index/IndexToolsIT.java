@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.LaunchedJvm;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** index-tools/rebuild-index and check-index on real data directories, and the online rebuild (src/site/cli.md). */
+@Order(RunOrder.LONG)
 class IndexToolsIT {
 
     @TempDir

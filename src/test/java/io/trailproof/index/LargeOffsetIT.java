@@ -7,7 +7,9 @@ import io.trailproof.core.event.EventValidator;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -33,6 +35,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * ({@code trailproof.large-offset.events}, src/site/testing.md#nightly-profile). The data directory
  * is filled through the ledger and indexed offline in this JVM, which is much faster than through HTTP.
  */
+@Order(RunOrder.LONG)
 class LargeOffsetIT {
 
     private static final int BATCH = 10_000;

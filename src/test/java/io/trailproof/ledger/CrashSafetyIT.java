@@ -8,7 +8,9 @@ import io.trailproof.core.merkle.MerkleTree;
 import io.trailproof.core.merkle.Rfc9162;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.LogSurgeon;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -43,6 +45,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * sent again too and must get its first answer byte for byte. At the end every item of every keyed
  * batch is in the log exactly once.
  */
+@Order(RunOrder.LONG)
 class CrashSafetyIT {
 
     /** Kill cycles: 5 by default, 20 in the nightly profile (src/site/testing.md#nightly-profile). */

@@ -16,7 +16,9 @@ import io.trailproof.testing.Api;
 import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.LaunchedJvm;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -46,6 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link TestMcpServer}) through {@code trailproof mcp-proxy}, started as a separate process, against a
  * real trailproof server on a free port.
  */
+@Order(RunOrder.LONG)
 class McpProxyIT {
 
     private static final Path JAVA = Path.of(System.getProperty("java.home"), "bin", "java");

@@ -1,6 +1,8 @@
 package io.trailproof.server;
 
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -13,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** The packaged launcher refuses a non-loopback address without keys, unless told the network is trusted. */
+@Order(RunOrder.LONG)
 class BindSafetyIT {
 
     @TempDir
