@@ -336,7 +336,13 @@ class McpProxyIT {
                 Files.readString(tmp.resolve("signal.err"))).isEqualTo(TestMcpServer.TERM_EXIT);
         assertThat(children.get(0).isAlive()).isFalse();
 
-        ProcessBuilder interrupted = new ProcessBuilder(javaProxy(url, server("int-test", 0, null)));
+        // SIGINT, as Ctrl-C in a terminal. A shell without job control starts a command in the background
+        // with SIGINT ignored, an ignored signal stays ignored in every process started from it, and a JVM
+        // takes no handler for it then: so the proxy starts with SIGINT at its default, as from a terminal,
+        // however the build itself was started.
+        List<String> atDefault = new ArrayList<>(List.of("env", "--default-signal=INT"));
+        atDefault.addAll(javaProxy(url, server("int-test", 0, null)));
+        ProcessBuilder interrupted = new ProcessBuilder(atDefault);
         interrupted.environment().put("TRAILPROOF_SPOOL_DIR", tmp.resolve("spool").toString());
         interrupted.redirectError(tmp.resolve("int.err").toFile());
         Process r = interrupted.start();
