@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * server's log.
  */
 @ExtendWith(SharedKafka.class)
-@Order(RunOrder.LONG)
+@Order(RunOrder.LONGEST)
 class LauncherIT {
 
     /** A text-format record: {@code <UTC time> <LEVEL> <logger>: <message>}. */

@@ -51,7 +51,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * work (timestamps, witnesses) and forged timestamp and cosignature records: {@link ClusterSchedulingIT}.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
-@Order(RunOrder.LONG)
+@Order(RunOrder.LONGEST)
 class ClusterIT {
 
     private static final String TOPIC = "trailproof-it";

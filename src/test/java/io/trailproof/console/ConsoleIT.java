@@ -34,7 +34,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * and one browser for every scenario of the class. Each scenario opens its own address, so none
  * depends on another's state.
  */
-@Order(RunOrder.LONG)
+@Order(RunOrder.LONGEST)
 class ConsoleIT {
 
     @TempDir

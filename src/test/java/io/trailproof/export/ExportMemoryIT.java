@@ -21,7 +21,7 @@ import java.util.Map;
  * offline, also within 128 MB. Each event carries its inclusion proof, so the package is over 100 MB
  * even at the smaller count: held whole, as text or as a tree, it would not fit.
  */
-@Order(RunOrder.LONG)
+@Order(RunOrder.LONGEST)
 class ExportMemoryIT {
 
     private static final int BATCH = 5_000;

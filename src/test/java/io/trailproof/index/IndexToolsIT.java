@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** index-tools/rebuild-index and check-index on real data directories, and the online rebuild (src/site/cli.md). */
-@Order(RunOrder.LONG)
+@Order(RunOrder.LONGEST)
 class IndexToolsIT {
 
     @TempDir

@@ -48,7 +48,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@link TestMcpServer}) through {@code trailproof mcp-proxy}, started as a separate process, against a
  * real trailproof server on a free port.
  */
-@Order(RunOrder.LONG)
+@Order(RunOrder.LONGEST)
 class McpProxyIT {
 
     private static final Path JAVA = Path.of(System.getProperty("java.home"), "bin", "java");
