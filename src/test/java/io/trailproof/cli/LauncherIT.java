@@ -33,7 +33,7 @@ import java.util.regex.Pattern;
  * server's log.
  */
 @ExtendWith(SharedKafka.class)
-@Order(RunOrder.LONGEST)
+@Order(RunOrder.SHARED_KAFKA)
 class LauncherIT {
 
     /** A text-format record: {@code <UTC time> <LEVEL> <logger>: <message>}. */

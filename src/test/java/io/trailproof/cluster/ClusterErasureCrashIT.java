@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * byte for byte like the node that answered, with no byte of the erased content in its data directory.
  */
 @ExtendWith(SharedKafka.class)
-@Order(RunOrder.LONG)
+@Order(RunOrder.SHARED_KAFKA)
 class ClusterErasureCrashIT {
 
     @TempDir

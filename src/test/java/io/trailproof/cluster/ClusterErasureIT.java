@@ -32,7 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * running the cluster's scheduled work only.
  */
 @ExtendWith(SharedKafka.class)
-@Order(RunOrder.LONG)
+@Order(RunOrder.SHARED_KAFKA)
 class ClusterErasureIT {
 
     private static final String WRITE_TIMEOUT = "PT10S";

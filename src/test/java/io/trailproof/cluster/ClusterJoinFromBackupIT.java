@@ -6,12 +6,14 @@ import io.trailproof.testing.Api;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
+import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.SharedKafka;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.Config;
 import org.apache.kafka.clients.admin.RecordsToDelete;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.config.ConfigResource;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,6 +46,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * backup covers and ends byte for byte like A, an erasure applied after the backup included.
  */
 @ExtendWith(SharedKafka.class)
+@Order(RunOrder.SHARED_KAFKA)
 class ClusterJoinFromBackupIT {
 
     private final String topic = KafkaTestCluster.newTopic("join");

@@ -50,7 +50,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * test has its own topic and nodes.
  */
 @ExtendWith(SharedKafka.class)
-@Order(RunOrder.LONG)
+@Order(RunOrder.SHARED_KAFKA)
 class ClusterSchedulingIT {
 
     private static final String WRITE_TIMEOUT = "PT5S";

@@ -12,8 +12,15 @@ public final class RunOrder {
     /** For a class that runs for 35 seconds or more beside others: it starts first. */
     public static final int LONGEST = 1;
 
-    /** For a class that runs for 20 to 35 seconds beside others: it starts next. */
-    public static final int LONG = 2;
+    /**
+     * For a class that uses the shared Kafka cluster ({@link SharedKafka}), long or not: these start one
+     * after another, so that one of them is always running and the cluster starts once, not once for
+     * each class that finds it closed.
+     */
+    public static final int SHARED_KAFKA = 2;
+
+    /** For a class that runs for 20 to 35 seconds beside others: it starts after those. */
+    public static final int LONG = 3;
 
     private RunOrder() {
     }
