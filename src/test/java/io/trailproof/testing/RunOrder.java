@@ -1,11 +1,11 @@
 package io.trailproof.testing;
 
 /**
- * Where a test class starts among the others of its run (src/site/testing.md#class-order): the
- * value of JUnit's {@code @Order} on the class, which the test plugins sort by (classes without one
- * come after). On two cores the integration tests keep both busy until the last classes run; a long
- * class that starts last runs on alone while the other workers are idle, so the classes that run longest
- * start first, the longest of them before the others.
+ * Where an integration test class starts among the others of its run (src/site/testing.md#class-order):
+ * the value of JUnit's {@code @Order} on the class, which Failsafe's run sorts by (classes without one
+ * come after, in their own order). On two cores the integration tests keep both busy until the last
+ * classes run; a long class that starts last runs on alone while the other workers are idle, so the
+ * classes that run longest start first, the longest of them before the others.
  */
 public final class RunOrder {
 
