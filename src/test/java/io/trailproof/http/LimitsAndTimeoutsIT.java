@@ -3,6 +3,8 @@ package io.trailproof.http;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Api.Reply;
 import io.trailproof.testing.InProcessServer;
+import io.trailproof.testing.RunOrder;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -32,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * well-behaved HTTP client would not do what an attacker does. The time bounds here only guard
  * against hangs; they are many times the configured timeouts.
  */
+@Order(RunOrder.MOSTLY_WAITING)
 class LimitsAndTimeoutsIT {
 
     @TempDir
