@@ -37,7 +37,9 @@ public record Settings(
         Checkpoints checkpoints,
         Observability observability,
         Cluster cluster,
-        Erasure erasure) {
+        Erasure erasure,
+        /** {@code capture.gap-after}: how long a hole in a capture stream may stay open before a GAP records it (src/site/completeness.md#gaps). */
+        Duration captureGapAfter) {
 
     /**
      * Retention of event content (src/site/erasure.md#retention) and the pace of erasures
@@ -195,6 +197,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 snapshotIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability, cluster, erasure);
+                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, captureGapAfter);
     }
 }

@@ -107,7 +107,16 @@ public final class SettingsLoader {
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, snapshotEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
-                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw));
+                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw));
+    }
+
+    /** {@code capture.gap-after} (src/site/completeness.md#gaps): a positive ISO 8601 duration. */
+    private static Duration captureGapAfter(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        Duration d = duration(raw, ConfigKey.CAPTURE_GAP_AFTER);
+        if (d.isNegative() || d.toMillis() < 1) {
+            throw bad(ConfigKey.CAPTURE_GAP_AFTER, raw, "must be a positive ISO 8601 duration such as PT5M");
+        }
+        return d;
     }
 
     /**
