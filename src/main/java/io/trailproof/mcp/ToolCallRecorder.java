@@ -43,7 +43,9 @@ final class ToolCallRecorder {
     static final String ERROR = "error";
 
     /** Nesting allowed while reading a message; the content's own depth is checked when it is recorded. */
-    private static final int READ_DEPTH = 100_000;
+    static final int READ_DEPTH = 100_000;
+    /** The event field that binds a call to the gate's decision (src/site/gates.md). */
+    static final String DECISION_ID = "decision_id";
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** For messages the strict reader refuses: enough to route them, never to record their content. */
     private static final ObjectMapper LENIENT = new ObjectMapper(StrictJson.unlimitedFactory())
@@ -53,6 +55,15 @@ final class ToolCallRecorder {
     enum Direction { CLIENT_TO_SERVER, SERVER_TO_CLIENT }
 
     private record Pending(String tool, long startNanos, JsonNode id) {
+    }
+
+    /**
+     * How the gate let a forwarded {@code tools/call} through: {@code decisionId} is the decision that
+     * allowed it, or null when the gate could not be asked (fail mode open); {@code actionInput} is the
+     * input exactly as proposed (null for none), which the record repeats so that its arguments hash
+     * to the decision's.
+     */
+    record GateMark(String decisionId, JsonNode actionInput) {
     }
 
     private final String explicitAgentId;
@@ -86,6 +97,11 @@ final class ToolCallRecorder {
      * @param nanos {@link System#nanoTime()} when it was read (for durations)
      */
     void message(Direction direction, byte[] line, Instant at, long nanos) {
+        message(direction, line, at, nanos, null);
+    }
+
+    /** One line, as {@link #message(Direction, byte[], Instant, long)}, that the gate let through with {@code mark}. */
+    void message(Direction direction, byte[] line, Instant at, long nanos, GateMark mark) {
         if (line == null) {
             oversized++;
             return;
@@ -117,7 +133,7 @@ final class ToolCallRecorder {
             if (!m.isObject()) {
                 continue;
             }
-            Received r = new Received(line, unreadable, at, nanos);
+            Received r = new Received(line, unreadable, at, nanos, root.isObject() ? mark : null);
             if (direction == Direction.CLIENT_TO_SERVER) {
                 fromClient(m, r);
             } else {
@@ -146,7 +162,7 @@ final class ToolCallRecorder {
         pending.clear();
     }
 
-    private record Received(byte[] line, String unreadable, Instant at, long nanos) {
+    private record Received(byte[] line, String unreadable, Instant at, long nanos, GateMark mark) {
     }
 
     private void fromClient(JsonNode m, Received r) {
@@ -187,7 +203,17 @@ final class ToolCallRecorder {
         }
         ObjectNode e = base(TOOL_CALL, tool, r.at(), id);
         JsonNode arguments = params.get("arguments");
-        if (r.unreadable() != null) {
+        GateMark mark = r.mark();
+        if (mark != null) {
+            if (mark.decisionId() != null) {
+                e.put(DECISION_ID, mark.decisionId());
+            } else {
+                ((ObjectNode) e.get(EventFields.METADATA)).put("gate", "unavailable");
+            }
+            if (mark.actionInput() != null) {
+                e.set(EventFields.ACTION_INPUT, mark.actionInput());
+            }
+        } else if (r.unreadable() != null) {
             e.set(EventFields.ACTION_INPUT, EventContent.unreadable(r.line(), r.unreadable()));
         } else if (arguments != null && !arguments.isNull()) {
             e.set(EventFields.ACTION_INPUT, EventContent.asObject(arguments, "arguments"));
