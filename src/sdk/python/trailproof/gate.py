@@ -14,7 +14,7 @@ import time
 from typing import TYPE_CHECKING, Any, Dict, Optional
 from urllib.parse import quote
 
-from ._transport import Response, Transport
+from ._transport import Response, Transport, new_idempotency_key
 from .errors import RejectedEvent, TrailproofError, Unavailable
 
 if TYPE_CHECKING:
@@ -97,15 +97,22 @@ class Decision:
             self.decision, self.state, self.decision_id, self.rule, self.reason)
 
 
-def _request(client: "Client", method: str, path: str, body: Optional[bytes], wait: float) -> Dict[str, Any]:
-    """One request on a fresh connection; the answer's JSON object, or the SDK's exception for it."""
-    t = Transport(client.url, client.api_key)
-    try:
-        r = t.request(method, path, body, None, client.request_timeout + wait)
-    except OSError as e:
-        raise Unavailable("trailproof at %s is unreachable: %s" % (client.url, e)) from e
-    finally:
-        t.close()
+def _request(client: "Client", method: str, path: str, body: Optional[bytes], wait: float,
+             key: Optional[str] = None) -> Dict[str, Any]:
+    """One request on a fresh connection; the answer's JSON object, or the SDK's exception for it. With
+    an ``Idempotency-Key`` a request that got no answer is sent once more: the service answers a
+    repeat from its record, so the decision is still recorded once."""
+    headers = {"Idempotency-Key": key} if key else None
+    for attempt in (1, 2):
+        t = Transport(client.url, client.api_key)
+        try:
+            r = t.request(method, path, body, headers, client.request_timeout + wait)
+            break
+        except OSError as e:
+            if attempt == 2 or key is None:
+                raise Unavailable("trailproof at %s is unreachable: %s" % (client.url, e)) from e
+        finally:
+            t.close()
     if _unavailable(r):
         raise Unavailable("trailproof answered %d: %s" % (r.status, r.error_message()))
     if r.status == 400:
@@ -125,7 +132,7 @@ def _request(client: "Client", method: str, path: str, body: Optional[bytes], wa
 def decide(client: "Client", proposal: Dict[str, Any]) -> Decision:
     """Asks the gate about one proposed event (already shaped and redacted like a logged one)."""
     body = json.dumps(proposal, ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode("utf-8")
-    answer = _request(client, "POST", "/v1/decisions", body, 0.0)
+    answer = _request(client, "POST", "/v1/decisions", body, 0.0, new_idempotency_key())
     if answer.get("decision") not in ("allow", "deny", "ask") or not answer.get("decision_id"):
         raise Unavailable("trailproof's decision has no decision_id or an unknown decision %r"
                           % (answer.get("decision"),))

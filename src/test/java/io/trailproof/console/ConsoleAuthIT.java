@@ -76,7 +76,7 @@ class ConsoleAuthIT {
         assertThat(send("PUT", "/v1/admin/gate-policy", """
                 {"policies": [{"name": "payments", "rules": [{"name": "transfers-need-a-person", "type": "absence",
                   "deny": "transfer_funds", "effect": "ask", "reason": "transfers need a <b>person</b>"}]}]}""")
-                .status()).isEqualTo(200);
+                .status()).isEqualTo(201);
         assertThat(send("POST", "/v1/events", "{\"agent_id\":\"payer\",\"action_name\":\"look_up_invoice\"}").status())
                 .isEqualTo(201);
         String input = "{\"to\":\"<img src=x onerror=\\\"window.__pwned=1\\\">\",\"amount\":100}";

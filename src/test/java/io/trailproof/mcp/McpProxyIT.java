@@ -433,7 +433,7 @@ class McpProxyIT {
             Api api = trail.api();
             assertThat(api.send(HttpRequest.newBuilder(URI.create(api.base() + "/v1/admin/gate-policy"))
                     .header("Content-Type", "application/json")
-                    .PUT(HttpRequest.BodyPublishers.ofString(GATE_POLICY))).status()).isEqualTo(200);
+                    .PUT(HttpRequest.BodyPublishers.ofString(GATE_POLICY))).status()).isEqualTo(201);
             List<String> command = javaProxy(api.base(), server("gate-test", 0, record));
             command.addAll(command.indexOf("--"), List.of("--gate", "--ask-wait", "90"));
             List<String> stderr = new CopyOnWriteArrayList<>();
@@ -453,7 +453,7 @@ class McpProxyIT {
             assertThat(text(client.callTool(new CallToolRequest("echo", Map.of("text", "meanwhile"))))).isEqualTo("meanwhile");
             assertThat(waiting).isNotDone();
             assertThat(api.post("/v1/approvals/" + ask.get("id").asText(), "{\"approve\": true, \"comment\": \"fine\"}")
-                    .status()).isEqualTo(200);
+                    .status()).isEqualTo(201);
             assertThat(text(waiting.get(90, TimeUnit.SECONDS))).isEqualTo("slept");
 
             // An ask a person denies never reaches the server.
