@@ -37,7 +37,22 @@ public record Settings(
         Checkpoints checkpoints,
         Observability observability,
         Cluster cluster,
-        Erasure erasure) {
+        Erasure erasure,
+        Gate gate) {
+
+    /**
+     * Gates and approvals (src/site/gates.md).
+     *
+     * @param defaultEffect {@code gate.default}: {@code allow}, {@code ask} or {@code deny}, the decision when no rule fires
+     * @param askTimeout {@code gate.ask-timeout}: how long an {@code ask} waits for a person before it expires
+     * @param approvalValidFor {@code gate.approval-valid-for}: how long an approval may be used
+     * @param policyFile {@code gate.policy-file}: a policy document recorded at start when it differs from the active one
+     */
+    public record Gate(String defaultEffect, Duration askTimeout, Duration approvalValidFor, Optional<Path> policyFile) {
+        public static Gate defaults() {
+            return new Gate("allow", Duration.ofMinutes(15), Duration.ofMinutes(10), Optional.empty());
+        }
+    }
 
     /**
      * Retention of event content (src/site/erasure.md#retention) and the pace of erasures
@@ -195,6 +210,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability, cluster, erasure);
+                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, gate);
     }
 }

@@ -25,13 +25,16 @@ import java.util.Set;
 public final class EventValidator {
     private EventValidator() {}
 
+    /** Longest {@code decision_id}: a decision's id is a UUID; some room for a foreign one, which then fails its check. */
+    private static final int DECISION_ID_MAX_LENGTH = 128;
+
     private static final Set<String> SHORT_STRINGS =
             Set.of(SESSION_ID, SOURCE, CAPTURE_METHOD, ACTION_TYPE, ACTION_NAME, ACTION_STATUS);
     private static final Set<String> OBJECTS = Set.of(ACTION_INPUT, ACTION_OUTPUT, METADATA);
     /** Client fields in the order they are reported when several are unknown or wrong. */
     private static final List<String> ACCEPTED = List.of(AGENT_ID, SESSION_ID, SOURCE, CAPTURE_METHOD,
             ACTION_TYPE, ACTION_NAME, ACTION_STATUS, ERROR_MESSAGE, ACTION_INPUT, ACTION_OUTPUT,
-            METADATA, TIMESTAMP, DURATION_MS, LABELS);
+            METADATA, TIMESTAMP, DURATION_MS, LABELS, DECISION_ID);
     private static final Set<String> ACCEPTED_SET = Set.copyOf(ACCEPTED);
 
     /**
@@ -96,6 +99,10 @@ public final class EventValidator {
                     throw new EventRejection(field, "agent_id " + ERASURES_AGENT + " is reserved for the service's "
                             + "record of erasures (src/site/erasure.md); use another agent_id");
                 }
+                if (s.equals(POLICIES_AGENT)) {
+                    throw new EventRejection(field, "agent_id " + POLICIES_AGENT + " is reserved for the service's "
+                            + "record of gate policies (src/site/gates.md); use another agent_id");
+                }
                 int cc = firstControlChar(s);
                 if (cc >= 0) {
                     throw new EventRejection(field, String.format(
@@ -115,6 +122,20 @@ public final class EventValidator {
                 }
             }
             case DURATION_MS -> checkDuration(value);
+            case DECISION_ID -> {
+                String s = requireString(field, value);
+                if (s.isEmpty() || s.length() > DECISION_ID_MAX_LENGTH) {
+                    throw new EventRejection(field, "decision_id must be the decision_id of a decision (1.."
+                            + DECISION_ID_MAX_LENGTH + " characters), it is " + s.length() + " characters long");
+                }
+            }
+            case ACTION_TYPE -> {
+                requireLength(field, requireString(field, value), STRING_MAX_LENGTH);
+                if (SERVICE_ACTION_TYPES.contains(value.textValue())) {
+                    throw new EventRejection(field, "action_type " + value.textValue() + " is written by the service "
+                            + "only (src/site/gates.md): ask for a decision with POST /v1/decisions instead");
+                }
+            }
             case LABELS -> checkLabels(value);
             default -> {
                 if (SHORT_STRINGS.contains(field)) {
