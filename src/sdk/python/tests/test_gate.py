@@ -59,7 +59,7 @@ class GateTest(ServerTest):
         c = self.client(agent)
         ran = []
 
-        @c.audited(gate=True)
+        @c.audited(gate=True, name="wipe_disk")
         def wipe_disk(disk: str) -> str:
             ran.append(disk)
             return "wiped"
@@ -76,7 +76,7 @@ class GateTest(ServerTest):
         agent = self.agent("allow")
         c = self.client(agent)
 
-        @c.audited(gate=True)
+        @c.audited(gate=True, name="read_file")
         def read_file(path: str, lines: List[int]) -> str:
             lines.append(99)  # the function changes its argument: the record keeps what was decided
             return "contents"
@@ -94,7 +94,7 @@ class GateTest(ServerTest):
         agent = self.agent("ask-approved")
         c = self.client(agent)
 
-        @c.audited(gate=True, ask_timeout=90)
+        @c.audited(gate=True, name="refund", ask_timeout=90)
         def refund(order: str, amount: float) -> Dict[str, Any]:
             return {"refunded": amount}
 
@@ -113,7 +113,7 @@ class GateTest(ServerTest):
         c = self.client(agent)
         ran = []
 
-        @c.audited(gate=True, ask_timeout=90)
+        @c.audited(gate=True, name="refund", ask_timeout=90)
         async def refund(order: str) -> str:
             ran.append(order)
             return "refunded"
@@ -131,7 +131,7 @@ class GateTest(ServerTest):
         c = self.client(agent)
         ran = []
 
-        @c.audited(gate=True, ask_timeout=1)
+        @c.audited(gate=True, name="refund", ask_timeout=1)
         def refund(order: str) -> str:
             ran.append(order)
             return "refunded"
@@ -186,7 +186,7 @@ class UnreachableGateTest(unittest.TestCase):
         c = self.client(self.agent("down-closed"), "http://127.0.0.1:%d" % free_port())
         ran = []
 
-        @c.audited(gate=True)
+        @c.audited(gate=True, name="read_file")
         def read_file(path: str) -> str:
             ran.append(path)
             return "contents"
@@ -201,7 +201,7 @@ class UnreachableGateTest(unittest.TestCase):
         url = "http://127.0.0.1:%d" % free_port()
         c = self.client(self.agent("down-open"), url)
 
-        @c.audited(gate=True, fail_mode="open")
+        @c.audited(gate=True, name="read_file", fail_mode="open")
         def read_file(path: str) -> str:
             return "contents"
 

@@ -44,8 +44,6 @@ final class ToolCallRecorder {
 
     /** Nesting allowed while reading a message; the content's own depth is checked when it is recorded. */
     static final int READ_DEPTH = 100_000;
-    /** The event field that binds a call to the gate's decision (src/site/gates.md). */
-    static final String DECISION_ID = "decision_id";
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** For messages the strict reader refuses: enough to route them, never to record their content. */
     private static final ObjectMapper LENIENT = new ObjectMapper(StrictJson.unlimitedFactory())
@@ -206,7 +204,7 @@ final class ToolCallRecorder {
         GateMark mark = r.mark();
         if (mark != null) {
             if (mark.decisionId() != null) {
-                e.put(DECISION_ID, mark.decisionId());
+                e.put(EventFields.DECISION_ID, mark.decisionId());
             } else {
                 ((ObjectNode) e.get(EventFields.METADATA)).put("gate", "unavailable");
             }
