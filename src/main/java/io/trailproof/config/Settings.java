@@ -25,7 +25,7 @@ public record Settings(
         int timestampTimeoutMs,
         Duration verifyInterval,
         long logSegmentBytes,
-        long checkpointIntervalEvents,
+        long snapshotIntervalEvents,
         Duration timestampInterval,
         int idleTimeoutMs,
         int headerTimeoutMs,
@@ -209,7 +209,7 @@ public record Settings(
     public Settings withPort(int newPort) {
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
-                checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
+                snapshotIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
                 streams, idempotency, redaction, checkpoints, observability, cluster, erasure, gate);
     }
 }

@@ -25,7 +25,7 @@ import java.util.Arrays;
  * holds a {@code tools/call} (each of its requests is answered with an error), and a line longer than
  * the proxy reads (dropped, with a line on standard error).
  */
-final class GatedInput implements Runnable {
+final class GatedInput implements Passage {
 
     /** Receives each line that is passed on, just before it is written, in the order written. */
     interface Forwarded {
@@ -48,7 +48,9 @@ final class GatedInput implements Runnable {
     private final Object lock = new Object();
     private boolean closed;
     private boolean destinationFailed;
-    private boolean terminated = true;
+    /** The line being read: its bytes so far (none once it is longer than {@code maxLine}) and its length. */
+    private final ByteArrayOutputStream current = new ByteArrayOutputStream();
+    private long currentLength;
 
     GatedInput(InputStream from, OutputStream to, ClientOutput client, ToolCallGate gate, Forwarded forwarded,
             Notices notices, int maxLine) {
@@ -63,22 +65,30 @@ final class GatedInput implements Runnable {
 
     @Override
     public void run() {
-        LineFramer framer = new LineFramer(maxLine, this::line);
         byte[] buffer = new byte[CHUNK];
         try {
             int n;
-            while ((n = from.read(buffer)) >= 0) {
-                framer.feed(buffer, 0, n);
+            while ((n = from.read(buffer)) >= 0 && !isClosed()) {
+                int start = 0;
+                for (int i = 0; i < n; i++) {
+                    if (buffer[i] == '\n') {
+                        append(buffer, start, i - start);
+                        line(true);
+                        start = i + 1;
+                    }
+                }
+                append(buffer, start, n - start);
+            }
+            if (currentLength > 0) {
+                line(false);
             }
         } catch (IOException e) {
             // the client's side broke: treated as its end
         } finally {
-            terminated = false;
-            framer.finish();
+            // Calls still waiting for a decision are not passed on after the client's end of input:
+            // there is nobody left to read their results.
+            stop();
             synchronized (lock) {
-                // Calls still waiting for a decision are not passed on after the client's end of input:
-                // there is nobody left to read their results.
-                closed = true;
                 try {
                     to.close();
                 } catch (IOException ignored) {
@@ -88,7 +98,37 @@ final class GatedInput implements Runnable {
         }
     }
 
-    private void line(byte[] content, long length) {
+    /** Passes nothing on from now on: neither what is read later nor calls still waiting for a decision. */
+    @Override
+    public void stop() {
+        synchronized (lock) {
+            closed = true;
+        }
+    }
+
+    private boolean isClosed() {
+        synchronized (lock) {
+            return closed;
+        }
+    }
+
+    private void append(byte[] chunk, int offset, int length) {
+        if (length == 0) {
+            return;
+        }
+        currentLength += length;
+        if (currentLength <= maxLine) {
+            current.write(chunk, offset, length);
+        } else if (current.size() > 0) {
+            current.reset();
+        }
+    }
+
+    private void line(boolean terminated) {
+        long length = currentLength;
+        byte[] content = length <= maxLine ? current.toByteArray() : null;
+        current.reset();
+        currentLength = 0;
         if (content == null) {
             notices.always("a message of " + length + " bytes was longer than the proxy reads (" + (maxLine >> 20)
                     + " MiB) and was not passed on: under --gate every message must be checked");

@@ -120,7 +120,7 @@ public final class TrailproofServer implements AutoCloseable {
 
     /** The timestamp store, then the ledger: this node's own log, or in cluster mode a replica of the topic. */
     private void openLedger() throws IOException {
-        LedgerOptions options = new LedgerOptions(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
+        LedgerOptions options = new LedgerOptions(settings.logSegmentBytes(), settings.snapshotIntervalEvents(),
                 settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
                 settings.idempotency().retention(), settings.idempotency().maxKeys(),
                 settings.redaction().redactor());
