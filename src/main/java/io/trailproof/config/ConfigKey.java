@@ -45,6 +45,8 @@ public enum ConfigKey {
     RETENTION_CONTENT_AFTER("retention.content-after", "off"),
     RETENTION_ALLOW_SHORT("retention.allow-short", "false"),
     ERASURE_SHARE_WHILE_INGESTING("erasure.share-while-ingesting", "0.25"),
+    // Capture gaps (src/site/completeness.md)
+    CAPTURE_GAP_AFTER("capture.gap-after", "PT5M"),
     // Signed checkpoints, tiles and witnesses (src/site/checkpoints.md)
     CHECKPOINT_ORIGIN("checkpoint.origin", ""),
     CHECKPOINT_SIGNING_KEY("checkpoint.signing-key", ""),

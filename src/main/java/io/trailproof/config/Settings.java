@@ -38,6 +38,8 @@ public record Settings(
         Observability observability,
         Cluster cluster,
         Erasure erasure,
+        /** {@code capture.gap-after}: how long a hole in a capture stream may stay open before a GAP records it (src/site/completeness.md#gaps). */
+        Duration captureGapAfter,
         Gate gate) {
 
     /**
@@ -210,6 +212,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 snapshotIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, gate);
+                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, captureGapAfter, gate);
     }
 }

@@ -15,9 +15,9 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.Optional;
-import io.trailproof.config.ConfigSources.Sourced;
 import java.util.HashSet;
 import java.util.regex.Pattern;
+import io.trailproof.config.ConfigSources.Sourced;
 import io.trailproof.core.note.CosignatureVerifier;
 import io.trailproof.core.note.SignedNote;
 import io.trailproof.core.note.TlogRejection;
@@ -109,7 +109,16 @@ public final class SettingsLoader {
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, snapshotEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
-                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), gate(raw));
+                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw), gate(raw));
+    }
+
+    /** {@code capture.gap-after} (src/site/completeness.md#gaps): a positive ISO 8601 duration. */
+    private static Duration captureGapAfter(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        Duration d = duration(raw, ConfigKey.CAPTURE_GAP_AFTER);
+        if (d.isNegative() || d.toMillis() < 1) {
+            throw bad(ConfigKey.CAPTURE_GAP_AFTER, raw, "must be a positive ISO 8601 duration such as PT5M");
+        }
+        return d;
     }
 
     /** {@code gate.*} (src/site/gates.md): the default decision, how long an ask waits, how long an approval holds. */

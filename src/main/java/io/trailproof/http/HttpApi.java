@@ -92,6 +92,7 @@ public final class HttpApi {
                 Effect.of(gateSettings.defaultEffect()), gateSettings.askTimeout(), gateSettings.approvalValidFor(), clock);
         policyFile = gateSettings.policyFile().orElse(null);
         new GateEndpoints(gate, bodies, idempotency).register(router);
+        new CoverageEndpoint(ledger).register(router);
         new ErasureEndpoints(erasures, bodies, authenticator)
                 .register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),

@@ -34,8 +34,8 @@ public final class EventValidator {
     /** Client fields in the order they are reported when several are unknown or wrong. */
     private static final List<String> ACCEPTED = List.of(AGENT_ID, SESSION_ID, SOURCE, CAPTURE_METHOD,
             ACTION_TYPE, ACTION_NAME, ACTION_STATUS, ERROR_MESSAGE, ACTION_INPUT, ACTION_OUTPUT,
-            METADATA, TIMESTAMP, DURATION_MS, LABELS, DECISION_ID, CAPTURE_ID, CAPTURE_SEQ, CAPTURE_LAST,
-            CAPTURE_DROPPED);
+            METADATA, TIMESTAMP, DURATION_MS, LABELS, CAPTURE_ID, CAPTURE_SEQ, CAPTURE_LAST, CAPTURE_DROPPED,
+            DECISION_ID);
     private static final Set<String> ACCEPTED_SET = Set.copyOf(ACCEPTED);
 
     /**
@@ -112,6 +112,17 @@ public final class EventValidator {
                             (int) s.charAt(cc), cc));
                 }
             }
+            case ACTION_TYPE -> {
+                requireLength(field, requireString(field, value), STRING_MAX_LENGTH);
+                if (value.textValue().equals(GAP_ACTION_TYPE)) {
+                    throw new EventRejection(field, "action_type " + GAP_ACTION_TYPE + " is reserved for the"
+                            + " service's record of capture gaps (src/site/completeness.md); use another action_type");
+                }
+                if (SERVICE_ACTION_TYPES.contains(value.textValue())) {
+                    throw new EventRejection(field, "action_type " + value.textValue() + " is written by the service "
+                            + "only (src/site/gates.md): ask for a decision with POST /v1/decisions instead");
+                }
+            }
             case ERROR_MESSAGE -> requireLength(field, requireString(field, value), ERROR_MESSAGE_MAX_LENGTH);
             case TIMESTAMP -> {
                 String s = requireString(field, value);
@@ -124,6 +135,13 @@ public final class EventValidator {
                 }
             }
             case DURATION_MS -> checkDuration(value);
+            case DECISION_ID -> {
+                String s = requireString(field, value);
+                if (s.isEmpty() || s.length() > DECISION_ID_MAX_LENGTH) {
+                    throw new EventRejection(field, "decision_id must be the decision_id of a decision (1.."
+                            + DECISION_ID_MAX_LENGTH + " characters), it is " + s.length() + " characters long");
+                }
+            }
             case CAPTURE_ID -> {
                 String s = requireString(field, value);
                 if (s.isEmpty() || s.length() > CAPTURE_ID_MAX_LENGTH) {
@@ -154,20 +172,6 @@ public final class EventValidator {
                 if (from > to) {
                     throw new EventRejection(field, "capture_dropped [from, to] must have from <= to, not ["
                             + from + ", " + to + "]");
-                }
-            }
-            case DECISION_ID -> {
-                String s = requireString(field, value);
-                if (s.isEmpty() || s.length() > DECISION_ID_MAX_LENGTH) {
-                    throw new EventRejection(field, "decision_id must be the decision_id of a decision (1.."
-                            + DECISION_ID_MAX_LENGTH + " characters), it is " + s.length() + " characters long");
-                }
-            }
-            case ACTION_TYPE -> {
-                requireLength(field, requireString(field, value), STRING_MAX_LENGTH);
-                if (SERVICE_ACTION_TYPES.contains(value.textValue())) {
-                    throw new EventRejection(field, "action_type " + value.textValue() + " is written by the service "
-                            + "only (src/site/gates.md): ask for a decision with POST /v1/decisions instead");
                 }
             }
             case LABELS -> checkLabels(value);

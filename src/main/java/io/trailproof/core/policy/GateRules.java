@@ -102,13 +102,13 @@ final class GateRules {
 
         @Override
         String judge(PolicyEvent p, ScopeKey scope, GateEvaluator.QueryTest q) {
-            if (!def.deny().equals(p.actionName())) {
+            if (!def.denies(p.actionName())) {
                 return null;
             }
             if (def.when() == null) {
-                return def.deny() + " must never occur";
+                return p.actionName() + " must never occur";
             }
-            return armed.contains(scope) ? def.deny() + " must not occur after " + def.when() + " in "
+            return armed.contains(scope) ? p.actionName() + " must not occur after " + def.when() + " in "
                     + scope.describe() : null;
         }
     }

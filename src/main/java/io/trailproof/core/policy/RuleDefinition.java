@@ -18,10 +18,22 @@ public sealed interface RuleDefinition {
         }
     }
 
-    /** {@code deny} never happens; with {@code when} (nullable), never after a {@code when} in scope. */
+    /**
+     * {@code deny} never happens; with {@code when} (nullable), never after a {@code when} in scope.
+     * A {@code deny} ending in {@code *} names every action that starts with what comes before it
+     * ({@code delete_*}).
+     */
     record Absence(String deny, String when) implements RuleDefinition {
         public String type() {
             return "absence";
+        }
+
+        /** True when {@code name} is an action this rule denies. */
+        public boolean denies(String name) {
+            if (name == null) {
+                return false;
+            }
+            return deny.endsWith("*") ? name.startsWith(deny.substring(0, deny.length() - 1)) : deny.equals(name);
         }
     }
 
