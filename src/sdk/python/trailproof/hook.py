@@ -111,6 +111,40 @@ def event_for(payload: Dict[str, Any], agent_id: str) -> Dict[str, Any]:
     return event
 
 
+def _capture_number(root: str, agent_id: str, session_id: str, end: bool) -> Tuple[str, int]:
+    """The hook session's capture stream and the next number in it (src/site/completeness.md#capture-sequences).
+
+    Each hook run is a process of its own, so the stream lives in a small file per (agent, session)
+    under ``<spool dir>/hook-capture``, read and advanced under an exclusive lock (runs of one session
+    may overlap); the session's end removes it."""
+    import hashlib
+
+    d = os.path.join(root, "hook-capture")
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    path = os.path.join(d, hashlib.sha256((agent_id + "\0" + session_id).encode("utf-8")).hexdigest()[:32])
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover (no flock: runs of one session rarely overlap)
+            pass
+        parts = os.read(fd, 512).decode("ascii", "replace").split()
+        if len(parts) == 2 and parts[1].isdigit():
+            capture_id, seq = parts[0], int(parts[1]) + 1
+        else:
+            capture_id, seq = "hook-" + os.urandom(16).hex(), 1
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.ftruncate(fd, 0)
+        os.write(fd, ("%s %d" % (capture_id, seq)).encode("ascii"))
+        if end:
+            os.unlink(path)
+        return capture_id, seq
+    finally:
+        os.close(fd)
+
+
 def _read_stdin(deadline: float) -> bytes:
     fd = sys.stdin.fileno()
     chunks = []
@@ -275,13 +309,23 @@ def run(stdin: bytes, deadline: float, env: Optional[Dict[str, str]] = None,
         decided, call, note = gate(event, env, t, (start if start is not None else time.monotonic()) + wait)
         if answer is not None:
             answer.append(decided)
-        if call is None:
+        if call is None:  # not run, so not recorded: it takes no number in the capture stream either
             return note
         event = call
         deadline = time.monotonic() + max(0.0, budget)
+    spool_root = env.get("TRAILPROOF_SPOOL_DIR") or default_spool_dir()
+    if "session_id" in event:
+        try:
+            end = payload.get("hook_event_name") == "SessionEnd"
+            event["capture_id"], event["capture_seq"] = _capture_number(spool_root, event["agent_id"],
+                                                                        event["session_id"], end)
+            if end:
+                event["capture_last"] = True
+        except OSError:  # the event is still recorded, outside any stream
+            pass
     body = b"[" + json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace") + b"]"
     key = new_idempotency_key()
-    spool = Spool(env.get("TRAILPROOF_SPOOL_DIR") or default_spool_dir(), url)
+    spool = Spool(spool_root, url)
     line = _record(t, spool, body, key, deadline)
     return "; ".join(x for x in (note, line) if x) or None
 
