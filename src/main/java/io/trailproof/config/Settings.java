@@ -39,7 +39,22 @@ public record Settings(
         Cluster cluster,
         Erasure erasure,
         /** {@code capture.gap-after}: how long a hole in a capture stream may stay open before a GAP records it (src/site/completeness.md#gaps). */
-        Duration captureGapAfter) {
+        Duration captureGapAfter,
+        Gate gate) {
+
+    /**
+     * Gates and approvals (src/site/gates.md).
+     *
+     * @param defaultEffect {@code gate.default}: {@code allow}, {@code ask} or {@code deny}, the decision when no rule fires
+     * @param askTimeout {@code gate.ask-timeout}: how long an {@code ask} waits for a person before it expires
+     * @param approvalValidFor {@code gate.approval-valid-for}: how long an approval may be used
+     * @param policyFile {@code gate.policy-file}: a policy document recorded at start when it differs from the active one
+     */
+    public record Gate(String defaultEffect, Duration askTimeout, Duration approvalValidFor, Optional<Path> policyFile) {
+        public static Gate defaults() {
+            return new Gate("allow", Duration.ofMinutes(15), Duration.ofMinutes(10), Optional.empty());
+        }
+    }
 
     /**
      * Retention of event content (src/site/erasure.md#retention) and the pace of erasures
@@ -197,6 +212,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 snapshotIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, captureGapAfter);
+                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, captureGapAfter, gate);
     }
 }
