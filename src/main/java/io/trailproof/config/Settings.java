@@ -37,7 +37,27 @@ public record Settings(
         Checkpoints checkpoints,
         Observability observability,
         Cluster cluster,
-        Erasure erasure) {
+        Erasure erasure,
+        FrontDoor frontDoor) {
+
+    /**
+     * Who may talk to the HTTP listener, and how much of it one address may hold
+     * (src/site/security.md#the-front-door).
+     *
+     * @param hostNames {@code server.host-names}: names and addresses, lower case, answered besides the
+     *     loopback names and the bind address; any other {@code Host} is a 421
+     * @param maxConnectionsPerAddress {@code server.max-connections-per-address}: connections one client
+     *     address may hold at once; a further one is closed as soon as it is accepted
+     */
+    public record FrontDoor(List<String> hostNames, int maxConnectionsPerAddress) {
+        public FrontDoor {
+            hostNames = List.copyOf(hostNames);
+        }
+
+        public static FrontDoor defaults() {
+            return new FrontDoor(List.of(), 256);
+        }
+    }
 
     /**
      * Retention of event content (src/site/erasure.md#retention) and the pace of erasures
@@ -195,6 +215,6 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability, cluster, erasure);
+                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, frontDoor);
     }
 }
