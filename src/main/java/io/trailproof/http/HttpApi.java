@@ -40,7 +40,9 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Memory and connections are bounded whatever clients send: request bodies count against the
  * {@link InFlightBudget} as they arrive and until their answer is sent (beyond it: a short wait, then
- * 503 with {@code Retry-After}), and at most {@code server.max-connections} connections are open.
+ * 503 with {@code Retry-After}), at most {@code server.max-connections} connections are open, and one
+ * address holds at most its share of them ({@link ConnectionLimits}). Before anything routes a
+ * request, the {@link FrontDoor} checks its framing, {@code Host} and {@code Origin}.
  */
 public final class HttpApi {
 

@@ -63,26 +63,34 @@ public final class FrontDoorBench {
             }
             if (wrk != null) {
                 System.out.println();
-                System.out.println("| GET /v1/merkle/root, wrk | server | p50 ms | p99 ms | requests/s |");
-                System.out.println("|---|---|---|---|---|");
+                System.out.println("| GET /v1/merkle/root, wrk | server | p50 ms | p99 ms | requests/s | server CPU µs/request |");
+                System.out.println("|---|---|---|---|---|---|");
                 for (int connections : new int[] {1, 16}) {
                     List<List<Wrk.Result>> results = new ArrayList<>();
-                    started.forEach(s -> results.add(new ArrayList<>()));
+                    List<List<Double>> cpu = new ArrayList<>();
+                    started.forEach(s -> {
+                        results.add(new ArrayList<>());
+                        cpu.add(new ArrayList<>());
+                    });
                     for (int r = 0; r < rounds; r++) {
                         for (int i = 0; i < started.size(); i++) {
                             // The order alternates: neither server always runs right after the other.
                             int k = r % 2 == 0 ? i : started.size() - 1 - i;
-                            results.get(k).add(wrk.run("http://127.0.0.1:" + started.get(k).port + "/v1/merkle/root",
-                                    connections, seconds, Map.of()));
+                            long pid = started.get(k).process.pid();
+                            long before = ServerProbe.cpuNanos(pid)[0];
+                            Wrk.Result result = wrk.run("http://127.0.0.1:" + started.get(k).port + "/v1/merkle/root",
+                                    connections, seconds, Map.of());
+                            results.get(k).add(result);
+                            cpu.get(k).add((ServerProbe.cpuNanos(pid)[0] - before) / 1e3 / result.requests());
                         }
                     }
                     for (int i = 0; i < started.size(); i++) {
                         List<Wrk.Result> rs = results.get(i);
-                        System.out.printf(Locale.ROOT, "| %d connection(s) | %s | %.2f | %.2f (rounds: %s) | %.0f |%n", connections,
-                                servers.get(i).name(), median(rs.stream().map(Wrk.Result::p50).toList()),
+                        System.out.printf(Locale.ROOT, "| %d connection(s) | %s | %.2f | %.2f (rounds: %s) | %.0f | %.1f |%n",
+                                connections, servers.get(i).name(), median(rs.stream().map(Wrk.Result::p50).toList()),
                                 median(rs.stream().map(Wrk.Result::p99).toList()),
                                 String.join(", ", rs.stream().map(x -> String.format(Locale.ROOT, "%.2f", x.p99())).toList()),
-                                median(rs.stream().map(Wrk.Result::rate).toList()));
+                                median(rs.stream().map(Wrk.Result::rate).toList()), median(cpu.get(i)));
                     }
                 }
             }
