@@ -161,6 +161,19 @@ class ArchitectureTest {
     }
 
     @Test
+    void captureGapsSitBetweenTheLedgerAndTheServer() {
+        noClasses().that().resideInAPackage("io.trailproof.capture..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..", "io.trailproof.cluster..", "io.undertow..")
+                .because("gap detection follows the ledger and writes through a seam the server wires: "
+                        + "server -> capture -> ledger")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.trailproof.core..", "io.trailproof.store..", "io.trailproof.ledger..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.capture..")
+                .check(classes);
+    }
+
+    @Test
     void otlpSitsBetweenTheLedgerAndTheHttpApi() {
         noClasses().that().resideInAPackage("io.trailproof.otlp..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",

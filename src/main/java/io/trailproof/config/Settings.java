@@ -25,7 +25,7 @@ public record Settings(
         int timestampTimeoutMs,
         Duration verifyInterval,
         long logSegmentBytes,
-        long checkpointIntervalEvents,
+        long snapshotIntervalEvents,
         Duration timestampInterval,
         int idleTimeoutMs,
         int headerTimeoutMs,
@@ -38,6 +38,8 @@ public record Settings(
         Observability observability,
         Cluster cluster,
         Erasure erasure,
+        /** {@code capture.gap-after}: how long a hole in a capture stream may stay open before a GAP records it (src/site/completeness.md#gaps). */
+        Duration captureGapAfter,
         FrontDoor frontDoor) {
 
     /**
@@ -214,7 +216,7 @@ public record Settings(
     public Settings withPort(int newPort) {
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
-                checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, frontDoor);
+                snapshotIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
+                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, captureGapAfter, frontDoor);
     }
 }

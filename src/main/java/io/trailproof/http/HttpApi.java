@@ -86,6 +86,7 @@ public final class HttpApi {
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst, checkpoints::noteFor).register(router);
         new PolicyEndpoints(ledger, bodies).register(router);
+        new CoverageEndpoint(ledger).register(router);
         new ErasureEndpoints(erasures, bodies, authenticator)
                 .register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),

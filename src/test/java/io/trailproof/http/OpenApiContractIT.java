@@ -327,6 +327,9 @@ class OpenApiContractIT {
         expect(404, post("/v1/policy/check", READ, "{\"agent_id\":\"nobody\"}"));
         expect(415, call("POST", "/v1/policy/check", READ, "text/plain", "{}".getBytes(StandardCharsets.UTF_8)));
         expect(413, tooLarge("/v1/policy/check", READ, "application/json"));
+        expect(200, get("/v1/coverage?agent_id=agent-a", READ));
+        expect(400, get("/v1/coverage", READ));
+        expect(404, get("/v1/coverage?agent_id=nobody", READ));
     }
 
     private void stream() throws Exception {
@@ -417,6 +420,7 @@ class OpenApiContractIT {
                 new Sample("GET", "/v1/search?q=x", null, "read"),
                 new Sample("GET", "/v1/agents", null, "read"),
                 new Sample("GET", "/v1/stats", null, "read"),
+                new Sample("GET", "/v1/coverage?agent_id=agent-a", null, "read"),
                 new Sample("GET", "/v1/cluster", null, "read"),
                 new Sample("GET", "/v1/verify?agent_id=agent-a", null, "read"),
                 new Sample("GET", "/v1/merkle/root", null, "read"),

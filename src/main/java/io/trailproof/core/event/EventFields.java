@@ -57,6 +57,15 @@ public final class EventFields {
     /** The agent whose events record erasures (src/site/erasure.md); clients may not write as it. */
     public static final String ERASURES_AGENT = "trailproof.erasures";
 
+    /**
+     * {@code action_type} of the service's record of a capture gap (src/site/completeness.md#gaps);
+     * reserved: a client event with it is refused, so a gap record cannot be forged.
+     */
+    public static final String GAP_ACTION_TYPE = "GAP";
+
+    /** {@code action_type} of the event that ends a capture stream with nothing else left to send. */
+    public static final String CAPTURE_END_ACTION_TYPE = "CAPTURE_END";
+
     /** The value of {@code schema_version} for every event this version writes. */
     public static final String SCHEMA_VERSION_1_0 = "1.0";
 

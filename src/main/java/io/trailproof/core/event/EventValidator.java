@@ -104,6 +104,13 @@ public final class EventValidator {
                             (int) s.charAt(cc), cc));
                 }
             }
+            case ACTION_TYPE -> {
+                requireLength(field, requireString(field, value), STRING_MAX_LENGTH);
+                if (value.textValue().equals(GAP_ACTION_TYPE)) {
+                    throw new EventRejection(field, "action_type " + GAP_ACTION_TYPE + " is reserved for the"
+                            + " service's record of capture gaps (src/site/completeness.md); use another action_type");
+                }
+            }
             case ERROR_MESSAGE -> requireLength(field, requireString(field, value), ERROR_MESSAGE_MAX_LENGTH);
             case TIMESTAMP -> {
                 String s = requireString(field, value);

@@ -1,5 +1,8 @@
 package io.trailproof.core.policy;
 
+import com.google.re2j.Matcher;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,9 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Reads a policy document (src/site/redaction.md), YAML or JSON (a JSON document is YAML too), strictly: every
@@ -224,8 +224,10 @@ public final class PolicyParser {
         try {
             return new RuleDefinition.PatternRule(field, Pattern.compile(regex), deny != null);
         } catch (PatternSyntaxException e) {
-            throw new PolicyRejection(at + ": key '" + key + "' is not a valid regular expression: "
-                    + e.getDescription() + (e.getIndex() >= 0 ? " near index " + e.getIndex() : ""));
+            throw new PolicyRejection(at + ": key '" + key + "' is not a regular expression the pattern engine runs ("
+                    + e.getDescription() + (e.getPattern() == null || e.getPattern().isEmpty() ? ""
+                    : " in '" + shorten(e.getPattern()) + "'") + "); patterns run in linear time (RE2 syntax), so "
+                    + "backreferences and lookaround such as (?=...) are not available");
         }
     }
 

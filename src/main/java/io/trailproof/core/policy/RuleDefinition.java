@@ -3,7 +3,7 @@ package io.trailproof.core.policy;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
+import com.google.re2j.Pattern;
 
 /** What a rule checks, one record per rule type of src/site/redaction.md. Values are validated by {@link PolicyParser}. */
 public sealed interface RuleDefinition {
