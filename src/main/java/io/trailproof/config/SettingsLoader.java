@@ -117,7 +117,7 @@ public final class SettingsLoader {
      */
     private static Settings.FrontDoor frontDoor(Map<ConfigKey, Sourced> raw) throws ConfigException {
         List<String> names = new ArrayList<>();
-        for (String name : list(raw.get(ConfigKey.SERVER_HOST_NAMES).value)) {
+        for (String name : list(raw.get(ConfigKey.SERVER_HOST_NAMES).value())) {
             String n = name.toLowerCase(Locale.ROOT);
             if (n.startsWith("[") && n.endsWith("]")) {
                 n = n.substring(1, n.length() - 1);
