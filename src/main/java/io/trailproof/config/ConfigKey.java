@@ -69,7 +69,12 @@ public enum ConfigKey {
     CLUSTER_WRITE_TIMEOUT("cluster.write-timeout", "PT10S"),
     CLUSTER_READ_WAIT("cluster.read-wait", "PT10S"),
     CLUSTER_ALLOW_UNSAFE_TOPIC("cluster.allow-unsafe-topic", "false"),
-    CLUSTER_TOPIC_RETENTION("cluster.topic-retention", "off");
+    CLUSTER_TOPIC_RETENTION("cluster.topic-retention", "off"),
+    // Gates and approvals (src/site/gates.md)
+    GATE_DEFAULT("gate.default", "allow"),
+    GATE_ASK_TIMEOUT("gate.ask-timeout", "PT15M"),
+    GATE_APPROVAL_VALID_FOR("gate.approval-valid-for", "PT10M"),
+    GATE_POLICY_FILE("gate.policy-file", "");
 
     /** Keys under this prefix are Kafka client properties passed through as they are ({@code cluster.kafka.ssl.truststore.location}). */
     public static final String KAFKA_PASS_THROUGH_PREFIX = "cluster.kafka.";

@@ -15,6 +15,8 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.Optional;
+import java.util.HashSet;
+import java.util.regex.Pattern;
 import io.trailproof.config.ConfigSources.Sourced;
 import io.trailproof.core.note.CosignatureVerifier;
 import io.trailproof.core.note.SignedNote;
@@ -107,7 +109,7 @@ public final class SettingsLoader {
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, snapshotEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
-                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw),
+                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw), gate(raw),
                 frontDoor(raw));
     }
 
@@ -140,6 +142,24 @@ public final class SettingsLoader {
             throw bad(ConfigKey.CAPTURE_GAP_AFTER, raw, "must be a positive ISO 8601 duration such as PT5M");
         }
         return d;
+    }
+
+    /** {@code gate.*} (src/site/gates.md): the default decision, how long an ask waits, how long an approval holds. */
+    private static Settings.Gate gate(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        String effect = raw.get(ConfigKey.GATE_DEFAULT).value().trim().toLowerCase(Locale.ROOT);
+        if (!effect.equals("allow") && !effect.equals("ask") && !effect.equals("deny")) {
+            throw bad(ConfigKey.GATE_DEFAULT, raw, "must be allow, ask or deny");
+        }
+        Duration ask = duration(raw, ConfigKey.GATE_ASK_TIMEOUT);
+        Duration valid = duration(raw, ConfigKey.GATE_APPROVAL_VALID_FOR);
+        if (ask.toMillis() < 1) {
+            throw bad(ConfigKey.GATE_ASK_TIMEOUT, raw, "must be a positive ISO 8601 duration such as PT15M");
+        }
+        if (valid.toMillis() < 1) {
+            throw bad(ConfigKey.GATE_APPROVAL_VALID_FOR, raw, "must be a positive ISO 8601 duration such as PT10M");
+        }
+        String file = raw.get(ConfigKey.GATE_POLICY_FILE).value().trim();
+        return new Settings.Gate(effect, ask, valid, file.isEmpty() ? Optional.empty() : Optional.of(path(file)));
     }
 
     /**
@@ -388,13 +408,37 @@ public final class SettingsLoader {
         }
     }
 
+    /** What a key name may hold: it appears in logs and records, so it is short and plain. */
+    private static final Pattern KEY_NAME = Pattern.compile("[A-Za-z0-9_.@-]{1,64}");
+
+    /**
+     * {@code auth.api-keys}: entries {@code key}, {@code key:roles} and {@code name=key:roles}
+     * (src/site/configuration.md). An entry is named when it holds a {@code =} followed by something
+     * other than {@code =}: base64 keys end in padding {@code =} and keep working unnamed. No message
+     * ever holds a key: only the entry's position, its name, and what is wrong.
+     */
     private static List<ApiKey> apiKeys(Sourced sourced) throws ConfigException {
         List<ApiKey> keys = new ArrayList<>();
+        Set<String> names = new HashSet<>();
         for (String entry : list(sourced.value())) {
+            String at = "auth.api-keys (from " + sourced.source() + ") entry " + (keys.size() + 1);
+            String name = null;
+            int equals = entry.indexOf('=');
+            if (equals >= 0 && !entry.substring(equals).chars().allMatch(c -> c == '=')) {
+                name = entry.substring(0, equals).trim();
+                entry = entry.substring(equals + 1);
+                if (!KEY_NAME.matcher(name).matches()) {
+                    throw new ConfigException(at + " has a name that is not 1 to 64 of A-Z a-z 0-9 _ . @ -; "
+                            + "write name=key:roles");
+                }
+                if (!names.add(name)) {
+                    throw new ConfigException(at + " is named '" + name + "' like an earlier entry; names must be unique");
+                }
+            }
             int colon = entry.indexOf(':');
             String secret = colon < 0 ? entry : entry.substring(0, colon);
             if (secret.isEmpty()) {
-                throw new ConfigException("auth.api-keys (from " + sourced.source() + ") has an entry with an empty key");
+                throw new ConfigException(at + " has an empty key");
             }
             Set<ApiKey.Role> roles = EnumSet.noneOf(ApiKey.Role.class);
             if (colon < 0) {
@@ -405,12 +449,12 @@ public final class SettingsLoader {
                         roles.add(ApiKey.Role.valueOf(role.trim().toUpperCase(Locale.ROOT)));
                     } catch (IllegalArgumentException e) {
                         // The key itself is never echoed: only its position and the role.
-                        throw new ConfigException("auth.api-keys (from " + sourced.source() + ") entry " + (keys.size() + 1)
-                                + " has unknown role '" + role + "'; roles are ingest, read, admin");
+                        throw new ConfigException(at + (name == null ? "" : " ('" + name + "')") + " has unknown role '"
+                                + role + "'; roles are ingest, read, approve, admin");
                     }
                 }
             }
-            keys.add(new ApiKey(secret, roles));
+            keys.add(new ApiKey(name, secret, roles));
         }
         return keys;
     }

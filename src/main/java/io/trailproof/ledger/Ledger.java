@@ -254,6 +254,24 @@ public final class Ledger implements Closeable {
         return replica != null ? notInCluster() : singles.submit(Submission.of(fields, redactor));
     }
 
+    /**
+     * Appends one event the service composed itself (a gate decision, an approval, a violation, a
+     * policy document; src/site/gates.md) to its agent's chain, like any event: sequenced with the
+     * single events, chained, in the tree, and durable when the future completes (as
+     * {@link #appendAsync(ObjectNode, KeyedAnswer)}). Redaction is <em>not</em> applied: the caller
+     * composed the fields and redacted whatever client text they carry itself, so that service
+     * values (hashes, ids, times) are stored exactly as computed. {@code answer} may be null (no
+     * key); with one, its claim is still held on an exceptional completion and the caller releases it.
+     * Embedded mode only; in cluster mode the same fields go through the topic.
+     */
+    public CompletableFuture<AppendOutcome> appendComposedAsync(ObjectNode fields, KeyedAnswer answer) {
+        if (replica != null) {
+            return notInCluster();
+        }
+        Submission s = new Submission(fields, 0);
+        return answer == null ? singles.submit(s) : singles.submit(s, answer);
+    }
+
     private static CompletableFuture<AppendOutcome> notInCluster() {
         return CompletableFuture.failedFuture(new LedgerUnavailableException("in cluster mode events are written "
                 + "through the Kafka topic", null));
