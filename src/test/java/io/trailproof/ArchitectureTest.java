@@ -175,14 +175,19 @@ class ArchitectureTest {
 
     @Test
     void theMcpProxyIsAClientOfTheHttpApiOnly() {
-        noClasses().that().resideInAPackage("io.trailproof.mcp..")
+        noClasses().that().resideInAnyPackage("io.trailproof.mcp..", "io.trailproof.capture..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
                         "io.trailproof.cli..", "io.trailproof.config..", "io.trailproof.ledger..", "io.trailproof.store..",
                         "io.trailproof.index..", "io.undertow..")
-                .because("the MCP proxy runs where the agent runs and reaches the service over HTTP: cli -> mcp -> core")
+                .because("the MCP proxy runs where the agent runs and reaches the service over HTTP: "
+                        + "cli -> mcp -> capture -> core")
                 .check(classes);
         noClasses().that().resideOutsideOfPackages("io.trailproof.mcp..", "io.trailproof.cli..")
                 .should().dependOnClassesThat().resideInAPackage("io.trailproof.mcp..")
+                .check(classes);
+        noClasses().that().resideInAPackage("io.trailproof.capture..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.mcp..")
+                .because("capture is what the capture paths share (the shipper, the spool); it knows none of them")
                 .check(classes);
     }
 
