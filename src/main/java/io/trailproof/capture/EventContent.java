@@ -1,12 +1,16 @@
 package io.trailproof.capture;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventLimits;
+import io.trailproof.core.event.EventRejection;
+import io.trailproof.core.event.EventValidator;
 import io.trailproof.core.json.Rfc8785;
 
+import java.io.IOException;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
@@ -24,6 +28,20 @@ public final class EventContent {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final HexFormat HEX = HexFormat.of();
+    /** Writes a value as Jackson does by default: the bytes a refused summary's hash is taken of. */
+    private static final ObjectMapper PLAIN = new ObjectMapper();
+    private static final String[] SUMMARISED = {EventFields.ACTION_INPUT, EventFields.ACTION_OUTPUT, EventFields.METADATA};
+
+    /**
+     * The metadata member that gives an event's place in its session (the MCP proxy's
+     * {@code proxy_seq}): a summary keeps it, so the event keeps its place.
+     */
+    public static final String PROXY_SEQ = "proxy_seq";
+
+    /** The reason's prefix in a summary made after the service refused an event it was sent. */
+    public static final String SERVICE_REFUSED = "the service refused this content: ";
+    /** The reason's prefix in a summary made before sending, because the event rules refuse the content. */
+    public static final String RULES_REFUSE = "the event rules refuse this content: ";
 
     /**
      * The largest canonical form the proxy sends for one event: the service's limit less room for the
@@ -98,6 +116,65 @@ public final class EventContent {
             }
         }
         return event;
+    }
+
+    /**
+     * {@code event} if the service's event rules accept it, else a copy with its content summarised
+     * by {@link #refused} with the rules' reason: the summary takes the event's place in the order, so
+     * a refusal the proxy can foresee never moves an event behind later ones.
+     */
+    public static ObjectNode storable(ObjectNode event) {
+        try {
+            EventValidator.validate(event);
+            EventValidator.checkCanonicalSize(Rfc8785.canonicalize(event).length + (EventLimits.MAX_CANONICAL_BYTES
+                    - MAX_EVENT_BYTES));
+            return event;
+        } catch (EventRejection e) {
+            return refused(event, RULES_REFUSE + e.getMessage());
+        }
+    }
+
+    /**
+     * A copy of {@code event} with its input, output and metadata each replaced by a summary: the reason,
+     * the size and the SHA-256 of the JSON that was left out. The metadata summary keeps
+     * {@code proxy_seq}, the event's place in the session; an event without metadata gets one holding
+     * the reason, which marks it as a summary.
+     */
+    public static ObjectNode refused(ObjectNode event, String reason) {
+        ObjectNode copy = event.deepCopy();
+        JsonNode seq = event.path(EventFields.METADATA).get(PROXY_SEQ);
+        for (String field : SUMMARISED) {
+            JsonNode value = copy.get(field);
+            if (value != null) {
+                byte[] bytes;
+                try {
+                    bytes = PLAIN.writeValueAsBytes(value);
+                } catch (IOException e) {
+                    bytes = new byte[0];
+                }
+                ObjectNode summary = copy.putObject(field);
+                summary.put("omitted", reason);
+                summary.put("json_bytes", bytes.length);
+                summary.put("json_sha256", sha256(bytes));
+            }
+        }
+        ObjectNode metadata = copy.has(EventFields.METADATA) ? (ObjectNode) copy.get(EventFields.METADATA)
+                : copy.putObject(EventFields.METADATA).put("omitted", reason);
+        if (seq != null && seq.canConvertToLong()) {
+            metadata.put(PROXY_SEQ, seq.asLong());
+        }
+        return copy;
+    }
+
+    /** Whether {@code event} is already a summary made by {@link #refused} (a second refusal is reported, not retried). */
+    public static boolean isRefusedSummary(JsonNode event) {
+        for (String field : SUMMARISED) {
+            String omitted = event.path(field).path("omitted").asText("");
+            if (omitted.startsWith(SERVICE_REFUSED) || omitted.startsWith(RULES_REFUSE)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A string field cut to {@code max} UTF-16 code units, never inside a surrogate pair. */

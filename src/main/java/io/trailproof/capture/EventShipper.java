@@ -42,7 +42,6 @@ public final class EventShipper {
     static final int BATCH_BYTES = 4 << 20;
     private static final Duration FIRST_PROBE = Duration.ofSeconds(1);
     private static final Duration LAST_PROBE = Duration.ofSeconds(30);
-    private static final String REFUSED_PREFIX = "the service refused this content: ";
     private static final Object END = new Object();
 
     private final BatchSender sender;
@@ -64,6 +63,7 @@ public final class EventShipper {
     private Duration probeDelay = FIRST_PROBE;
     private long nextProbeNanos;
     private final AtomicLong stored = new AtomicLong();
+    private long lastMillis;
 
     /**
      * Which capture path ships: {@code name} ({@code mcp-proxy}, {@code llm-gateway}) names the
@@ -224,7 +224,9 @@ public final class EventShipper {
     private Spool.Entry write(List<JsonNode> events) {
         long n = batchNumber.incrementAndGet();
         String key = "trailproof-" + origin.name() + ":" + runId + ":" + n;
-        String name = String.format("%013d-%s-%s-%06d", clock.millis(), origin.name(), runId, n);
+        // Spool files are sent in name order: the time part never goes back, even when the clock does.
+        lastMillis = Math.max(lastMillis, clock.millis());
+        String name = String.format("%013d-%s-%s-%06d", lastMillis, origin.name(), runId, n);
         try {
             return spool.write(name, key, events);
         } catch (IOException e) {
@@ -339,11 +341,13 @@ public final class EventShipper {
     }
 
     /**
-     * Items of an acknowledged batch that the service refused: each is queued again once with its
-     * content summarised (the reason and the SHA-256 of what was left out); a summary refused again
-     * is reported, never dropped silently.
+     * Items of an acknowledged batch that the service refused: each is sent again at once with its
+     * content summarised (the reason and the SHA-256 of what was left out), in the batch's order and
+     * before any event queued after the batch; a summary refused again is reported, never dropped
+     * silently.
      */
     private void retryRefusedItems(Spool.Entry entry, JsonNode items) {
+        List<JsonNode> summaries = new ArrayList<>();
         for (JsonNode item : items) {
             if (item.has("event")) {
                 stored.incrementAndGet();
@@ -355,45 +359,13 @@ public final class EventShipper {
                 continue;
             }
             JsonNode event = entry.events.get(index);
-            if (!event.isObject() || isSummary(event)) {
+            if (!event.isObject() || EventContent.isRefusedSummary(event)) {
                 notices.always("the trailproof server refused an event (" + describe(event) + "): " + reason);
                 continue;
             }
-            queue.add(summarised((ObjectNode) event, reason));
+            summaries.add(EventContent.refused((ObjectNode) event, EventContent.SERVICE_REFUSED + reason));
         }
-    }
-
-    private ObjectNode summarised(ObjectNode event, String reason) {
-        ObjectNode copy = event.deepCopy();
-        for (String field : new String[] {EventFields.ACTION_INPUT, EventFields.ACTION_OUTPUT, EventFields.METADATA}) {
-            JsonNode value = copy.get(field);
-            if (value != null) {
-                byte[] bytes;
-                try {
-                    bytes = json.writeValueAsBytes(value);
-                } catch (IOException e) {
-                    bytes = new byte[0];
-                }
-                ObjectNode summary = copy.putObject(field);
-                summary.put("omitted", REFUSED_PREFIX + reason);
-                summary.put("json_bytes", bytes.length);
-                summary.put("json_sha256", EventContent.sha256(bytes));
-            }
-        }
-        if (!copy.has(EventFields.METADATA)) {
-            // The marker that this is the second try, so a refusal of it is reported, not retried.
-            copy.putObject(EventFields.METADATA).put("omitted", REFUSED_PREFIX + reason);
-        }
-        return copy;
-    }
-
-    private static boolean isSummary(JsonNode event) {
-        for (String field : new String[] {EventFields.ACTION_INPUT, EventFields.ACTION_OUTPUT, EventFields.METADATA}) {
-            if (event.path(field).path("omitted").asText("").startsWith(REFUSED_PREFIX)) {
-                return true;
-            }
-        }
-        return false;
+        ship(summaries);
     }
 
     private static String describe(JsonNode event) {

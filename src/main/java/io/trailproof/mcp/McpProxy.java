@@ -15,7 +15,6 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
@@ -26,8 +25,9 @@ import java.util.concurrent.TimeUnit;
 /**
  * {@code trailproof mcp-proxy}: runs an MCP server over stdio as a child process and sits between
  * it and the client (src/site/mcp-proxy.md). Every byte passes through unchanged and in order both
- * ways; a copy of each line goes to the recorder on its own thread, whose events the shipper sends
- * in the background. The child's standard error is passed on to the proxy's, and its exit code is
+ * ways; each message is numbered by the one {@link Sequencer} of both directions before its bytes are
+ * passed on, and a copy goes to the recorder on its own thread, in that order, whose events the
+ * shipper sends in the background. The child's standard error is passed on to the proxy's, and its exit code is
  * the proxy's.
  */
 public final class McpProxy {
@@ -41,11 +41,14 @@ public final class McpProxy {
     private static final EventShipper.Origin ORIGIN = new EventShipper.Origin(ToolCallRecorder.SOURCE,
             "the MCP session goes on");
 
-    /** Longest line kept for recording; a longer message is passed on unread. */
-    static final int MAX_RECORDED_LINE = 32 << 20;
-    /** Bytes of lines waiting for the recorder; past it the pumps wait (see the page's limits). */
+    /** Longest message kept for recording; a longer message is passed on unread. */
+    static final int MAX_RECORDED_MESSAGE = 32 << 20;
+    /** Bytes of messages waiting for the recorder; past it the pumps wait (see the page's limits). */
     private static final int RECORDING_BACKLOG = 64 << 20;
-    /** How long the output of an exited child may still be read (a grandchild may hold the pipe open). */
+    /**
+     * How long the output of an exited child may still be read (a grandchild may hold the pipe open);
+     * what was read by then is recorded, nothing read later is passed on.
+     */
     private static final Duration OUTPUT_AFTER_EXIT = Duration.ofSeconds(5);
 
     /**
@@ -72,10 +75,10 @@ public final class McpProxy {
         }
     }
 
-    private record Line(Direction direction, byte[] bytes, Instant at, long nanos) {
+    private record Message(Direction direction, byte[] bytes, Sequencer.Stamp stamp) {
     }
 
-    private static final Line END = new Line(null, null, null, 0);
+    private static final Message END = new Message(null, null, null);
 
     private final Options options;
     private final InputStream clientIn;
@@ -84,7 +87,8 @@ public final class McpProxy {
     private final Clock clock;
     private final String sessionId;
     private final Notices notices;
-    private final BlockingQueue<Line> lines = new LinkedBlockingQueue<>();
+    private final Sequencer sequencer;
+    private final BlockingQueue<Message> messages = new LinkedBlockingQueue<>();
     private final Semaphore backlog = new Semaphore(RECORDING_BACKLOG);
     private volatile Process child;
 
@@ -100,6 +104,7 @@ public final class McpProxy {
         this.clock = clock;
         this.sessionId = sessionId;
         this.notices = new Notices(err, NOTICE_PREFIX);
+        this.sequencer = new Sequencer(clock, System::nanoTime);
     }
 
     /** Runs the session to its end and returns the MCP server's exit code. */
@@ -139,10 +144,15 @@ public final class McpProxy {
         Thread errs = thread(errors, "trailproof-mcp-server-stderr");
 
         int exit = p.waitFor();
+        long deadline = System.nanoTime() + OUTPUT_AFTER_EXIT.toNanos();
         out.join(OUTPUT_AFTER_EXIT.toMillis());
-        errs.join(OUTPUT_AFTER_EXIT.toMillis());
+        errs.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+        // Whatever either direction has read is framed and queued before the end marker; nothing read
+        // later is passed on unrecorded.
+        toClient.stop();
+        toServer.stop();
         if (recorderThread != null) {
-            lines.add(END);
+            messages.add(END);
             recorderThread.join();
             shipper.close(options.sendGrace());
         }
@@ -180,42 +190,42 @@ public final class McpProxy {
         p.toHandle().destroy();
     }
 
-    private LineFramer framer(Direction direction) {
+    private MessageFramer framer(Direction direction) {
         if (!options.recording()) {
             return null;
         }
-        return new LineFramer(MAX_RECORDED_LINE, (bytes, length) -> {
+        return new MessageFramer(MAX_RECORDED_MESSAGE, (bytes, length) -> {
             int cost = bytes == null ? 0 : Math.min(bytes.length, RECORDING_BACKLOG);
             backlog.acquireUninterruptibly(cost);
-            lines.add(new Line(direction, bytes, clock.instant(), System.nanoTime()));
+            sequencer.next(stamp -> messages.add(new Message(direction, bytes, stamp)));
         });
     }
 
     private void record(ToolCallRecorder recorder) {
         while (true) {
-            Line line;
+            Message message;
             try {
-                line = lines.take();
+                message = messages.take();
             } catch (InterruptedException e) {
                 return;
             }
-            if (line == END) {
+            if (message == END) {
                 break;
             }
             try {
-                recorder.message(line.direction(), line.bytes(), line.at(), line.nanos());
+                recorder.message(message.direction(), message.bytes(), message.stamp());
             } catch (RuntimeException e) {
                 // A bug in recording must never end the session: the message was passed on already.
                 notices.once("recorder", "a message could not be recorded (" + e + ")");
             } finally {
-                if (line.bytes() != null) {
-                    backlog.release(Math.min(line.bytes().length, RECORDING_BACKLOG));
+                if (message.bytes() != null) {
+                    backlog.release(Math.min(message.bytes().length, RECORDING_BACKLOG));
                 }
             }
         }
-        recorder.finish(clock.instant(), System.nanoTime());
+        recorder.finish(sequencer.next());
         if (recorder.oversizedMessages() > 0) {
-            notices.always(recorder.oversizedMessages() + " messages longer than " + (MAX_RECORDED_LINE >> 20)
+            notices.always(recorder.oversizedMessages() + " messages longer than " + (MAX_RECORDED_MESSAGE >> 20)
                     + " MiB were passed on without being read for recording");
         }
     }

@@ -13,7 +13,6 @@ import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
 
 import java.io.IOException;
-import java.time.Instant;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
@@ -25,9 +24,14 @@ import java.util.function.Consumer;
  * {@code tools/call} request from the client becomes a {@code TOOL_CALL} event, and the server's
  * answer with the same JSON-RPC id a {@code TOOL_RESULT} event with its status and duration.
  *
- * <p>Single-threaded: messages of both directions arrive in one sequence, in the order the proxy
- * read them, which keeps cause before effect (the client can only send a request after it has read
- * the answer to {@code initialize}, which the proxy read first).
+ * <p>Single-threaded: messages of both directions arrive in one sequence, in the order of their
+ * {@link Sequencer} numbers, which keeps cause before effect (the client can only send a request after
+ * it has read the answer to {@code initialize}, which the proxy numbered first). Each event carries the
+ * number of the message it was made from as {@code metadata.proxy_seq}; events made from one message
+ * (the calls of a batch) share it and come in the message's order.
+ *
+ * <p>Each event is checked with the service's own event rules before it is handed on; content those
+ * rules would refuse is summarised right here, so the summary takes the event's place in the order.
  *
  * <p><b>Agent id.</b> The explicit one (flag or environment) if given; otherwise
  * {@code mcp:<serverInfo.name>} from the server's answer to {@code initialize}. The id is fixed when
@@ -52,6 +56,9 @@ final class ToolCallRecorder {
 
     /** Which way a message went. */
     enum Direction { CLIENT_TO_SERVER, SERVER_TO_CLIENT }
+
+    /** The metadata member that carries the message's number (src/site/mcp-proxy.md#order). */
+    static final String PROXY_SEQ = EventContent.PROXY_SEQ;
 
     private record Pending(String tool, long startNanos, JsonNode id) {
     }
@@ -80,13 +87,12 @@ final class ToolCallRecorder {
     }
 
     /**
-     * One line of the session.
+     * One message of the session.
      *
-     * @param line the line's bytes, or null when it was too long to keep
-     * @param at when the proxy read it (the event's {@code timestamp})
-     * @param nanos {@link System#nanoTime()} when it was read (for durations)
+     * @param line the message's bytes, or null when it was too long to keep
+     * @param stamp its number and when the proxy read its end (the event's {@code timestamp})
      */
-    void message(Direction direction, byte[] line, Instant at, long nanos) {
+    void message(Direction direction, byte[] line, Sequencer.Stamp stamp) {
         if (line == null) {
             oversized++;
             return;
@@ -118,7 +124,7 @@ final class ToolCallRecorder {
             if (!m.isObject()) {
                 continue;
             }
-            Received r = new Received(line, unreadable, at, nanos);
+            Received r = new Received(line, unreadable, stamp);
             if (direction == Direction.CLIENT_TO_SERVER) {
                 fromClient(m, r);
             } else {
@@ -132,22 +138,29 @@ final class ToolCallRecorder {
         return oversized;
     }
 
-    /** The session ended: every call still waiting gets a result saying it was never answered. */
-    void finish(Instant at, long nanos) {
+    /**
+     * The session ended: every call still waiting gets a result saying it was never answered.
+     *
+     * @param stamp the end's place in the session, after every message
+     */
+    void finish(Sequencer.Stamp stamp) {
         for (Pending p : pending.values()) {
-            ObjectNode e = base(TOOL_RESULT, p.tool(), at, p.id());
+            ObjectNode e = base(TOOL_RESULT, p.tool(), stamp, p.id());
             e.put(EventFields.ACTION_STATUS, ERROR);
             e.put(EventFields.ERROR_MESSAGE, oversized > 0
                     ? "no answer was recorded: the MCP server ended without answering, or its answer was too large "
                             + "to record and was passed on unread"
                     : "no answer: the MCP server ended without answering");
-            e.put(EventFields.DURATION_MS, millis(p.startNanos(), nanos));
-            events.accept(e);
+            e.put(EventFields.DURATION_MS, millis(p.startNanos(), stamp.nanos()));
+            emit(e);
         }
         pending.clear();
     }
 
-    private record Received(byte[] line, String unreadable, Instant at, long nanos) {
+    private record Received(byte[] line, String unreadable, Sequencer.Stamp stamp) {
+        long nanos() {
+            return stamp.nanos();
+        }
     }
 
     private void fromClient(JsonNode m, Received r) {
@@ -162,14 +175,14 @@ final class ToolCallRecorder {
             JsonNode requestId = m.path("params").get("requestId");
             Pending p = requestId == null ? null : pending.remove(key(requestId));
             if (p != null) {
-                ObjectNode e = base(TOOL_RESULT, p.tool(), r.at(), p.id());
+                ObjectNode e = base(TOOL_RESULT, p.tool(), r.stamp(), p.id());
                 e.put(EventFields.ACTION_STATUS, ERROR);
                 JsonNode reason = m.path("params").get("reason");
                 e.put(EventFields.ERROR_MESSAGE, EventContent.clip("cancelled by the client"
                         + (reason != null && reason.isTextual() ? ": " + reason.asText() : ""),
                         EventLimits.ERROR_MESSAGE_MAX_LENGTH));
                 e.put(EventFields.DURATION_MS, millis(p.startNanos(), r.nanos()));
-                events.accept(e);
+                emit(e);
             }
         }
     }
@@ -180,20 +193,20 @@ final class ToolCallRecorder {
         String key = key(id);
         Pending earlier = pending.remove(key);
         if (earlier != null) {
-            ObjectNode e = base(TOOL_RESULT, earlier.tool(), r.at(), earlier.id());
+            ObjectNode e = base(TOOL_RESULT, earlier.tool(), r.stamp(), earlier.id());
             e.put(EventFields.ACTION_STATUS, ERROR);
             e.put(EventFields.ERROR_MESSAGE, "no answer: the client sent another request with the same id first");
             e.put(EventFields.DURATION_MS, millis(earlier.startNanos(), r.nanos()));
-            events.accept(e);
+            emit(e);
         }
-        ObjectNode e = base(TOOL_CALL, tool, r.at(), id);
+        ObjectNode e = base(TOOL_CALL, tool, r.stamp(), id);
         JsonNode arguments = params.get("arguments");
         if (r.unreadable() != null) {
             e.set(EventFields.ACTION_INPUT, EventContent.unreadable(r.line(), r.unreadable()));
         } else if (arguments != null && !arguments.isNull()) {
             e.set(EventFields.ACTION_INPUT, EventContent.asObject(arguments, "arguments"));
         }
-        events.accept(EventContent.fit(e));
+        emit(EventContent.fit(e));
         pending.put(key, new Pending(tool, r.nanos(), id));
     }
 
@@ -218,7 +231,7 @@ final class ToolCallRecorder {
         if (p == null) {
             return;
         }
-        ObjectNode e = base(TOOL_RESULT, p.tool(), r.at(), p.id());
+        ObjectNode e = base(TOOL_RESULT, p.tool(), r.stamp(), p.id());
         JsonNode error = m.get("error");
         JsonNode result = m.get("result");
         boolean failed;
@@ -246,7 +259,7 @@ final class ToolCallRecorder {
         } else if (!output.isNull()) {
             e.set(EventFields.ACTION_OUTPUT, EventContent.asObject(output, "result"));
         }
-        events.accept(EventContent.fit(e));
+        emit(EventContent.fit(e));
     }
 
     /** The text items of a failed result's content, joined: what the tool said went wrong. */
@@ -266,7 +279,12 @@ final class ToolCallRecorder {
         return text.isEmpty() ? "the tool reported an error (isError)" : text.toString();
     }
 
-    private ObjectNode base(String actionType, String tool, Instant at, JsonNode id) {
+    /** Hands an event on, summarised in place if the event rules would refuse its content. */
+    private void emit(ObjectNode event) {
+        events.accept(EventContent.storable(event));
+    }
+
+    private ObjectNode base(String actionType, String tool, Sequencer.Stamp stamp, JsonNode id) {
         ObjectNode e = NODES.objectNode();
         e.put(EventFields.AGENT_ID, agentId());
         e.put(EventFields.SESSION_ID, sessionId);
@@ -276,11 +294,12 @@ final class ToolCallRecorder {
         if (tool != null) {
             e.put(EventFields.ACTION_NAME, EventContent.clip(tool, EventLimits.STRING_MAX_LENGTH));
         }
-        e.put(EventFields.TIMESTAMP, EventTime.formatRecordedAt(at));
+        e.put(EventFields.TIMESTAMP, EventTime.formatRecordedAt(stamp.at()));
         ObjectNode metadata = e.putObject(EventFields.METADATA);
         // The id as text: an id is a string or any number, and a number the event rules cannot hold
         // exactly must not make the event unstorable.
         metadata.put("jsonrpc_id", id.isTextual() ? id.asText() : id.toString());
+        metadata.put(PROXY_SEQ, stamp.seq());
         if (serverName != null) {
             metadata.put("mcp_server_name", EventContent.clip(serverName, EventLimits.STRING_MAX_LENGTH));
         }

@@ -1,5 +1,6 @@
 package io.trailproof.mcp;
 
+import io.trailproof.testing.Await;
 import org.junit.jupiter.api.Test;
 
 import java.io.BufferedReader;
@@ -11,6 +12,7 @@ import java.io.OutputStream;
 import java.io.PipedInputStream;
 import java.io.PipedOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -28,7 +30,7 @@ class PumpTest {
         ByteArrayOutputStream to = new ByteArrayOutputStream();
         List<String> lines = new ArrayList<>();
         List<Integer> passedOnBefore = new ArrayList<>();
-        LineFramer framer = new LineFramer(1024, (bytes, length) -> {
+        MessageFramer framer = new MessageFramer(1024, (bytes, length) -> {
             lines.add(new String(bytes, StandardCharsets.UTF_8));
             passedOnBefore.add(to.size());
         });
@@ -49,7 +51,7 @@ class PumpTest {
             }
         };
         List<String> lines = new ArrayList<>();
-        LineFramer framer = new LineFramer(1024, (bytes, length) -> lines.add(new String(bytes, StandardCharsets.UTF_8)));
+        MessageFramer framer = new MessageFramer(1024, (bytes, length) -> lines.add(new String(bytes, StandardCharsets.UTF_8)));
         Pump pump = new Pump(new ByteArrayInputStream(utf8("a\nb\nc\n")), broken, framer, false);
         pump.run();
         assertThat(pump.destinationFailed()).isTrue();
@@ -72,7 +74,7 @@ class PumpTest {
         PipedInputStream clientOut = new PipedInputStream(clientWrites, 1 << 16);
         ByteArrayOutputStream serverIn = new ByteArrayOutputStream();
 
-        LineFramer stalling = new LineFramer(1024, (bytes, length) -> {
+        MessageFramer stalling = new MessageFramer(1024, (bytes, length) -> {
             try {
                 Thread.sleep(300); // the pump is descheduled here
             } catch (InterruptedException e) {
@@ -80,7 +82,7 @@ class PumpTest {
             }
             queue.add("server: " + new String(bytes, StandardCharsets.UTF_8));
         });
-        LineFramer quick = new LineFramer(1024, (bytes, length) -> queue.add("client: " + new String(bytes, StandardCharsets.UTF_8)));
+        MessageFramer quick = new MessageFramer(1024, (bytes, length) -> queue.add("client: " + new String(bytes, StandardCharsets.UTF_8)));
         Thread toClientPump = new Thread(new Pump(serverOut, toClient, stalling, true));
         Thread toServerPump = new Thread(new Pump(clientOut, serverIn, quick, true));
         Thread client = new Thread(() -> {
@@ -103,5 +105,34 @@ class PumpTest {
 
         assertThat(queue).containsExactly("server: result", "client: next call after result");
         assertThat(serverIn.toString(StandardCharsets.UTF_8)).isEqualTo("next call after result\n");
+    }
+
+    /**
+     * A source that never ends (a grandchild of the MCP server holding its output open): stopping the
+     * pump reports the message it holds unfinished, and what it reads afterwards is not passed on, so
+     * every byte passed on was framed.
+     */
+    @Test
+    void aStoppedPumpReportsWhatItHoldsAndPassesNothingOnAfterwards() throws Exception {
+        PipedOutputStream source = new PipedOutputStream();
+        PipedInputStream from = new PipedInputStream(source, 1 << 16);
+        ByteArrayOutputStream to = new ByteArrayOutputStream();
+        List<String> messages = new CopyOnWriteArrayList<>();
+        MessageFramer framer = new MessageFramer(1024, (bytes, length) -> messages.add(new String(bytes, StandardCharsets.UTF_8)));
+        Pump pump = new Pump(from, to, framer, false);
+        Thread thread = new Thread(pump);
+        thread.start();
+        byte[] first = utf8("{\"id\":1}\n{\"id\"");
+        source.write(first);
+        source.flush();
+        Await.untilTrue("the first bytes were passed on", Duration.ofSeconds(30), () -> to.size() == first.length);
+        pump.stop();
+        assertThat(messages).containsExactly("{\"id\":1}", "{\"id\"");
+        source.write(utf8(":2}\n"));
+        source.flush();
+        thread.join(30_000);
+        assertThat(thread.isAlive()).as("the pump ended at the chunk it read after the stop").isFalse();
+        assertThat(to.toByteArray()).isEqualTo(first);
+        assertThat(messages).hasSize(2);
     }
 }

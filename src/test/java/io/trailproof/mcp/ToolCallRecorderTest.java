@@ -1,6 +1,7 @@
 package io.trailproof.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.capture.EventContent;
 import io.trailproof.core.json.Rfc8785;
@@ -23,14 +24,18 @@ class ToolCallRecorderTest {
     private final List<ObjectNode> events = new ArrayList<>();
     private final ToolCallRecorder recorder = new ToolCallRecorder(null, "/usr/bin/npx", "session-1", events::add);
 
+    private long seq;
+
+    private Sequencer.Stamp stamp(long atMillis) {
+        return new Sequencer.Stamp(++seq, T0.plusMillis(atMillis), atMillis * MS);
+    }
+
     private void client(String json, long atMillis) {
-        recorder.message(Direction.CLIENT_TO_SERVER, json.getBytes(StandardCharsets.UTF_8),
-                T0.plusMillis(atMillis), atMillis * MS);
+        recorder.message(Direction.CLIENT_TO_SERVER, json.getBytes(StandardCharsets.UTF_8), stamp(atMillis));
     }
 
     private void server(String json, long atMillis) {
-        recorder.message(Direction.SERVER_TO_CLIENT, json.getBytes(StandardCharsets.UTF_8),
-                T0.plusMillis(atMillis), atMillis * MS);
+        recorder.message(Direction.SERVER_TO_CLIENT, json.getBytes(StandardCharsets.UTF_8), stamp(atMillis));
     }
 
     private void initialize() {
@@ -55,6 +60,9 @@ class ToolCallRecorderTest {
         assertThat(call.get("timestamp").asText()).isEqualTo("2026-03-01T10:00:00.010000Z");
         assertThat(call.get("metadata").get("jsonrpc_id").asText()).isEqualTo("7");
         assertThat(call.get("metadata").get("mcp_server_version").asText()).isEqualTo("9");
+        // The messages' numbers: initialize, its answer and notifications/initialized took 1 to 3.
+        assertThat(call.get("metadata").get("proxy_seq").asLong()).isEqualTo(4);
+        assertThat(result.get("metadata").get("proxy_seq").asLong()).isEqualTo(5);
         assertThat(result.get("action_type").asText()).isEqualTo("TOOL_RESULT");
         assertThat(result.get("action_name").asText()).isEqualTo("read");
         assertThat(result.get("action_status").asText()).isEqualTo("success");
@@ -108,8 +116,9 @@ class ToolCallRecorderTest {
         client("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"slow\"}}", 10);
         client("{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"slower\"}}", 10);
         client("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{\"requestId\":1,\"reason\":\"user\"}}", 50);
-        recorder.finish(T0.plusMillis(90), 90 * MS);
+        recorder.finish(stamp(90));
         assertThat(events).hasSize(4);
+        assertThat(events).extracting(e -> e.get("metadata").get("proxy_seq").asLong()).containsExactly(4L, 5L, 6L, 7L);
         assertThat(events.get(2).get("error_message").asText()).isEqualTo("cancelled by the client: user");
         assertThat(events.get(2).get("duration_ms").asLong()).isEqualTo(40);
         assertThat(events.get(3).get("action_name").asText()).isEqualTo("slower");
@@ -122,7 +131,7 @@ class ToolCallRecorderTest {
         List<ObjectNode> explicit = new ArrayList<>();
         ToolCallRecorder r = new ToolCallRecorder("my-agent", "npx", "s", explicit::add);
         r.message(Direction.CLIENT_TO_SERVER, "{\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}"
-                .getBytes(StandardCharsets.UTF_8), T0, 0);
+                .getBytes(StandardCharsets.UTF_8), stamp(0));
         assertThat(explicit.get(0).get("agent_id").asText()).isEqualTo("my-agent");
 
         client("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"x\"}}", 0);
@@ -174,8 +183,34 @@ class ToolCallRecorderTest {
     void linesThatAreNotJsonOrTooLongAreSkipped() {
         initialize();
         client("not json", 10);
-        recorder.message(Direction.CLIENT_TO_SERVER, null, T0, 0);
+        recorder.message(Direction.CLIENT_TO_SERVER, null, stamp(0));
         assertThat(events).isEmpty();
         assertThat(recorder.oversizedMessages()).isEqualTo(1);
+    }
+
+    @Test
+    void callsOfOneBatchShareTheBatchsNumberInTheBatchsOrder() {
+        initialize();
+        client("[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}},"
+                + "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":\"b\"}}]", 10);
+        server("{\"jsonrpc\":\"2.0\",\"id\":2,\"result\":{}}", 20);
+        assertThat(events).extracting(e -> e.get("action_name").asText() + " " + e.get("metadata").get("proxy_seq"))
+                .containsExactly("a 4", "b 4", "b 5");
+    }
+
+    @Test
+    void anEventTheRulesWouldRefuseIsSummarisedInPlaceAndKeepsItsNumber() throws Exception {
+        ObjectNode event = (ObjectNode) new ObjectMapper().readTree("{\"agent_id\":\"trailproof.erasures\","
+                + "\"action_type\":\"TOOL_CALL\",\"action_input\":{\"k\":\"v\"},\"metadata\":{\"jsonrpc_id\":\"1\",\"proxy_seq\":9}}");
+        ObjectNode stored = EventContent.storable(event);
+        assertThat(stored.get("action_input").get("omitted").asText()).startsWith(EventContent.RULES_REFUSE)
+                .contains("reserved");
+        assertThat(stored.get("action_input").get("json_sha256").asText())
+                .isEqualTo(EventContent.sha256("{\"k\":\"v\"}".getBytes(StandardCharsets.UTF_8)));
+        assertThat(stored.get("metadata").get("proxy_seq").asLong()).isEqualTo(9);
+        assertThat(EventContent.isRefusedSummary(stored)).isTrue();
+        ObjectNode fine = event.deepCopy().put("agent_id", "mcp:ok");
+        assertThat(EventContent.storable(fine)).isSameAs(fine);
+        assertThat(EventContent.isRefusedSummary(fine)).isFalse();
     }
 }

@@ -24,6 +24,16 @@ public final class EventFields {
     public static final String DURATION_MS = "duration_ms";
     public static final String LABELS = "labels";
 
+    // src/site/completeness.md#capture-sequences: the capture stream an event belongs to.
+    /** The capture stream: one per client instance, process or hook session. */
+    public static final String CAPTURE_ID = "capture_id";
+    /** 1, 2, 3, ... within a {@link #CAPTURE_ID}, assigned when the event is created. */
+    public static final String CAPTURE_SEQ = "capture_seq";
+    /** {@code true} on the last event of a capture stream. */
+    public static final String CAPTURE_LAST = "capture_last";
+    /** {@code [from, to]}: numbers of the same stream the client knows it lost. */
+    public static final String CAPTURE_DROPPED = "capture_dropped";
+
     // src/site/events.md#service-assigned-fields: fields the service assigns.
     public static final String ID = "id";
     public static final String SCHEMA_VERSION = "schema_version";

@@ -17,4 +17,8 @@ public final class EventLimits {
     public static final int MAX_LABELS = 64;
     public static final int LABEL_KEY_MAX_LENGTH = 128;
     public static final int LABEL_VALUE_MAX_LENGTH = 1024;
+    /** Longest {@code capture_id} (src/site/completeness.md#capture-sequences). */
+    public static final int CAPTURE_ID_MAX_LENGTH = 128;
+    /** Largest {@code capture_seq}: 2^53, as {@link #DURATION_MS_MAX}. */
+    public static final long CAPTURE_SEQ_MAX = 1L << 53;
 }

@@ -31,7 +31,7 @@ public final class EventValidator {
     /** Client fields in the order they are reported when several are unknown or wrong. */
     private static final List<String> ACCEPTED = List.of(AGENT_ID, SESSION_ID, SOURCE, CAPTURE_METHOD,
             ACTION_TYPE, ACTION_NAME, ACTION_STATUS, ERROR_MESSAGE, ACTION_INPUT, ACTION_OUTPUT,
-            METADATA, TIMESTAMP, DURATION_MS, LABELS);
+            METADATA, TIMESTAMP, DURATION_MS, LABELS, CAPTURE_ID, CAPTURE_SEQ, CAPTURE_LAST, CAPTURE_DROPPED);
     private static final Set<String> ACCEPTED_SET = Set.copyOf(ACCEPTED);
 
     /**
@@ -69,6 +69,7 @@ public final class EventValidator {
             check(field, value);
             out.set(field, value);
         }
+        checkCapture(out);
         return out;
     }
 
@@ -115,6 +116,38 @@ public final class EventValidator {
                 }
             }
             case DURATION_MS -> checkDuration(value);
+            case CAPTURE_ID -> {
+                String s = requireString(field, value);
+                if (s.isEmpty() || s.length() > CAPTURE_ID_MAX_LENGTH) {
+                    throw new EventRejection(field, "capture_id must be 1.." + CAPTURE_ID_MAX_LENGTH
+                            + " characters long, it is " + s.length());
+                }
+                int cc = firstControlChar(s);
+                if (cc >= 0) {
+                    throw new EventRejection(field, String.format(
+                            "capture_id must not contain control characters (found U+%04X at index %d)",
+                            (int) s.charAt(cc), cc));
+                }
+            }
+            case CAPTURE_SEQ -> captureNumber(field, value);
+            case CAPTURE_LAST -> {
+                if (!value.isBoolean()) {
+                    throw new EventRejection(field, "capture_last must be true or false, not " + typeOf(value));
+                }
+            }
+            case CAPTURE_DROPPED -> {
+                if (!value.isArray() || value.size() != 2) {
+                    throw new EventRejection(field, "capture_dropped must be an array [from, to] of two"
+                            + " capture_seq numbers, not " + (value.isArray() ? "an array of " + value.size()
+                            : typeOf(value)));
+                }
+                long from = captureNumber(field, value.get(0));
+                long to = captureNumber(field, value.get(1));
+                if (from > to) {
+                    throw new EventRejection(field, "capture_dropped [from, to] must have from <= to, not ["
+                            + from + ", " + to + "]");
+                }
+            }
             case LABELS -> checkLabels(value);
             default -> {
                 if (SHORT_STRINGS.contains(field)) {
@@ -129,6 +162,49 @@ public final class EventValidator {
                 }
             }
         }
+    }
+
+    /**
+     * The rules that tie the capture fields together (src/site/completeness.md#capture-sequences):
+     * {@code capture_id} and {@code capture_seq} come together, the other two need them, and the
+     * numbers a client reports lost lie before the event that reports them.
+     */
+    private static void checkCapture(ObjectNode out) throws EventRejection {
+        boolean id = out.has(CAPTURE_ID);
+        boolean seq = out.has(CAPTURE_SEQ);
+        if (id && !seq) {
+            throw new EventRejection(CAPTURE_SEQ, "capture_seq is required with capture_id");
+        }
+        if (seq && !id) {
+            throw new EventRejection(CAPTURE_ID, "capture_id is required with capture_seq");
+        }
+        for (String f : List.of(CAPTURE_LAST, CAPTURE_DROPPED)) {
+            if (out.has(f) && !id) {
+                throw new EventRejection(f, f + " needs capture_id and capture_seq");
+            }
+        }
+        JsonNode dropped = out.get(CAPTURE_DROPPED);
+        if (dropped != null && dropped.get(1).longValue() >= out.get(CAPTURE_SEQ).longValue()) {
+            throw new EventRejection(CAPTURE_DROPPED, "capture_dropped must name numbers before this event's"
+                    + " capture_seq " + out.get(CAPTURE_SEQ).longValue() + ", not up to " + dropped.get(1).longValue());
+        }
+    }
+
+    /** A capture number: an integer 1..2^53; returns it. */
+    private static long captureNumber(String field, JsonNode value) throws EventRejection {
+        if ((value.isInt() || value.isLong()) && value.longValue() >= 1 && value.longValue() <= CAPTURE_SEQ_MAX) {
+            return value.longValue();
+        }
+        String rule = field + " must hold positive integers (1.." + CAPTURE_SEQ_MAX + ")";
+        if (!value.isNumber()) {
+            throw new EventRejection(field, rule + ", not " + typeOf(value));
+        }
+        BigDecimal v = value.decimalValue();
+        boolean integral = value.isIntegralNumber() || v.stripTrailingZeros().scale() <= 0;
+        if (!integral || v.signum() <= 0 || v.compareTo(BigDecimal.valueOf(CAPTURE_SEQ_MAX)) > 0) {
+            throw new EventRejection(field, rule + ", not " + v.stripTrailingZeros().toPlainString());
+        }
+        return v.longValueExact();
     }
 
     private static String requireString(String field, JsonNode value) throws EventRejection {
