@@ -186,8 +186,22 @@ class ArchitectureTest {
                 .should().dependOnClassesThat().resideInAPackage("io.trailproof.mcp..")
                 .check(classes);
         noClasses().that().resideInAPackage("io.trailproof.capture..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.mcp..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.mcp..", "io.trailproof.llmgateway..")
                 .because("capture is what the capture paths share (the shipper, the spool); it knows none of them")
+                .check(classes);
+    }
+
+    @Test
+    void theLlmGatewayIsAClientOfTheHttpApiOnly() {
+        noClasses().that().resideInAPackage("io.trailproof.llmgateway..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..", "io.trailproof.ledger..", "io.trailproof.store..",
+                        "io.trailproof.index..", "io.trailproof.mcp..")
+                .because("the gateway runs beside the agent and reaches the service over HTTP: "
+                        + "cli -> llmgateway -> capture -> core (Undertow is its own listener, not the service's http layer)")
+                .check(classes);
+        noClasses().that().resideOutsideOfPackages("io.trailproof.llmgateway..", "io.trailproof.cli..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.llmgateway..")
                 .check(classes);
     }
 
