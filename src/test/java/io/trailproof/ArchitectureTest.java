@@ -161,6 +161,19 @@ class ArchitectureTest {
     }
 
     @Test
+    void captureGapsSitBetweenTheLedgerAndTheServer() {
+        noClasses().that().resideInAPackage("io.trailproof.capture..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..", "io.trailproof.cluster..", "io.undertow..")
+                .because("gap detection follows the ledger and writes through a seam the server wires: "
+                        + "server -> capture -> ledger")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("io.trailproof.core..", "io.trailproof.store..", "io.trailproof.ledger..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.capture..")
+                .check(classes);
+    }
+
+    @Test
     void otlpSitsBetweenTheLedgerAndTheHttpApi() {
         noClasses().that().resideInAPackage("io.trailproof.otlp..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
@@ -175,19 +188,21 @@ class ArchitectureTest {
 
     @Test
     void theMcpProxyIsAClientOfTheHttpApiOnly() {
-        noClasses().that().resideInAnyPackage("io.trailproof.mcp..", "io.trailproof.capture..")
+        noClasses().that().resideInAnyPackage("io.trailproof.mcp..", "io.trailproof.shipping..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
                         "io.trailproof.cli..", "io.trailproof.config..", "io.trailproof.ledger..", "io.trailproof.store..",
                         "io.trailproof.index..", "io.undertow..")
                 .because("the MCP proxy runs where the agent runs and reaches the service over HTTP: "
-                        + "cli -> mcp -> capture -> core")
+                        + "cli -> mcp -> shipping -> core")
                 .check(classes);
         noClasses().that().resideOutsideOfPackages("io.trailproof.mcp..", "io.trailproof.cli..")
                 .should().dependOnClassesThat().resideInAPackage("io.trailproof.mcp..")
                 .check(classes);
-        noClasses().that().resideInAPackage("io.trailproof.capture..")
-                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.mcp..", "io.trailproof.llmgateway..")
-                .because("capture is what the capture paths share (the shipper, the spool); it knows none of them")
+        noClasses().that().resideInAPackage("io.trailproof.shipping..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.mcp..", "io.trailproof.llmgateway..",
+                        "io.trailproof.capture..")
+                .because("shipping is what the capture paths beside the agent share (the shipper, the spool); "
+                        + "it knows none of them, nor the service's own capture tracking")
                 .check(classes);
     }
 
@@ -196,9 +211,9 @@ class ArchitectureTest {
         noClasses().that().resideInAPackage("io.trailproof.llmgateway..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
                         "io.trailproof.cli..", "io.trailproof.config..", "io.trailproof.ledger..", "io.trailproof.store..",
-                        "io.trailproof.index..", "io.trailproof.mcp..")
+                        "io.trailproof.index..", "io.trailproof.mcp..", "io.trailproof.capture..")
                 .because("the gateway runs beside the agent and reaches the service over HTTP: "
-                        + "cli -> llmgateway -> capture -> core (Undertow is its own listener, not the service's http layer)")
+                        + "cli -> llmgateway -> shipping -> core (Undertow is its own listener, not the service's http layer)")
                 .check(classes);
         noClasses().that().resideOutsideOfPackages("io.trailproof.llmgateway..", "io.trailproof.cli..")
                 .should().dependOnClassesThat().resideInAPackage("io.trailproof.llmgateway..")

@@ -9,8 +9,8 @@ import java.util.regex.Pattern;
 /**
  * Which files of a data directory a backup holds, by their path relative to it (also their tar
  * entry name): the source of truth and the state that cannot be rebuilt from it. Everything else in
- * the directory is derived and rebuilt by the service at start (the Merkle node files, the chain
- * heads' checkpoint and the position journal, the search index), or describes the running log
+ * the directory is derived and rebuilt by the service at start (the Merkle node files, the
+ * chain-head snapshot and the position journal, the search index), or describes the running log
  * rather than the copy ({@code forced-size}, the lock), and is left out.
  */
 public final class BackupLayout {

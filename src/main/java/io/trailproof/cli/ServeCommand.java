@@ -11,7 +11,9 @@ import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -19,6 +21,8 @@ import java.util.concurrent.CountDownLatch;
 /** {@code trailproof serve}: runs the service until SIGTERM or SIGINT, then stops cleanly and exits 0. */
 @Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the trailproof service.")
 final class ServeCommand implements Callable<Integer> {
+
+    private static final System.Logger LOG = System.getLogger(ServeCommand.class.getName());
 
     @Option(names = "--host", description = "Address to bind (server.host, default 127.0.0.1).")
     String host;
@@ -53,13 +57,17 @@ final class ServeCommand implements Callable<Integer> {
             flags.put(ConfigKey.STORAGE_ACCEPT_TRUNCATION.key(), "true");
         }
         Settings settings;
+        List<String> warnings = new ArrayList<>();
         try {
-            settings = SettingsLoader.load(flags, System.getenv(), config, insecureNoAuth);
+            settings = SettingsLoader.load(flags, System.getenv(), config, insecureNoAuth, warnings);
         } catch (ConfigException e) {
             System.err.println("trailproof: " + e.getMessage());
             return Main.BAD_USAGE;
         }
         ServiceLogging.install(settings.observability().jsonLogs());
+        for (String w : warnings) {
+            LOG.log(System.Logger.Level.WARNING, w);
+        }
         TrailproofServer server;
         try {
             server = TrailproofServer.start(settings, Clock.systemUTC());

@@ -21,8 +21,8 @@ import java.util.concurrent.Callable;
  * one against the current log ({@code --verify}). Exit 0 on success or valid, 1 on failure or invalid.
  */
 @Command(name = "timestamp", mixinStandardHelpOptions = true,
-        description = {"Timestamp the server's current Merkle root with an RFC 3161 TSA,",
-                "or list (--list) or verify (--verify) the stored timestamps."})
+        description = "Timestamp the server's current Merkle root with an RFC 3161 TSA, or list (--list) or "
+                + "verify (--verify) the stored timestamps.")
 final class TimestampCommand implements Callable<Integer> {
 
     @Mixin
@@ -76,6 +76,11 @@ final class TimestampCommand implements Callable<Integer> {
                     body.put("tsa_url", tsaUrl);
                 }
                 answer = server.post("/v1/timestamp", ServerClient.JSON.writeValueAsBytes(body));
+            }
+            if (verify && answer.status() == 404) {
+                // The server's sentence names its API; a CLI user is told the command instead.
+                err.println("trailproof: nothing has been timestamped yet: run 'trailproof timestamp' first");
+                return 1;
             }
             if (!answer.ok()) {
                 err.println("trailproof: " + answer.error());

@@ -7,6 +7,8 @@ import io.trailproof.core.note.VerifierKey;
 import io.trailproof.core.evidence.EvidenceReport;
 import io.trailproof.core.evidence.EvidenceReportWriter;
 import io.trailproof.core.evidence.EvidenceVerifier;
+import io.trailproof.core.evidence.CaptureSummary;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.evidence.Rfc3161TokenChecker;
 import io.trailproof.core.evidence.TokenChecker;
 import io.trailproof.timestamp.TrustAnchors;
@@ -83,10 +85,27 @@ final class VerifyExportCommand implements Callable<Integer> {
             System.err.println("trailproof: cannot read " + file + ": " + e.getMessage());
             return Main.BAD_USAGE;
         }
+        String capture = null;
+        if (report.verdict() != EvidenceReport.Verdict.UNREADABLE) {
+            // Completeness by capture sequence (src/site/evidence-format.md#capture): a fact of the trail, never a failure.
+            try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
+                capture = CaptureSummary.read(in).line();
+            } catch (IOException | RuntimeException e) {
+                capture = "capture: not read (" + e.getMessage() + ")";
+            }
+        }
         if (json) {
-            System.out.println(EvidenceReportWriter.json(report).toPrettyString());
+            ObjectNode out = EvidenceReportWriter.json(report);
+            if (capture != null) {
+                out.put("capture", capture);
+            }
+            System.out.println(out.toPrettyString());
         } else {
             System.out.print(EvidenceReportWriter.text(report));
+            if (capture != null) {
+                System.out.println();
+                System.out.println(capture);
+            }
         }
         return switch (report.verdict()) {
             case VALID -> 0;

@@ -221,6 +221,22 @@ public final class ClusterNode implements AutoCloseable {
     }
 
     /**
+     * {@link #submit} for events the service composed itself (src/site/gates.md): stored exactly as
+     * given, without redaction (the caller redacted the client text they carry).
+     */
+    public CompletableFuture<ReplicaOutcome> submitComposed(List<ObjectNode> events, DedupeTable.Claim claim,
+                                                            AnswerSpec answer) {
+        String failure = loop.failure();
+        if (failure != null || closed) {
+            return CompletableFuture.failedFuture(new LedgerUnavailableException(
+                    failure != null ? failure : "the service is shutting down", null));
+        }
+        String request = UUID.randomUUID().toString();
+        return produce(request, new WriteRecord(settings.nodeId(), request, Submission.of(events, null),
+                claim == null ? null : claim.key(), claim == null ? null : claim.contentDigest(), answer).encode());
+    }
+
+    /**
      * {@link #submit} for the spans of one OTLP export ({@code POST /v1/traces}): {@code marks} holds
      * each event's span mark (distinct). Every replica leaves out the events whose mark it has
      * recorded and records the marks of the others, so the outcome ({@link ReplicaOutcome.Stored})

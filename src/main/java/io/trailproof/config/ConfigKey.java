@@ -27,7 +27,8 @@ public enum ConfigKey {
     VERIFY_INTERVAL("verify.interval", "PT1H"),
     VERIFY_CPU_SHARE("verify.cpu-share", "0.25"),
     LOG_SEGMENT_BYTES("log.segment-bytes", "67108864"),
-    CHECKPOINT_INTERVAL_EVENTS("checkpoint.interval-events", "100000"),
+    // Chain-head snapshots of the ledger's recovery (src/site/storage.md#chain-head-snapshot)
+    RECOVERY_SNAPSHOT_INTERVAL_EVENTS("recovery.snapshot-interval-events", "100000", "checkpoint.interval-events"),
     STORAGE_ACCEPT_TRUNCATION("storage.accept-truncation", "false"),
     SERVER_MAX_CONNECTIONS("server.max-connections", "1024"),
     INGEST_MAX_QUEUED_EVENTS("ingest.max-queued-events", "65536"),
@@ -44,6 +45,8 @@ public enum ConfigKey {
     RETENTION_CONTENT_AFTER("retention.content-after", "off"),
     RETENTION_ALLOW_SHORT("retention.allow-short", "false"),
     ERASURE_SHARE_WHILE_INGESTING("erasure.share-while-ingesting", "0.25"),
+    // Capture gaps (src/site/completeness.md)
+    CAPTURE_GAP_AFTER("capture.gap-after", "PT5M"),
     // Signed checkpoints, tiles and witnesses (src/site/checkpoints.md)
     CHECKPOINT_ORIGIN("checkpoint.origin", ""),
     CHECKPOINT_SIGNING_KEY("checkpoint.signing-key", ""),
@@ -63,17 +66,32 @@ public enum ConfigKey {
     CLUSTER_WRITE_TIMEOUT("cluster.write-timeout", "PT10S"),
     CLUSTER_READ_WAIT("cluster.read-wait", "PT10S"),
     CLUSTER_ALLOW_UNSAFE_TOPIC("cluster.allow-unsafe-topic", "false"),
-    CLUSTER_TOPIC_RETENTION("cluster.topic-retention", "off");
+    CLUSTER_TOPIC_RETENTION("cluster.topic-retention", "off"),
+    // Gates and approvals (src/site/gates.md)
+    GATE_DEFAULT("gate.default", "allow"),
+    GATE_ASK_TIMEOUT("gate.ask-timeout", "PT15M"),
+    GATE_APPROVAL_VALID_FOR("gate.approval-valid-for", "PT10M"),
+    GATE_POLICY_FILE("gate.policy-file", "");
 
     /** Keys under this prefix are Kafka client properties passed through as they are ({@code cluster.kafka.ssl.truststore.location}). */
     public static final String KAFKA_PASS_THROUGH_PREFIX = "cluster.kafka.";
 
     private final String key;
     private final String defaultValue;
+    private final String deprecatedName;
 
     ConfigKey(String key, String defaultValue) {
+        this(key, defaultValue, null);
+    }
+
+    /**
+     * @param deprecatedName the key's former name, still read (with a warning) so that an existing
+     *     configuration keeps starting; null when it never had another
+     */
+    ConfigKey(String key, String defaultValue, String deprecatedName) {
         this.key = key;
         this.defaultValue = defaultValue;
+        this.deprecatedName = deprecatedName;
     }
 
     public String key() {
@@ -84,12 +102,32 @@ public enum ConfigKey {
         return defaultValue;
     }
 
-    /** The environment variable that sets this key: TRAILPROOF_ + key upper-cased, '.' and '-' as '_'. */
-    public String environmentVariable() {
-        return "TRAILPROOF_" + key.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+    /** The key's former name, still accepted with a warning, if it had one. */
+    public Optional<String> deprecatedName() {
+        return Optional.ofNullable(deprecatedName);
     }
 
+    /** The environment variable of the former name, if the key had one. */
+    public Optional<String> deprecatedEnvironmentVariable() {
+        return deprecatedName().map(ConfigKey::variableOf);
+    }
+
+    /** The environment variable that sets this key: TRAILPROOF_ + key upper-cased, '.' and '-' as '_'. */
+    public String environmentVariable() {
+        return variableOf(key);
+    }
+
+    private static String variableOf(String name) {
+        return "TRAILPROOF_" + name.toUpperCase(Locale.ROOT).replace('.', '_').replace('-', '_');
+    }
+
+    /** The key of this name (its current name only). */
     public static Optional<ConfigKey> byName(String name) {
         return Arrays.stream(values()).filter(k -> k.key.equals(name)).findFirst();
+    }
+
+    /** The key whose former name this is. */
+    public static Optional<ConfigKey> byDeprecatedName(String name) {
+        return Arrays.stream(values()).filter(k -> name.equals(k.deprecatedName)).findFirst();
     }
 }

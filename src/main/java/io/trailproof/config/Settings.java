@@ -25,7 +25,7 @@ public record Settings(
         int timestampTimeoutMs,
         Duration verifyInterval,
         long logSegmentBytes,
-        long checkpointIntervalEvents,
+        long snapshotIntervalEvents,
         Duration timestampInterval,
         int idleTimeoutMs,
         int headerTimeoutMs,
@@ -37,7 +37,24 @@ public record Settings(
         Checkpoints checkpoints,
         Observability observability,
         Cluster cluster,
-        Erasure erasure) {
+        Erasure erasure,
+        /** {@code capture.gap-after}: how long a hole in a capture stream may stay open before a GAP records it (src/site/completeness.md#gaps). */
+        Duration captureGapAfter,
+        Gate gate) {
+
+    /**
+     * Gates and approvals (src/site/gates.md).
+     *
+     * @param defaultEffect {@code gate.default}: {@code allow}, {@code ask} or {@code deny}, the decision when no rule fires
+     * @param askTimeout {@code gate.ask-timeout}: how long an {@code ask} waits for a person before it expires
+     * @param approvalValidFor {@code gate.approval-valid-for}: how long an approval may be used
+     * @param policyFile {@code gate.policy-file}: a policy document recorded at start when it differs from the active one
+     */
+    public record Gate(String defaultEffect, Duration askTimeout, Duration approvalValidFor, Optional<Path> policyFile) {
+        public static Gate defaults() {
+            return new Gate("allow", Duration.ofMinutes(15), Duration.ofMinutes(10), Optional.empty());
+        }
+    }
 
     /**
      * Retention of event content (src/site/erasure.md#retention) and the pace of erasures
@@ -194,7 +211,7 @@ public record Settings(
     public Settings withPort(int newPort) {
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
-                checkpointIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability, cluster, erasure);
+                snapshotIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
+                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, captureGapAfter, gate);
     }
 }

@@ -1,7 +1,6 @@
 package io.trailproof.config;
 
 import java.io.IOException;
-import java.io.Reader;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
@@ -10,15 +9,15 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.EnumSet;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Properties;
 import java.util.Set;
 import java.util.Optional;
+import java.util.HashSet;
+import java.util.regex.Pattern;
+import io.trailproof.config.ConfigSources.Sourced;
 import io.trailproof.core.note.CosignatureVerifier;
 import io.trailproof.core.note.SignedNote;
 import io.trailproof.core.note.TlogRejection;
@@ -26,7 +25,7 @@ import io.trailproof.core.note.VerifierKey;
 import io.trailproof.core.redaction.RedactionRulesFile;
 import io.trailproof.core.retention.RetentionPeriod;
 import java.io.UncheckedIOException;
-import java.util.TreeMap;
+
 
 /**
  * Builds {@link Settings} from, in order of precedence: command-line flags, environment variables,
@@ -34,6 +33,8 @@ import java.util.TreeMap;
  * value that does not parse, is a {@link ConfigException} naming the key and where it came from.
  */
 public final class SettingsLoader {
+
+    private static final System.Logger LOG = System.getLogger(SettingsLoader.class.getName());
 
     private SettingsLoader() {
     }
@@ -46,65 +47,23 @@ public final class SettingsLoader {
      */
     public static Settings load(Map<String, String> flags, Map<String, String> environment, Path file,
                                 boolean insecureNoAuth) throws ConfigException {
-        Map<ConfigKey, Sourced> raw = new EnumMap<>(ConfigKey.class);
-        for (ConfigKey key : ConfigKey.values()) {
-            raw.put(key, new Sourced(key.defaultValue(), "the default"));
+        List<String> warnings = new ArrayList<>();
+        Settings settings = load(flags, environment, file, insecureNoAuth, warnings);
+        for (String w : warnings) {
+            LOG.log(System.Logger.Level.WARNING, w);
         }
-        // cluster.kafka.* (file, then command line): Kafka client properties, passed through unchecked.
-        Map<String, String> kafka = new TreeMap<>();
-        if (file != null) {
-            for (Map.Entry<String, String> e : readFile(file).entrySet()) {
-                if (passThrough(e.getKey(), e.getValue(), kafka)) {
-                    continue;
-                }
-                ConfigKey key = ConfigKey.byName(e.getKey()).orElseThrow(() -> new ConfigException(
-                        "unknown configuration key '" + e.getKey() + "' in " + file
-                                + " (config/trailproof.properties lists every key)"));
-                raw.put(key, new Sourced(e.getValue().trim(), file.toString()));
-            }
-        }
-        for (ConfigKey key : ConfigKey.values()) {
-            String value = environment.get(key.environmentVariable());
-            if (value != null) {
-                raw.put(key, new Sourced(value.trim(), "environment variable " + key.environmentVariable()));
-            }
-        }
-        for (Map.Entry<String, String> e : flags.entrySet()) {
-            if (passThrough(e.getKey(), e.getValue(), kafka)) {
-                continue;
-            }
-            ConfigKey key = ConfigKey.byName(e.getKey()).orElseThrow(
-                    () -> new ConfigException("unknown configuration key '" + e.getKey() + "'"));
-            raw.put(key, new Sourced(e.getValue().trim(), "the command line"));
-        }
-        return build(raw, insecureNoAuth, kafka);
+        return settings;
     }
 
-    private static boolean passThrough(String name, String value, Map<String, String> kafka) throws ConfigException {
-        if (!name.startsWith(ConfigKey.KAFKA_PASS_THROUGH_PREFIX)) {
-            return false;
-        }
-        String property = name.substring(ConfigKey.KAFKA_PASS_THROUGH_PREFIX.length());
-        if (property.isEmpty()) {
-            throw new ConfigException("configuration key '" + name + "' names no Kafka client property "
-                    + "(cluster.kafka.<property>, such as cluster.kafka.security.protocol)");
-        }
-        kafka.put(property, value.trim());
-        return true;
-    }
-
-    private static Map<String, String> readFile(Path file) throws ConfigException {
-        Properties props = new Properties();
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
-            props.load(reader);
-        } catch (IOException e) {
-            throw new ConfigException("cannot read configuration file " + file + ": " + e.getMessage());
-        }
-        Map<String, String> out = new LinkedHashMap<>();
-        for (String name : props.stringPropertyNames()) {
-            out.put(name, props.getProperty(name));
-        }
-        return out;
+    /**
+     * As {@link #load(Map, Map, Path, boolean)}, with the warnings (a deprecated key name used)
+     * added to {@code warnings} instead of logged, for a caller that sets up logging afterwards.
+     * A deprecated name sets its key unless the current name is given in the same place.
+     */
+    public static Settings load(Map<String, String> flags, Map<String, String> environment, Path file,
+                                boolean insecureNoAuth, List<String> warnings) throws ConfigException {
+        ConfigSources sources = ConfigSources.read(flags, environment, file, warnings);
+        return build(sources.raw(), insecureNoAuth, sources.kafka());
     }
 
     private static Settings build(Map<ConfigKey, Sourced> raw, boolean insecureNoAuth, Map<String, String> kafka)
@@ -116,20 +75,20 @@ public final class SettingsLoader {
         long maxBody = longIn(raw, ConfigKey.LIMITS_MAX_BODY_BYTES, 1024, Integer.MAX_VALUE);
         int maxBatch = (int) longIn(raw, ConfigKey.LIMITS_MAX_BATCH_EVENTS, 1, 1_000_000);
         URI tsa = httpUrl(raw, ConfigKey.TIMESTAMP_DEFAULT_TSA_URL);
-        List<String> allowed = list(raw.get(ConfigKey.TIMESTAMP_ALLOWED_TSA_URLS).value);
+        List<String> allowed = list(raw.get(ConfigKey.TIMESTAMP_ALLOWED_TSA_URLS).value());
         for (String prefix : allowed) {
             if (!prefix.startsWith("http://") && !prefix.startsWith("https://")) {
                 throw bad(ConfigKey.TIMESTAMP_ALLOWED_TSA_URLS, raw, "each entry must start with http:// or https://");
             }
         }
         List<Path> anchors = new ArrayList<>();
-        for (String p : list(raw.get(ConfigKey.TIMESTAMP_TRUST_ANCHORS).value)) {
+        for (String p : list(raw.get(ConfigKey.TIMESTAMP_TRUST_ANCHORS).value())) {
             anchors.add(path(p));
         }
         int timeout = (int) longIn(raw, ConfigKey.TIMESTAMP_TIMEOUT_MS, 1, 600_000);
         Duration verifyInterval = duration(raw, ConfigKey.VERIFY_INTERVAL);
         long segmentBytes = longIn(raw, ConfigKey.LOG_SEGMENT_BYTES, 4096, 1L << 40);
-        long checkpointEvery = longIn(raw, ConfigKey.CHECKPOINT_INTERVAL_EVENTS, 1, Long.MAX_VALUE);
+        long snapshotEvery = longIn(raw, ConfigKey.RECOVERY_SNAPSHOT_INTERVAL_EVENTS, 1, Long.MAX_VALUE);
         Duration timestampInterval = duration(raw, ConfigKey.TIMESTAMP_INTERVAL);
         int idleTimeout = (int) longIn(raw, ConfigKey.SERVER_IDLE_TIMEOUT_MS, 100, 3_600_000);
         int headerTimeout = (int) longIn(raw, ConfigKey.SERVER_HEADER_TIMEOUT_MS, 100, 3_600_000);
@@ -148,9 +107,36 @@ public final class SettingsLoader {
         Settings.Idempotency idempotency = new Settings.Idempotency(retention,
                 (int) longIn(raw, ConfigKey.IDEMPOTENCY_MAX_KEYS, 1, 100_000_000));
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
-                timeout, verifyInterval, segmentBytes, checkpointEvery, timestampInterval, idleTimeout, headerTimeout,
+                timeout, verifyInterval, segmentBytes, snapshotEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
-                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw));
+                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw), gate(raw));
+    }
+
+    /** {@code capture.gap-after} (src/site/completeness.md#gaps): a positive ISO 8601 duration. */
+    private static Duration captureGapAfter(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        Duration d = duration(raw, ConfigKey.CAPTURE_GAP_AFTER);
+        if (d.isNegative() || d.toMillis() < 1) {
+            throw bad(ConfigKey.CAPTURE_GAP_AFTER, raw, "must be a positive ISO 8601 duration such as PT5M");
+        }
+        return d;
+    }
+
+    /** {@code gate.*} (src/site/gates.md): the default decision, how long an ask waits, how long an approval holds. */
+    private static Settings.Gate gate(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        String effect = raw.get(ConfigKey.GATE_DEFAULT).value().trim().toLowerCase(Locale.ROOT);
+        if (!effect.equals("allow") && !effect.equals("ask") && !effect.equals("deny")) {
+            throw bad(ConfigKey.GATE_DEFAULT, raw, "must be allow, ask or deny");
+        }
+        Duration ask = duration(raw, ConfigKey.GATE_ASK_TIMEOUT);
+        Duration valid = duration(raw, ConfigKey.GATE_APPROVAL_VALID_FOR);
+        if (ask.toMillis() < 1) {
+            throw bad(ConfigKey.GATE_ASK_TIMEOUT, raw, "must be a positive ISO 8601 duration such as PT15M");
+        }
+        if (valid.toMillis() < 1) {
+            throw bad(ConfigKey.GATE_APPROVAL_VALID_FOR, raw, "must be a positive ISO 8601 duration such as PT10M");
+        }
+        String file = raw.get(ConfigKey.GATE_POLICY_FILE).value().trim();
+        return new Settings.Gate(effect, ask, valid, file.isEmpty() ? Optional.empty() : Optional.of(path(file)));
     }
 
     /**
@@ -161,7 +147,7 @@ public final class SettingsLoader {
     private static Settings.Erasure erasure(Map<ConfigKey, Sourced> raw) throws ConfigException {
         boolean allowShort = bool(raw, ConfigKey.RETENTION_ALLOW_SHORT);
         double share = share(raw, ConfigKey.ERASURE_SHARE_WHILE_INGESTING);
-        String v = raw.get(ConfigKey.RETENTION_CONTENT_AFTER).value.trim();
+        String v = raw.get(ConfigKey.RETENTION_CONTENT_AFTER).value().trim();
         if (v.isEmpty() || v.equalsIgnoreCase("off") || v.equalsIgnoreCase("none")) {
             return new Settings.Erasure(null, allowShort, share);
         }
@@ -183,7 +169,7 @@ public final class SettingsLoader {
 
     /** {@code metrics.enabled}, {@code log.format}, {@code log.access} (src/site/operations.md). */
     private static Settings.Observability observability(Map<ConfigKey, Sourced> raw) throws ConfigException {
-        String format = raw.get(ConfigKey.LOG_FORMAT).value;
+        String format = raw.get(ConfigKey.LOG_FORMAT).value();
         if (!format.equals("text") && !format.equals("json")) {
             throw bad(ConfigKey.LOG_FORMAT, raw, "must be text or json");
         }
@@ -193,14 +179,14 @@ public final class SettingsLoader {
 
     /** {@code cluster.*}: checked even in the embedded mode, so a typo never waits for the switch. */
     private static Settings.Cluster cluster(Map<ConfigKey, Sourced> raw, Map<String, String> kafka) throws ConfigException {
-        String mode = raw.get(ConfigKey.CLUSTER_MODE).value.toLowerCase(Locale.ROOT);
+        String mode = raw.get(ConfigKey.CLUSTER_MODE).value().toLowerCase(Locale.ROOT);
         if (!mode.equals("embedded") && !mode.equals("kafka")) {
             throw bad(ConfigKey.CLUSTER_MODE, raw, "must be embedded or kafka");
         }
         boolean on = mode.equals("kafka");
-        String servers = raw.get(ConfigKey.CLUSTER_BOOTSTRAP_SERVERS).value;
-        String topic = raw.get(ConfigKey.CLUSTER_TOPIC).value;
-        String nodeId = raw.get(ConfigKey.CLUSTER_NODE_ID).value;
+        String servers = raw.get(ConfigKey.CLUSTER_BOOTSTRAP_SERVERS).value();
+        String topic = raw.get(ConfigKey.CLUSTER_TOPIC).value();
+        String nodeId = raw.get(ConfigKey.CLUSTER_NODE_ID).value();
         if (!topic.matches("[A-Za-z0-9._-]{1,249}")) {
             throw bad(ConfigKey.CLUSTER_TOPIC, raw, "must be a Kafka topic name: 1 to 249 of A-Z a-z 0-9 . _ -");
         }
@@ -238,7 +224,7 @@ public final class SettingsLoader {
      */
     private static Settings.Redaction redaction(Map<ConfigKey, Sourced> raw) throws ConfigException {
         boolean enabled = bool(raw, ConfigKey.REDACTION_ENABLED);
-        String file = raw.get(ConfigKey.REDACTION_RULES).value;
+        String file = raw.get(ConfigKey.REDACTION_RULES).value();
         if (file.isEmpty()) {
             return new Settings.Redaction(enabled, List.of());
         }
@@ -258,18 +244,18 @@ public final class SettingsLoader {
     }
 
     private static Settings.Checkpoints checkpoints(Map<ConfigKey, Sourced> raw) throws ConfigException {
-        String origin = raw.get(ConfigKey.CHECKPOINT_ORIGIN).value;
+        String origin = raw.get(ConfigKey.CHECKPOINT_ORIGIN).value();
         if (!origin.isEmpty() && !SignedNote.isValidName(origin)) {
             throw bad(ConfigKey.CHECKPOINT_ORIGIN, raw, "must be non-empty, without spaces or '+', such as "
                     + "example.com/audit (it is also the signing key's name)");
         }
-        String key = raw.get(ConfigKey.CHECKPOINT_SIGNING_KEY).value;
+        String key = raw.get(ConfigKey.CHECKPOINT_SIGNING_KEY).value();
         Duration interval = duration(raw, ConfigKey.CHECKPOINT_INTERVAL);
         if (interval.toMillis() < 1) {
             throw bad(ConfigKey.CHECKPOINT_INTERVAL, raw, "must be a positive ISO 8601 duration such as PT1S");
         }
         List<Settings.Witness> witnesses = new ArrayList<>();
-        for (String entry : list(raw.get(ConfigKey.CHECKPOINT_WITNESSES).value)) {
+        for (String entry : list(raw.get(ConfigKey.CHECKPOINT_WITNESSES).value())) {
             witnesses.add(witness(entry, raw));
         }
         return new Settings.Checkpoints(origin.isEmpty() ? Optional.empty() : Optional.of(origin),
@@ -312,7 +298,7 @@ public final class SettingsLoader {
     }
 
     private static String nonEmpty(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
-        String v = raw.get(key).value;
+        String v = raw.get(key).value();
         if (v.isEmpty()) {
             throw bad(key, raw, "must not be empty");
         }
@@ -320,7 +306,7 @@ public final class SettingsLoader {
     }
 
     private static long longIn(Map<ConfigKey, Sourced> raw, ConfigKey key, long min, long max) throws ConfigException {
-        String v = raw.get(key).value;
+        String v = raw.get(key).value();
         long n;
         try {
             n = Long.parseLong(v);
@@ -335,7 +321,7 @@ public final class SettingsLoader {
 
     /** A share in (0, 1], written as a decimal ({@code 0.25}). */
     private static double share(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
-        String v = raw.get(key).value;
+        String v = raw.get(key).value();
         double d;
         try {
             d = v.matches("[0-9]*\\.?[0-9]+") ? Double.parseDouble(v) : Double.NaN;
@@ -349,7 +335,7 @@ public final class SettingsLoader {
     }
 
     private static boolean bool(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
-        String v = raw.get(key).value.toLowerCase(Locale.ROOT);
+        String v = raw.get(key).value().toLowerCase(Locale.ROOT);
         return switch (v) {
             case "true" -> true;
             case "false" -> false;
@@ -359,7 +345,7 @@ public final class SettingsLoader {
 
     /** {@code auto} (0: the service sizes it from the heap) or a whole number in range. */
     private static long autoOrLong(Map<ConfigKey, Sourced> raw, ConfigKey key, long min, long max) throws ConfigException {
-        if (raw.get(key).value.equalsIgnoreCase("auto")) {
+        if (raw.get(key).value().equalsIgnoreCase("auto")) {
             return 0;
         }
         try {
@@ -370,7 +356,7 @@ public final class SettingsLoader {
     }
 
     private static Duration duration(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
-        String v = raw.get(key).value;
+        String v = raw.get(key).value();
         if (v.isEmpty() || v.equalsIgnoreCase("off")) {
             return Duration.ZERO;
         }
@@ -386,7 +372,7 @@ public final class SettingsLoader {
     }
 
     private static URI httpUrl(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
-        String v = raw.get(key).value;
+        String v = raw.get(key).value();
         try {
             URI uri = new URI(v);
             String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
@@ -399,13 +385,37 @@ public final class SettingsLoader {
         }
     }
 
+    /** What a key name may hold: it appears in logs and records, so it is short and plain. */
+    private static final Pattern KEY_NAME = Pattern.compile("[A-Za-z0-9_.@-]{1,64}");
+
+    /**
+     * {@code auth.api-keys}: entries {@code key}, {@code key:roles} and {@code name=key:roles}
+     * (src/site/configuration.md). An entry is named when it holds a {@code =} followed by something
+     * other than {@code =}: base64 keys end in padding {@code =} and keep working unnamed. No message
+     * ever holds a key: only the entry's position, its name, and what is wrong.
+     */
     private static List<ApiKey> apiKeys(Sourced sourced) throws ConfigException {
         List<ApiKey> keys = new ArrayList<>();
-        for (String entry : list(sourced.value)) {
+        Set<String> names = new HashSet<>();
+        for (String entry : list(sourced.value())) {
+            String at = "auth.api-keys (from " + sourced.source() + ") entry " + (keys.size() + 1);
+            String name = null;
+            int equals = entry.indexOf('=');
+            if (equals >= 0 && !entry.substring(equals).chars().allMatch(c -> c == '=')) {
+                name = entry.substring(0, equals).trim();
+                entry = entry.substring(equals + 1);
+                if (!KEY_NAME.matcher(name).matches()) {
+                    throw new ConfigException(at + " has a name that is not 1 to 64 of A-Z a-z 0-9 _ . @ -; "
+                            + "write name=key:roles");
+                }
+                if (!names.add(name)) {
+                    throw new ConfigException(at + " is named '" + name + "' like an earlier entry; names must be unique");
+                }
+            }
             int colon = entry.indexOf(':');
             String secret = colon < 0 ? entry : entry.substring(0, colon);
             if (secret.isEmpty()) {
-                throw new ConfigException("auth.api-keys (from " + sourced.source + ") has an entry with an empty key");
+                throw new ConfigException(at + " has an empty key");
             }
             Set<ApiKey.Role> roles = EnumSet.noneOf(ApiKey.Role.class);
             if (colon < 0) {
@@ -416,12 +426,12 @@ public final class SettingsLoader {
                         roles.add(ApiKey.Role.valueOf(role.trim().toUpperCase(Locale.ROOT)));
                     } catch (IllegalArgumentException e) {
                         // The key itself is never echoed: only its position and the role.
-                        throw new ConfigException("auth.api-keys (from " + sourced.source + ") entry " + (keys.size() + 1)
-                                + " has unknown role '" + role + "'; roles are ingest, read, admin");
+                        throw new ConfigException(at + (name == null ? "" : " ('" + name + "')") + " has unknown role '"
+                                + role + "'; roles are ingest, read, approve, admin");
                     }
                 }
             }
-            keys.add(new ApiKey(secret, roles));
+            keys.add(new ApiKey(name, secret, roles));
         }
         return keys;
     }
@@ -450,10 +460,8 @@ public final class SettingsLoader {
 
     private static ConfigException bad(ConfigKey key, Map<ConfigKey, Sourced> raw, String why) {
         Sourced s = raw.get(key);
-        String shown = key == ConfigKey.AUTH_API_KEYS ? "(hidden)" : "'" + s.value + "'";
-        return new ConfigException("configuration key " + key.key() + " = " + shown + " (from " + s.source + ") " + why);
+        String shown = key == ConfigKey.AUTH_API_KEYS ? "(hidden)" : "'" + s.value() + "'";
+        return new ConfigException("configuration key " + key.key() + " = " + shown + " (from " + s.source() + ") " + why);
     }
 
-    private record Sourced(String value, String source) {
-    }
 }

@@ -106,10 +106,13 @@ final class ApiHandler implements HttpHandler {
         if (match != null && match.route().role() == null) {
             return match;
         }
-        Set<ApiKey.Role> granted = authenticator.authenticate(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
+        String authorization = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
+        Set<ApiKey.Role> granted = authenticator.authenticate(authorization);
         if (unrouted != null) {
             throw unrouted;
         }
+        String name = authenticator.keyName(authorization);
+        ex.putAttachment(Caller.KEY, new Caller(name != null ? name : Caller.ANONYMOUS));
         Authenticator.authorize(granted, match.route().role(), ex.getRequestMethod().toString(), ex.getRequestPath());
         return match;
     }

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.EnumSet;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
@@ -29,9 +30,16 @@ final class Authenticator {
 
     private final List<byte[]> digests;
     private final List<Set<ApiKey.Role>> roles;
+    /** Configured name per key (null for an unnamed key), by the hex SHA-256 of the key. */
+    private final Map<String, String> names = new HashMap<>();
 
     Authenticator(List<ApiKey> keys) {
         this.digests = keys.stream().map(k -> sha256(k.secret())).toList();
+        for (ApiKey k : keys) {
+            if (k.name() != null) {
+                names.put(HexFormat.of().formatHex(sha256(k.secret())), k.name());
+            }
+        }
         this.roles = keys.stream().map(k -> {
             Set<ApiKey.Role> r = EnumSet.noneOf(ApiKey.Role.class);
             r.addAll(k.roles());
@@ -91,22 +99,29 @@ final class Authenticator {
     }
 
     /**
-     * The name under which a request's key appears in the access log: {@code key-} and the first 8 hex
-     * digits of its SHA-256 (keys have no other name; this identifies one among those configured and
-     * reveals nothing usable of it). Null when no keys are configured or the request sent none.
+     * The name under which a request's key appears wherever a key is named (the access log, erasure
+     * records, approvals): its configured name, or for an unnamed key {@code key-} and the first 8 hex
+     * digits of its SHA-256 (this identifies one among those configured and reveals nothing usable of
+     * it). Null when no keys are configured or the request sent none.
      */
     String keyName(String authorization) {
         String scope = authorization == null || !authorization.strip().toLowerCase(Locale.ROOT).startsWith(SCHEME)
                 ? "" : scope(authorization);
-        return scope.isEmpty() ? null : "key-" + scope.substring(0, 8);
+        if (scope.isEmpty()) {
+            return null;
+        }
+        String name = names.get(scope);
+        return name != null ? name : "key-" + scope.substring(0, 8);
     }
 
     /**
-     * @throws ApiException 403 when {@code granted} lacks {@code needed} (admin grants everything)
+     * @throws ApiException 403 when {@code granted} lacks {@code needed} (admin grants everything;
+     *     approve includes read)
      */
     static void authorize(Set<ApiKey.Role> granted, ApiKey.Role needed, String method, String path)
             throws ApiException {
-        if (needed == null || granted.contains(ApiKey.Role.ADMIN) || granted.contains(needed)) {
+        if (needed == null || granted.contains(ApiKey.Role.ADMIN) || granted.contains(needed)
+                || needed == ApiKey.Role.READ && granted.contains(ApiKey.Role.APPROVE)) {
             return;
         }
         throw new ApiException(403, "this API key lacks the " + needed.name().toLowerCase(Locale.ROOT)

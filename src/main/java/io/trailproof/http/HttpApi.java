@@ -8,6 +8,15 @@ import io.trailproof.checkpoint.Tiles;
 import io.trailproof.checkpoint.TlogProofs;
 import io.trailproof.cluster.ClusterNode;
 import io.trailproof.config.Settings;
+import io.trailproof.core.policy.Effect;
+import io.trailproof.core.policy.PolicyParser;
+import io.trailproof.core.policy.PolicyRejection;
+import io.trailproof.gate.Gate;
+import com.fasterxml.jackson.databind.JsonNode;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import io.trailproof.erasure.ErasureService;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
@@ -49,6 +58,9 @@ public final class HttpApi {
     private final InFlightBudget budget;
     private final StreamHub streams;
     private final Router router;
+    private final Gate gate;
+    /** {@code gate.policy-file}, or null. */
+    private final Path policyFile;
 
     /** {@code metrics} is null when {@code metrics.enabled} is false: nothing is recorded and /metrics is a 404. */
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps,
@@ -75,6 +87,12 @@ public final class HttpApi {
         new TimestampEndpoints(timestamps, bodies).register(router);
         new ExportEndpoints(ledger, timestamps::forEachOldestFirst, checkpoints::noteFor).register(router);
         new PolicyEndpoints(ledger, bodies).register(router);
+        Settings.Gate gateSettings = settings.gate();
+        gate = new Gate(ledger, new GateWritePath(ledger, cluster), settings.redaction().redactor(),
+                Effect.of(gateSettings.defaultEffect()), gateSettings.askTimeout(), gateSettings.approvalValidFor(), clock);
+        policyFile = gateSettings.policyFile().orElse(null);
+        new GateEndpoints(gate, bodies, idempotency).register(router);
+        new CoverageEndpoint(ledger).register(router);
         new ErasureEndpoints(erasures, bodies, authenticator)
                 .register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
@@ -148,9 +166,32 @@ public final class HttpApi {
         return router.routes();
     }
 
-    public void start() {
+    /**
+     * Reads the gate's state from the log and records {@code gate.policy-file} when it differs from the
+     * active policy, then serves.
+     *
+     * @throws IOException when the log cannot be read
+     * @throws IllegalArgumentException when the policy file cannot be read or is malformed (nothing is served)
+     */
+    public void start() throws IOException {
+        gate.start();
+        if (policyFile != null) {
+            adoptPolicyFile();
+        }
         streams.start();
         undertow.start();
+    }
+
+    private void adoptPolicyFile() throws IOException {
+        JsonNode document;
+        try {
+            document = PolicyParser.readDocument(Files.readAllBytes(policyFile));
+            gate.adoptFile(document).ifPresent(CompletableFuture::join);
+        } catch (PolicyRejection e) {
+            throw new IllegalArgumentException("gate.policy-file " + policyFile + ": " + e.getMessage());
+        } catch (NoSuchFileException e) {
+            throw new IllegalArgumentException("gate.policy-file " + policyFile + " does not exist");
+        }
     }
 
     /** The port actually bound (useful with port 0). */
@@ -172,5 +213,6 @@ public final class HttpApi {
         streams.close(Math.min(waitMillis, STREAMS_END_MILLIS)); // streams never finish by themselves
         draining.awaitIdle(waitMillis);
         undertow.stop();
+        gate.close();
     }
 }

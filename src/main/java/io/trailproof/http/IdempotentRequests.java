@@ -70,6 +70,17 @@ final class IdempotentRequests {
      *     {@code Retry-After: 1} while a request with the same key and body is being processed
      */
     Start begin(HttpServerExchange ex, byte[] body) throws ApiException, IOException {
+        return begin(ex, body, this::replay);
+    }
+
+    /** A recorded answer written again; for endpoints whose body is built from the event a record names. */
+    @FunctionalInterface
+    interface Replayer {
+        Router.Answer replay(byte[] record) throws IOException;
+    }
+
+    /** {@link #begin(HttpServerExchange, byte[])} with the endpoint's own way of writing a recorded answer again. */
+    Start begin(HttpServerExchange ex, byte[] body, Replayer replayer) throws ApiException, IOException {
         String key = IdempotencyKeyHeader.parse(ex.getRequestHeaders().get(IdempotencyKeyHeader.NAME));
         if (key == null) {
             return null;
@@ -79,7 +90,7 @@ final class IdempotentRequests {
         DedupeTable.Lookup found = ledger.dedupe().claim(dedupeKey, DedupeKey.contentDigest(body));
         return switch (found) {
             case DedupeTable.Fresh f -> new Claimed(f.claim());
-            case DedupeTable.Replay r -> new Replayed(replay(r.record().answer()));
+            case DedupeTable.Replay r -> new Replayed(replayer.replay(r.record().answer()));
             case DedupeTable.InFlight i -> throw new ApiException(409, "a request with this Idempotency-Key and the same "
                     + "body is still being processed; retry in a second to get its answer", Map.of("Retry-After", "1"));
             case DedupeTable.Conflict c -> throw new ApiException(422, "this Idempotency-Key was already used with a "
@@ -138,6 +149,16 @@ final class IdempotentRequests {
     }
 
     // ------------------------------------------------------------------ replay
+
+    /** The log index a single event's record names (its kind 'E'), or -1 for another kind. */
+    static long singleLogIndex(byte[] answer) {
+        ByteBuffer b = ByteBuffer.wrap(answer);
+        if (b.get() != SINGLE) {
+            return -1;
+        }
+        b.getShort();
+        return b.getLong();
+    }
 
     /** The recorded answer, written again from its record and the stored events it names. */
     Router.Answer replay(byte[] answer) throws IOException {

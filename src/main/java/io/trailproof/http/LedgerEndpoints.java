@@ -231,11 +231,8 @@ final class LedgerEndpoints {
         Responses.bytes(ex, allOk ? 201 : 207, BatchAnswer.write(errors, events));
     }
 
-    private void getEvent(HttpServerExchange ex, String id) throws Exception {
-        if (!Ledger.wellFormedId(id)) {
-            throw ApiException.badRequest("event id must be a lowercase UUID version 7 such as "
-                    + "019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00");
-        }
+    private void getEvent(HttpServerExchange ex, String rawId) throws Exception {
+        String id = Params.eventId(rawId, "event id");
         Optional<byte[]> payload = ledger.eventPayload(id);
         if (payload.isEmpty()) {
             throw ApiException.notFound("no event with id " + id);
@@ -325,10 +322,7 @@ final class LedgerEndpoints {
             return;
         }
         Params params = new Params(ex);
-        String eventId = params.required("event_id");
-        if (!Ledger.wellFormedId(eventId)) {
-            throw ApiException.badRequest("event_id must be a lowercase UUID version 7");
-        }
+        String eventId = Params.eventId(params.required("event_id"), "event_id");
         long size = params.wholeNumber("tree_size", 1, ledger.size());
         InclusionProof p = sized(() -> ledger.inclusionProof(eventId, size))
                 .orElseThrow(() -> ApiException.notFound("no event with id " + eventId));

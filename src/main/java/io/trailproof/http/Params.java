@@ -1,8 +1,10 @@
 package io.trailproof.http;
 
+import io.trailproof.ledger.Ledger;
 import io.undertow.server.HttpServerExchange;
 
 import java.util.Deque;
+import java.util.Locale;
 import java.util.regex.Pattern;
 
 /** Query parameters, checked the same way on every endpoint (src/site/http-api.md#conventions). */
@@ -16,6 +18,20 @@ final class Params {
 
     Params(HttpServerExchange ex) {
         this.ex = ex;
+    }
+
+    /**
+     * An event id as a client may write it: a UUID version 7 in either case (UUIDs are
+     * case-insensitive, RFC 9562 section 4), returned in the lower case the service stores;
+     * anything else is a 400 naming {@code what}.
+     */
+    static String eventId(String value, String what) throws ApiException {
+        String id = value.toLowerCase(Locale.ROOT);
+        if (!Ledger.wellFormedId(id)) {
+            throw ApiException.badRequest(what + " must be a UUID version 7 such as "
+                    + "019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00");
+        }
+        return id;
     }
 
     /** The value, or null when absent. A parameter given twice is a 400: which one was meant is unclear. */

@@ -1,7 +1,6 @@
 package io.trailproof.http;
 
 import io.trailproof.checkpoint.TlogProofs;
-import io.trailproof.ledger.Ledger;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.Headers;
 import java.nio.ByteBuffer;
@@ -51,10 +50,7 @@ final class TlogProofEndpoint {
         if (format.size() != 1 || !FORMAT.equals(format.getFirst())) {
             throw ApiException.badRequest("format must be " + FORMAT + " (leave it out for the JSON proof)");
         }
-        String eventId = new Params(ex).required("event_id");
-        if (!Ledger.wellFormedId(eventId)) {
-            throw ApiException.badRequest("event_id must be a lowercase UUID version 7");
-        }
+        String eventId = Params.eventId(new Params(ex).required("event_id"), "event_id");
         try {
             return proofs.proof(eventId).orElseThrow(() -> ApiException.notFound("no event with id " + eventId));
         } catch (IllegalStateException e) {

@@ -7,6 +7,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.SortedMap;
 import java.util.function.LongConsumer;
 
@@ -74,10 +75,11 @@ public interface EventIndex extends Closeable {
     Page find(IndexRequest request) throws BadQueryException, IOException;
 
     /**
-     * The fragments of {@code event} that match {@code query}, by search field, matched terms marked
-     * {@code <em>..</em>} and the rest HTML-escaped. Empty when nothing matches or there is no query.
+     * What marks the fragments of an event that match {@code query} (parsed once, for every event of
+     * a page): by search field, matched terms marked {@code <em>..</em>} and the rest HTML-escaped;
+     * empty when nothing matches. A field that cannot be highlighted is left out, never an error.
      */
-    Map<String, List<String>> highlights(String query, StoredEvent event) throws BadQueryException;
+    Function<StoredEvent, Map<String, List<String>>> highlighter(String query) throws BadQueryException;
 
     /** Visits the log index of every event held, in no particular order (for checking against the log). */
     void forEachLogIndex(LongConsumer visitor) throws IOException;

@@ -45,7 +45,8 @@ import java.util.List;
  *
  * <p>Multi-term queries (wildcards, prefixes, fuzzy terms, regular expressions) are rewritten to
  * constant-score filters, and automata are limited in the work they may take, so no query can
- * expand to an unbounded number of scored clauses.
+ * expand to an unbounded number of scored clauses; a regular expression is measured before its
+ * automaton is built ({@link QueryBounds}).
  */
 final class EventQueryParser extends QueryParser {
 
@@ -210,6 +211,7 @@ final class EventQueryParser extends QueryParser {
     @Override
     protected Query getRegexpQuery(String field, String termStr) throws ParseException {
         refusePointPattern(field, termStr);
+        QueryBounds.checkRegex(field, termStr);
         if (expands(field)) {
             return bestTextField(eachTextField(f -> super.getRegexpQuery(f, termStr)));
         }

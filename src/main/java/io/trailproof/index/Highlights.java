@@ -13,21 +13,34 @@ import org.apache.lucene.search.highlight.QueryScorer;
 import org.apache.lucene.search.highlight.Encoder;
 import org.apache.lucene.search.highlight.SimpleHTMLFormatter;
 
+import org.apache.lucene.search.highlight.SimpleFragmenter;
+import org.apache.lucene.search.highlight.WeightedSpanTerm;
+import org.apache.lucene.search.highlight.WeightedSpanTermExtractor;
+import org.apache.lucene.index.Terms;
+import org.apache.lucene.index.TermsEnum;
+import org.apache.lucene.search.BooleanClause;
+import org.apache.lucene.search.MultiTermQuery;
+import org.apache.lucene.util.BytesRef;
+import org.apache.lucene.util.automaton.ByteRunAutomaton;
+
 import java.io.IOException;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import org.apache.lucene.search.highlight.SimpleFragmenter;
+import java.util.function.Supplier;
 
 /**
  * Highlights for a search result, computed from the event as read from the log (not from the index):
  * for each text field, the best fragments with the matched terms in {@code <em>..</em>} (a term
- * matched through the default field {@code text} is marked wherever it occurs); for each keyword
- * field, the whole value when the query names it exactly. Fragments are HTML-escaped.
+ * matched through the default field {@code text} is marked wherever it occurs, one matched through a
+ * named field only in that field); for each keyword field, the whole value when a clause on it
+ * matches it (a word, a wildcard, a prefix, a range). Fragments are HTML-escaped.
  */
 final class Highlights {
 
@@ -59,17 +72,24 @@ final class Highlights {
         return out.toString();
     }
 
+    /**
+     * The highlights of {@code event} for {@code query} (parsed for highlighting: clauses on
+     * {@code text} keep that field). A keyword field is marked when a clause on it matches its whole
+     * value, a wildcard, prefix, range or regular expression included; a text field shows the terms
+     * of clauses on it or on {@code text}, never those of a clause on another field. A field whose
+     * highlighting fails is left out: a highlight is a convenience, the event is still a result.
+     */
     Map<String, List<String>> of(Query query, StoredEvent event) {
         Map<String, List<String>> out = new LinkedHashMap<>();
         JsonNode json = event.json();
-        Set<Term> exact = new HashSet<>();
-        query.visit(QueryVisitor.termCollector(exact));
+        KeywordMatches keywords = new KeywordMatches();
+        query.visit(keywords);
         Encoder encoder = Highlights::escape;
         for (String[] f : new String[][] {{EventFields.AGENT_ID, IndexFields.AGENT_ID},
                 {EventFields.SESSION_ID, IndexFields.SESSION_ID}, {EventFields.ACTION_TYPE, IndexFields.ACTION_TYPE},
                 {EventFields.ACTION_STATUS, IndexFields.ACTION_STATUS}}) {
             JsonNode v = json.get(f[0]);
-            if (v != null && v.isTextual() && exact.contains(new Term(f[1], v.textValue()))) {
+            if (v != null && v.isTextual() && keywords.matches(f[1], v.textValue())) {
                 out.put(f[1], List.of(PRE + encoder.encodeText(v.textValue()) + POST));
             }
         }
@@ -78,13 +98,11 @@ final class Highlights {
             for (Iterator<Map.Entry<String, JsonNode>> it = labels.fields(); it.hasNext(); ) {
                 Map.Entry<String, JsonNode> l = it.next();
                 String field = IndexFields.LABEL_PREFIX + l.getKey();
-                if (l.getValue().isTextual() && exact.contains(new Term(field, l.getValue().textValue()))) {
+                if (l.getValue().isTextual() && keywords.matches(field, l.getValue().textValue())) {
                     out.put(field, List.of(PRE + encoder.encodeText(l.getValue().textValue()) + POST));
                 }
             }
         }
-        Highlighter highlighter = new Highlighter(new SimpleHTMLFormatter(PRE, POST), encoder, new QueryScorer(query));
-        highlighter.setTextFragmenter(new SimpleFragmenter(FRAGMENT_CHARS));
         for (String[] f : new String[][] {{EventFields.ACTION_NAME, IndexFields.ACTION_NAME},
                 {EventFields.ERROR_MESSAGE, IndexFields.ERROR_MESSAGE}, {EventFields.ACTION_INPUT, IndexFields.INPUT},
                 {EventFields.ACTION_OUTPUT, IndexFields.OUTPUT}, {EventFields.METADATA, IndexFields.METADATA}}) {
@@ -93,15 +111,93 @@ final class Highlights {
                 continue;
             }
             try {
+                Highlighter highlighter = new Highlighter(new SimpleHTMLFormatter(PRE, POST), encoder,
+                        new FieldScorer(query, f[1]));
+                highlighter.setTextFragmenter(new SimpleFragmenter(FRAGMENT_CHARS));
                 String[] fragments = highlighter.getBestFragments(analyzer, f[1], text, MAX_FRAGMENTS);
                 List<String> marked = Arrays.stream(fragments).filter(s -> s.contains(PRE)).toList();
                 if (!marked.isEmpty()) {
                     out.put(f[1], marked);
                 }
-            } catch (IOException | InvalidTokenOffsetsException e) {
-                // a highlight is a convenience: an event that cannot be highlighted is still a result
+            } catch (IOException | InvalidTokenOffsetsException | RuntimeException e) {
+                // a highlight is a convenience: a field that cannot be highlighted is left out
             }
         }
         return out;
+    }
+
+    /**
+     * Scores the terms of one text field: those of clauses on that field or on {@code text}. A
+     * wildcard, prefix, fuzzy term, range or regular expression contributes the words of the field
+     * it matches, however many (Lucene's own extractor expands it into at most 1,024 clauses and
+     * fails beyond).
+     */
+    private static final class FieldScorer extends QueryScorer {
+        FieldScorer(Query query, String field) {
+            super(query, field, IndexFields.TEXT);
+        }
+
+        @Override
+        protected WeightedSpanTermExtractor newTermExtractor(String defaultField) {
+            return new WeightedSpanTermExtractor(defaultField) {
+                @Override
+                protected void extract(Query query, float boost, Map<String, WeightedSpanTerm> terms) throws IOException {
+                    if (!(query instanceof MultiTermQuery mtq)) {
+                        super.extract(query, boost, terms);
+                        return;
+                    }
+                    if (!fieldNameComparator(mtq.getField())) {
+                        return;
+                    }
+                    // The leaf holds only the field being highlighted, whatever name it is asked by.
+                    Terms words = getLeafContext().reader().terms(mtq.getField());
+                    if (words == null) {
+                        return;
+                    }
+                    TermsEnum matching = mtq.getTermsEnum(words);
+                    for (BytesRef word = matching.next(); word != null; word = matching.next()) {
+                        String w = word.utf8ToString();
+                        terms.putIfAbsent(w, new WeightedSpanTerm(boost, w));
+                    }
+                }
+            };
+        }
+    }
+
+    /**
+     * The keyword values a query's positive clauses match: exact terms, and the automata of its
+     * wildcards, prefixes, ranges and regular expressions, by field. Clauses under a NOT are skipped.
+     */
+    private static final class KeywordMatches extends QueryVisitor {
+        private final Set<Term> exact = new HashSet<>();
+        private final Map<String, List<Supplier<ByteRunAutomaton>>> patterns = new HashMap<>();
+
+        @Override
+        public void consumeTerms(Query query, Term... terms) {
+            exact.addAll(Arrays.asList(terms));
+        }
+
+        @Override
+        public void consumeTermsMatching(Query query, String field, Supplier<ByteRunAutomaton> automaton) {
+            patterns.computeIfAbsent(field, f -> new ArrayList<>()).add(automaton);
+        }
+
+        @Override
+        public QueryVisitor getSubVisitor(BooleanClause.Occur occur, Query parent) {
+            return occur == BooleanClause.Occur.MUST_NOT ? EMPTY_VISITOR : this;
+        }
+
+        boolean matches(String field, String value) {
+            if (exact.contains(new Term(field, value))) {
+                return true;
+            }
+            BytesRef bytes = new BytesRef(value);
+            for (Supplier<ByteRunAutomaton> a : patterns.getOrDefault(field, List.of())) {
+                if (a.get().run(bytes.bytes, bytes.offset, bytes.length)) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 }

@@ -14,6 +14,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
@@ -188,6 +189,8 @@ final class IndexReads {
                 return null; // the follower reopens it and indexes again
             }
             EventIndex.Page page = index.find(request);
+            Function<StoredEvent, Map<String, List<String>>> highlighter = request.query() == null
+                    || request.positionsOnly() || page.hits().isEmpty() ? null : index.highlighter(request.query());
             List<Result> out = new ArrayList<>(page.hits().size());
             for (EventIndex.Hit hit : page.hits()) {
                 if (request.positionsOnly()) {
@@ -196,9 +199,9 @@ final class IndexReads {
                 }
                 byte[] payload = ledger.payloadAt(hit.logIndex());
                 Map<String, List<String>> highlights = Map.of();
-                if (request.query() != null) {
+                if (highlighter != null) {
                     try {
-                        highlights = index.highlights(request.query(), StoredEvent.parse(payload));
+                        highlights = highlighter.apply(StoredEvent.parse(payload));
                     } catch (StoredEventFormatException e) {
                         highlights = Map.of();
                     }

@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.SortedMap;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
@@ -408,8 +409,8 @@ public final class LuceneEventIndex implements EventIndex {
     }
 
     @Override
-    public Map<String, List<String>> highlights(String query, StoredEvent event) throws BadQueryException {
-        return reads.highlights(query, event);
+    public Function<StoredEvent, Map<String, List<String>>> highlighter(String query) throws BadQueryException {
+        return reads.highlighter(query);
     }
 
     @Override

@@ -23,6 +23,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import java.util.TreeMap;
 import java.util.function.LongConsumer;
 
@@ -107,11 +108,13 @@ final class LuceneSearches {
         return RequestQuery.parse(text, new EventQueryParser(analyzer));
     }
 
-    Map<String, List<String>> highlights(String query, StoredEvent event) throws BadQueryException {
+    /** See {@link EventIndex#highlighter}. */
+    Function<StoredEvent, Map<String, List<String>>> highlighter(String query) throws BadQueryException {
         if (query == null) {
-            return Map.of();
+            return event -> Map.of();
         }
-        return highlights.of(RequestQuery.parse(query, EventQueryParser.forHighlights(analyzer)), event);
+        Query parsed = RequestQuery.parse(query, EventQueryParser.forHighlights(analyzer));
+        return event -> highlights.of(parsed, event);
     }
 
     /** Every live document's log index, on a reader opened now. */

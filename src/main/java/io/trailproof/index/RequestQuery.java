@@ -29,8 +29,8 @@ final class RequestQuery {
     }
 
     /**
-     * {@code text} parsed by {@code parser}; refused when too long, blank, malformed or too costly to
-     * expand, with a message that says which.
+     * {@code text} parsed by {@code parser}; refused when too long, blank, nested too deep, malformed or
+     * too costly to expand, with a message that says which.
      */
     static Query parse(String text, EventQueryParser parser) throws BadQueryException {
         if (text.length() > MAX_QUERY_CHARS) {
@@ -39,6 +39,7 @@ final class RequestQuery {
         if (text.isBlank()) {
             throw new BadQueryException("the query is empty; give search terms in Lucene query syntax, e.g. q=error AND agent_id:agent-007");
         }
+        QueryBounds.checkNesting(text);
         try {
             return parser.parse(text);
         } catch (ParseException e) {

@@ -5,10 +5,10 @@ import java.util.Arrays;
 
 /**
  * What the ledger knows about one agent's chain: its head, where its events are in the log, and the
- * outcome of the latest re-verification. Derived from the log (checkpointed, caught up on start).
+ * outcome of the latest re-verification. Derived from the log (snapshotted, caught up on start).
  * Thread-safe: the sequencer appends while readers and the verifier take snapshots.
  *
- * <p>{@link #ordinal()} numbers agents in the order the ledger first met them; the checkpoint's
+ * <p>{@link #ordinal()} numbers agents in the order the ledger first met them; the snapshot's
  * position journal names agents by it.
  */
 final class AgentState {
@@ -44,7 +44,7 @@ final class AgentState {
         lastRecordedAt = recordedAt;
     }
 
-    /** Restoring from the checkpoint: positions first, in log order, then {@link #restoreHead}. */
+    /** Restoring from the snapshot: positions first, in log order, then {@link #restoreHead}. */
     synchronized void addPosition(long position) {
         if (count == positions.length) {
             positions = Arrays.copyOf(positions, count * 2);
@@ -58,8 +58,8 @@ final class AgentState {
         lastRecordedAt = recordedAt;
     }
 
-    synchronized Checkpoint.Head checkpointHead() {
-        return new Checkpoint.Head(agentId, headSequence, headHash, lastRecordedAt, count);
+    synchronized HeadSnapshot.Head snapshotHead() {
+        return new HeadSnapshot.Head(agentId, headSequence, headHash, lastRecordedAt, count);
     }
 
     synchronized Head head() {

@@ -84,7 +84,7 @@ final class AgentTable {
         tailCount = 0;
     }
 
-    /** Recovery: forgets everything restored (the journal did not match its checkpoint). */
+    /** Recovery: forgets everything restored (the journal did not match its snapshot). */
     synchronized void clear() {
         byId.clear();
         byOrdinal.clear();

@@ -42,16 +42,16 @@ import java.util.random.RandomGenerator;
  * ({@link Sequencer}); no answer asks the tree for a size it does not have.
  *
  * <p><b>Derived state</b> (chain heads, event positions per agent, Merkle node hashes) is
- * checkpointed every {@code checkpointIntervalEvents} events and at {@link #close}, at the cost of
- * what changed ({@link Checkpointer}); on open it is caught up from the log, so deleting it loses
- * nothing. A log that lost events a checkpoint covers stops the start ({@link Recovery}).
+ * snapshotted every {@code snapshotIntervalEvents} events and at {@link #close}, at the cost of
+ * what changed ({@link HeadSnapshotWriter}); on open it is caught up from the log, so deleting it loses
+ * nothing. A log that lost events a snapshot covers stops the start ({@link Recovery}).
  *
  * <p>If storage or the sequencer fails while writing, the ledger refuses further writes
  * ({@link LedgerUnavailableException}) until it is restarted, and {@link #health()} says why; reads
  * keep working.
  *
  * <p>This class is the facade; the work is done by {@link Sequencer}, {@link BatchAppends} and
- * {@link SingleAppends} (writes), {@link Recovery} (open), {@link Checkpointer}, {@link LedgerQueries} (reads) and
+ * {@link SingleAppends} (writes), {@link Recovery} (open), {@link HeadSnapshotWriter}, {@link LedgerQueries} (reads) and
  * {@link ChainAudit} (verification). It hands out the parts with callers of their own: the dedupe
  * lookups ({@link #dedupe()}), the erasures ({@link #erasures()}) and the log's files for a backup
  * ({@link #logFiles()}).
@@ -64,7 +64,7 @@ public final class Ledger implements Closeable {
     private final Sequencer sequencer;
     private final SingleAppends singles;
     private final BatchAppends batches;
-    private final Checkpointer checkpointer;
+    private final HeadSnapshotWriter headSnapshots;
     private final ChainAudit audit;
     private final LedgerQueries queries;
     /** Told after {@link #size()} may have grown (see {@link #onSizeAdvanced}). */
@@ -95,11 +95,11 @@ public final class Ledger implements Closeable {
         this.health = health;
         this.sequencer = new Sequencer(log, treeSeam.apply(tree::append), r.agents(), new EventIds(random), clock, health,
                 r.lastRecordedAt(), r.lastHash(), log.size());
-        this.checkpointer = new Checkpointer(dataDir, log, tree, sequencer, r.agents(), options.checkpointIntervalEvents(),
-                r.checkpointedSize(), r.journalBytes());
+        this.headSnapshots = new HeadSnapshotWriter(dataDir, log, tree, sequencer, r.agents(), options.snapshotIntervalEvents(),
+                r.snapshotSize(), r.journalBytes());
         LongConsumer afterDurable = end -> {
             sizeListeners.advanced();
-            checkpointer.maybeCheckpoint(end);
+            headSnapshots.maybeSnapshot(end);
         };
         this.singles = new SingleAppends(sequencer, log, health, options.maxQueuedEvents(), afterDurable, dedupe);
         this.batches = new BatchAppends(sequencer, log, dedupe, redactor, afterDurable);
@@ -115,7 +115,7 @@ public final class Ledger implements Closeable {
 
     /**
      * Opens the ledger in {@code dataDir}: checks every log frame, cuts a torn tail, checks that the
-     * log still holds every event the checkpoint says was acknowledged, and brings the chain heads
+     * log still holds every event the snapshot says was acknowledged, and brings the chain heads
      * and the tree up to the end of the log.
      *
      * @throws AcknowledgedDataLostException when acknowledged events are missing
@@ -254,6 +254,24 @@ public final class Ledger implements Closeable {
         return replica != null ? notInCluster() : singles.submit(Submission.of(fields, redactor));
     }
 
+    /**
+     * Appends one event the service composed itself (a gate decision, an approval, a violation, a
+     * policy document; src/site/gates.md) to its agent's chain, like any event: sequenced with the
+     * single events, chained, in the tree, and durable when the future completes (as
+     * {@link #appendAsync(ObjectNode, KeyedAnswer)}). Redaction is <em>not</em> applied: the caller
+     * composed the fields and redacted whatever client text they carry itself, so that service
+     * values (hashes, ids, times) are stored exactly as computed. {@code answer} may be null (no
+     * key); with one, its claim is still held on an exceptional completion and the caller releases it.
+     * Embedded mode only; in cluster mode the same fields go through the topic.
+     */
+    public CompletableFuture<AppendOutcome> appendComposedAsync(ObjectNode fields, KeyedAnswer answer) {
+        if (replica != null) {
+            return notInCluster();
+        }
+        Submission s = new Submission(fields, 0);
+        return answer == null ? singles.submit(s) : singles.submit(s, answer);
+    }
+
     private static CompletableFuture<AppendOutcome> notInCluster() {
         return CompletableFuture.failedFuture(new LedgerUnavailableException("in cluster mode events are written "
                 + "through the Kafka topic", null));
@@ -269,9 +287,9 @@ public final class Ledger implements Closeable {
         return health;
     }
 
-    /** Writes a checkpoint covering everything applied so far. */
-    void checkpoint() throws IOException {
-        checkpointer.checkpoint();
+    /** Writes a snapshot covering everything applied so far. */
+    void snapshotHeads() throws IOException {
+        headSnapshots.snapshot();
     }
 
     // ---------------------------------------------------------------- erasure (src/site/erasure.md)
@@ -474,17 +492,17 @@ public final class Ledger implements Closeable {
 
     // ---------------------------------------------------------------- lifecycle
 
-    /** Stops writes, writes a final checkpoint and closes storage. */
+    /** Stops writes, writes a final snapshot and closes storage. */
     @Override
     public void close() throws IOException {
         if (!sequencer.close()) {
             return;
         }
         singles.stop();
-        checkpointer.stop();
+        headSnapshots.stop();
         try {
             if (!health.writesFailed()) {
-                checkpointer.checkpoint();
+                headSnapshots.snapshot();
             }
         } finally {
             try {

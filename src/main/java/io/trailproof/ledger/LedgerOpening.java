@@ -55,7 +55,7 @@ final class LedgerOpening {
         try {
             LedgerHealth health = new LedgerHealth();
             Recovery.Recovered r = Recovery.recover(dataDir, dataDir.resolve("log"), log, options, health);
-            // One loss, one sentence: the checkpoint's account (when it saw the loss) already says it.
+            // One loss, one sentence: the snapshot's account (when it saw the loss) already says it.
             if (health.problems().isEmpty()) {
                 log.acceptedLoss().ifPresent(health::report);
             }
@@ -71,7 +71,7 @@ final class LedgerOpening {
     }
 
     private static LedgerOptions withoutRedaction(LedgerOptions o) {
-        return new LedgerOptions(o.segmentBytes(), o.checkpointIntervalEvents(), o.acceptTruncation(), o.maxQueuedEvents(),
+        return new LedgerOptions(o.segmentBytes(), o.snapshotIntervalEvents(), o.acceptTruncation(), o.maxQueuedEvents(),
                 o.dedupeRetention(), o.dedupeMaxKeys(), null);
     }
 

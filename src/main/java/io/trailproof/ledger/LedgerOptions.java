@@ -14,23 +14,23 @@ import java.time.Duration;
  * @param dedupeMaxKeys dedupe keys held at most; beyond it the oldest are forgotten ({@code idempotency.max-keys})
  * @param redactor applied to every event before it is sealed ({@code redaction.enabled}); null for none
  */
-public record LedgerOptions(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation,
+public record LedgerOptions(long segmentBytes, long snapshotIntervalEvents, boolean acceptTruncation,
                       int maxQueuedEvents, Duration dedupeRetention, int dedupeMaxKeys, Redactor redactor) {
     public static final Duration DEFAULT_DEDUPE_RETENTION = Duration.ofHours(24);
     public static final int DEFAULT_DEDUPE_MAX_KEYS = 1_000_000;
 
-    public LedgerOptions(long segmentBytes, long checkpointIntervalEvents) {
-        this(segmentBytes, checkpointIntervalEvents, false, 65536);
+    public LedgerOptions(long segmentBytes, long snapshotIntervalEvents) {
+        this(segmentBytes, snapshotIntervalEvents, false, 65536);
     }
 
-    public LedgerOptions(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation, int maxQueuedEvents) {
-        this(segmentBytes, checkpointIntervalEvents, acceptTruncation, maxQueuedEvents, DEFAULT_DEDUPE_RETENTION,
+    public LedgerOptions(long segmentBytes, long snapshotIntervalEvents, boolean acceptTruncation, int maxQueuedEvents) {
+        this(segmentBytes, snapshotIntervalEvents, acceptTruncation, maxQueuedEvents, DEFAULT_DEDUPE_RETENTION,
                 DEFAULT_DEDUPE_MAX_KEYS);
     }
 
-    public LedgerOptions(long segmentBytes, long checkpointIntervalEvents, boolean acceptTruncation, int maxQueuedEvents,
+    public LedgerOptions(long segmentBytes, long snapshotIntervalEvents, boolean acceptTruncation, int maxQueuedEvents,
                    Duration dedupeRetention, int dedupeMaxKeys) {
-        this(segmentBytes, checkpointIntervalEvents, acceptTruncation, maxQueuedEvents, dedupeRetention, dedupeMaxKeys,
+        this(segmentBytes, snapshotIntervalEvents, acceptTruncation, maxQueuedEvents, dedupeRetention, dedupeMaxKeys,
                 null);
     }
 

@@ -17,17 +17,17 @@ import java.util.zip.CRC32C;
 
 /**
  * Which agent each log position belongs to, as an append-only file ({@code DIR/positions}): one record
- * per checkpoint, covering the log range the checkpoint added, so writing a checkpoint costs what
+ * per snapshot, covering the log range the snapshot added, so writing a snapshot costs what
  * changed since the previous one, never the whole log.
  *
  * <p>Record: {@code int length, int crc32c, body}; body: {@code long from, long to, int firstNewAgent,
  * int newAgents, newAgents × UTF id, (to - from) × varint agent}. Agents are numbered in the order
  * the ledger met them; a record names the agents it introduces.
  *
- * <p><b>Durability and recovery.</b> {@link #append} forces the record before returning; the checkpoint
+ * <p><b>Durability and recovery.</b> {@link #append} forces the record before returning; the snapshot
  * that refers to it is written after, and records how many bytes of the journal it covers. On open
- * the journal is cut back to that length ({@link #cutTo}): a torn or orphaned record of a checkpoint
- * that never got written is dropped, and the log re-read from the checkpoint's end. Derived data:
+ * the journal is cut back to that length ({@link #cutTo}): a torn or orphaned record of a snapshot
+ * that never got written is dropped, and the log re-read from the snapshot's end. Derived data:
  * a journal that fails its check is ignored and rebuilt from the log.
  */
 final class PositionJournal {
@@ -45,7 +45,7 @@ final class PositionJournal {
         int agentCount();
     }
 
-    /** The journal does not match what its checkpoint says (damaged or from another log). */
+    /** The journal does not match what its snapshot says (damaged or from another log). */
     static final class JournalException extends IOException {
         JournalException(String message) {
             super(message);
@@ -116,10 +116,10 @@ final class PositionJournal {
      */
     static void replay(Path file, long length, long logSize, Replay visitor) throws IOException {
         if (length < 0) {
-            throw new JournalException("the checkpoint predates the position journal");
+            throw new JournalException("the snapshot predates the position journal");
         }
         if (!Files.exists(file) || Files.size(file) < length) {
-            throw new JournalException(file + " is shorter than the " + length + " bytes its checkpoint covers");
+            throw new JournalException(file + " is shorter than the " + length + " bytes its snapshot covers");
         }
         long end = 0;
         int agents = 0;
@@ -147,7 +147,7 @@ final class PositionJournal {
             }
         }
         if (end != logSize) {
-            throw new JournalException(file + " covers " + end + " events, its checkpoint " + logSize);
+            throw new JournalException(file + " covers " + end + " events, its snapshot " + logSize);
         }
     }
 

@@ -18,17 +18,17 @@ import java.util.Map;
 
 /**
  * Brings the derived state (agents, tree) up to the log at start, and checks the log against the
- * checkpoint first.
+ * chain-head snapshot ({@link HeadSnapshot}) first.
  *
- * <p><b>Acknowledged data.</b> A checkpoint is written only after every event it covers is durable,
- * so a log with fewer events than the checkpoint covers, or whose event at the checkpoint's last
+ * <p><b>Acknowledged data.</b> A snapshot is written only after every event it covers is durable,
+ * so a log with fewer events than the snapshot covers, or whose event at the snapshot's last
  * index has another hash, lost acknowledged events: the start stops with an
  * {@link AcknowledgedDataLostException} naming the file, the offset and how many are missing, unless
  * the operator chose {@link LedgerOptions#acceptTruncation()}; then the loss is recorded in
  * {@link LedgerHealth} (shown on {@code GET /health}) and everything derived is rebuilt from the log.
  *
  * <p><b>Derived state</b> that does not match (a damaged or foreign position journal, a tree shorter
- * than the checkpoint) is rebuilt from the log with a warning: it loses nothing.
+ * than the snapshot) is rebuilt from the log with a warning: it loses nothing.
  */
 final class Recovery {
 
@@ -36,7 +36,7 @@ final class Recovery {
 
     /** What the ledger starts from. */
     record Recovered(MerkleNodeStore tree, AgentTable agents, String lastHash, Instant lastRecordedAt,
-                     long checkpointedSize, long journalBytes) {
+                     long snapshotSize, long journalBytes) {
     }
 
     private Recovery() {
@@ -44,27 +44,27 @@ final class Recovery {
 
     static Recovered recover(Path dataDir, Path logDir, EventLog log, LedgerOptions options, LedgerHealth health)
             throws IOException {
-        Checkpoint checkpoint = Checkpoint.read(dataDir.resolve(Checkpoint.FILE));
-        if (checkpoint != null && checkpoint.logSize() == 0) {
-            checkpoint = null;
+        HeadSnapshot snapshot = HeadSnapshot.readIn(dataDir);
+        if (snapshot != null && snapshot.logSize() == 0) {
+            snapshot = null;
         }
-        if (checkpoint != null && !acknowledgedEventsPresent(checkpoint, logDir, log, options, health)) {
-            checkpoint = null;
+        if (snapshot != null && !acknowledgedEventsPresent(snapshot, logDir, log, options, health)) {
+            snapshot = null;
         }
         AgentTable agents = new AgentTable();
         Path journal = dataDir.resolve(PositionJournal.FILE);
         long covered = 0;
         long journalBytes = 0;
-        if (checkpoint != null) {
+        if (snapshot != null) {
             try {
-                restore(checkpoint, journal, agents);
-                covered = checkpoint.logSize();
-                journalBytes = checkpoint.journalBytes();
+                restore(snapshot, journal, agents);
+                covered = snapshot.logSize();
+                journalBytes = snapshot.journalBytes();
             } catch (PositionJournal.JournalException e) {
-                LOG.log(System.Logger.Level.WARNING, "the position journal does not match the checkpoint (" + e.getMessage()
+                LOG.log(System.Logger.Level.WARNING, "the position journal does not match the chain-head snapshot (" + e.getMessage()
                         + "); rebuilding chain heads and positions from the log");
                 agents.clear();
-                checkpoint = null;
+                snapshot = null;
             }
         }
         PositionJournal.cutTo(journal, journalBytes);
@@ -72,8 +72,8 @@ final class Recovery {
         MerkleNodeStore tree = MerkleNodeStore.open(dataDir.resolve("merkle"), covered);
         TreeRepairs.report("at start", tree.repairs(), health);
         try {
-            String lastHash = checkpoint == null ? EventFields.GENESIS_PREV_HASH : checkpoint.lastHash();
-            Instant lastRecordedAt = checkpoint == null ? Instant.EPOCH : Instant.parse(checkpoint.lastRecordedAt());
+            String lastHash = snapshot == null ? EventFields.GENESIS_PREV_HASH : snapshot.lastHash();
+            Instant lastRecordedAt = snapshot == null ? Instant.EPOCH : Instant.parse(snapshot.lastRecordedAt());
             CatchUp c = catchUp(log, tree, agents, covered, lastHash, lastRecordedAt);
             return new Recovered(tree, agents, c.lastHash, c.lastRecordedAt, covered, journalBytes);
         } catch (IOException | RuntimeException e) {
@@ -82,34 +82,34 @@ final class Recovery {
         }
     }
 
-    /** True when the log holds every event the checkpoint covers; false when a loss was accepted. */
-    private static boolean acknowledgedEventsPresent(Checkpoint checkpoint, Path logDir, EventLog log,
+    /** True when the log holds every event the snapshot covers; false when a loss was accepted. */
+    private static boolean acknowledgedEventsPresent(HeadSnapshot snapshot, Path logDir, EventLog log,
                                                      LedgerOptions options, LedgerHealth health) throws IOException {
         long size = log.size();
         Segment segment;
         long missing;
         String what;
-        if (checkpoint.logSize() > size) {
+        if (snapshot.logSize() > size) {
             segment = segmentHolding(logDir, Math.max(0, size - 1));
-            missing = checkpoint.logSize() - size;
-            what = "the log ends after " + size + " events but a checkpoint written after " + checkpoint.logSize()
+            missing = snapshot.logSize() - size;
+            what = "the log ends after " + size + " events but a chain-head snapshot written after " + snapshot.logSize()
                     + " events were durable covers them";
         } else {
-            long index = checkpoint.logSize() - 1;
+            long index = snapshot.logSize() - 1;
             String hashInLog;
             try {
                 hashInLog = StoredEvent.parse(log.read(index)).hash();
             } catch (Exception e) {
                 hashInLog = "unreadable (" + e.getMessage() + ")";
             }
-            if (hashInLog.equals(checkpoint.lastHash())) {
+            if (hashInLog.equals(snapshot.lastHash())) {
                 return true;
             }
             segment = segmentHolding(logDir, index);
             missing = 1;
             what = "the event at log index " + index + " (in the segment starting at index " + segment.firstIndex
-                    + ") has hash " + hashInLog + " but the checkpoint written after it was durable recorded "
-                    + checkpoint.lastHash() + ": the acknowledged event there was replaced";
+                    + ") has hash " + hashInLog + " but the chain-head snapshot written after it was durable recorded "
+                    + snapshot.lastHash() + ": the acknowledged event there was replaced";
         }
         if (!options.acceptTruncation()) {
             throw new AcknowledgedDataLostException(segment.file, segment.bytes, missing, what);
@@ -145,8 +145,8 @@ final class Recovery {
         return best == null ? new Segment(logDir, 0, 0) : new Segment(best, bestStart, Files.size(best));
     }
 
-    private static void restore(Checkpoint checkpoint, Path journal, AgentTable agents) throws IOException {
-        PositionJournal.replay(journal, checkpoint.journalBytes(), checkpoint.logSize(), new PositionJournal.Replay() {
+    private static void restore(HeadSnapshot snapshot, Path journal, AgentTable agents) throws IOException {
+        PositionJournal.replay(journal, snapshot.journalBytes(), snapshot.logSize(), new PositionJournal.Replay() {
             @Override
             public void newAgent(int ordinal, String agentId) throws PositionJournal.JournalException {
                 if (!agents.restoreAgent(ordinal, agentId)) {
@@ -164,20 +164,20 @@ final class Recovery {
                 return agents.ordinals();
             }
         });
-        Map<String, Checkpoint.Head> heads = new HashMap<>();
-        for (Checkpoint.Head h : checkpoint.heads()) {
+        Map<String, HeadSnapshot.Head> heads = new HashMap<>();
+        for (HeadSnapshot.Head h : snapshot.heads()) {
             heads.put(h.agentId(), h);
         }
         if (heads.size() != agents.count()) {
-            throw new PositionJournal.JournalException("the journal names " + agents.count() + " agents, the checkpoint "
+            throw new PositionJournal.JournalException("the journal names " + agents.count() + " agents, the snapshot "
                     + heads.size());
         }
         for (AgentState a : agents.all()) {
-            Checkpoint.Head h = heads.get(a.agentId());
+            HeadSnapshot.Head h = heads.get(a.agentId());
             if (h == null || h.eventCount() != a.countBelow(Long.MAX_VALUE)) {
                 throw new PositionJournal.JournalException("agent " + a.agentId() + " has "
                         + a.countBelow(Long.MAX_VALUE) + " events in the journal and "
-                        + (h == null ? "none" : h.eventCount()) + " in the checkpoint");
+                        + (h == null ? "none" : h.eventCount()) + " in the snapshot");
             }
             a.restoreHead(h.headSequence(), h.headHash(), h.lastRecordedAt());
         }

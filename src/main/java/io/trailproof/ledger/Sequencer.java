@@ -112,8 +112,8 @@ final class Sequencer {
     record Keyed(int from, int to, KeyedAnswer recording) {
     }
 
-    /** What a checkpoint covers, taken at one instant between groups. */
-    record Snapshot(long logSize, String lastHash, String lastRecordedAt, List<Checkpoint.Head> heads,
+    /** What a chain-head snapshot covers, taken at one instant between groups. */
+    record Snapshot(long logSize, String lastHash, String lastRecordedAt, List<HeadSnapshot.Head> heads,
                     AgentTable.Pending journal) {
     }
 
@@ -287,13 +287,13 @@ final class Sequencer {
         return new LedgerUnavailableException("storage failed while forcing the log: " + cause, cause);
     }
 
-    /** Everything a checkpoint of the current state needs; O(agents + events since the last journal record). */
+    /** Everything a snapshot of the current state needs; O(agents + events since the last journal record). */
     Snapshot snapshot() {
         synchronized (lock) {
             long size = applied;
-            List<Checkpoint.Head> heads = new ArrayList<>(agents.count());
+            List<HeadSnapshot.Head> heads = new ArrayList<>(agents.count());
             for (AgentState a : agents.all()) {
-                heads.add(a.checkpointHead());
+                heads.add(a.snapshotHead());
             }
             return new Snapshot(size, lastHash, EventTime.formatRecordedAt(lastRecordedAt), heads, agents.pending(size));
         }

@@ -2,8 +2,8 @@ package io.trailproof.llmgateway;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.trailproof.capture.EventContent;
-import io.trailproof.capture.Notices;
+import io.trailproof.shipping.EventContent;
+import io.trailproof.shipping.Notices;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventLimits;
 import io.trailproof.core.event.EventTime;
@@ -33,7 +33,6 @@ final class CallRecorder {
     static final String PATH = "llm-gateway";
     static final String LLM_CALL = "LLM_CALL";
     static final String LLM_RESULT = "LLM_RESULT";
-    static final String CAPTURE_END = "CAPTURE_END";
     static final String SUCCESS = "success";
     static final String ERROR = "error";
 
@@ -127,7 +126,7 @@ final class CallRecorder {
         for (CaptureStreams.Stream s : streams.all()) {
             ObjectNode e;
             synchronized (s) {
-                e = base(s.agentId, null, CAPTURE_END, clock.instant(), s, s.next());
+                e = base(s.agentId, null, EventFields.CAPTURE_END_ACTION_TYPE, clock.instant(), s, s.next());
             }
             e.put(EventFields.ACTION_NAME, PATH);
             e.put(EventFields.CAPTURE_LAST, true);

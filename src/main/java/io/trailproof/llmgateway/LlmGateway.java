@@ -1,10 +1,10 @@
 package io.trailproof.llmgateway;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.trailproof.capture.BatchSender;
-import io.trailproof.capture.EventShipper;
-import io.trailproof.capture.Notices;
-import io.trailproof.capture.Spool;
+import io.trailproof.shipping.BatchSender;
+import io.trailproof.shipping.EventShipper;
+import io.trailproof.shipping.Notices;
+import io.trailproof.shipping.Spool;
 import io.undertow.Undertow;
 import io.undertow.UndertowOptions;
 import io.undertow.server.handlers.GracefulShutdownHandler;

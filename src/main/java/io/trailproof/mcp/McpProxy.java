@@ -1,10 +1,10 @@
 package io.trailproof.mcp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.trailproof.capture.BatchSender;
-import io.trailproof.capture.EventShipper;
-import io.trailproof.capture.Notices;
-import io.trailproof.capture.Spool;
+import io.trailproof.shipping.BatchSender;
+import io.trailproof.shipping.EventShipper;
+import io.trailproof.shipping.Notices;
+import io.trailproof.shipping.Spool;
 import io.trailproof.mcp.ToolCallRecorder.Direction;
 
 import java.io.IOException;

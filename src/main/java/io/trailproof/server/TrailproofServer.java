@@ -1,6 +1,10 @@
 package io.trailproof.server;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.capture.CaptureTracker;
+import io.trailproof.capture.GapReporter;
 import io.trailproof.checkpoint.CheckpointService;
+import io.trailproof.cluster.AnswerSpec;
 import io.trailproof.checkpoint.WitnessClient;
 import io.trailproof.cluster.ClusterNode;
 import io.trailproof.cluster.TopicGuard;
@@ -12,6 +16,8 @@ import io.trailproof.http.RecordedAnswers;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerOptions;
+import io.trailproof.ledger.LedgerViews.AppendOutcome;
+import io.trailproof.ledger.ReplicaOutcome;
 import io.trailproof.metrics.ServiceMetrics;
 import io.trailproof.store.DataDirLock;
 import io.trailproof.timestamp.LogTimestampStore;
@@ -30,6 +36,9 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
@@ -65,6 +74,8 @@ public final class TrailproofServer implements AutoCloseable {
     private TimestampScheduler stamper;
     /** Retention passes (src/site/erasure.md#retention), only when retention.content-after is set. */
     private RetentionSchedule retention;
+    /** GAP events for holes in capture streams (src/site/completeness.md#gaps). */
+    private GapReporter gaps;
     private boolean stopped;
 
     private TrailproofServer(Settings settings, Clock clock, DataDirLock lock) {
@@ -120,7 +131,7 @@ public final class TrailproofServer implements AutoCloseable {
 
     /** The timestamp store, then the ledger: this node's own log, or in cluster mode a replica of the topic. */
     private void openLedger() throws IOException {
-        LedgerOptions options = new LedgerOptions(settings.logSegmentBytes(), settings.checkpointIntervalEvents(),
+        LedgerOptions options = new LedgerOptions(settings.logSegmentBytes(), settings.snapshotIntervalEvents(),
                 settings.hardening().acceptTruncation(), settings.hardening().maxQueuedEvents(),
                 settings.idempotency().retention(), settings.idempotency().maxKeys(),
                 settings.redaction().redactor());
@@ -220,6 +231,7 @@ public final class TrailproofServer implements AutoCloseable {
                     TIMESTAMP_FIRST_RETRY, clock);
             stamper.start();
         }
+        startGapReports();
         if (settings.erasure().contentAfter() != null) {
             retention = new RetentionSchedule(erasures, settings.erasure().contentAfter(), clock);
             if (cluster != null) {
@@ -227,6 +239,44 @@ public final class TrailproofServer implements AutoCloseable {
             } else {
                 retention.start();
             }
+        }
+    }
+
+    /**
+     * Follows the capture streams of the log (from its snapshot and the log after it) and records
+     * their gaps; in cluster mode every node follows, and the node that runs the cluster's scheduled
+     * work reports, through the topic like any write.
+     */
+    private void startGapReports() throws IOException {
+        CaptureTracker tracker = CaptureTracker.open(settings.dataDir(), ledger);
+        gaps = new GapReporter(tracker, this::appendServiceEvent, clock, settings.captureGapAfter());
+        if (cluster != null) {
+            gaps.startWhileLeading(cluster::leadScheduledWork);
+        } else {
+            gaps.start();
+        }
+    }
+
+    /** Stores an event the service itself records, durably: in the ledger, or through the topic in cluster mode. */
+    private void appendServiceEvent(ObjectNode event) throws IOException {
+        if (cluster == null) {
+            AppendOutcome o = ledger.append(List.of(event)).get(0);
+            if (!o.ok()) {
+                throw new IOException("the service's own event was refused: " + o.error());
+            }
+            return;
+        }
+        try {
+            ReplicaOutcome outcome = cluster.submit(List.of(event), null, new AnswerSpec.Single())
+                    .get(ClusterNode.ERASURE_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            if (outcome instanceof ReplicaOutcome.Stored s && !s.outcomes().get(0).ok()) {
+                throw new IOException("the service's own event was refused: " + s.outcomes().get(0).error());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while writing the service's own event", e);
+        } catch (ExecutionException | TimeoutException e) {
+            throw new IOException("writing the service's own event through the topic failed: " + e, e);
         }
     }
 
@@ -289,6 +339,13 @@ public final class TrailproofServer implements AutoCloseable {
         }
         if (retention != null) {
             retention.close();
+        }
+        if (gaps != null) {
+            try {
+                gaps.close();   // writes the capture state's snapshot
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "writing the capture state failed (it is rebuilt from the log at the next start): " + e);
+            }
         }
         if (verification != null) {
             verification.close();

@@ -41,7 +41,7 @@ class BackupManifestTest {
     @Test
     void refusesNamesThatAreNotOursOrLeaveTheDirectory() {
         for (String bad : new String[] {"../x", "/etc/passwd", "log/../../x.seg", "log/0.seg", "index/current",
-                "checkpoint", "log/forced-size", "tlog/witness-alarms/..", "tlog/witness-alarms/.hidden",
+                "checkpoint", "head-snapshot", "log/forced-size", "tlog/witness-alarms/..", "tlog/witness-alarms/.hidden",
                 "tlog/witness-alarms/a/b", "MANIFEST.json", "keys/other.key", "log\\\\00000000000000000000.seg"}) {
             assertThatThrownBy(() -> parse(with(bad))).as(bad).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("not a file a backup holds");

@@ -68,6 +68,15 @@ class LauncherIT {
     }
 
     @Test
+    void theLicenseIsAtTheRepositoryRootAndShippedAtTheRootOfTheDistribution() throws Exception {
+        Path root = Path.of("LICENSE");
+        assertThat(root).isRegularFile();
+        assertThat(Files.readString(root)).contains("Apache License").contains("Version 2.0");
+        String dist = System.getProperty("trailproof.dist", "target/trailproof");
+        assertThat(Files.readAllBytes(Path.of(dist, "LICENSE"))).isEqualTo(Files.readAllBytes(root));
+    }
+
+    @Test
     void errorMessagesAreCompleteWhenTheCommandExits() throws Exception {
         for (int i = 0; i < 5; i++) {
             Cli.Run run = Cli.launch(Map.of(), "verify-export", dir.resolve("missing-" + i + ".json").toString());

@@ -64,7 +64,8 @@ class TimestampCommandIT {
 
         Run noneYet = run("--verify");
         assertThat(noneYet.exit()).isEqualTo(1);
-        assertThat(noneYet.err()).contains("nothing has been timestamped yet");
+        assertThat(noneYet.err()).contains("nothing has been timestamped yet")
+                .contains("run 'trailproof timestamp' first").doesNotContain("POST /v1/timestamp");
 
         server.api().post("/v1/events", "{\"agent_id\":\"a\"}");
         Run stamp = run();

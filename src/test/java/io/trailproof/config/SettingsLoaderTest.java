@@ -8,6 +8,8 @@ import java.io.Reader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
@@ -45,6 +47,37 @@ class SettingsLoaderTest {
         assertThat(s.port()).isEqualTo(7003);
         assertThat(s.dataDir()).isEqualTo(Path.of("/tmp/from-env"));
         assertThat(s.host()).isEqualTo("127.0.0.2");
+    }
+
+    @Test
+    void theFormerNameOfTheSnapshotIntervalStillWorksWithAWarningAndTheNewNameWins() throws Exception {
+        Path file = dir.resolve("t.properties");
+        Files.writeString(file, "checkpoint.interval-events=64\n");
+        List<String> warnings = new ArrayList<>();
+        Settings s = SettingsLoader.load(Map.of(), Map.of(), file, false, warnings);
+        assertThat(s.snapshotIntervalEvents()).isEqualTo(64);
+        assertThat(warnings).singleElement().asString().contains("checkpoint.interval-events")
+                .contains("recovery.snapshot-interval-events").contains(file.toString()).contains("deprecated");
+
+        Files.writeString(file, "checkpoint.interval-events=64\nrecovery.snapshot-interval-events=65\n");
+        warnings.clear();
+        assertThat(SettingsLoader.load(Map.of(), Map.of(), file, false, warnings).snapshotIntervalEvents())
+                .isEqualTo(65);
+        assertThat(warnings).hasSize(1);
+
+        warnings.clear();
+        s = SettingsLoader.load(Map.of("checkpoint.interval-events", "66"),
+                Map.of("TRAILPROOF_CHECKPOINT_INTERVAL_EVENTS", "67"), null, false, warnings);
+        assertThat(s.snapshotIntervalEvents()).isEqualTo(66);
+        assertThat(warnings).hasSize(2).anySatisfy(w -> assertThat(w).contains("TRAILPROOF_CHECKPOINT_INTERVAL_EVENTS")
+                .contains("TRAILPROOF_RECOVERY_SNAPSHOT_INTERVAL_EVENTS"));
+        assertThat(SettingsLoader.load(Map.of(), Map.of("TRAILPROOF_CHECKPOINT_INTERVAL_EVENTS", "67"), null, false)
+                .snapshotIntervalEvents()).isEqualTo(67);
+
+        assertThatThrownBy(() -> SettingsLoader.load(Map.of("checkpoint.interval-events", "zero"), Map.of(), null, false))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("recovery.snapshot-interval-events")
+                .hasMessageContaining("checkpoint.interval-events");
+        assertThat(SettingsLoader.load(Map.of(), Map.of(), null, false).snapshotIntervalEvents()).isEqualTo(100_000);
     }
 
     @Test

@@ -50,7 +50,7 @@ class ErasureCrashIT {
     void aKillAtAnyStepLeavesTheErasureWholeOrAbsentAndEveryOtherEventIntact() throws Exception {
         Path config = dir.resolve("erasure-crash.properties");
         // Small segments: one erasure rewrites several of them, so there are kills between renames.
-        Files.writeString(config, "log.segment-bytes=16384\ncheckpoint.interval-events=64\n");
+        Files.writeString(config, "log.segment-bytes=16384\nrecovery.snapshot-interval-events=64\n");
         List<String> steps = new ArrayList<>();
         for (int i = 0; i < RUN; i++) {
             steps.add(STEPS.get(RUN == 1 ? ALL - 1 : (int) Math.round(i * (ALL - 1) / (double) (RUN - 1))));

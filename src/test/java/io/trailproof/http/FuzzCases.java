@@ -285,6 +285,16 @@ final class FuzzCases {
             c.add(Case.get("/v1/search " + q, "/v1/search?" + q));
         }
         c.add(Case.get("/v1/search without q", "/v1/search"));
+        // Queries that would hurt the service (src/site/search.md#bounds): refused before the work starts.
+        String deep = "%28".repeat(4_000) + "a" + "%29".repeat(4_000);
+        c.add(Case.get("/v1/search nested 4000 deep", "/v1/search?q=" + deep));
+        c.add(Case.get("/v1/search nested 4000 deep, unclosed", "/v1/search?q=" + "%28".repeat(4_000) + "a"));
+        c.add(Case.get("/v1/search NDJSON nested 4000 deep", "/v1/search?format=ndjson&q=" + deep));
+        c.add(Case.get("/v1/stream nested 4000 deep", "/v1/stream?q=" + deep));
+        c.add(Case.get("/v1/search regexp repeated 32000 times", "/v1/search?q=%2F.%7B0%2C32000%7D%2F"));
+        c.add(Case.get("/v1/search regexp groups nested 400 deep",
+                "/v1/search?q=%2F" + "%28".repeat(400) + "a" + "%29".repeat(400) + "%2F"));
+        c.add(Case.get("/v1/search regexp of 2000 characters", "/v1/search?q=%2F" + "a".repeat(2_000) + "%2F"));
         return c;
     }
 }

@@ -53,6 +53,7 @@ class OpenApiContractIT {
     private static final String INGEST = "oa-ingest-key-1";
     private static final String READ = "oa-read-key-2";
     private static final String ADMIN = "oa-admin-key-3";
+    private static final String APPROVE = "oa-approve-key-4";
     private static final int MAX_BODY = 65_536;
 
     /** Documented answers this test does not produce, each with the reason. */
@@ -60,6 +61,7 @@ class OpenApiContractIT {
             "POST /v1/events 409", "needs a retry to arrive while the first request with its key is inside the "
                     + "ledger's commit: timing-dependent (IdempotencyIT covers it)",
             "POST /v1/batch 409", "as POST /v1/events 409",
+            "POST /v1/decisions 409", "as POST /v1/events 409",
             "GET /checkpoint 404", "the empty tree is signed as the service starts: only a request in the first "
                     + "milliseconds, or a log whose signing is refused (CheckpointCrashIT), sees it",
             "POST /v1/admin/erasures 409", "answered in cluster mode only, which needs Kafka",
@@ -78,7 +80,7 @@ class OpenApiContractIT {
         contract = OpenApiContract.load();
         tsa = TestTsa.start();
         server = InProcessServer.start(dir.resolve("data"), "auth.api-keys",
-                INGEST + ":ingest," + READ + ":read," + ADMIN + ":admin",
+                INGEST + ":ingest," + READ + ":read," + ADMIN + ":admin,approver=" + APPROVE + ":approve",
                 "timestamp.default-tsa-url", tsa.url(),
                 "limits.max-body-bytes", Integer.toString(MAX_BODY),
                 "checkpoint.interval", "PT0.2S");
@@ -119,9 +121,13 @@ class OpenApiContractIT {
 
     /** A body over limits.max-body-bytes, announced with Expect: 100-continue so the 413 is read cleanly. */
     private static Reply tooLarge(String path, String key, String contentType) throws Exception {
+        return tooLarge(path, key, contentType, "POST");
+    }
+
+    private static Reply tooLarge(String path, String key, String contentType, String method) throws Exception {
         return api.send(HttpRequest.newBuilder(URI.create(api.base() + path)).expectContinue(true)
                 .header("Content-Type", contentType).header("Authorization", "Bearer " + key)
-                .POST(HttpRequest.BodyPublishers.ofByteArray(new byte[MAX_BODY + 1])));
+                .method(method, HttpRequest.BodyPublishers.ofByteArray(new byte[MAX_BODY + 1])));
     }
 
     private static String event(String agent, String action) {
@@ -139,6 +145,7 @@ class OpenApiContractIT {
         erasures(ids);
         timestamps();
         policies();
+        gates();
         stream();
         adminAndDocument();
         transparency();
@@ -327,6 +334,49 @@ class OpenApiContractIT {
         expect(404, post("/v1/policy/check", READ, "{\"agent_id\":\"nobody\"}"));
         expect(415, call("POST", "/v1/policy/check", READ, "text/plain", "{}".getBytes(StandardCharsets.UTF_8)));
         expect(413, tooLarge("/v1/policy/check", READ, "application/json"));
+        expect(200, get("/v1/coverage?agent_id=agent-a", READ));
+        expect(400, get("/v1/coverage", READ));
+        expect(404, get("/v1/coverage?agent_id=nobody", READ));
+    }
+
+    private void gates() throws Exception {
+        expect(404, get("/v1/admin/gate-policy", READ));
+        byte[] policy = ("{\"policies\":[{\"name\":\"money\",\"rules\":[{\"name\":\"big\",\"type\":\"boundary\","
+                + "\"allow_actions\":[\"lookup\"],\"effect\":\"ask\",\"reason\":\"a person decides\"}]}]}")
+                .getBytes(StandardCharsets.UTF_8);
+        expect(201, call("PUT", "/v1/admin/gate-policy", ADMIN, "application/json", policy));
+        expect(200, get("/v1/admin/gate-policy", READ));
+        expect(400, call("PUT", "/v1/admin/gate-policy", ADMIN, "application/json",
+                "{\"policies\":[{\"name\":\"p\",\"rules\":[{\"name\":\"r\",\"type\":\"boundary\"}]}]}"
+                        .getBytes(StandardCharsets.UTF_8)));
+        expect(415, call("PUT", "/v1/admin/gate-policy", ADMIN, "text/plain", policy));
+        expect(413, tooLarge("/v1/admin/gate-policy", ADMIN, "application/json", "PUT"));
+
+        Reply allow = expect(201, post("/v1/decisions", INGEST, "{\"agent_id\":\"gated\",\"action_name\":\"lookup\"}",
+                "Idempotency-Key", "oa-decision-1"));
+        expect(201, post("/v1/decisions", INGEST, "{\"agent_id\":\"gated\",\"action_name\":\"lookup\"}",
+                "Idempotency-Key", "oa-decision-1"));
+        expect(422, post("/v1/decisions", INGEST, "{\"agent_id\":\"gated\",\"action_name\":\"other\"}",
+                "Idempotency-Key", "oa-decision-1"));
+        expect(400, post("/v1/decisions", INGEST, "{\"agent_id\":\"gated\",\"colour\":1}"));
+        expect(415, call("POST", "/v1/decisions", INGEST, "text/plain", "{}".getBytes(StandardCharsets.UTF_8)));
+        expect(413, tooLarge("/v1/decisions", INGEST, "application/json"));
+        String allowId = Responses.MAPPER.readTree(allow.body()).get("decision_id").asText();
+        Reply ask = expect(201, post("/v1/decisions", INGEST, "{\"agent_id\":\"gated\",\"action_name\":\"pay\","
+                + "\"action_input\":{\"amount\":5000}}"));
+        String askId = Responses.MAPPER.readTree(ask.body()).get("decision_id").asText();
+        expect(200, get("/v1/decisions/" + allowId, INGEST));
+        expect(200, get("/v1/decisions/" + askId + "?wait=PT0.2S", INGEST));
+        expect(400, get("/v1/decisions/" + askId + "?wait=PT61S", INGEST));
+        expect(404, get("/v1/decisions/019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00", INGEST));
+        expect(200, get("/v1/approvals?state=pending", APPROVE));
+        expect(400, get("/v1/approvals?state=all", APPROVE));
+        expect(400, post("/v1/approvals/" + askId, APPROVE, "{\"approve\":\"yes\"}"));
+        expect(404, post("/v1/approvals/019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00", APPROVE, "{\"approve\":true}"));
+        expect(415, call("POST", "/v1/approvals/" + askId, APPROVE, "text/plain", "{}".getBytes(StandardCharsets.UTF_8)));
+        expect(413, tooLarge("/v1/approvals/" + askId, APPROVE, "application/json"));
+        expect(201, post("/v1/approvals/" + askId, APPROVE, "{\"approve\":true,\"comment\":\"within budget\"}"));
+        expect(409, post("/v1/approvals/" + askId, APPROVE, "{\"approve\":true}"));
     }
 
     private void stream() throws Exception {
@@ -417,6 +467,7 @@ class OpenApiContractIT {
                 new Sample("GET", "/v1/search?q=x", null, "read"),
                 new Sample("GET", "/v1/agents", null, "read"),
                 new Sample("GET", "/v1/stats", null, "read"),
+                new Sample("GET", "/v1/coverage?agent_id=agent-a", null, "read"),
                 new Sample("GET", "/v1/cluster", null, "read"),
                 new Sample("GET", "/v1/verify?agent_id=agent-a", null, "read"),
                 new Sample("GET", "/v1/merkle/root", null, "read"),
@@ -427,6 +478,12 @@ class OpenApiContractIT {
                 new Sample("GET", "/v1/timestamps", null, "read"),
                 new Sample("GET", "/v1/timestamps/verify", null, "read"),
                 new Sample("POST", "/v1/policy/check", "{}", "read"),
+                new Sample("POST", "/v1/decisions", "{\"agent_id\":\"gated\"}", "ingest"),
+                new Sample("GET", "/v1/decisions/" + id, null, "ingest"),
+                new Sample("GET", "/v1/approvals", null, "approve"),
+                new Sample("POST", "/v1/approvals/" + id, "{\"approve\":true}", "approve"),
+                new Sample("PUT", "/v1/admin/gate-policy", "{\"policies\":[]}", "admin"),
+                new Sample("GET", "/v1/admin/gate-policy", null, "read"),
                 new Sample("GET", "/v1/stream?from=0", null, "read"),
                 new Sample("GET", "/v1/admin/index", null, "admin"),
                 new Sample("POST", "/v1/admin/index/rebuild", null, "admin"),
@@ -446,7 +503,7 @@ class OpenApiContractIT {
 
     private static Reply send(Sample s, String key) throws Exception {
         return s.body() == null ? call(s.method(), s.pathAndQuery(), key, null, null)
-                : post(s.pathAndQuery(), key, s.body());
+                : call(s.method(), s.pathAndQuery(), key, "application/json", s.body().getBytes(StandardCharsets.UTF_8));
     }
 
     /** 401 without a key and 403 with a key that lacks the role, on every guarded operation; 404 and 405. */
@@ -458,6 +515,7 @@ class OpenApiContractIT {
                     case "read" -> READ;
                     case "admin" -> ADMIN;
                     case "ingest" -> INGEST;
+                    case "approve" -> APPROVE;
                     default -> null;
                 };
                 String q = s.pathAndQuery() + (s.pathAndQuery().contains("?") ? "&" : "?");

@@ -124,7 +124,7 @@ class OpenApiDocumentTest {
         Set<String> ids = new HashSet<>();
         Set<String> tags = new HashSet<>();
         doc.path("tags").forEach(t -> tags.add(t.path("name").asText()));
-        Set<String> roles = Set.of("none", "ingest", "read", "admin");
+        Set<String> roles = Set.of("none", "ingest", "read", "approve", "admin");
         for (OpenApiContract.Operation op : contract.operations()) {
             JsonNode o = op.node();
             String id = o.path("operationId").asText();

@@ -58,7 +58,7 @@ class PolicyCheckIT {
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         JsonNode answer = r.json();
         assertThat(answer.get("passed").asBoolean()).isFalse();
-        assertThat(answer.get("results")).hasSize(5);
+        assertThat(answer.get("results")).hasSize(6);
         JsonNode chain = result(answer, "chain_integrity");
         assertThat(chain.get("passed").asBoolean()).isTrue();
         assertThat(chain.get("type").asText()).isEqualTo("builtin");

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -72,6 +73,30 @@ class SearchIT {
         Reply r = search(q, "sort=timestamp");
         assertThat(r.status()).as(r.body()).isEqualTo(200);
         return names(r.json().get("results"));
+    }
+
+    @Test
+    void aSearchNeedsAQueryAndStarColonStarMatchesEveryEvent() throws Exception {
+        Reply absent = api.get("/v1/search");
+        assertThat(absent.status()).isEqualTo(400);
+        assertThat(absent.json().get("error").asText()).isEqualTo("parameter q is required");
+        assertThat(api.get("/v1/search?q=").status()).isEqualTo(400);
+        Reply all = search("*:*", "sort=timestamp");
+        assertThat(all.status()).isEqualTo(200);
+        assertThat(all.json().get("total").asLong()).isEqualTo(ids.size());
+    }
+
+    @Test
+    void anEventIdIsFoundInEitherCase() throws Exception {
+        String id = ids.get(3);
+        String upper = id.toUpperCase(Locale.ROOT);
+        Reply r = api.get("/v1/events/" + upper);
+        assertThat(r.status()).as(r.body()).isEqualTo(200);
+        assertThat(r.body()).isEqualTo(api.get("/v1/events/" + id).body());
+        Reply proof = api.get("/v1/merkle/proof?event_id=" + upper);
+        assertThat(proof.status()).as(proof.body()).isEqualTo(200);
+        assertThat(proof.json().get("event_id").asText()).isEqualTo(id);
+        assertThat(api.get("/v1/events/" + upper.replace('7', 'G')).status()).isEqualTo(400);
     }
 
     @Test

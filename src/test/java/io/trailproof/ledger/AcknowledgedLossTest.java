@@ -26,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
- * Acknowledged loss, the ledger's part: a log with fewer events than its checkpoint covers lost
+ * Acknowledged loss, the ledger's part: a log with fewer events than its chain-head snapshot covers lost
  * acknowledged events; the start refuses, unless the operator accepted the loss, which then stays
  * visible on the ledger's health.
  */
@@ -49,7 +49,7 @@ class AcknowledgedLossTest {
         return batch;
     }
 
-    /** 5 events, then 7 more acknowledged and checkpointed; returns the segment's length after the first 5. */
+    /** 5 events, then 7 more acknowledged and in the chain-head snapshot; returns the segment's length after the first 5. */
     private long writeAndCutTheLastSevenAcknowledgedEvents() throws Exception {
         long boundary;
         try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
@@ -58,13 +58,13 @@ class AcknowledgedLossTest {
             ledger.append(events(7));
         }
         try (FileChannel ch = FileChannel.open(segment(), StandardOpenOption.WRITE)) {
-            ch.truncate(boundary); // an earlier commit boundary, behind the checkpoint
+            ch.truncate(boundary); // an earlier commit boundary, behind the snapshot
         }
         return boundary;
     }
 
     @Test
-    void aLogShorterThanItsCheckpointRefusesToStartNamingFileOffsetAndCount() throws Exception {
+    void aLogShorterThanItsSnapshotRefusesToStartNamingFileOffsetAndCount() throws Exception {
         long boundary = writeAndCutTheLastSevenAcknowledgedEvents();
         assertThatThrownBy(() -> Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
                 .isInstanceOfSatisfying(AcknowledgedDataLostException.class, e -> {
@@ -77,6 +77,24 @@ class AcknowledgedLossTest {
         // Refusing changed nothing: the same refusal again.
         assertThatThrownBy(() -> Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
                 .isInstanceOf(AcknowledgedDataLostException.class);
+    }
+
+    @Test
+    void aSnapshotStillNamedCheckpointByAnOlderVersionGuardsAcknowledgedEvents() throws Exception {
+        try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
+            ledger.append(events(3));
+        }
+        Path other = dir.resolve("other");
+        try (Ledger ledger = Ledger.open(other, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(2))) {
+            ledger.append(events(3));
+        }
+        Files.copy(other.resolve("log").resolve("00000000000000000000.seg"), segment(),
+                StandardCopyOption.REPLACE_EXISTING);
+        // Only the snapshot knows the last hash, and it still has the name an older version gave it.
+        Files.move(dir.resolve("head-snapshot"), dir.resolve("checkpoint"));
+        assertThatThrownBy(() -> Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
+                .isInstanceOf(AcknowledgedDataLostException.class).hasMessageContaining("log index 2")
+                .hasMessageContaining("was replaced").hasMessageContaining("chain-head snapshot");
     }
 
     @Test
@@ -94,7 +112,7 @@ class AcknowledgedLossTest {
             ledger.append(events(1));
             root = HexFormat.of().formatHex(ledger.root(ledger.size()));
         }
-        // The next checkpoint covers what the log now holds: the following start is clean.
+        // The next snapshot covers what the log now holds: the following start is clean.
         try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             assertThat(ledger.health().problems()).isEmpty();
             assertThat(HexFormat.of().formatHex(ledger.root(ledger.size()))).isEqualTo(root);
@@ -119,7 +137,7 @@ class AcknowledgedLossTest {
     }
 
     @Test
-    void aCheckpointOfTheFormatBeforeTheJournalStillGuardsAcknowledgedEvents() throws Exception {
+    void aSnapshotOfTheFormatBeforeTheJournalStillGuardsAcknowledgedEvents() throws Exception {
         try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             ledger.append(events(3));
         }
@@ -134,6 +152,8 @@ class AcknowledgedLossTest {
         CRC32C crc = new CRC32C();
         crc.update(bytes.toByteArray());
         out.writeInt((int) crc.getValue());
+        // Versions of that format named the file "checkpoint".
+        Files.delete(dir.resolve("head-snapshot"));
         Files.write(dir.resolve("checkpoint"), bytes.toByteArray());
         assertThatThrownBy(() -> Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1)))
                 .isInstanceOfSatisfying(AcknowledgedDataLostException.class,
@@ -141,13 +161,13 @@ class AcknowledgedLossTest {
     }
 
     @Test
-    void aMatchingCheckpointOfTheFormatBeforeTheJournalIsRebuiltFromTheLog() throws Exception {
+    void aMatchingSnapshotOfTheFormatBeforeTheJournalIsRebuiltFromTheLog() throws Exception {
         String root;
         try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             ledger.append(events(3));
             root = HexFormat.of().formatHex(ledger.root(3));
         }
-        byte[] current = Files.readAllBytes(dir.resolve("checkpoint"));
+        byte[] current = Files.readAllBytes(dir.resolve("head-snapshot"));
         DataInputStream in = new DataInputStream(new ByteArrayInputStream(current));
         in.readInt();
         long size = in.readLong();
@@ -164,6 +184,7 @@ class AcknowledgedLossTest {
         CRC32C crc = new CRC32C();
         crc.update(bytes.toByteArray());
         out.writeInt((int) crc.getValue());
+        Files.delete(dir.resolve("head-snapshot"));
         Files.write(dir.resolve("checkpoint"), bytes.toByteArray());
         try (Ledger ledger = Ledger.open(dir, new LedgerOptions(1 << 20, 1000), Clock.systemUTC(), new Random(1))) {
             assertThat(HexFormat.of().formatHex(ledger.root(ledger.size()))).isEqualTo(root);

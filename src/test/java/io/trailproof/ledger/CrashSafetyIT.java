@@ -114,8 +114,8 @@ class CrashSafetyIT {
 
     private Path writeConfig() throws Exception {
         Path config = dir.resolve("crash.properties");
-        // Small checkpoint interval and segments so crashes land in every phase: mid-checkpoint, mid-roll.
-        Files.writeString(config, "checkpoint.interval-events=50\nlog.segment-bytes=65536\n");
+        // Small snapshot interval and segments so crashes land in every phase: mid-snapshot, mid-roll.
+        Files.writeString(config, "recovery.snapshot-interval-events=50\nlog.segment-bytes=65536\n");
         return config;
     }
 

@@ -68,7 +68,7 @@ class LedgerDedupeTest {
             assertThat(new String(((DedupeTable.Replay) l).record().answer())).isEqualTo("stored 2 first 1");
         }
         // The log is the source of truth: derived files gone, the record is still found.
-        Files.deleteIfExists(dir.resolve("checkpoint"));
+        Files.deleteIfExists(dir.resolve("head-snapshot"));
         Files.deleteIfExists(dir.resolve("positions"));
         try (Ledger ledger = open()) {
             assertThat(ledger.dedupe().claim(key("k1"), content("body"))).isInstanceOf(DedupeTable.Replay.class);
@@ -151,7 +151,7 @@ class LedgerDedupeTest {
             ledger.append(List.of(event("a"), event("b")), new KeyedAnswer(claim(ledger, "torn", "2"), LedgerDedupeTest::answerOf));
         }
         // A crash before the commit frame reached the disk: cut the group anywhere before its end.
-        Files.deleteIfExists(dir.resolve("checkpoint"));
+        Files.deleteIfExists(dir.resolve("head-snapshot"));
         Files.deleteIfExists(dir.resolve("positions"));
         Files.deleteIfExists(dir.resolve("log").resolve("forced-size"));
         long after = Files.size(segment);

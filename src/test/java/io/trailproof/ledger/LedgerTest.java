@@ -118,7 +118,7 @@ class LedgerTest {
             assertThat(HexFormat.of().formatHex(ledger.root(ledger.size()))).isEqualTo(root);
             assertThat(ledger.agents()).isEqualTo(agents);
         }
-        Files.delete(dir.resolve("checkpoint"));
+        Files.delete(dir.resolve("head-snapshot"));
         try (var files = Files.list(dir.resolve("merkle"))) {
             for (Path p : files.toList()) {
                 Files.delete(p);

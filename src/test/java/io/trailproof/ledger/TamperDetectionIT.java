@@ -144,7 +144,7 @@ class TamperDetectionIT {
     }
 
     private void deleteDerivedState() throws IOException {
-        Files.deleteIfExists(dir.resolve("checkpoint"));
+        Files.deleteIfExists(dir.resolve("head-snapshot"));
         try (var files = Files.list(dir.resolve("merkle"))) {
             for (Path p : files.toList()) {
                 Files.delete(p);

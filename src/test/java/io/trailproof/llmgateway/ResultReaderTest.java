@@ -2,7 +2,7 @@ package io.trailproof.llmgateway;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.trailproof.capture.EventContent;
+import io.trailproof.shipping.EventContent;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;

@@ -10,7 +10,7 @@ import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
-import io.trailproof.capture.EventContent;
+import io.trailproof.shipping.EventContent;
 import io.trailproof.core.json.Rfc8785;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.testing.Api;

@@ -331,7 +331,7 @@ class TimestampIT {
             return records;
         });
         deleteRecursively(data().resolve("merkle"));
-        Files.deleteIfExists(data().resolve("checkpoint"));
+        Files.deleteIfExists(data().resolve("head-snapshot"));
         try (InProcessServer s = server()) {
             JsonNode v = s.api().get("/v1/timestamps/verify").json();
             assertThat(v.get("valid").asBoolean()).isFalse();

@@ -1,5 +1,7 @@
 package io.trailproof.core.event;
 
+import java.util.Set;
+
 /**
  * The names and fixed values of src/site/events.md#accepted-fields (client fields) and 2.2/2.3 (service-assigned
  * fields). Every other class refers to these; the spelling is the wire format and the hash input,
@@ -23,6 +25,8 @@ public final class EventFields {
     public static final String TIMESTAMP = "timestamp";
     public static final String DURATION_MS = "duration_ms";
     public static final String LABELS = "labels";
+    /** src/site/gates.md: the decision a {@code TOOL_CALL} was allowed by; checked on ingest. */
+    public static final String DECISION_ID = "decision_id";
 
     // src/site/completeness.md#capture-sequences: the capture stream an event belongs to.
     /** The capture stream: one per client instance, process or hook session. */
@@ -56,6 +60,25 @@ public final class EventFields {
 
     /** The agent whose events record erasures (src/site/erasure.md); clients may not write as it. */
     public static final String ERASURES_AGENT = "trailproof.erasures";
+
+    /** The agent whose events record the gate policies (src/site/gates.md); clients may not write as it. */
+    public static final String POLICIES_AGENT = "trailproof.policies";
+
+    /**
+     * The {@code action_type}s only the service writes (src/site/gates.md): a decision, an answer to
+     * an ask, a failed binding, a gate policy. A client that could send them could forge its own approvals.
+     */
+    public static final Set<String> SERVICE_ACTION_TYPES = Set.of("DECISION", "APPROVAL",
+            "GATE_VIOLATION", "GATE_POLICY");
+
+    /**
+     * {@code action_type} of the service's record of a capture gap (src/site/completeness.md#gaps);
+     * reserved: a client event with it is refused, so a gap record cannot be forged.
+     */
+    public static final String GAP_ACTION_TYPE = "GAP";
+
+    /** {@code action_type} of the event that ends a capture stream with nothing else left to send. */
+    public static final String CAPTURE_END_ACTION_TYPE = "CAPTURE_END";
 
     /** The value of {@code schema_version} for every event this version writes. */
     public static final String SCHEMA_VERSION_1_0 = "1.0";

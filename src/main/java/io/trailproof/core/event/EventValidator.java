@@ -25,13 +25,17 @@ import java.util.Set;
 public final class EventValidator {
     private EventValidator() {}
 
+    /** Longest {@code decision_id}: a decision's id is a UUID; some room for a foreign one, which then fails its check. */
+    private static final int DECISION_ID_MAX_LENGTH = 128;
+
     private static final Set<String> SHORT_STRINGS =
             Set.of(SESSION_ID, SOURCE, CAPTURE_METHOD, ACTION_TYPE, ACTION_NAME, ACTION_STATUS);
     private static final Set<String> OBJECTS = Set.of(ACTION_INPUT, ACTION_OUTPUT, METADATA);
     /** Client fields in the order they are reported when several are unknown or wrong. */
     private static final List<String> ACCEPTED = List.of(AGENT_ID, SESSION_ID, SOURCE, CAPTURE_METHOD,
             ACTION_TYPE, ACTION_NAME, ACTION_STATUS, ERROR_MESSAGE, ACTION_INPUT, ACTION_OUTPUT,
-            METADATA, TIMESTAMP, DURATION_MS, LABELS, CAPTURE_ID, CAPTURE_SEQ, CAPTURE_LAST, CAPTURE_DROPPED);
+            METADATA, TIMESTAMP, DURATION_MS, LABELS, CAPTURE_ID, CAPTURE_SEQ, CAPTURE_LAST, CAPTURE_DROPPED,
+            DECISION_ID);
     private static final Set<String> ACCEPTED_SET = Set.copyOf(ACCEPTED);
 
     /**
@@ -97,11 +101,26 @@ public final class EventValidator {
                     throw new EventRejection(field, "agent_id " + ERASURES_AGENT + " is reserved for the service's "
                             + "record of erasures (src/site/erasure.md); use another agent_id");
                 }
+                if (s.equals(POLICIES_AGENT)) {
+                    throw new EventRejection(field, "agent_id " + POLICIES_AGENT + " is reserved for the service's "
+                            + "record of gate policies (src/site/gates.md); use another agent_id");
+                }
                 int cc = firstControlChar(s);
                 if (cc >= 0) {
                     throw new EventRejection(field, String.format(
                             "agent_id must not contain control characters (found U+%04X at index %d)",
                             (int) s.charAt(cc), cc));
+                }
+            }
+            case ACTION_TYPE -> {
+                requireLength(field, requireString(field, value), STRING_MAX_LENGTH);
+                if (value.textValue().equals(GAP_ACTION_TYPE)) {
+                    throw new EventRejection(field, "action_type " + GAP_ACTION_TYPE + " is reserved for the"
+                            + " service's record of capture gaps (src/site/completeness.md); use another action_type");
+                }
+                if (SERVICE_ACTION_TYPES.contains(value.textValue())) {
+                    throw new EventRejection(field, "action_type " + value.textValue() + " is written by the service "
+                            + "only (src/site/gates.md): ask for a decision with POST /v1/decisions instead");
                 }
             }
             case ERROR_MESSAGE -> requireLength(field, requireString(field, value), ERROR_MESSAGE_MAX_LENGTH);
@@ -116,6 +135,13 @@ public final class EventValidator {
                 }
             }
             case DURATION_MS -> checkDuration(value);
+            case DECISION_ID -> {
+                String s = requireString(field, value);
+                if (s.isEmpty() || s.length() > DECISION_ID_MAX_LENGTH) {
+                    throw new EventRejection(field, "decision_id must be the decision_id of a decision (1.."
+                            + DECISION_ID_MAX_LENGTH + " characters), it is " + s.length() + " characters long");
+                }
+            }
             case CAPTURE_ID -> {
                 String s = requireString(field, value);
                 if (s.isEmpty() || s.length() > CAPTURE_ID_MAX_LENGTH) {

@@ -23,11 +23,11 @@ final class AbsenceCheck extends RuleCheck {
         if (name == null) {
             return;
         }
-        if (name.equals(def.deny())) {
+        if (def.denies(name)) {
             if (def.when() == null) {
-                violation(e, def.deny() + " must never occur; it did in " + scope(e).describe());
+                violation(e, name + " must never occur; it did in " + scope(e).describe());
             } else if (armed.contains(scope(e))) {
-                violation(e, def.deny() + " must not occur after " + def.when() + "; it did in " + scope(e).describe());
+                violation(e, name + " must not occur after " + def.when() + "; it did in " + scope(e).describe());
             }
         }
         if (def.when() != null && name.equals(def.when())) {

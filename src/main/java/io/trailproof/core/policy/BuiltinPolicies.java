@@ -19,7 +19,7 @@ public final class BuiltinPolicies {
         for (RuleDefinition.BuiltinKind kind : RuleDefinition.BuiltinKind.values()) {
             Scope scope = switch (kind) {
                 case EVENT_COMPLETENESS, SESSION_HEALTH, ERROR_RATE -> Scope.SESSION;
-                case CHAIN_INTEGRITY, DURATION_OUTLIERS -> Scope.AGENT;
+                case CHAIN_INTEGRITY, DURATION_OUTLIERS, GATE_COMPLIANCE -> Scope.AGENT;
             };
             out.add(new Policy(kind.wireName(), List.of(new Rule(kind.wireName(), Severity.FAIL, scope, Map.of(),
                     new RuleDefinition.Builtin(kind)))));

@@ -1,6 +1,7 @@
 package io.trailproof.core.policy;
 
 import io.trailproof.core.event.IntactEvent;
+import io.trailproof.core.gate.GateFields;
 import io.trailproof.core.merkle.SubtreeHashes;
 
 import java.time.Instant;
@@ -48,10 +49,15 @@ public final class PolicyEngine {
         Set<String> roots = new HashSet<>();
         for (Policy p : policies) {
             for (Rule r : p.rules()) {
+                if (r.definition() instanceof RuleDefinition.Match) {
+                    continue; // decides proposals only (src/site/gates.md)
+                }
                 RuleCheck check = create(r, tree);
                 check.keys = keys;
                 if (check instanceof PatternCheck pc) {
                     roots.add(pc.root());
+                } else if (check instanceof GateComplianceCheck) {
+                    roots.add(GateFields.DECISION_ID);
                 } else if (check instanceof ChainIntegrityCheck cc) {
                     chainCheck = cc;
                 }
@@ -178,12 +184,15 @@ public final class PolicyEngine {
             case RuleDefinition.Rate d -> new RateCheck(rule, d);
             case RuleDefinition.PatternRule d -> new PatternCheck(rule, d);
             case RuleDefinition.Temporal d -> new TemporalCheck(rule, d);
+            case RuleDefinition.Requires d -> new RequiresCheck(rule, d);
+            case RuleDefinition.Match d -> throw new IllegalArgumentException("a match rule decides proposals only");
             case RuleDefinition.Builtin b -> switch (b.kind()) {
                 case CHAIN_INTEGRITY -> new ChainIntegrityCheck(rule, tree);
                 case EVENT_COMPLETENESS -> new EventCompletenessCheck(rule);
                 case SESSION_HEALTH -> new SessionHealthCheck(rule);
                 case ERROR_RATE -> new ErrorRateCheck(rule);
                 case DURATION_OUTLIERS -> new DurationOutliersCheck(rule);
+                case GATE_COMPLIANCE -> new GateComplianceCheck(rule);
             };
         };
     }

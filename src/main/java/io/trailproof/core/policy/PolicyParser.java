@@ -1,5 +1,8 @@
 package io.trailproof.core.policy;
 
+import com.google.re2j.Matcher;
+import com.google.re2j.Pattern;
+import com.google.re2j.PatternSyntaxException;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.core.StreamReadFeature;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -15,9 +18,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
-import java.util.regex.PatternSyntaxException;
 
 /**
  * Reads a policy document (src/site/redaction.md), YAML or JSON (a JSON document is YAML too), strictly: every
@@ -41,7 +41,13 @@ public final class PolicyParser {
             .build();
     private static final long MAX_DURATION_MILLIS = 100L * 366 * 86_400_000;
     private static final Pattern DURATION = Pattern.compile("([0-9]{1,12})(ms|s|m|h|d)");
-    private static final Set<String> COMMON_KEYS = Set.of("name", "type", "severity", "scope", "label_filter");
+    private static final Set<String> COMMON_KEYS = Set.of("name", "type", "severity", "scope", "label_filter",
+            "effect", "reason");
+    /** Rule types that can judge a proposal on its own and its history (src/site/gates.md). */
+    private static final Set<String> GATE_TYPES = Set.of("absence", "boundary", "rate", "temporal", "pattern",
+            "requires", "match");
+    /** Longest {@code reason}: shown to agents and approvers, stored in every decision. */
+    public static final int MAX_REASON_LENGTH = 1024;
     private static final Map<String, Set<String>> TYPE_KEYS = Map.of(
             "sequence", Set.of("when", "expect", "within"),
             "absence", Set.of("deny", "when"),
@@ -49,8 +55,10 @@ public final class PolicyParser {
             "presence", Set.of("require"),
             "rate", Set.of("per", "max"),
             "pattern", Set.of("for_field", "match_pattern", "deny_pattern"),
-            "temporal", Set.of("hours", "days"));
-    private static final String TYPES = "sequence, absence, boundary, presence, rate, pattern or temporal";
+            "temporal", Set.of("hours", "days"),
+            "requires", Set.of("for", "requires"),
+            "match", Set.of("query"));
+    private static final String TYPES = "sequence, absence, boundary, presence, rate, pattern, temporal, requires or match";
 
     private PolicyParser() {
     }
@@ -58,6 +66,19 @@ public final class PolicyParser {
     /** Parses a whole document: an object whose only key is {@code policies}. */
     public static List<Policy> parseDocument(byte[] text) throws PolicyRejection {
         return parsePolicies(documentPolicies(text));
+    }
+
+    /**
+     * A whole document as a tree, its outer shape and its policies checked: what the gate stores
+     * (src/site/gates.md).
+     */
+    public static JsonNode readDocument(byte[] text) throws PolicyRejection {
+        parsePolicies(documentPolicies(text));
+        try {
+            return YAML.readTree(text);
+        } catch (IOException e) {
+            throw new PolicyRejection("the policy document cannot be read: " + e.getMessage());
+        }
     }
 
     /**
@@ -165,10 +186,32 @@ public final class PolicyParser {
             if (!COMMON_KEYS.contains(key) && !typeKeys.contains(key)) {
                 throw new PolicyRejection(at + ": unknown key '" + shorten(key) + "' for a rule of type " + type
                         + "; it may have " + String.join(", ", new TreeSet<>(typeKeys))
-                        + " besides name, type, severity, scope and label_filter");
+                        + " besides name, type, severity, scope, label_filter, effect and reason");
             }
         }
-        Severity severity = switch (requiredText(node, "severity", at)) {
+        Effect effect = null;
+        String effectText = optionalText(node, "effect", at);
+        if (effectText != null) {
+            effect = Effect.of(effectText);
+            if (effect == null) {
+                throw new PolicyRejection(at + ": key 'effect' must be deny, ask or allow, got '" + shorten(effectText) + "'");
+            }
+            if (!GATE_TYPES.contains(type)) {
+                throw new PolicyRejection(at + ": key 'effect' is not allowed on a rule of type " + type
+                        + ", which cannot judge a proposed action before it runs; gate rules are of type "
+                        + String.join(", ", new TreeSet<>(GATE_TYPES)));
+            }
+        } else if (type.equals("match")) {
+            throw new PolicyRejection(at + ": the key 'effect' is missing; a match rule decides proposals at the gate "
+                    + "and needs effect deny, ask or allow");
+        }
+        String reason = optionalText(node, "reason", at);
+        if (reason != null && reason.length() > MAX_REASON_LENGTH) {
+            throw new PolicyRejection(at + ": key 'reason' is longer than " + MAX_REASON_LENGTH + " characters");
+        }
+        // A gate rule may leave severity out: as a check of the stored trail it then warns.
+        String severityText = effect == null ? requiredText(node, "severity", at) : optionalText(node, "severity", at);
+        Severity severity = switch (severityText == null ? "warn" : severityText) {
             case "fail" -> Severity.FAIL;
             case "warn" -> Severity.WARN;
             default -> throw new PolicyRejection(at + ": key 'severity' must be fail or warn, got '"
@@ -184,7 +227,7 @@ public final class PolicyParser {
                         + shorten(scopeText) + "'");
             };
         }
-        return new Rule(name, severity, scope, labelFilter(node, at), definition(type, node, at));
+        return new Rule(name, severity, scope, labelFilter(node, at), definition(type, node, at), effect, reason);
     }
 
     private static RuleDefinition definition(String type, JsonNode node, String at) throws PolicyRejection {
@@ -201,6 +244,8 @@ public final class PolicyParser {
                     integer(required(node, "max", at), "max", at, 0, Long.MAX_VALUE));
             case "pattern" -> pattern(node, at);
             case "temporal" -> temporal(node, at);
+            case "requires" -> new RuleDefinition.Requires(requiredText(node, "for", at), requiredText(node, "requires", at));
+            case "match" -> new RuleDefinition.Match(requiredText(node, "query", at));
             default -> throw new IllegalStateException(type);
         };
     }
@@ -224,8 +269,10 @@ public final class PolicyParser {
         try {
             return new RuleDefinition.PatternRule(field, Pattern.compile(regex), deny != null);
         } catch (PatternSyntaxException e) {
-            throw new PolicyRejection(at + ": key '" + key + "' is not a valid regular expression: "
-                    + e.getDescription() + (e.getIndex() >= 0 ? " near index " + e.getIndex() : ""));
+            throw new PolicyRejection(at + ": key '" + key + "' is not a regular expression the pattern engine runs ("
+                    + e.getDescription() + (e.getPattern() == null || e.getPattern().isEmpty() ? ""
+                    : " in '" + shorten(e.getPattern()) + "'") + "); patterns run in linear time (RE2 syntax), so "
+                    + "backreferences and lookaround such as (?=...) are not available");
         }
     }
 

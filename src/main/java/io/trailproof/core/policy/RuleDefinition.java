@@ -3,7 +3,7 @@ package io.trailproof.core.policy;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
-import java.util.regex.Pattern;
+import com.google.re2j.Pattern;
 
 /** What a rule checks, one record per rule type of src/site/redaction.md. Values are validated by {@link PolicyParser}. */
 public sealed interface RuleDefinition {
@@ -18,10 +18,22 @@ public sealed interface RuleDefinition {
         }
     }
 
-    /** {@code deny} never happens; with {@code when} (nullable), never after a {@code when} in scope. */
+    /**
+     * {@code deny} never happens; with {@code when} (nullable), never after a {@code when} in scope.
+     * A {@code deny} ending in {@code *} names every action that starts with what comes before it
+     * ({@code delete_*}).
+     */
     record Absence(String deny, String when) implements RuleDefinition {
         public String type() {
             return "absence";
+        }
+
+        /** True when {@code name} is an action this rule denies. */
+        public boolean denies(String name) {
+            if (name == null) {
+                return false;
+            }
+            return deny.endsWith("*") ? name.startsWith(deny.substring(0, deny.length() - 1)) : deny.equals(name);
         }
     }
 
@@ -87,6 +99,24 @@ public sealed interface RuleDefinition {
         }
     }
 
+    /** A proposal (or an event) of {@code forAction} needs an earlier {@code requires} event in its scope. */
+    record Requires(String forAction, String requires) implements RuleDefinition {
+        public String type() {
+            return "requires";
+        }
+    }
+
+    /**
+     * The search query {@code query} (src/site/search.md syntax) matches the proposed event on its own.
+     * Decides proposals only: the check of a stored trail skips it (the core has no search engine;
+     * the gate compiles the query).
+     */
+    record Match(String query) implements RuleDefinition {
+        public String type() {
+            return "match";
+        }
+    }
+
     /** One of the built-in policies of src/site/redaction.md, run when no document is given. */
     record Builtin(BuiltinKind kind) implements RuleDefinition {
         public String type() {
@@ -95,7 +125,7 @@ public sealed interface RuleDefinition {
     }
 
     enum BuiltinKind {
-        CHAIN_INTEGRITY, EVENT_COMPLETENESS, SESSION_HEALTH, ERROR_RATE, DURATION_OUTLIERS;
+        CHAIN_INTEGRITY, EVENT_COMPLETENESS, SESSION_HEALTH, ERROR_RATE, DURATION_OUTLIERS, GATE_COMPLIANCE;
 
         public String wireName() {
             return name().toLowerCase(Locale.ROOT);

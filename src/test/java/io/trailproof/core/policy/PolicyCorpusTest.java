@@ -184,8 +184,9 @@ class PolicyCorpusTest {
         PolicyReport report = t.check(BuiltinPolicies.all());
         assertThat(report.passed()).isFalse();
         assertThat(report.results()).extracting(RuleResult::policy).containsExactly("chain_integrity",
-                "event_completeness", "session_health", "error_rate", "duration_outliers");
+                "event_completeness", "session_health", "error_rate", "duration_outliers", "gate_compliance");
         assertThat(report.results()).extracting(RuleResult::type).containsOnly("builtin");
+        assertRule(report, "gate_compliance", 0);
         assertRule(report, "chain_integrity", 1, 11);
         assertThat(rule(report, "chain_integrity").examples().get(0).message())
                 .isEqualTo("the chain of agent b3 does not verify: hash mismatch at sequence 2");

@@ -43,22 +43,8 @@ class PolicyEngineReferenceTest {
         for (long seed = 1; seed <= 60; seed++) {
             Random random = new Random(seed);
             Trail trail = new Trail();
-            List<Ev> events = new ArrayList<>();
-            long ts = BASE;
-            int n = 20 + random.nextInt(180);
-            for (int i = 0; i < n; i++) {
-                // mostly forward in small steps; sometimes a gap of hours, sometimes backwards (clients' clocks)
-                int jump = random.nextInt(20);
-                ts += jump == 0 ? random.nextInt(3 * 3600) * 1_000_000L : jump == 1 ? -random.nextInt(600) * 1_000_000L
-                        : random.nextInt(40) * 1_000_000L + random.nextInt(1000);
-                Ev e = new Ev(i, "a" + random.nextInt(3), random.nextInt(3) == 0 ? null : "s" + random.nextInt(2),
-                        pick(random, TYPES), random.nextInt(10) == 0 ? null : pick(random, NAMES), ts,
-                        random.nextBoolean() ? "error" : "ok", random.nextInt(4) == 0 ? -1 : random.nextInt(90_000),
-                        random.nextInt(3) == 0 ? null : random.nextBoolean() ? "prod" : "dev",
-                        random.nextInt(3) == 0 ? null : "q " + random.nextInt(1000));
-                events.add(e);
-                trail.add(json(e));
-            }
+            List<Ev> events = randomTrail(random, trail);
+            long ts = events.get(events.size() - 1).tsMicros();
             List<Policy> policies = randomPolicies(random);
             String agent = random.nextInt(4) == 0 ? "a" + random.nextInt(3) : null;
             Long since = random.nextInt(3) == 0 ? ts - random.nextInt(3600) * 1_000_000L : null;
@@ -88,7 +74,28 @@ class PolicyEngineReferenceTest {
         }
         // The comparison means something only if every kind of rule was seen violated (but chain_integrity).
         assertThat(violatedRules.keySet()).containsExactlyInAnyOrder("sequence", "absence", "boundary", "presence",
-                "rate", "pattern", "temporal", "event_completeness", "session_health", "error_rate", "duration_outliers");
+                "rate", "pattern", "temporal", "requires", "event_completeness", "session_health", "error_rate", "duration_outliers");
+    }
+
+    /** A random trail (seeded), appended to {@code trail} as stored events, and the facts the references read. */
+    static List<Ev> randomTrail(Random random, Trail trail) {
+        List<Ev> events = new ArrayList<>();
+        long ts = BASE;
+        int n = 20 + random.nextInt(180);
+        for (int i = 0; i < n; i++) {
+            // mostly forward in small steps; sometimes a gap of hours, sometimes backwards (clients' clocks)
+            int jump = random.nextInt(20);
+            ts += jump == 0 ? random.nextInt(3 * 3600) * 1_000_000L : jump == 1 ? -random.nextInt(600) * 1_000_000L
+                    : random.nextInt(40) * 1_000_000L + random.nextInt(1000);
+            Ev e = new Ev(i, "a" + random.nextInt(3), random.nextInt(3) == 0 ? null : "s" + random.nextInt(2),
+                    pick(random, TYPES), random.nextInt(10) == 0 ? null : pick(random, NAMES), ts,
+                    random.nextBoolean() ? "error" : "ok", random.nextInt(4) == 0 ? -1 : random.nextInt(90_000),
+                    random.nextInt(3) == 0 ? null : random.nextBoolean() ? "prod" : "dev",
+                    random.nextInt(3) == 0 ? null : "q " + random.nextInt(1000));
+            events.add(e);
+            trail.add(json(e));
+        }
+        return events;
     }
 
     private static int indexOf(Trail trail, String id) {
@@ -127,7 +134,9 @@ class PolicyEngineReferenceTest {
             case RuleDefinition.Absence d -> {
                 for (int i = 0; i < seen.size(); i++) {
                     Ev x = seen.get(i);
-                    if (!d.deny().equals(x.name())) {
+                    boolean denied = x.name() != null && (d.deny().endsWith("*")
+                            ? x.name().startsWith(d.deny().substring(0, d.deny().length() - 1)) : d.deny().equals(x.name()));
+                    if (!denied) {
                         continue;
                     }
                     boolean after = d.when() == null;
@@ -191,6 +200,22 @@ class PolicyEngineReferenceTest {
                     }
                 }
             }
+            case RuleDefinition.Requires d -> {
+                for (int i = 0; i < seen.size(); i++) {
+                    Ev x = seen.get(i);
+                    if (!d.forAction().equals(x.name())) {
+                        continue;
+                    }
+                    boolean met = false;
+                    for (int j = 0; j < i && !met; j++) {
+                        met = sameScope.test(x, seen.get(j)) && d.requires().equals(seen.get(j).name());
+                    }
+                    if (!met) {
+                        out.add(x.index());
+                    }
+                }
+            }
+            case RuleDefinition.Match d -> throw new IllegalArgumentException("match rules decide proposals only");
             case RuleDefinition.Builtin b -> builtin(b.kind(), seen, sameScope, out);
         }
         return out;
@@ -247,28 +272,30 @@ class PolicyEngineReferenceTest {
             case DURATION_OUTLIERS -> seen.stream().filter(e -> "TOOL_CALL".equals(e.type()) && e.duration() > 60_000)
                     .forEach(e -> out.add(e.index()));
             case CHAIN_INTEGRITY -> { } // every generated chain is intact
+            case GATE_COMPLIANCE -> { } // no generated agent is gated (none has a DECISION)
         }
     }
 
     // ------------------------------------------------------------------ generation
 
-    private static List<Policy> randomPolicies(Random random) throws PolicyRejection {
+    static List<Policy> randomPolicies(Random random) throws PolicyRejection {
         StringBuilder doc = new StringBuilder("policies:\n  - name: random\n    rules:\n");
         int rules = 3 + random.nextInt(8);
         for (int i = 0; i < rules; i++) {
             String common = "name: r" + i + ", severity: " + (random.nextBoolean() ? "fail" : "warn")
                     + (random.nextBoolean() ? ", scope: session" : "")
                     + (random.nextInt(4) == 0 ? ", label_filter: {env: " + (random.nextBoolean() ? "prod" : "dev") + "}" : "");
-            String specific = switch (random.nextInt(7)) {
+            String specific = switch (random.nextInt(8)) {
                 case 0 -> "type: sequence, when: " + pick(random, NAMES) + ", expect: " + pick(random, NAMES)
                         + (random.nextBoolean() ? ", within: " + (1 + random.nextInt(120)) + "s" : "");
-                case 1 -> "type: absence, deny: " + pick(random, NAMES) + (random.nextBoolean() ? ", when: " + pick(random, NAMES) : "");
+                case 1 -> "type: absence, deny: " + (random.nextInt(4) == 0 ? "'delete_*'" : pick(random, NAMES)) + (random.nextBoolean() ? ", when: " + pick(random, NAMES) : "");
                 case 2 -> "type: boundary, allow_actions: [" + pick(random, NAMES) + ", " + pick(random, NAMES) + "]";
                 case 3 -> "type: presence, require: [" + pick(random, NAMES) + ", " + pick(random, NAMES) + "]";
                 case 4 -> "type: rate, per: " + (1 + random.nextInt(5)) + "m, max: " + random.nextInt(4);
                 case 5 -> random.nextBoolean() ? "type: pattern, for_field: action_input.query, "
                         + (random.nextBoolean() ? "deny_pattern: '[0-3]7'" : "match_pattern: '^q [1-5]'")
                         : "type: pattern, for_field: labels.env, match_pattern: prod";
+                case 6 -> "type: requires, for: " + pick(random, NAMES) + ", requires: " + pick(random, NAMES);
                 default -> "type: temporal, hours: [" + random.nextInt(24) + ", " + (1 + random.nextInt(23)) + "]"
                         + (random.nextBoolean() ? ", days: [1, 3, 5]" : "");
             };
@@ -308,7 +335,7 @@ class PolicyEngineReferenceTest {
         return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000), Math.floorMod(micros, 1_000_000) * 1000L).toString();
     }
 
-    private static String pick(Random random, String[] from) {
+    static String pick(Random random, String[] from) {
         return from[random.nextInt(from.length)];
     }
 

@@ -6,6 +6,7 @@ import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -13,6 +14,7 @@ import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.params.provider.Arguments.arguments;
 
 class PolicyParserTest {
@@ -124,7 +126,9 @@ class PolicyParserTest {
                 arguments("negative max", oneRule("{name: r, type: rate, severity: fail, per: 1m, max: -1}"), "policy 'p', rule 'r': key 'max' must be a whole number from 0 up"),
                 arguments("fractional max", oneRule("{name: r, type: rate, severity: fail, per: 1m, max: 1.5}"), "policy 'p', rule 'r': key 'max' must be a whole number"),
                 arguments("max as text", oneRule("{name: r, type: rate, severity: fail, per: 1m, max: many}"), "policy 'p', rule 'r': key 'max' must be a whole number"),
-                arguments("bad regex", oneRule("{name: r, type: pattern, severity: fail, for_field: error_message, deny_pattern: 'a(b'}"), "policy 'p', rule 'r': key 'deny_pattern' is not a valid regular expression"),
+                arguments("bad regex", oneRule("{name: r, type: pattern, severity: fail, for_field: error_message, deny_pattern: 'a(b'}"), "policy 'p', rule 'r': key 'deny_pattern' is not a regular expression the pattern engine runs"),
+                arguments("backreference", oneRule("{name: r, type: pattern, severity: fail, for_field: error_message, deny_pattern: '(a+)\\1'}"), "policy 'p', rule 'r': key 'deny_pattern' is not a regular expression the pattern engine runs"),
+                arguments("lookahead", oneRule("{name: r, type: pattern, severity: fail, for_field: error_message, match_pattern: 'a(?=b)'}"), "policy 'p', rule 'r': key 'match_pattern' is not a regular expression the pattern engine runs"),
                 arguments("both patterns", oneRule("{name: r, type: pattern, severity: fail, for_field: f, deny_pattern: a, match_pattern: b}"), "policy 'p', rule 'r': a pattern rule needs exactly one"),
                 arguments("no pattern", oneRule("{name: r, type: pattern, severity: fail, for_field: f}"), "policy 'p', rule 'r': a pattern rule needs exactly one"),
                 arguments("bad path", oneRule("{name: r, type: pattern, severity: fail, for_field: a..b, match_pattern: x}"), "policy 'p', rule 'r': key 'for_field' must be a field name or a dotted path"),
@@ -145,6 +149,24 @@ class PolicyParserTest {
                 .as(what)
                 .isInstanceOf(PolicyRejection.class)
                 .hasMessageContaining(message);
+    }
+
+    /**
+     * A pattern that backtracks exponentially in a backtracking engine ((a+)+$ on a run of a's that
+     * ends in another letter: 2^n ways to split the run) runs in linear time: 10,000 characters
+     * checked at once, where a backtracking engine would not finish at 40.
+     */
+    @Test
+    void patternsRunInLinearTime() throws Exception {
+        List<Policy> policies = parse(oneRule("{name: r, type: pattern, severity: fail, for_field: error_message, "
+                + "deny_pattern: '(a+)+$'}"));
+        RuleDefinition.PatternRule rule = (RuleDefinition.PatternRule) policies.get(0).rules().get(0).definition();
+        assertTimeoutPreemptively(Duration.ofSeconds(20), () -> {
+            for (int n : new int[] {40, 1_000, 10_000}) {
+                assertThat(rule.pattern().matcher("a".repeat(n) + "b").find()).isFalse();
+                assertThat(rule.pattern().matcher("b" + "a".repeat(n)).find()).isTrue();
+            }
+        });
     }
 
     @Test

@@ -15,7 +15,8 @@ import java.util.List;
 import java.util.zip.CRC32C;
 
 /**
- * The checkpoint of heads: how far into the log it reaches, the hash of the last event it covers,
+ * The chain-head snapshot, the ledger's recovery record (not a signed checkpoint, which is
+ * {@code io.trailproof.checkpoint}): how far into the log it reaches, the hash of the last event it covers,
  * how many bytes of the {@link PositionJournal} hold the positions of those events, and each agent's
  * head. Its size grows with the number of agents, not of events: the positions live in the journal,
  * which only grows by what changed.
@@ -26,20 +27,50 @@ import java.util.zip.CRC32C;
  * but start time. Written with {@link AtomicFile} (old or new, never a mix); a CRC32C trailer catches
  * any other damage.
  */
-record Checkpoint(long logSize, String lastHash, String lastRecordedAt, long journalBytes, List<Head> heads) {
+record HeadSnapshot(long logSize, String lastHash, String lastRecordedAt, long journalBytes, List<Head> heads) {
 
-    static final String FILE = "checkpoint";
+    /** Its file in the data directory. */
+    static final String FILE = "head-snapshot";
+    /**
+     * Its file before it was named a snapshot: read when {@link #FILE} is absent (a data directory of
+     * an older version), deleted once a snapshot under the new name is written.
+     */
+    static final String LEGACY_FILE = "checkpoint";
     private static final int MAGIC = 0x54504b32; // "TPK2"
     /** The format before the journal (positions inside): its head still says what was acknowledged. */
     private static final int MAGIC_V1 = 0x54504b31;
-    /** {@link #journalBytes()} of a checkpoint read from the old format: no journal, rebuild from the log. */
+    /** {@link #journalBytes()} of a snapshot read from the old format: no journal, rebuild from the log. */
     static final long NO_JOURNAL = -1;
 
     /** One agent's head and how many events it has up to {@link #logSize()}. */
     record Head(String agentId, long headSequence, String headHash, String lastRecordedAt, int eventCount) {
     }
 
-    void write(Path file) throws IOException {
+    /**
+     * Writes it to {@link #FILE} in {@code dataDir} (atomic: old or new), then removes a
+     * {@link #LEGACY_FILE} left by an older version, so that the two can never disagree.
+     */
+    void writeIn(Path dataDir) throws IOException {
+        write(dataDir.resolve(FILE));
+        Files.deleteIfExists(dataDir.resolve(LEGACY_FILE));
+    }
+
+    /**
+     * The snapshot in {@code dataDir}: {@link #FILE}, or when there is none the {@link #LEGACY_FILE}
+     * an older version wrote (same format); null when there is neither or it is damaged. A
+     * {@link #LEGACY_FILE} beside {@link #FILE} (a crash between {@link #writeIn}'s two steps) is
+     * older than it and is removed.
+     */
+    static HeadSnapshot readIn(Path dataDir) throws IOException {
+        Path file = dataDir.resolve(FILE);
+        if (Files.exists(file)) {
+            Files.deleteIfExists(dataDir.resolve(LEGACY_FILE));
+            return read(file);
+        }
+        return read(dataDir.resolve(LEGACY_FILE));
+    }
+
+    private void write(Path file) throws IOException {
         ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + heads.size() * 128);
         DataOutputStream out = new DataOutputStream(bytes);
         out.writeInt(MAGIC);
@@ -64,11 +95,11 @@ record Checkpoint(long logSize, String lastHash, String lastRecordedAt, long jou
     }
 
     /**
-     * The checkpoint in {@code file}, or null when there is none or it is damaged. One of the format
+     * The snapshot in {@code file}, or null when there is none or it is damaged. One of the format
      * before the journal gives its log size and last hash (for the check of acknowledged events) and
      * {@link #NO_JOURNAL}.
      */
-    static Checkpoint read(Path file) throws IOException {
+    private static HeadSnapshot read(Path file) throws IOException {
         byte[] all;
         try {
             all = Files.readAllBytes(file);
@@ -88,7 +119,7 @@ record Checkpoint(long logSize, String lastHash, String lastRecordedAt, long jou
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(all, 0, all.length - 4))) {
             int magic = in.readInt();
             if (magic == MAGIC_V1) {
-                return new Checkpoint(in.readLong(), in.readUTF(), in.readUTF(), NO_JOURNAL, List.of());
+                return new HeadSnapshot(in.readLong(), in.readUTF(), in.readUTF(), NO_JOURNAL, List.of());
             }
             if (magic != MAGIC) {
                 return null;
@@ -102,12 +133,12 @@ record Checkpoint(long logSize, String lastHash, String lastRecordedAt, long jou
             for (int i = 0; i < agentCount; i++) {
                 heads.add(new Head(in.readUTF(), in.readLong(), in.readUTF(), in.readUTF(), in.readInt()));
             }
-            return new Checkpoint(logSize, lastHash, lastRecordedAt, journalBytes, heads);
+            return new HeadSnapshot(logSize, lastHash, lastRecordedAt, journalBytes, heads);
         }
     }
 
     @Override
     public String toString() {
-        return "Checkpoint[logSize=" + logSize + ", agents=" + heads.size() + ", journalBytes=" + journalBytes + "]";
+        return "HeadSnapshot[logSize=" + logSize + ", agents=" + heads.size() + ", journalBytes=" + journalBytes + "]";
     }
 }

@@ -20,11 +20,12 @@ import java.util.Random;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A checkpoint costs what changed since the previous one (the position
- * journal grows by the new events only, the checkpoint of heads by the agents), and a start from any
- * state of the journal (torn, orphaned, damaged) ends in the same ledger.
+ * A chain-head snapshot costs what changed since the previous one (the position journal grows by the
+ * new events only, the snapshot by the agents), a start from any state of the journal (torn,
+ * orphaned, damaged) ends in the same ledger, and a data directory of a version that named the
+ * snapshot file {@code checkpoint} starts as it is.
  */
-class CheckpointJournalTest {
+class HeadSnapshotJournalTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -62,19 +63,19 @@ class CheckpointJournalTest {
     }
 
     @Test
-    void theNthCheckpointWritesOnlyWhatChanged() throws Exception {
+    void theNthSnapshotWritesOnlyWhatChanged() throws Exception {
         try (Ledger ledger = open()) {
             append(ledger, 600);
-            ledger.checkpoint();
-            long heads = size("checkpoint");
+            ledger.snapshotHeads();
+            long heads = size("head-snapshot");
             long journal = size("positions");
             append(ledger, 5000);
-            ledger.checkpoint();
+            ledger.snapshotHeads();
             long journalAfterMany = size("positions");
             append(ledger, 10);
-            ledger.checkpoint();
-            // Same six agents: the checkpoint of heads does not grow with the log.
-            assertThat(size("checkpoint")).isEqualTo(heads);
+            ledger.snapshotHeads();
+            // Same six agents: the snapshot does not grow with the log.
+            assertThat(size("head-snapshot")).isEqualTo(heads);
             // The journal grows by the new events only: about a byte per event plus a record header.
             assertThat(journalAfterMany - journal).isBetween(5000L, 5100L);
             assertThat(size("positions") - journalAfterMany).isLessThan(60);
@@ -82,21 +83,21 @@ class CheckpointJournalTest {
     }
 
     @Test
-    void aTornOrOrphanedJournalTailIsCutAndTheLogReReadFromTheCheckpoint() throws Exception {
+    void aTornOrOrphanedJournalTailIsCutAndTheLogReReadFromTheSnapshot() throws Exception {
         State expected;
-        byte[] olderCheckpoint;
+        byte[] olderSnapshot;
         try (Ledger ledger = open()) {
             append(ledger, 300);
-            ledger.checkpoint();
-            olderCheckpoint = Files.readAllBytes(dir.resolve("checkpoint"));
+            ledger.snapshotHeads();
+            olderSnapshot = Files.readAllBytes(dir.resolve("head-snapshot"));
             append(ledger, 200);
-            ledger.checkpoint();
+            ledger.snapshotHeads();
             append(ledger, 50);
             expected = state(ledger);
         }
-        // A crash after the journal record of the last checkpoint was forced but before the checkpoint
+        // A crash after the journal record of the last snapshot was forced but before the snapshot
         // was renamed into place: the journal holds an orphaned record, and a torn one after it.
-        Files.write(dir.resolve("checkpoint"), olderCheckpoint);
+        Files.write(dir.resolve("head-snapshot"), olderSnapshot);
         Files.write(dir.resolve("positions"), new byte[] {0, 0, 0, 42, 1, 2, 3}, StandardOpenOption.APPEND);
         try (Ledger ledger = open()) {
             assertThat(state(ledger)).isEqualTo(expected);
@@ -109,11 +110,51 @@ class CheckpointJournalTest {
     }
 
     @Test
+    void aDataDirectoryWhoseSnapshotIsStillNamedCheckpointStartsAndIsMovedToTheNewName() throws Exception {
+        State expected;
+        try (Ledger ledger = open()) {
+            append(ledger, 700);
+            expected = state(ledger);
+        }
+        // What an older version leaves: the same record under its former name (the format is unchanged).
+        Files.move(dir.resolve("head-snapshot"), dir.resolve("checkpoint"));
+        try (Ledger ledger = open()) {
+            assertThat(state(ledger)).isEqualTo(expected);
+            append(ledger, 30);
+            expected = state(ledger);
+        }
+        assertThat(dir.resolve("checkpoint")).doesNotExist();
+        assertThat(dir.resolve("head-snapshot")).exists();
+        try (Ledger ledger = open()) {
+            assertThat(state(ledger)).isEqualTo(expected);
+        }
+    }
+
+    @Test
+    void aLeftoverFileOfTheFormerNameNeverOverridesTheSnapshot() throws Exception {
+        byte[] older;
+        State expected;
+        try (Ledger ledger = open()) {
+            append(ledger, 100);
+            ledger.snapshotHeads();
+            older = Files.readAllBytes(dir.resolve("head-snapshot"));
+            append(ledger, 100);
+            expected = state(ledger);
+        }
+        // A crash between writing the new file and removing the old one leaves both: the new one counts.
+        Files.write(dir.resolve("checkpoint"), older);
+        try (Ledger ledger = open()) {
+            assertThat(state(ledger)).isEqualTo(expected);
+        }
+        assertThat(dir.resolve("checkpoint")).doesNotExist();
+    }
+
+    @Test
     void aDamagedJournalIsRebuiltFromTheLog() throws Exception {
         State expected;
         try (Ledger ledger = open()) {
             append(ledger, 400);
-            ledger.checkpoint();
+            ledger.snapshotHeads();
             append(ledger, 100);
             expected = state(ledger);
         }

@@ -21,29 +21,29 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The cost of one checkpoint at a given log length, and the time to open the ledger (a checkpoint
+ * The cost of one snapshot at a given log length, and the time to open the ledger (a snapshot
  * should cost what changed since the previous one, not the whole log). Uses the ledger's public
  * API only, so the same main runs against any build:
  *
  * <ol>
  *   <li>fills a temporary data directory with N events (1,000 agents, batches of 10,000, automatic
- *       checkpoints off) and closes it (the first checkpoint covers all N);</li>
+ *       snapshots off) and closes it (the first snapshot covers all N);</li>
  *   <li>three rounds of: open (timed: the start), append 10,000 more events, close (timed: the final
- *       checkpoint of 10,000 new events on top of N, plus forcing the tree);</li>
+ *       snapshot of 10,000 new events on top of N, plus forcing the tree);</li>
  *   <li>the heap the open ledger holds (used heap after collections, open minus closed).</li>
  * </ol>
  *
- * <pre>java -Xmx2g -cp ... io.trailproof.bench.CheckpointBench [--events N] [--data DIR]</pre>
+ * <pre>java -Xmx2g -cp ... io.trailproof.bench.HeadSnapshotBench [--events N] [--data DIR]</pre>
  *
  * The data directory is deleted at the end.
  */
-public final class CheckpointBench {
+public final class HeadSnapshotBench {
 
     private static final int AGENTS = 1000;
     private static final int BATCH = 10_000;
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private CheckpointBench() {
+    private HeadSnapshotBench() {
     }
 
     public static void main(String[] args) throws Exception {
@@ -51,7 +51,7 @@ public final class CheckpointBench {
         long events = opts.longOption("--events", 1_000_000);
         Path data = opts.pathOption("--data", null);
         if (data == null) {
-            data = Files.createTempDirectory("trailproof-checkpoint-bench");
+            data = Files.createTempDirectory("trailproof-head-snapshot-bench");
         }
         LedgerOptions options = new LedgerOptions(64L << 20, Long.MAX_VALUE);
         try {
@@ -64,7 +64,7 @@ public final class CheckpointBench {
                     next += n;
                 }
             }
-            System.out.printf("filled %,d events and wrote the first checkpoint in %.1f s%n", events,
+            System.out.printf("filled %,d events and wrote the first snapshot in %.1f s%n", events,
                     (System.nanoTime() - t0) / 1e9);
             ThreadMXBean cpu = ManagementFactory.getThreadMXBean();
             double[] open = new double[3];
@@ -88,15 +88,15 @@ public final class CheckpointBench {
                 openCpu[round] = (bc - ac) / 1e6;
                 close[round] = (d - c) / 1e6;
                 closeCpu[round] = (dc - cc) / 1e6;
-                System.out.printf("round %d at %,d events: open %.0f ms (cpu %.0f ms), checkpoint of %,d new events "
-                        + "(close) %.1f ms (cpu %.1f ms), checkpoint file %s bytes%n", round + 1, next, open[round],
-                        openCpu[round], BATCH, close[round], closeCpu[round], checkpointBytes(data));
+                System.out.printf("round %d at %,d events: open %.0f ms (cpu %.0f ms), snapshot of %,d new events "
+                        + "(close) %.1f ms (cpu %.1f ms), snapshot file %s bytes%n", round + 1, next, open[round],
+                        openCpu[round], BATCH, close[round], closeCpu[round], snapshotBytes(data));
             }
             Arrays.sort(open);
             Arrays.sort(openCpu);
             Arrays.sort(close);
             Arrays.sort(closeCpu);
-            System.out.printf("median: open %.0f ms (cpu %.0f ms), checkpoint %.1f ms (cpu %.1f ms)%n", open[1],
+            System.out.printf("median: open %.0f ms (cpu %.0f ms), snapshot %.1f ms (cpu %.1f ms)%n", open[1],
                     openCpu[1], close[1], closeCpu[1]);
             // The heap an open ledger holds for its events (position tables, resident tree levels, chains):
             // measured after collections, with nothing else of the benchmark alive.
@@ -120,10 +120,14 @@ public final class CheckpointBench {
         return memory.getHeapMemoryUsage().getUsed();
     }
 
-    /** The checkpoint file's size, and the position journal's where the build has one. */
-    private static String checkpointBytes(Path data) throws IOException {
+    /**
+     * The snapshot file's size ({@code head-snapshot}, or {@code checkpoint} in builds before that
+     * name), and the position journal's where the build has one.
+     */
+    private static String snapshotBytes(Path data) throws IOException {
         Path journal = data.resolve("positions");
-        return String.format("%,d", Files.size(data.resolve("checkpoint")))
+        Path snapshot = data.resolve("head-snapshot");
+        return String.format("%,d", Files.size(Files.exists(snapshot) ? snapshot : data.resolve("checkpoint")))
                 + (Files.exists(journal) ? String.format(" + journal %,d", Files.size(journal)) : "");
     }
 

@@ -1,4 +1,4 @@
-package io.trailproof.capture;
+package io.trailproof.shipping;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

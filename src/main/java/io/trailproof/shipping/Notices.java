@@ -1,4 +1,4 @@
-package io.trailproof.capture;
+package io.trailproof.shipping;
 
 import java.io.PrintStream;
 import java.util.HashSet;

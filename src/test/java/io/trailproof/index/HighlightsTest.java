@@ -1,0 +1,71 @@
+package io.trailproof.index;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.EventValidator;
+import io.trailproof.core.event.StoredEvent;
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Which fields a query highlights, on one event, with the parser the search uses for highlighting. */
+class HighlightsTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final IndexAnalyzer ANALYZER = new IndexAnalyzer();
+
+    private static StoredEvent event(String words) throws Exception {
+        ObjectNode e = JSON.createObjectNode().put("agent_id", "agent-7").put("action_type", "TOOL_RESULT")
+                .put("action_name", "search_web");
+        e.putObject("action_input").put("q", "weather in lisbon");
+        e.putObject("action_output").put("text", words);
+        e.putObject("labels").put("env", "prod");
+        return StoredEvent.seal(EventValidator.validate(e), "019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00",
+                "2026-11-22T00:00:00.000000Z", 1, EventFields.GENESIS_PREV_HASH, 0);
+    }
+
+    private static Map<String, List<String>> highlights(String q, StoredEvent event) throws Exception {
+        return new Highlights(ANALYZER).of(RequestQuery.parse(q, EventQueryParser.forHighlights(ANALYZER)), event);
+    }
+
+    private static String manyWords(int n) {
+        StringBuilder b = new StringBuilder();
+        for (int i = 0; i < n; i++) {
+            b.append('w').append(i).append(' ');
+        }
+        return b.toString();
+    }
+
+    @Test
+    void aPatternOnOneFieldMarksOnlyThatField() throws Exception {
+        StoredEvent e = event("sunny and warm");
+        assertThat(highlights("output:*", e)).containsOnlyKeys("output");
+        assertThat(highlights("input:weath*", e)).containsOnlyKeys("input");
+        assertThat(highlights("input:weath*", e).get("input")).containsExactly("<em>weather</em> in lisbon");
+        assertThat(highlights("output:warm", e)).containsOnlyKeys("output");
+        // The default field marks a match wherever it occurs.
+        assertThat(highlights("w*", e)).containsOnlyKeys("input", "output");
+    }
+
+    @Test
+    void keywordFieldsAreMarkedByWildcardsPrefixesAndRanges() throws Exception {
+        StoredEvent e = event("x");
+        assertThat(highlights("action_type:TOOL_*", e)).containsEntry("action_type", List.of("<em>TOOL_RESULT</em>"));
+        assertThat(highlights("agent_id:agent?7", e)).containsEntry("agent_id", List.of("<em>agent-7</em>"));
+        assertThat(highlights("label.env:[p TO q]", e)).containsEntry("label.env", List.of("<em>prod</em>"));
+        assertThat(highlights("action_type:LLM_*", e)).doesNotContainKey("action_type");
+        assertThat(highlights("x AND NOT action_type:TOOL_*", e)).doesNotContainKey("action_type");
+    }
+
+    @Test
+    void patternsMatchingMoreThan1024WordsStillHighlight() throws Exception {
+        StoredEvent e = event(manyWords(1_100));
+        for (String q : List.of("*", "output:*", "w*", "output:w1*", "output:[a TO z]", "output:[* TO *]", "/w[0-9]+/")) {
+            assertThat(highlights(q, e).get("output")).as(q).isNotEmpty();
+        }
+    }
+}
