@@ -63,6 +63,11 @@ class HookTest(ServerTest):
         self.assertEqual("/home/dev/project", ev[2]["metadata"]["cwd"])
         self.assertEqual({"source": "startup"}, ev[0]["action_input"])
         self.assertEqual({"reason": "prompt_input_exit"}, ev[6]["action_input"])
+        # One capture stream for the hook session, numbered across runs; SessionEnd ends it.
+        self.assertEqual(1, len({e["capture_id"] for e in ev}))
+        self.assertEqual(list(range(1, 8)), [e["capture_seq"] for e in ev])
+        self.assertEqual([False] * 6 + [True], [e.get("capture_last", False) for e in ev])
+        self.assertEqual([], os.listdir(os.path.join(self.spool_dir, "hook-capture")))
 
     def test_the_installed_console_script(self) -> None:
         script = os.path.join(os.path.dirname(sys.executable), "trailproof-hook")

@@ -12,6 +12,7 @@ import random
 import sys
 import threading
 import time
+import uuid
 import weakref
 from concurrent.futures import Future
 from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Union
@@ -53,11 +54,12 @@ class Receipt(Future):  # type: ignore[type-arg]
 
 
 class _Item:
-    __slots__ = ("data", "receipt")
+    __slots__ = ("data", "receipt", "seq")
 
-    def __init__(self, data: bytes, receipt: Optional[Receipt]) -> None:
+    def __init__(self, data: bytes, receipt: Optional[Receipt], seq: int = 0) -> None:
         self.data = data
         self.receipt = receipt
+        self.seq = seq
 
 
 def _body(items: List[_Item]) -> bytes:
@@ -132,6 +134,12 @@ class Client:
         self._closing = False
         self._close_deadline = 0.0
         self._thread: Optional[threading.Thread] = None
+        # Capture sequence (src/site/completeness.md#capture-sequences): one stream per client
+        # instance, numbered when an event is created, so an event lost later leaves a hole.
+        self.capture_id = "py-" + uuid.uuid4().hex
+        self._capture_seq = 0
+        self._capture_lock = threading.Lock()
+        self._dropped: List[List[int]] = []  # numbers lost here, told to the service on the next event
         if self.enabled:
             self._thread = threading.Thread(target=self._run, name="trailproof-sender", daemon=True)
             self._thread.start()
@@ -154,6 +162,10 @@ class Client:
             r.set_result(None)
             return r
         event: Dict[str, Any] = {"agent_id": self.agent_id}
+        with self._capture_lock:
+            self._capture_seq += 1
+            seq = self._capture_seq
+            dropped = self._dropped.pop(0) if self._dropped else None
         sid = session_id or self.session_id
         if sid:
             event["session_id"] = str(sid)
@@ -185,14 +197,59 @@ class Client:
         event["timestamp"] = timestamp or utc_now()
         if self.before_send is not None:
             event = self._redact(event)
+        # Set after redaction: a hook cannot take an event out of its stream.
+        event["capture_id"] = self.capture_id
+        event["capture_seq"] = seq
+        if dropped is not None:
+            event["capture_dropped"] = dropped
         try:
             data = _DUMPS(event).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate somewhere: rebuilt with it replaced
             event = jsonable(event)
             data = _DUMPS(event).encode("utf-8")
         receipt = Receipt(event)
-        self._enqueue(_Item(data, receipt))
+        try:
+            self._enqueue(_Item(data, receipt, seq))
+        except QueueFull:
+            self._lost(seq)
+            raise
         return receipt
+
+    def _lost(self, seq: int) -> None:
+        """Number ``seq`` will never be sent: the next event says so (``capture_dropped``)."""
+        with self._capture_lock:
+            if self._dropped and self._dropped[-1][1] + 1 == seq:
+                self._dropped[-1][1] = seq
+            else:
+                self._dropped.append([seq, seq])
+
+    def _end_stream(self) -> None:
+        """Marks the end of the capture stream, ``self._cond`` held: the last event still queued gets
+        ``capture_last``, or, when it was sent already, a ``CAPTURE_END`` event is queued."""
+        with self._capture_lock:
+            last = self._capture_seq
+            dropped = self._dropped.pop(0) if self._dropped else None
+        if self._buf and self._buf[-1].seq == last and last > 0 and dropped is None:
+            item = self._buf[-1]
+            event = dict(item.receipt.event) if item.receipt is not None and item.receipt.event else _loads(item.data)
+            if event is not None:
+                event["capture_last"] = True
+                item.data = _DUMPS(event).encode("utf-8")
+                return
+        with self._capture_lock:
+            self._capture_seq += 1
+            seq = self._capture_seq
+        event = {"agent_id": self.agent_id, "capture_method": "python-sdk", "action_type": "CAPTURE_END",
+                 "action_name": "close", "timestamp": utc_now(), "capture_id": self.capture_id,
+                 "capture_seq": seq, "capture_last": True}
+        if self.session_id:
+            event["session_id"] = str(self.session_id)
+        if dropped is not None:
+            event["capture_dropped"] = dropped
+        if not self._buf:
+            self._oldest_at = time.monotonic()
+        self._buf.append(_Item(_DUMPS(event).encode("utf-8"), Receipt(event), seq))
+        self._enqueued += 1
 
     def _redact(self, event: Dict[str, Any]) -> Dict[str, Any]:
         try:
@@ -277,6 +334,7 @@ class Client:
         timeout = self.close_timeout if timeout is None else timeout
         with self._cond:
             if not self._closing:
+                self._end_stream()
                 self._closing = True
                 self._close_deadline = time.monotonic() + timeout
             self._cond.notify_all()

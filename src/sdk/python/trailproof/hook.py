@@ -102,6 +102,40 @@ def event_for(payload: Dict[str, Any], agent_id: str) -> Dict[str, Any]:
     return event
 
 
+def _capture_number(root: str, agent_id: str, session_id: str, end: bool) -> Tuple[str, int]:
+    """The hook session's capture stream and the next number in it (src/site/completeness.md#capture-sequences).
+
+    Each hook run is a process of its own, so the stream lives in a small file per (agent, session)
+    under ``<spool dir>/hook-capture``, read and advanced under an exclusive lock (runs of one session
+    may overlap); the session's end removes it."""
+    import hashlib
+
+    d = os.path.join(root, "hook-capture")
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    path = os.path.join(d, hashlib.sha256((agent_id + "\0" + session_id).encode("utf-8")).hexdigest()[:32])
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover (no flock: runs of one session rarely overlap)
+            pass
+        parts = os.read(fd, 512).decode("ascii", "replace").split()
+        if len(parts) == 2 and parts[1].isdigit():
+            capture_id, seq = parts[0], int(parts[1]) + 1
+        else:
+            capture_id, seq = "hook-" + os.urandom(16).hex(), 1
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.ftruncate(fd, 0)
+        os.write(fd, ("%s %d" % (capture_id, seq)).encode("ascii"))
+        if end:
+            os.unlink(path)
+        return capture_id, seq
+    finally:
+        os.close(fd)
+
+
 def _read_stdin(deadline: float) -> bytes:
     fd = sys.stdin.fileno()
     chunks = []
@@ -157,12 +191,22 @@ def run(stdin: bytes, deadline: float, env: Optional[Dict[str, str]] = None) -> 
         event = event_for(payload, env.get("TRAILPROOF_AGENT_ID") or AGENT_ID)
     except ValueError as e:  # UnicodeDecodeError and JSONDecodeError included
         return "malformed hook payload, nothing recorded: %s" % e
+    spool_root = env.get("TRAILPROOF_SPOOL_DIR") or default_spool_dir()
+    if "session_id" in event:
+        try:
+            end = payload.get("hook_event_name") == "SessionEnd"
+            event["capture_id"], event["capture_seq"] = _capture_number(spool_root, event["agent_id"],
+                                                                        event["session_id"], end)
+            if end:
+                event["capture_last"] = True
+        except OSError:  # the event is still recorded, outside any stream
+            pass
     now = time.time()
     event["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%06dZ" % (int(now * 1e6) % 1000000)
     body = b"[" + json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace") + b"]"
     key = new_idempotency_key()
     url = (env.get("TRAILPROOF_URL") or "http://127.0.0.1:7600").rstrip("/")
-    spool = Spool(env.get("TRAILPROOF_SPOOL_DIR") or default_spool_dir(), url)
+    spool = Spool(spool_root, url)
     t = Transport(url, env.get("TRAILPROOF_API_KEY") or None)
     messages = []
     try:

@@ -224,6 +224,7 @@ public final class McpProxy {
             }
         }
         recorder.finish(sequencer.next());
+        recorder.end(sequencer.next());
         if (recorder.oversizedMessages() > 0) {
             notices.always(recorder.oversizedMessages() + " messages longer than " + (MAX_RECORDED_MESSAGE >> 20)
                     + " MiB were passed on without being read for recording");

@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
@@ -73,6 +74,9 @@ final class ToolCallRecorder {
     private String serverVersion;
     private String agentId;
     private long oversized;
+    /** This proxy process's capture stream (src/site/completeness.md#capture-sequences). */
+    private final String captureId;
+    private long captureSeq;
 
     /**
      * @param explicitAgentId the agent id to use, or null to take it from the server's name
@@ -80,6 +84,13 @@ final class ToolCallRecorder {
      * @param events receives each event, in order
      */
     ToolCallRecorder(String explicitAgentId, String serverCommand, String sessionId, Consumer<ObjectNode> events) {
+        this(explicitAgentId, serverCommand, sessionId, "mcp-" + UUID.randomUUID().toString().replace("-", ""), events);
+    }
+
+    /** @param captureId the capture stream of the events, one per proxy process */
+    ToolCallRecorder(String explicitAgentId, String serverCommand, String sessionId, String captureId,
+                     Consumer<ObjectNode> events) {
+        this.captureId = captureId;
         this.explicitAgentId = explicitAgentId;
         this.fallbackAgentId = agentIdFor(fileName(serverCommand));
         this.sessionId = sessionId;
@@ -279,9 +290,30 @@ final class ToolCallRecorder {
         return text.isEmpty() ? "the tool reported an error (isError)" : text.toString();
     }
 
-    /** Hands an event on, summarised in place if the event rules would refuse its content. */
+    /**
+     * Ends the capture stream as the proxy exits, after {@link #finish}: a {@code CAPTURE_END} event with
+     * {@code capture_last}, so numbers lost before it are recorded as a gap at once. Nothing when the
+     * proxy recorded nothing.
+     */
+    void end(Sequencer.Stamp stamp) {
+        if (captureSeq == 0) {
+            return;
+        }
+        ObjectNode e = base(EventFields.CAPTURE_END_ACTION_TYPE, "exit", stamp, NODES.nullNode());
+        ((ObjectNode) e.get(EventFields.METADATA)).remove("jsonrpc_id");
+        e.put(EventFields.CAPTURE_LAST, true);
+        emit(e);
+    }
+
+    /**
+     * Hands an event on, summarised in place if the event rules would refuse its content, numbered in
+     * the proxy's capture stream as it is created (before the shipper, the network or the spool).
+     */
     private void emit(ObjectNode event) {
-        events.accept(EventContent.storable(event));
+        ObjectNode e = EventContent.storable(event);
+        e.put(EventFields.CAPTURE_ID, captureId);
+        e.put(EventFields.CAPTURE_SEQ, ++captureSeq);
+        events.accept(e);
     }
 
     private ObjectNode base(String actionType, String tool, Sequencer.Stamp stamp, JsonNode id) {

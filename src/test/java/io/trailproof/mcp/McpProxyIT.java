@@ -1,6 +1,7 @@
 package io.trailproof.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -112,7 +113,18 @@ class McpProxyIT {
         return ((TextContent) r.content().get(0)).text();
     }
 
+    /** The agent's recorded messages, without the proxy's end of its capture stream ({@code CAPTURE_END}). */
     private static JsonNode events(Api api, String agent) throws Exception {
+        ArrayNode out = Api.JSON.createArrayNode();
+        for (JsonNode e : all(api, agent)) {
+            if (!e.path("action_type").asText().equals("CAPTURE_END")) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    private static JsonNode all(Api api, String agent) throws Exception {
         return api.get("/v1/events?order=asc&limit=1000&agent_id=" + agent).json();
     }
 
@@ -211,6 +223,17 @@ class McpProxyIT {
             assertThat(events.get(1).get("action_output").get("content").get(0).get("text").asText()).isEqualTo("héllo ☃");
             assertThat(events.get(3).get("error_message").asText()).isEqualTo("the tool failed: no disk");
             assertThat(events.get(7).get("duration_ms").asLong()).isGreaterThanOrEqualTo(300);
+            // One capture stream for the proxy process, numbered 1..8; its exit ends it (CAPTURE_END, 9).
+            for (int i = 0; i < 8; i++) {
+                assertThat(events.get(i).get("capture_id").asText()).isEqualTo(events.get(0).get("capture_id").asText());
+                assertThat(events.get(i).get("capture_seq").asLong()).isEqualTo(i + 1);
+            }
+            Await.untilTrue("the proxy's exit ends its stream", Duration.ofSeconds(90), () -> all(api, "mcp:files-test").size() == 9);
+            JsonNode end = all(api, "mcp:files-test").get(8);
+            assertThat(end.get("action_type").asText()).isEqualTo("CAPTURE_END");
+            assertThat(end.get("capture_seq").asLong()).isEqualTo(9);
+            assertThat(end.get("capture_last").asBoolean()).isTrue();
+            assertThat(end.get("capture_id").asText()).isEqualTo(events.get(0).get("capture_id").asText());
 
             // Both directions, byte for byte: what the client wrote is what the server read, and back.
             Path clientOut = record.resolve("client-out");

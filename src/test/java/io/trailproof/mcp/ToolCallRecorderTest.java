@@ -127,6 +127,25 @@ class ToolCallRecorderTest {
     }
 
     @Test
+    void eventsAreNumberedInTheProxysCaptureStreamAndTheExitEndsIt() {
+        List<ObjectNode> out = new ArrayList<>();
+        ToolCallRecorder r = new ToolCallRecorder(null, "npx", "s", "mcp-stream", out::add);
+        r.end(stamp(0));
+        assertThat(out).as("nothing recorded: no stream to end").isEmpty();
+        r.message(Direction.CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}"
+                .getBytes(StandardCharsets.UTF_8), stamp(1));
+        r.message(Direction.SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}"
+                .getBytes(StandardCharsets.UTF_8), stamp(2));
+        r.finish(stamp(3));
+        r.end(stamp(4));
+        assertThat(out).extracting(e -> e.get("capture_seq").asLong()).containsExactly(1L, 2L, 3L);
+        assertThat(out).allSatisfy(e -> assertThat(e.get("capture_id").asText()).isEqualTo("mcp-stream"));
+        assertThat(out.get(2).get("action_type").asText()).isEqualTo("CAPTURE_END");
+        assertThat(out.get(2).get("capture_last").asBoolean()).isTrue();
+        assertThat(out.get(2).get("metadata").has("jsonrpc_id")).isFalse();
+    }
+
+    @Test
     void theAgentIdIsExplicitOrTheServersNameOrTheCommandsFileName() {
         List<ObjectNode> explicit = new ArrayList<>();
         ToolCallRecorder r = new ToolCallRecorder("my-agent", "npx", "s", explicit::add);
