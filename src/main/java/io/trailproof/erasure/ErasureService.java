@@ -93,6 +93,27 @@ public final class ErasureService {
         }
     }
 
+    /**
+     * The selector leaves nothing to erase: it matches no event whose content can be erased, or only
+     * events erased already. Nothing was erased and nothing recorded (src/site/erasure.md#api).
+     */
+    public static final class NothingToEraseException extends Exception {
+        private final long alreadyErased;
+
+        NothingToEraseException(long alreadyErased) {
+            super(alreadyErased == 0
+                    ? "the selector matches no event whose content can be erased; nothing was erased or recorded"
+                    : "every event the selector matches (" + alreadyErased + ") is erased already; nothing was "
+                            + "erased or recorded");
+            this.alreadyErased = alreadyErased;
+        }
+
+        /** How many of the events the selector matches are erased already (0: it matches none). */
+        public long alreadyErased() {
+            return alreadyErased;
+        }
+    }
+
     /** At start: finishes the index's part of an erasure a crash interrupted, then clears its marker. */
     public void completeInterrupted() throws IOException {
         if (ledger.erasures().interrupted() < 0) {
@@ -119,16 +140,26 @@ public final class ErasureService {
      * gone. In cluster mode ({@link #replicateThrough}) the selector is resolved here, to log indexes, and
      * the erasure goes through the topic: the answer comes once this node applied it (every node
      * applies it at the same position).
+     *
+     * @throws NothingToEraseException when the selector leaves nothing to erase (nothing is recorded)
      */
     public ObjectNode erase(Selector selector, List<String> fields, String reason, String keyName)
-            throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
+            throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException,
+            NothingToEraseException {
         Replication topic = replication;
         LedgerErasures.ErasureOutcome out;
         if (topic != null) {
             caughtUp.await();   // the selector sees every write acknowledged before, by any node
-            out = topic.publish(new ErasureOrder(resolve(selector), fields, reason, keyName, selector.toJson(), true));
+            long[] candidates = resolve(selector);
+            if (candidates.length == 0) {
+                throw new NothingToEraseException(0);
+            }
+            out = topic.publish(new ErasureOrder(candidates, fields, reason, keyName, selector.toJson(), true));
         } else {
             out = eraseHere(selector, fields, reason, keyName);
+        }
+        if (out.erasure() == null) {
+            throw new NothingToEraseException(out.alreadyErased());
         }
         ObjectNode o = JsonNodeFactory.instance.objectNode();
         o.put("erasure_id", out.erasure().id());
@@ -143,6 +174,9 @@ public final class ErasureService {
             throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
         long[] candidates = resolve(selector);
         LedgerErasures.ErasureOutcome out = ledger.erasures().erase(candidates, fields, reason, keyName, selector.toJson());
+        if (out.erasure() == null) {
+            return out;
+        }
         complete(out.erased().stream().mapToLong(Long::longValue).toArray(), shareWhileIngesting);
         return out;
     }

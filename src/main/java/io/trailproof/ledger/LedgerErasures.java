@@ -146,7 +146,9 @@ public final class LedgerErasures {
      * fields (src/site/erasure.md#erased-event): records the erasure as an event of agent
      * {@link EventFields#ERASURES_AGENT} (durable first), then rewrites the log. On return no byte of
      * the erased content is left in the log's files; the caller removes it from what it derived (the
-     * search index) and then calls {@link #settled}, until which the pending marker stays.
+     * search index) and then calls {@link #settled}, until which the pending marker stays. When no
+     * candidate is left to erase (none given, every one erased already, or erasure events) nothing is
+     * recorded or changed, and the outcome's erasure is null.
      *
      * @param selector what the request selected by (kept in the erasure event)
      * @param keyName  the name of the API key that asked, or null
@@ -176,7 +178,7 @@ public final class LedgerErasures {
     /**
      * As {@link #erase(long[], List, String, String, ObjectNode)}; with {@code listIds} false the
      * erasure event names the events by their log indexes only (a retention pass, whose events'
-     * ids would not fit one event). Nothing to erase records nothing when {@code listIds} is false.
+     * ids would not fit one event). Nothing to erase records nothing: the outcome's erasure is null.
      */
     private synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
                                               ObjectNode selector, boolean listIds) throws IOException {
@@ -205,7 +207,8 @@ public final class LedgerErasures {
 
     private ErasureOutcome erase(ErasureOrder order, Sealing sealing, Pacer pacer) throws IOException {
         ErasurePlan plan = planReadable(order.candidates());
-        if (!order.listIds() && plan.targets().isEmpty()) {
+        if (plan.targets().isEmpty()) {
+            // Erasing nothing records nothing: a mistyped selector must not leave a permanent event.
             return new ErasureOutcome(null, List.of(), plan.alreadyErased());
         }
         ObjectNode input = JsonNodeFactory.instance.objectNode();
@@ -440,7 +443,7 @@ public final class LedgerErasures {
     public record ErasurePlan(List<Long> targets, List<String> ids, long alreadyErased) {
     }
 
-    /** What an erasure did. */
+    /** What an erasure did; {@code erasure} is null when there was nothing to erase and nothing was recorded. */
     public record ErasureOutcome(StoredEvent erasure, List<Long> erased, long alreadyErased) {
     }
 

@@ -44,6 +44,24 @@ class ToolCallRecorderTest {
     }
 
     @Test
+    void aCallTheGateLetThroughCarriesItsDecisionOrSaysTheGateWasUnavailable() throws Exception {
+        initialize();
+        JsonNode proposed = StrictJson.parse("{\"path\":\"/a\"}".getBytes(StandardCharsets.UTF_8), 10);
+        byte[] call = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"read\",\"arguments\":{\"path\":\"/a\"}}}"
+                .getBytes(StandardCharsets.UTF_8);
+        recorder.message(Direction.CLIENT_TO_SERVER, call, stamp(10), new ToolCallRecorder.GateMark("d-1", proposed));
+        byte[] other = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"read\"}}"
+                .getBytes(StandardCharsets.UTF_8);
+        recorder.message(Direction.CLIENT_TO_SERVER, other, stamp(11), new ToolCallRecorder.GateMark(null, null));
+        assertThat(events).hasSize(2);
+        assertThat(events.get(0).get("decision_id").asText()).isEqualTo("d-1");
+        assertThat(events.get(0).get("action_input")).isEqualTo(proposed);
+        assertThat(events.get(0).get("metadata").has("gate")).isFalse();
+        assertThat(events.get(1).has("decision_id")).isFalse();
+        assertThat(events.get(1).get("metadata").get("gate").asText()).isEqualTo("unavailable");
+    }
+
+    @Test
     void aCallAndItsAnswerAreAPairWithTheServersNameDurationAndStatus() {
         initialize();
         client("{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"read\",\"arguments\":{\"path\":\"/a\"}}}", 10);
