@@ -34,6 +34,9 @@ import java.io.UncheckedIOException;
  */
 public final class SettingsLoader {
 
+    /** The largest {@code limits.max-batch-events} accepted. */
+    public static final int MAX_BATCH_EVENTS = 1_000_000;
+
     private static final System.Logger LOG = System.getLogger(SettingsLoader.class.getName());
 
     private SettingsLoader() {
@@ -73,7 +76,7 @@ public final class SettingsLoader {
         Path dataDir = path(nonEmpty(raw, ConfigKey.DATA_DIR));
         List<ApiKey> keys = apiKeys(raw.get(ConfigKey.AUTH_API_KEYS));
         long maxBody = longIn(raw, ConfigKey.LIMITS_MAX_BODY_BYTES, 1024, Integer.MAX_VALUE);
-        int maxBatch = (int) longIn(raw, ConfigKey.LIMITS_MAX_BATCH_EVENTS, 1, 1_000_000);
+        int maxBatch = (int) longIn(raw, ConfigKey.LIMITS_MAX_BATCH_EVENTS, 1, MAX_BATCH_EVENTS);
         URI tsa = httpUrl(raw, ConfigKey.TIMESTAMP_DEFAULT_TSA_URL);
         List<String> allowed = list(raw.get(ConfigKey.TIMESTAMP_ALLOWED_TSA_URLS).value());
         for (String prefix : allowed) {
@@ -109,7 +112,30 @@ public final class SettingsLoader {
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, snapshotEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
-                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw), gate(raw));
+                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw), gate(raw),
+                frontDoor(raw));
+    }
+
+    /**
+     * {@code server.host-names} (each a DNS name or an IP address, without scheme, port or path) and
+     * {@code server.max-connections-per-address} (src/site/security.md#the-front-door).
+     */
+    private static Settings.FrontDoor frontDoor(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        List<String> names = new ArrayList<>();
+        for (String name : list(raw.get(ConfigKey.SERVER_HOST_NAMES).value())) {
+            String n = name.toLowerCase(Locale.ROOT);
+            if (n.startsWith("[") && n.endsWith("]")) {
+                n = n.substring(1, n.length() - 1);
+            }
+            if (!n.matches("[a-z0-9.:_-]+") || n.startsWith(".") || n.startsWith("-")
+                    || (n.contains(":") && !n.matches("[0-9a-f:.]+"))) {
+                throw bad(ConfigKey.SERVER_HOST_NAMES, raw, "each entry must be a host name or an IP address without "
+                        + "scheme, port or path, such as trail.example.com or 192.0.2.7 (got '" + name + "')");
+            }
+            names.add(n.endsWith(".") ? n.substring(0, n.length() - 1) : n);
+        }
+        return new Settings.FrontDoor(names,
+                (int) longIn(raw, ConfigKey.SERVER_MAX_CONNECTIONS_PER_ADDRESS, 1, 1_000_000));
     }
 
     /** {@code capture.gap-after} (src/site/completeness.md#gaps): a positive ISO 8601 duration. */
