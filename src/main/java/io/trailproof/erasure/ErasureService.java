@@ -15,6 +15,7 @@ import io.trailproof.core.event.EventTime;
 import io.trailproof.ledger.ErasureOrder;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerErasures;
+import io.trailproof.ledger.LogRanges;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -121,16 +122,15 @@ public final class ErasureService {
         }
         long at = ledger.erasures().interrupted();
         StoredEvent e = parse(ledger.payloadAt(at));
-        long[] indexes = indexesOf(e);
-        await(index.purge(indexes, 1));
+        await(index.purge(indexesOf(e), 1));
         ledger.erasures().settled();
     }
 
     /** {@code {"would_erase", "already_erased"}}: changes nothing. */
     public ObjectNode dryRun(Selector selector) throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
-        LedgerErasures.ErasurePlan plan = ledger.erasures().plan(resolve(selector));
+        LedgerErasures.ErasurePlan plan = ledger.erasures().plan(LogRanges.of(resolve(selector)));
         ObjectNode o = JsonNodeFactory.instance.objectNode();
-        o.put("would_erase", plan.targets().size());
+        o.put("would_erase", plan.targets().count());
         o.put("already_erased", plan.alreadyErased());
         return o;
     }
@@ -154,7 +154,7 @@ public final class ErasureService {
             if (candidates.length == 0) {
                 throw new NothingToEraseException(0);
             }
-            out = topic.publish(new ErasureOrder(candidates, fields, reason, keyName, selector.toJson(), true));
+            out = topic.publish(new ErasureOrder(LogRanges.of(candidates), fields, reason, keyName, selector.toJson(), true));
         } else {
             out = eraseHere(selector, fields, reason, keyName);
         }
@@ -163,7 +163,7 @@ public final class ErasureService {
         }
         ObjectNode o = JsonNodeFactory.instance.objectNode();
         o.put("erasure_id", out.erasure().id());
-        o.put("erased", out.erased().size());
+        o.put("erased", out.erased().count());
         o.put("already_erased", out.alreadyErased());
         o.put("log_index", out.erasure().logIndex());
         return o;
@@ -177,7 +177,7 @@ public final class ErasureService {
         if (out.erasure() == null) {
             return out;
         }
-        complete(out.erased().stream().mapToLong(Long::longValue).toArray(), shareWhileIngesting);
+        complete(out.erased(), shareWhileIngesting);
         return out;
     }
 
@@ -199,8 +199,8 @@ public final class ErasureService {
             return eraseRecordedBeforeHere(cutoff, selector);
         }
         caughtUp.await();   // a node chosen a moment ago may still be applying what an earlier pass erased
-        long[] candidates = ledger.erasures().recordedBefore(cutoff);
-        if (candidates.length == 0) {
+        LogRanges candidates = ledger.erasures().recordedBefore(cutoff);
+        if (candidates.isEmpty()) {
             return Optional.empty();
         }
         LedgerErasures.ErasureOutcome out = topic.publish(new ErasureOrder(candidates, EventErasure.ERASABLE,
@@ -215,7 +215,7 @@ public final class ErasureService {
         if (out.erasure() == null) {
             return Optional.empty();
         }
-        complete(out.erased().stream().mapToLong(Long::longValue).toArray(), shareWhileIngesting);
+        complete(out.erased(), shareWhileIngesting);
         return Optional.of(out);
     }
 
@@ -247,11 +247,11 @@ public final class ErasureService {
      * erased content, then the erasure is settled (its pending marker goes). In cluster mode the
      * apply loop calls it for every erasure record.
      */
-    public void completeReplicated(long[] erased) throws IOException {
+    public void completeReplicated(LogRanges erased) throws IOException {
         complete(erased, 1);   // the apply loop, and every write after the record, waits for it
     }
 
-    private void complete(long[] erased, double share) throws IOException {
+    private void complete(LogRanges erased, double share) throws IOException {
         await(index.purge(erased, share));
         ledger.erasures().probe().reached("index-purged");
         ledger.erasures().settled();
@@ -339,14 +339,13 @@ public final class ErasureService {
         return out.stream().mapToLong(Long::longValue).toArray();
     }
 
-    static long[] indexesOf(StoredEvent erasure) {
-        List<Long> out = new ArrayList<>();
+    /** The log indexes an erasure event names, as the ranges it names them by. */
+    static LogRanges indexesOf(StoredEvent erasure) {
+        LogRanges.Builder out = new LogRanges.Builder();
         for (var range : erasure.json().path(EventFields.ACTION_INPUT).path("log_indexes")) {
-            for (long i = range.get(0).longValue(); i <= range.get(1).longValue(); i++) {
-                out.add(i);
-            }
+            out.addRange(range.get(0).longValue(), range.get(1).longValue());
         }
-        return out.stream().mapToLong(Long::longValue).toArray();
+        return out.build();
     }
 
     private static StoredEvent parse(byte[] payload) throws IOException {

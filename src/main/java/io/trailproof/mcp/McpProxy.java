@@ -1,6 +1,10 @@
 package io.trailproof.mcp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.trailproof.shipping.BatchSender;
+import io.trailproof.shipping.EventShipper;
+import io.trailproof.shipping.Notices;
+import io.trailproof.shipping.Spool;
 import io.trailproof.mcp.ToolCallRecorder.Direction;
 
 import java.io.IOException;
@@ -31,6 +35,12 @@ public final class McpProxy {
 
     /** Exit code when the MCP server command cannot be started (as shells use for a missing command). */
     public static final int CANNOT_START = 127;
+
+    /** Starts each of the proxy's own lines on standard error. */
+    static final String NOTICE_PREFIX = "trailproof mcp-proxy: ";
+
+    private static final EventShipper.Origin ORIGIN = new EventShipper.Origin(ToolCallRecorder.SOURCE,
+            "the MCP session goes on");
 
     /** Longest message kept for recording; a longer message is passed on unread. */
     static final int MAX_RECORDED_MESSAGE = 32 << 20;
@@ -126,7 +136,7 @@ public final class McpProxy {
         this.err = err;
         this.clock = clock;
         this.sessionId = sessionId;
-        this.notices = new Notices(err);
+        this.notices = new Notices(err, NOTICE_PREFIX);
         this.sequencer = new Sequencer(clock, System::nanoTime);
     }
 
@@ -149,7 +159,7 @@ public final class McpProxy {
         Thread recorderThread = null;
         if (options.recording()) {
             shipper = new EventShipper(new BatchSender(options.server(), options.apiKey(), Duration.ofSeconds(10), json),
-                    new Spool(options.spoolDir(), json), sessionId, clock, options.flushInterval(), notices, json);
+                    new Spool(options.spoolDir(), json), ORIGIN, sessionId, clock, options.flushInterval(), notices, json);
             shipper.start();
             ToolCallRecorder recorder = new ToolCallRecorder(options.agentId(), options.command().get(0), sessionId,
                     shipper::submit);

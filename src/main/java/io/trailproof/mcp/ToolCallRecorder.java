@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.shipping.EventContent;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventLimits;
 import io.trailproof.core.event.EventTime;
@@ -58,7 +59,7 @@ final class ToolCallRecorder {
     enum Direction { CLIENT_TO_SERVER, SERVER_TO_CLIENT }
 
     /** The metadata member that carries the message's number (src/site/mcp-proxy.md#order). */
-    static final String PROXY_SEQ = "proxy_seq";
+    static final String PROXY_SEQ = EventContent.PROXY_SEQ;
 
     private record Pending(String tool, long startNanos, JsonNode id) {
     }

@@ -11,6 +11,7 @@ import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
+import io.trailproof.shipping.EventContent;
 import io.trailproof.core.json.Rfc8785;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.testing.Api;
@@ -253,7 +254,7 @@ class McpProxyIT {
             assertThat(summary.get("canonical_sha256").asText())
                     .isEqualTo(EventContent.sha256(Rfc8785.canonicalize(answer.get("result"))));
             assertThat(spooled(tmp.resolve("spool"))).isZero();
-            assertThat(stderr).noneMatch(l -> l.startsWith(Notices.PREFIX));
+            assertThat(stderr).noneMatch(l -> l.startsWith(McpProxy.NOTICE_PREFIX));
         }
     }
 
@@ -266,7 +267,7 @@ class McpProxyIT {
         McpSyncClient client = client(javaProxy(url, server("down-test", 0, null)), stderr);
         assertThat(text(client.callTool(new CallToolRequest("echo", Map.of("text", "while down"))))).isEqualTo("while down");
         assertThat(client.callTool(new CallToolRequest("fail", Map.of("text", "x"))).isError()).isTrue();
-        await(() -> stderr.stream().anyMatch(l -> l.startsWith(Notices.PREFIX)), "the proxy said the server is away");
+        await(() -> stderr.stream().anyMatch(l -> l.startsWith(McpProxy.NOTICE_PREFIX)), "the proxy said the server is away");
         await(() -> {
             try {
                 return spooled(spool) >= 1;
@@ -296,7 +297,7 @@ class McpProxyIT {
             // and the proxy gone, every send was answered, and a batch sent twice would be here now.
             assertThat(events(trail.api(), "mcp:down-test").size()).as("nothing stored twice").isEqualTo(6);
         }
-        List<String> ours = stderr.stream().filter(l -> l.startsWith(Notices.PREFIX)).toList();
+        List<String> ours = stderr.stream().filter(l -> l.startsWith(McpProxy.NOTICE_PREFIX)).toList();
         assertThat(ours).as("one line on standard error").hasSize(1);
         assertThat(ours.get(0)).contains("cannot reach the trailproof server").contains(spool.toString());
     }
