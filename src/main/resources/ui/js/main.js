@@ -4,6 +4,7 @@
 
 import { apiKey, setApiKey } from './api.js';
 import { createAgentsView } from './agents-view.js';
+import { createCoverageView } from './coverage-view.js';
 import { createDetailView } from './detail-view.js';
 import { el, replace } from './dom.js';
 import { createSearchView } from './search-view.js';
@@ -170,6 +171,7 @@ function bindNavigation() {
 views.search = createSearchView(app);
 views.detail = createDetailView(app);
 views.agents = createAgentsView(app);
+views.coverage = createCoverageView(app);
 views.timestamps = createTimestampsView(app);
 bindKeyDialog();
 updateKeyButton();
