@@ -394,7 +394,7 @@ public final class TrailproofServer implements AutoCloseable {
         TimestampTrust trust;
         try {
             trust = new TimestampTrust(TrustAnchors.jdkPlus(settings.trustAnchors()),
-                    new TsaUrlPolicy(settings.allowedTsaUrls()));
+                    new TsaUrlPolicy(settings.allowedTsaUrls(), settings.defaultTsaUrl()));
         } catch (IOException | IllegalArgumentException e) {
             throw new StartException("timestamp configuration: " + e.getMessage());
         }

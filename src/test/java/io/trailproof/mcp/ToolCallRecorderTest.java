@@ -3,6 +3,7 @@ package io.trailproof.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.shipping.EventContent;
 import io.trailproof.core.json.Rfc8785;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.mcp.ToolCallRecorder.Direction;
@@ -41,6 +42,24 @@ class ToolCallRecorderTest {
         client("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}", 0);
         server("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"serverInfo\":{\"name\":\"files\",\"version\":\"9\"}}}", 1);
         client("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", 2);
+    }
+
+    @Test
+    void aCallTheGateLetThroughCarriesItsDecisionOrSaysTheGateWasUnavailable() throws Exception {
+        initialize();
+        JsonNode proposed = StrictJson.parse("{\"path\":\"/a\"}".getBytes(StandardCharsets.UTF_8), 10);
+        byte[] call = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"read\",\"arguments\":{\"path\":\"/a\"}}}"
+                .getBytes(StandardCharsets.UTF_8);
+        recorder.message(Direction.CLIENT_TO_SERVER, call, stamp(10), new ToolCallRecorder.GateMark("d-1", proposed));
+        byte[] other = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"read\"}}"
+                .getBytes(StandardCharsets.UTF_8);
+        recorder.message(Direction.CLIENT_TO_SERVER, other, stamp(11), new ToolCallRecorder.GateMark(null, null));
+        assertThat(events).hasSize(2);
+        assertThat(events.get(0).get("decision_id").asText()).isEqualTo("d-1");
+        assertThat(events.get(0).get("action_input")).isEqualTo(proposed);
+        assertThat(events.get(0).get("metadata").has("gate")).isFalse();
+        assertThat(events.get(1).has("decision_id")).isFalse();
+        assertThat(events.get(1).get("metadata").get("gate").asText()).isEqualTo("unavailable");
     }
 
     @Test
