@@ -474,6 +474,11 @@ public final class SearchIndex implements Closeable {
         return reads.findAsync(request, searchThreads);
     }
 
+    /** Searches cancelled since the start because their client had gone ({@link IndexRequest#clientGone}). */
+    public long searchesCancelled() {
+        return reads.cancelled();
+    }
+
     // ---------------------------------------------------------------- administration
 
     public Status status() {
