@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Api.Reply;
 import io.trailproof.testing.Await;
+import io.trailproof.testing.Cli;
 import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -254,6 +256,20 @@ class GatesIT {
         JsonNode check = expect(200, send("POST", "/v1/policy/check", READ, "{\"policy\":\"gate_compliance\",\"agent_id\":\"" + a + "\"}"))
                 .json().get("results").get(0);
         assertThat(check.get("violations").asInt()).isEqualTo(6);
+
+        // verify-export checks the same bindings offline: the violations are recorded, so the package verifies
+        String pack = expect(200, send("GET", "/v1/export?agent_id=" + a, READ, null)).body();
+        Path file = dir.resolve("binding-agent.json");
+        Files.writeString(file, pack);
+        Cli.Run verified = Cli.run("verify-export", file.toString());
+        assertThat(verified.exit()).as(verified.toString()).isEqualTo(0);
+        assertThat(verified.out()).contains("3 calls decided: 0 allowed, 1 denied, 2 approved by alice, 0 expired, 5 violations");
+        // one byte of the first bound call's decision_id changed: the package no longer verifies
+        int at = pack.indexOf("\"decision_id\":\"" + id + "\"") + "\"decision_id\":\"".length() + 35;
+        String flipped = pack.substring(0, at) + (pack.charAt(at) == '0' ? '1' : '0') + pack.substring(at + 1);
+        Files.writeString(file, flipped);
+        Cli.Run broken = Cli.run("verify-export", file.toString());
+        assertThat(broken.exit()).as(broken.toString()).isEqualTo(1);
     }
 
     @Test
