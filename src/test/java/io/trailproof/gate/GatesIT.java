@@ -290,6 +290,46 @@ class GatesIT {
         assertThat(chain("expiry-agent")).extracting(e -> e.get("action_type").asText()).doesNotContain("APPROVAL");
     }
 
+    @Test
+    void theCommandLineRecordsThePolicyListsAsksAndAnswersThem() throws Exception {
+        Path file = dir.resolve("gate.yaml");
+        Files.writeString(file, """
+                policies:
+                  - name: refunds
+                    rules:
+                      - name: refunds-ask
+                        type: match
+                        query: 'action_name:refund'
+                        effect: ask
+                        reason: refunds need a person
+                """);
+        Cli.Run put = Cli.run("gate-policy", "put", file.toString(), "--server", api.base(), "--api-key", ADMIN);
+        assertThat(put.exit()).as(put.toString()).isZero();
+        Cli.Run get = Cli.run("gate-policy", "get", "--server", api.base(), "--api-key", READ);
+        assertThat(get.out()).contains("refunds-ask", "refunds need a person");
+        String one = decide("{\"agent_id\":\"cli-agent\",\"action_name\":\"refund\",\"action_input\":{\"order\":1}}")
+                .get("decision_id").asText();
+        String two = decide("{\"agent_id\":\"cli-agent\",\"action_name\":\"refund\",\"action_input\":{\"order\":2}}")
+                .get("decision_id").asText();
+        Cli.Run list = Cli.run("approvals", "list", "--server", api.base(), "--api-key", ALICE);
+        assertThat(list.exit()).as(list.toString()).isZero();
+        assertThat(list.out()).contains(one, two, "refunds need a person", "{\"order\":1}");
+        Cli.Run approve = Cli.run("approvals", "approve", one, "--comment", "customer called", "--server", api.base(),
+                "--api-key", ALICE);
+        assertThat(approve.out()).as(approve.toString()).startsWith("approved " + one + " as alice");
+        Cli.Run deny = Cli.run("approvals", "deny", two, "--server", api.base(), "--api-key", ALICE);
+        assertThat(deny.out()).as(deny.toString()).startsWith("denied " + two + " as alice");
+        Cli.Run again = Cli.run("approvals", "deny", two, "--server", api.base(), "--api-key", ALICE);
+        assertThat(again.exit()).isEqualTo(1);
+        assertThat(again.err()).contains("HTTP 409");
+        assertThat(expect(200, send("GET", "/v1/decisions/" + two, INGEST, null)).json().get("state").asText())
+                .isEqualTo("denied");
+        Files.writeString(file, "policies: [{name: p, rules: [{name: r, type: match, effect: ask}]}]");
+        Cli.Run bad = Cli.run("gate-policy", "put", file.toString(), "--server", api.base(), "--api-key", ADMIN);
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err()).contains("policy 'p', rule 'r'", "'query'");
+    }
+
     // ------------------------------------------------------------------ refusals
 
     @Test
