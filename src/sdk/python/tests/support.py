@@ -84,11 +84,32 @@ class Server:
         with urllib.request.urlopen(self.url + path, timeout=20) as r:
             return r.read()
 
-    def post(self, path: str, body: Any) -> Any:
+    def post(self, path: str, body: Any, method: str = "POST") -> Any:
         data = json.dumps(body).encode("utf-8")
-        req = urllib.request.Request(self.url + path, data=data, headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(self.url + path, data=data, headers={"Content-Type": "application/json"},
+                                     method=method)
         with urllib.request.urlopen(req, timeout=60) as r:
             return json.loads(r.read().decode("utf-8"))
+
+    def use_gate_policy(self) -> None:
+        """Makes GATE_POLICY the active gate policy (the same document for every test, so the order
+        of the tests does not matter)."""
+        self.post("/v1/admin/gate-policy", GATE_POLICY, method="PUT")
+
+    def decision_of(self, agent_id: str, wait: float = 60.0) -> Dict[str, Any]:
+        """The agent's first DECISION event, waited for."""
+        deadline = time.monotonic() + wait
+        while True:
+            found = [e for e in self.events(agent_id) if e.get("action_type") == "DECISION"]
+            if found:
+                return found[0]
+            if time.monotonic() > deadline:
+                raise AssertionError("no DECISION for %s within %.0f s" % (agent_id, wait))
+            time.sleep(0.05)
+
+    def answer(self, decision_id: str, approve: bool, comment: str) -> Any:
+        return self.post("/v1/approvals/" + urllib.request.quote(decision_id, safe=""),
+                         {"approve": approve, "comment": comment})
 
     def events(self, agent_id: str) -> List[Dict[str, Any]]:
         """The agent's events, oldest first by sequence."""
@@ -100,6 +121,19 @@ class Server:
             if len(page) < 1000:
                 return sorted(out, key=lambda e: e["sequence"])
 
+
+# The gate policy of the tests: one document for every test (the active policy is the service's
+# latest), its action names chosen so that no other test's events meet them.
+GATE_POLICY = {"policies": [{"name": "sdk-gates", "rules": [
+    {"name": "no-wipe", "type": "absence", "deny": "wipe_disk", "effect": "deny",
+     "reason": "disks are never wiped by an agent"},
+    {"name": "refunds-need-a-person", "type": "absence", "deny": "refund", "effect": "ask",
+     "reason": "refunds need a person's approval"},
+    {"name": "no-rm-rf", "type": "pattern", "for_field": "action_input.command", "deny_pattern": "rm -rf",
+     "effect": "deny", "reason": "recursive deletes are not allowed"},
+    {"name": "pushes-need-a-person", "type": "pattern", "for_field": "action_input.command",
+     "deny_pattern": "git push", "effect": "ask", "reason": "pushes need a person's approval"},
+]}]}
 
 _shared: Optional[Server] = None
 _lock = threading.Lock()

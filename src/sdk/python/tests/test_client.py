@@ -151,7 +151,12 @@ class SpoolTest(ServerTest):
         spooled = Spool(self.spool_dir, url).pending()
         self.assertEqual(1, len(spooled))
         with open(spooled[0], "rb") as f:
-            self.assertEqual(list(range(5)), [e["action_input"]["i"] for e in json.loads(f.read())])
+            events = json.loads(f.read())
+        self.assertEqual(list(range(5)), [e["action_input"]["i"] for e in events if e["action_type"] == "STEP"])
+        # The event the full queue refused had its number: the stream's end says it was lost.
+        self.assertEqual([1, 2, 3, 4, 5, 7], [e["capture_seq"] for e in events])
+        self.assertEqual(("CAPTURE_END", True, [6, 6]),
+                         (events[-1]["action_type"], events[-1]["capture_last"], events[-1]["capture_dropped"]))
 
     def test_a_freed_place_unblocks_the_caller(self) -> None:
         c = self.client(self.agent("unblock"), max_queue=2, batch_size=1, block_timeout=30)
@@ -269,3 +274,66 @@ class CaptureTest(ServerTest):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class CaptureSequenceTest(ServerTest):
+    """Capture sequences (src/site/completeness.md#capture-sequences)."""
+
+    def gaps(self, agent: str) -> list:
+        return [e for e in self.server.events(agent) if e["action_type"] == "GAP"]
+
+    def test_each_client_numbers_its_events_and_close_marks_the_last(self) -> None:
+        agent = self.agent("seq")
+        c = self.client(agent, flush_interval=60)
+        receipts = [c.log("STEP", "x", input={"i": i}) for i in range(3)]
+        c.close()
+        ev = self.server.events(agent)
+        self.assertEqual([1, 2, 3], [e["capture_seq"] for e in ev])
+        self.assertEqual({c.capture_id}, {e["capture_id"] for e in ev})
+        self.assertTrue(c.capture_id.startswith("py-"))
+        self.assertEqual([False, False, True], [e.get("capture_last", False) for e in ev])
+        self.assertEqual(3, len(receipts))
+        other = self.client(agent)
+        self.assertNotEqual(c.capture_id, other.capture_id)
+
+    def test_close_sends_capture_end_when_nothing_is_left(self) -> None:
+        agent = self.agent("end")
+        c = self.client(agent)
+        c.log("STEP", "x")
+        self.assertTrue(c.flush(30))
+        c.close()
+        ev = self.server.events(agent)
+        self.assertEqual(["STEP", "CAPTURE_END"], [e["action_type"] for e in ev])
+        self.assertEqual([1, 2], [e["capture_seq"] for e in ev])
+        self.assertTrue(ev[1]["capture_last"])
+        self.assertEqual([], self.gaps(agent))
+
+    def test_a_lost_event_is_reported_and_recorded_as_a_gap(self) -> None:
+        agent = self.agent("lost")
+        c = self.client(agent, max_queue=1, batch_size=1, flush_interval=60, block_timeout=0.05)
+        lost = 0
+        for i in range(40):
+            try:
+                c.log("STEP", "x", input={"i": i})
+            except QueueFull:
+                lost += 1
+        c.close(30)
+        if lost == 0:
+            self.skipTest("the sender kept up with the caller: no event was lost")
+        deadline = time.monotonic() + 30
+        while not self.gaps(agent) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        gaps = self.gaps(agent)
+        self.assertTrue(gaps, "no GAP for the events the full queue refused")
+        self.assertEqual(c.capture_id, gaps[0]["action_output"]["capture_id"])
+
+    def test_the_sdk_verifies_an_event_with_capture_fields_as_the_service_hashed_it(self) -> None:
+        agent = self.agent("verify")
+        c = self.client(agent)
+        r = c.log("STEP", "x", input={"k": "v"})
+        self.assertTrue(c.flush(30))
+        v = c.verify(r, timeout=30)
+        self.assertEqual([], v.problems)
+        self.assertTrue(v.ok)
+        self.assertEqual(1, r.event["capture_seq"])
+

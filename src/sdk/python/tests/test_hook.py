@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
 import unittest
 
@@ -63,6 +64,11 @@ class HookTest(ServerTest):
         self.assertEqual("/home/dev/project", ev[2]["metadata"]["cwd"])
         self.assertEqual({"source": "startup"}, ev[0]["action_input"])
         self.assertEqual({"reason": "prompt_input_exit"}, ev[6]["action_input"])
+        # One capture stream for the hook session, numbered across runs; SessionEnd ends it.
+        self.assertEqual(1, len({e["capture_id"] for e in ev}))
+        self.assertEqual(list(range(1, 8)), [e["capture_seq"] for e in ev])
+        self.assertEqual([False] * 6 + [True], [e.get("capture_last", False) for e in ev])
+        self.assertEqual([], os.listdir(os.path.join(self.spool_dir, "hook-capture")))
 
     def test_the_installed_console_script(self) -> None:
         script = os.path.join(os.path.dirname(sys.executable), "trailproof-hook")
@@ -119,6 +125,105 @@ class HookTest(ServerTest):
         out = hook.event_for(p, "a")["action_output"]
         self.assertTrue(out["truncated"])
         self.assertEqual(64, len(out["sha256"]))
+
+
+def pre_tool_use(command: str, tool_use_id: str) -> dict:
+    """A recorded PreToolUse payload of the Bash tool."""
+    return dict(BASE, hook_event_name="PreToolUse", tool_name="Bash", tool_use_id=tool_use_id,
+                tool_input={"command": command, "description": "Run a command"})
+
+
+class GatedHookTest(ServerTest):
+    """TRAILPROOF_GATE=1: Claude Code's permission decision on standard output, as its hooks read it."""
+
+    @classmethod
+    def setUpClass(cls) -> None:
+        super().setUpClass()
+        cls.server.use_gate_policy()
+
+    def env(self, url: str, agent: str, **extra: str) -> dict:
+        env = {"TRAILPROOF_URL": url, "TRAILPROOF_AGENT_ID": agent, "TRAILPROOF_SPOOL_DIR": self.spool_dir,
+               "TRAILPROOF_HOOK_BUDGET_MS": "2000", "TRAILPROOF_GATE": "1"}
+        env.update(extra)
+        return env
+
+    def decided(self, done: subprocess.CompletedProcess) -> dict:
+        self.assertEqual(0, done.returncode)
+        out = json.loads(done.stdout.decode("utf-8"))
+        self.assertEqual(["hookSpecificOutput"], list(out))
+        self.assertEqual("PreToolUse", out["hookSpecificOutput"]["hookEventName"])
+        self.assertEqual({"hookEventName", "permissionDecision", "permissionDecisionReason"},
+                         set(out["hookSpecificOutput"]))
+        return out["hookSpecificOutput"]
+
+    def test_a_denied_call_is_refused_with_the_reason(self) -> None:
+        agent = self.agent("gated-deny")
+        done = run_hook(json.dumps(pre_tool_use("rm -rf /tmp/build", "toolu_11")).encode(),
+                        self.env(self.server.url, agent))
+        out = self.decided(done)
+        self.assertEqual("deny", out["permissionDecision"])
+        self.assertIn("recursive deletes are not allowed", out["permissionDecisionReason"])
+        self.assertIn("no-rm-rf", out["permissionDecisionReason"])
+        self.assertEqual(["DECISION"], [e["action_type"] for e in self.server.events(agent)])
+
+    def test_an_allowed_call_runs_and_binds(self) -> None:
+        agent = self.agent("gated-allow")
+        done = run_hook(json.dumps(pre_tool_use("ls -la", "toolu_12")).encode(), self.env(self.server.url, agent))
+        self.assertEqual("allow", self.decided(done)["permissionDecision"])
+        self.assertEqual(b"", done.stderr)
+        ev = self.server.events(agent)
+        self.assertEqual(["DECISION", "TOOL_CALL"], [e["action_type"] for e in ev])
+        self.assertEqual(ev[0]["id"], ev[1]["decision_id"])
+        self.assertEqual({"command": "ls -la", "description": "Run a command"}, ev[1]["action_input"])
+
+    def test_other_hook_events_print_nothing(self) -> None:
+        agent = self.agent("gated-other")
+        done = run_hook(json.dumps(PAYLOADS[3]).encode(), self.env(self.server.url, agent))
+        self.assertEqual((0, b"", b""), (done.returncode, done.stdout, done.stderr))
+        self.assertEqual(["TOOL_RESULT"], [e["action_type"] for e in self.server.events(agent)])
+
+    def test_an_approved_ask_is_allowed_and_binds(self) -> None:
+        agent = self.agent("gated-ask")
+        answered = threading.Thread(target=lambda: self.server.answer(self.server.decision_of(agent)["id"], True,
+                                                                      "release day"), daemon=True)
+        answered.start()
+        done = run_hook(json.dumps(pre_tool_use("git push origin main", "toolu_13")).encode(),
+                        self.env(self.server.url, agent, TRAILPROOF_ASK_WAIT="90"))
+        answered.join(60)
+        self.assertEqual("allow", self.decided(done)["permissionDecision"])
+        ev = self.server.events(agent)
+        self.assertEqual(["DECISION", "APPROVAL", "TOOL_CALL"], [e["action_type"] for e in ev])
+        self.assertEqual(ev[0]["id"], ev[2]["decision_id"])
+
+    def test_an_unanswered_ask_is_denied_after_the_wait(self) -> None:
+        agent = self.agent("gated-ask-timeout")
+        start = time.monotonic()
+        done = run_hook(json.dumps(pre_tool_use("git push origin main", "toolu_14")).encode(),
+                        self.env(self.server.url, agent, TRAILPROOF_ASK_WAIT="2"))
+        out = self.decided(done)
+        self.assertEqual("deny", out["permissionDecision"])
+        self.assertIn("not approved in time", out["permissionDecisionReason"])
+        self.assertGreaterEqual(time.monotonic() - start, 1.0)
+        self.assertEqual(["DECISION"], [e["action_type"] for e in self.server.events(agent)])
+
+    def test_unreachable_is_denied_unless_fail_mode_open(self) -> None:
+        url = "http://127.0.0.1:%d" % free_port()
+        agent = self.agent("gated-down")
+        payload = json.dumps(pre_tool_use("ls", "toolu_15")).encode()
+        out = self.decided(run_hook(payload, self.env(url, agent)))
+        self.assertEqual("deny", out["permissionDecision"])
+        self.assertIn("unavailable", out["permissionDecisionReason"])
+        self.assertEqual([], Spool(self.spool_dir, url).pending())
+
+        done = run_hook(payload, self.env(url, agent, TRAILPROOF_GATE_FAIL_MODE="open"))
+        self.assertEqual("allow", self.decided(done)["permissionDecision"])
+        self.assertIn(b"fail mode open", done.stderr)
+        pending = Spool(self.spool_dir, url).pending()
+        self.assertEqual(1, len(pending))
+        with open(pending[0], "rb") as f:
+            spooled = json.loads(f.read().decode("utf-8"))
+        self.assertEqual("unavailable", spooled[0]["metadata"]["gate"])
+        self.assertNotIn("decision_id", spooled[0])
 
 
 if __name__ == "__main__":

@@ -12,17 +12,19 @@ See src/site/python-sdk.md. Names are imported lazily so that ``trailproof-hook`
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Client", "Receipt", "Verification", "TrailproofError", "RejectedEvent", "QueueFull", "NotSent",
-           "canonicalize", "event_hash"]
+__all__ = ["Client", "Receipt", "Verification", "Decision", "TrailproofError", "RejectedEvent", "QueueFull",
+           "NotSent", "Denied", "ApprovalTimeout", "Unavailable", "canonicalize", "event_hash"]
 
 if TYPE_CHECKING:
     from ._jcs import canonicalize, event_hash
     from .client import Client, Receipt
-    from .errors import NotSent, QueueFull, RejectedEvent, TrailproofError
+    from .errors import ApprovalTimeout, Denied, NotSent, QueueFull, RejectedEvent, TrailproofError, Unavailable
+    from .gate import Decision
     from .verify import Verification
 
 _WHERE = {"Client": "client", "Receipt": "client", "Verification": "verify", "TrailproofError": "errors",
-          "RejectedEvent": "errors", "QueueFull": "errors", "NotSent": "errors", "canonicalize": "_jcs",
+          "RejectedEvent": "errors", "QueueFull": "errors", "NotSent": "errors", "Denied": "errors",
+          "ApprovalTimeout": "errors", "Unavailable": "errors", "Decision": "gate", "canonicalize": "_jcs",
           "event_hash": "_jcs"}
 
 

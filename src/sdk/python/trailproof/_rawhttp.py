@@ -8,20 +8,30 @@ import socket
 from typing import Dict, Optional, Tuple
 from urllib.parse import urlsplit
 
-__all__ = ["post"]
+__all__ = ["post", "request"]
 
 
 def post(url: str, path: str, body: bytes, headers: Dict[str, str], timeout: float) -> Tuple[int, Dict[str, str], bytes]:
+    """Sends one POST with ``Connection: close`` and reads the whole answer; raises ``OSError``."""
+    return request("POST", url, path, body, headers, timeout)
+
+
+def request(method: str, url: str, path: str, body: Optional[bytes], headers: Dict[str, str],
+            timeout: float) -> Tuple[int, Dict[str, str], bytes]:
     """Sends one request with ``Connection: close`` and reads the whole answer; raises ``OSError``."""
     parts = urlsplit(url)
     host, port = parts.hostname or "127.0.0.1", parts.port or 80
-    head = ["POST %s%s HTTP/1.1" % (parts.path.rstrip("/"), path), "Host: %s" % parts.netloc,
-            "Content-Type: application/json", "Content-Length: %d" % len(body), "Connection: close"]
+    head = ["%s %s%s HTTP/1.1" % (method, parts.path.rstrip("/"), path), "Host: %s" % parts.netloc,
+            "Connection: close"]
+    if body is not None:
+        head += ["Content-Type: application/json", "Content-Length: %d" % len(body)]
+    else:
+        body = b""
     head += ["%s: %s" % kv for kv in headers.items()]
-    request = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
+    raw = ("\r\n".join(head) + "\r\n\r\n").encode("latin-1") + body
     with socket.create_connection((host, port), timeout=timeout) as s:
         s.settimeout(timeout)
-        s.sendall(request)
+        s.sendall(raw)
         data = b""
         while True:
             chunk = s.recv(65536)

@@ -112,16 +112,21 @@ class Transport:
             raise
 
     def post_batch(self, body: bytes, key: str, timeout: float = 10.0, light: bool = False) -> Response:
-        """``POST /v1/batch`` with an ``Idempotency-Key``. ``light`` (plain ``http`` only) sends it on a
-        socket of its own without importing ``http.client``, for short-lived processes."""
-        if light and not self._https:
-            from ._rawhttp import post
+        """``POST /v1/batch`` with an ``Idempotency-Key``. ``light``: see :meth:`light_request`."""
+        return self.light_request("POST", "/v1/batch", body, {"Idempotency-Key": key}, timeout, light)
 
-            headers = dict(self._headers)
-            headers["Idempotency-Key"] = key
-            status, hdrs, data = post(self.url, "/v1/batch", body, headers, timeout)
+    def light_request(self, method: str, path: str, body: Optional[bytes], headers: Optional[Mapping[str, str]],
+                      timeout: float, light: bool = True) -> Response:
+        """One request; ``light`` (plain ``http`` only) sends it on a socket of its own without importing
+        ``http.client``, for short-lived processes. Raises ``OSError`` when no answer arrives."""
+        if light and not self._https:
+            from ._rawhttp import request
+
+            h = dict(self._headers)
+            h.update(headers or {})
+            status, hdrs, data = request(method, self.url, path, body, h, timeout)
             return Response(status, hdrs, data)
-        return self.request("POST", "/v1/batch", body, {"Idempotency-Key": key}, timeout)
+        return self.request(method, path, body, headers, timeout)
 
     def get(self, path: str, timeout: float = 10.0) -> Tuple[int, bytes, Response]:
         r = self.request("GET", path, None, None, timeout)

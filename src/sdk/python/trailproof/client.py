@@ -12,6 +12,7 @@ import random
 import sys
 import threading
 import time
+import uuid
 import weakref
 from concurrent.futures import Future
 from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Union
@@ -53,11 +54,12 @@ class Receipt(Future):  # type: ignore[type-arg]
 
 
 class _Item:
-    __slots__ = ("data", "receipt")
+    __slots__ = ("data", "receipt", "seq")
 
-    def __init__(self, data: bytes, receipt: Optional[Receipt]) -> None:
+    def __init__(self, data: bytes, receipt: Optional[Receipt], seq: int = 0) -> None:
         self.data = data
         self.receipt = receipt
+        self.seq = seq
 
 
 def _body(items: List[_Item]) -> bytes:
@@ -132,6 +134,12 @@ class Client:
         self._closing = False
         self._close_deadline = 0.0
         self._thread: Optional[threading.Thread] = None
+        # Capture sequence (src/site/completeness.md#capture-sequences): one stream per client
+        # instance, numbered when an event is created, so an event lost later leaves a hole.
+        self.capture_id = "py-" + uuid.uuid4().hex
+        self._capture_seq = 0
+        self._capture_lock = threading.Lock()
+        self._dropped: List[List[int]] = []  # numbers lost here, told to the service on the next event
         if self.enabled:
             self._thread = threading.Thread(target=self._run, name="trailproof-sender", daemon=True)
             self._thread.start()
@@ -143,16 +151,58 @@ class Client:
     def log(self, action_type: str, action_name: Optional[str] = None, input: Any = None, output: Any = None,
             status: Optional[str] = None, error: Optional[str] = None, duration_ms: Optional[float] = None,
             labels: Optional[Mapping[str, str]] = None, metadata: Optional[Mapping[str, Any]] = None,
-            *, session_id: Optional[str] = None, timestamp: Optional[str] = None) -> Receipt:
+            *, session_id: Optional[str] = None, timestamp: Optional[str] = None,
+            decision_id: Optional[str] = None) -> Receipt:
         """Queues one event and returns its :class:`Receipt` at once (see the class for blocking).
 
         ``input`` and ``output`` become ``action_input``/``action_output``: a dict as is, anything
         else as ``{"value": ...}``. ``timestamp`` defaults to now (the time of the call).
+        ``decision_id`` binds a ``TOOL_CALL`` to the gate's decision that allowed it.
         """
         if not self.enabled:
             r = Receipt(None)
             r.set_result(None)
             return r
+        with self._capture_lock:
+            self._capture_seq += 1
+            seq = self._capture_seq
+            dropped = self._dropped.pop(0) if self._dropped else None
+        event = self._event(action_type, action_name, input, labels, metadata, session_id)
+        if status is not None:
+            event["action_status"] = str(status)
+        if error is not None:
+            event["error_message"] = str(error)
+        if output is not None:
+            event["action_output"] = as_object(output)
+        if duration_ms is not None:
+            event["duration_ms"] = max(0, int(round(duration_ms)))
+        if decision_id is not None:
+            event["decision_id"] = str(decision_id)
+        event["timestamp"] = timestamp or utc_now()
+        if self.before_send is not None:
+            event = self._redact(event)
+        # Set after redaction: a hook cannot take an event out of its stream.
+        event["capture_id"] = self.capture_id
+        event["capture_seq"] = seq
+        if dropped is not None:
+            event["capture_dropped"] = dropped
+        try:
+            data = _DUMPS(event).encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate somewhere: rebuilt with it replaced
+            event = jsonable(event)
+            data = _DUMPS(event).encode("utf-8")
+        receipt = Receipt(event)
+        try:
+            self._enqueue(_Item(data, receipt, seq))
+        except QueueFull:
+            self._lost(seq)
+            raise
+        return receipt
+
+    def _event(self, action_type: Optional[str], action_name: Optional[str], input: Any,
+               labels: Optional[Mapping[str, str]], metadata: Optional[Mapping[str, Any]],
+               session_id: Optional[str]) -> Dict[str, Any]:
+        """The fields a logged event and a proposal to the gate share, in the same order."""
         event: Dict[str, Any] = {"agent_id": self.agent_id}
         sid = session_id or self.session_id
         if sid:
@@ -162,14 +212,8 @@ class Client:
             event["action_type"] = str(action_type)
         if action_name is not None:
             event["action_name"] = str(action_name)
-        if status is not None:
-            event["action_status"] = str(status)
-        if error is not None:
-            event["error_message"] = str(error)
         if input is not None:
             event["action_input"] = as_object(input)
-        if output is not None:
-            event["action_output"] = as_object(output)
         md = dict(self.metadata)
         if metadata:
             md.update(metadata)
@@ -180,19 +224,72 @@ class Client:
             lb.update(labels)
         if lb:
             event["labels"] = {str(k): str(v) for k, v in lb.items()}
-        if duration_ms is not None:
-            event["duration_ms"] = max(0, int(round(duration_ms)))
-        event["timestamp"] = timestamp or utc_now()
+        return event
+
+    def decide(self, action_name: str, input: Any = None, **fields: Any) -> Any:
+        """Asks the gate whether ``action_name`` with ``input`` may run now and returns its
+        :class:`~trailproof.gate.Decision` (src/site/python-sdk.md#gates). Synchronous: the service has
+        recorded the ``DECISION`` event when this returns.
+
+        ``fields`` are further fields of the proposed event: ``action_type`` (default ``TOOL_CALL``),
+        ``session_id``, ``labels``, ``metadata``, or any other event field. ``before_send`` applies, as
+        for ``log``, so the proposal is hashed as the later ``TOOL_CALL`` will be. Raises
+        :class:`Unavailable` when trailproof cannot be reached or answers 408, 429 or 5xx,
+        :class:`RejectedEvent` for a proposal the service refuses (400), and :class:`TrailproofError`
+        for any other refusal (401, 403: a key without role ``ingest``). With the client disabled, the
+        answer is ``allow`` with no ``decision_id``.
+        """
+        from .gate import Decision, decide
+
+        if not self.enabled:
+            return Decision(None, {"decision": "allow", "decision_id": None,
+                                   "reason": "trailproof is disabled (TRAILPROOF_ENABLED=false)"})
+        rest = dict(fields)
+        event = self._event(rest.pop("action_type", "TOOL_CALL"), action_name, input, rest.pop("labels", None),
+                            rest.pop("metadata", None), rest.pop("session_id", None))
+        for k, v in rest.items():
+            if v is not None:
+                event[k] = jsonable(v)
+        event["timestamp"] = utc_now()
         if self.before_send is not None:
             event = self._redact(event)
-        try:
-            data = _DUMPS(event).encode("utf-8")
-        except UnicodeEncodeError:  # a lone surrogate somewhere: rebuilt with it replaced
-            event = jsonable(event)
-            data = _DUMPS(event).encode("utf-8")
-        receipt = Receipt(event)
-        self._enqueue(_Item(data, receipt))
-        return receipt
+        return decide(self, jsonable(event))
+
+    def _lost(self, seq: int) -> None:
+        """Number ``seq`` will never be sent: the next event says so (``capture_dropped``)."""
+        with self._capture_lock:
+            if self._dropped and self._dropped[-1][1] + 1 == seq:
+                self._dropped[-1][1] = seq
+            else:
+                self._dropped.append([seq, seq])
+
+    def _end_stream(self) -> None:
+        """Marks the end of the capture stream, ``self._cond`` held: the last event still queued gets
+        ``capture_last``, or, when it was sent already, a ``CAPTURE_END`` event is queued."""
+        with self._capture_lock:
+            last = self._capture_seq
+            dropped = self._dropped.pop(0) if self._dropped else None
+        if self._buf and self._buf[-1].seq == last and last > 0 and dropped is None:
+            item = self._buf[-1]
+            event = dict(item.receipt.event) if item.receipt is not None and item.receipt.event else _loads(item.data)
+            if event is not None:
+                event["capture_last"] = True
+                item.data = _DUMPS(event).encode("utf-8")
+                return
+        with self._capture_lock:
+            self._capture_seq += 1
+            seq = self._capture_seq
+        event = {"agent_id": self.agent_id, "capture_method": "python-sdk", "action_type": "CAPTURE_END",
+                 "action_name": "close", "timestamp": utc_now(), "capture_id": self.capture_id,
+                 "capture_seq": seq, "capture_last": True}
+        if self.session_id:
+            event["session_id"] = str(self.session_id)
+        if dropped is not None:
+            event["capture_dropped"] = dropped
+        if not self._buf:
+            self._oldest_at = time.monotonic()
+        self._buf.append(_Item(_DUMPS(event).encode("utf-8"), Receipt(event), seq))
+        self._enqueued += 1
 
     def _redact(self, event: Dict[str, Any]) -> Dict[str, Any]:
         try:
@@ -213,16 +310,30 @@ class Client:
             return safe
 
     def audited(self, func: Optional[Callable[..., Any]] = None, *, action_type: str = "TOOL_CALL",
-                name: Optional[str] = None) -> Any:
+                name: Optional[str] = None, gate: bool = False, ask_timeout: float = 60.0,
+                fail_mode: str = "closed") -> Any:
         """Decorator recording each call of a sync or async function (src/site/python-sdk.md#capture).
 
         The arguments (by parameter name) are the event's input, the return value its output; an
         exception is recorded with status ``error`` and its message, and re-raised unchanged.
         Usable bare (``@client.audited``) or with arguments (``@client.audited(name="search")``).
+
+        With ``gate=True`` each call is first proposed to the gate (src/site/python-sdk.md#gates):
+        ``deny`` raises :class:`Denied` without running the function, ``ask`` waits up to
+        ``ask_timeout`` seconds for an approval and raises :class:`ApprovalTimeout` when none came,
+        ``allow`` (or an approval) runs it and records the call with the decision's id. When the gate
+        cannot be asked, ``fail_mode="closed"`` raises :class:`Unavailable` without running;
+        ``"open"`` runs the function and records the call with ``metadata.gate = "unavailable"``.
         """
         from .capture import audited
+        from .gate import FAIL_MODES
 
-        return audited(self, func, action_type=action_type, name=name)
+        if fail_mode not in FAIL_MODES:
+            raise ValueError("fail_mode must be 'closed' or 'open', not %r" % (fail_mode,))
+        if ask_timeout < 0:
+            raise ValueError("ask_timeout must be 0 or more seconds")
+        return audited(self, func, action_type=action_type, name=name, gate=gate, ask_timeout=ask_timeout,
+                       fail_mode=fail_mode)
 
     def action(self, action_type: str = "TOOL_CALL", name: Optional[str] = None, input: Any = None,
                labels: Optional[Mapping[str, str]] = None, metadata: Optional[Mapping[str, Any]] = None) -> Any:
@@ -277,6 +388,7 @@ class Client:
         timeout = self.close_timeout if timeout is None else timeout
         with self._cond:
             if not self._closing:
+                self._end_stream()
                 self._closing = True
                 self._close_deadline = time.monotonic() + timeout
             self._cond.notify_all()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
-__all__ = ["TrailproofError", "RejectedEvent", "QueueFull", "NotSent"]
+__all__ = ["TrailproofError", "RejectedEvent", "QueueFull", "NotSent", "Denied", "ApprovalTimeout", "Unavailable"]
 
 
 class TrailproofError(Exception):
@@ -38,3 +38,26 @@ class NotSent(TrailproofError):
     def __init__(self, message: str, spool_path: Optional[str] = None) -> None:
         super().__init__(message)
         self.spool_path = spool_path
+
+
+class Denied(TrailproofError):
+    """The gate refused the call (a ``deny`` decision, or an ``ask`` a person denied); the function did
+    not run. ``decision`` is the :class:`~trailproof.gate.Decision` with its ``rule`` and ``reason``."""
+
+    def __init__(self, message: str, decision: Any = None) -> None:
+        super().__init__(message)
+        self.decision = decision
+
+
+class ApprovalTimeout(TrailproofError):
+    """An ``ask`` was not approved within the wait (still pending, or expired); the function did not
+    run. ``decision`` is the :class:`~trailproof.gate.Decision`, which may still be approved later."""
+
+    def __init__(self, message: str, decision: Any = None) -> None:
+        super().__init__(message)
+        self.decision = decision
+
+
+class Unavailable(TrailproofError):
+    """The gate could not be asked: trailproof is unreachable or answered 408, 429 or 5xx. A gated call
+    with ``fail_mode="closed"`` (the default) raises it without running."""

@@ -2,9 +2,15 @@
 
 Reads the payload (JSON) on standard input, maps it to one event and sends it within a time budget
 (``TRAILPROOF_HOOK_BUDGET_MS``, default 150 ms), after first sending what earlier runs spooled. When
-trailproof is down or slow the event goes to the spool instead. It always exits 0, never writes to
-standard output (which Claude Code reads), and says what went wrong in one line on standard error.
-Only the standard library's lightest modules are imported, so the process starts fast.
+trailproof is down or slow the event goes to the spool instead. It always exits 0 and says what went
+wrong in one line on standard error. Only the standard library's lightest modules are imported, so
+the process starts fast.
+
+Standard output (which Claude Code reads) stays empty, except with ``TRAILPROOF_GATE=1`` for a
+``PreToolUse``: the hook then asks the gate first and prints Claude Code's permission decision
+(``allow`` or ``deny`` with the reason); an ``ask`` waits up to ``TRAILPROOF_ASK_WAIT`` seconds
+(default 50) for a person's answer, then denies. When the gate cannot be asked, the call is denied
+unless ``TRAILPROOF_GATE_FAIL_MODE=open``.
 """
 
 from __future__ import annotations
@@ -13,7 +19,7 @@ import json
 import os
 import sys
 import time
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ._spool import Spool, default_spool_dir
 from ._transport import Transport, new_idempotency_key
@@ -21,6 +27,9 @@ from ._transport import Transport, new_idempotency_key
 __all__ = ["main", "event_for"]
 
 AGENT_ID = "claude-code"
+ASK_WAIT = 50.0  # seconds an ``ask`` is waited for: under Claude Code's 60 s hook time-out
+DECISION_TIMEOUT = 5.0  # seconds for the service to answer ``POST /v1/decisions``
+_MAX_WAIT_PER_REQUEST = 60  # the service long-polls at most 60 s per request
 _MAX_VALUE_BYTES = 256 * 1024  # a bigger tool input or response is kept as its digest and its start
 _TYPES = {
     "PreToolUse": "TOOL_CALL",
@@ -102,6 +111,40 @@ def event_for(payload: Dict[str, Any], agent_id: str) -> Dict[str, Any]:
     return event
 
 
+def _capture_number(root: str, agent_id: str, session_id: str, end: bool) -> Tuple[str, int]:
+    """The hook session's capture stream and the next number in it (src/site/completeness.md#capture-sequences).
+
+    Each hook run is a process of its own, so the stream lives in a small file per (agent, session)
+    under ``<spool dir>/hook-capture``, read and advanced under an exclusive lock (runs of one session
+    may overlap); the session's end removes it."""
+    import hashlib
+
+    d = os.path.join(root, "hook-capture")
+    os.makedirs(d, mode=0o700, exist_ok=True)
+    path = os.path.join(d, hashlib.sha256((agent_id + "\0" + session_id).encode("utf-8")).hexdigest()[:32])
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    try:
+        try:
+            import fcntl
+
+            fcntl.flock(fd, fcntl.LOCK_EX)
+        except ImportError:  # pragma: no cover (no flock: runs of one session rarely overlap)
+            pass
+        parts = os.read(fd, 512).decode("ascii", "replace").split()
+        if len(parts) == 2 and parts[1].isdigit():
+            capture_id, seq = parts[0], int(parts[1]) + 1
+        else:
+            capture_id, seq = "hook-" + os.urandom(16).hex(), 1
+        os.lseek(fd, 0, os.SEEK_SET)
+        os.ftruncate(fd, 0)
+        os.write(fd, ("%s %d" % (capture_id, seq)).encode("ascii"))
+        if end:
+            os.unlink(path)
+        return capture_id, seq
+    finally:
+        os.close(fd)
+
+
 def _read_stdin(deadline: float) -> bytes:
     fd = sys.stdin.fileno()
     chunks = []
@@ -145,11 +188,108 @@ def _post(t: Transport, body: bytes, key: str, deadline: float) -> Tuple[str, Op
     return "down", "trailproof answered %d: %s" % (r.status, r.error_message())
 
 
-def run(stdin: bytes, deadline: float, env: Optional[Dict[str, str]] = None) -> Optional[str]:
-    """Records one payload; returns the line to print on standard error, or None."""
+def _on(env: Dict[str, str], name: str) -> bool:
+    return (env.get(name) or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _now() -> str:
+    now = time.time()
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%06dZ" % (int(now * 1e6) % 1000000)
+
+
+def permission(decision: str, reason: str) -> Dict[str, Any]:
+    """Claude Code's answer to a ``PreToolUse`` hook: ``allow`` or ``deny`` with the reason (shown to
+    Claude for a ``deny``)."""
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision,
+                                   "permissionDecisionReason": reason}}
+
+
+class _GateDown(Exception):
+    """The gate could not be asked (unreachable, or 408, 429, 5xx)."""
+
+
+def _ask(t: Transport, method: str, path: str, body: Optional[bytes], timeout: float) -> Dict[str, Any]:
+    try:
+        r = t.light_request(method, path, body, None, timeout)
+    except OSError as e:
+        raise _GateDown("trailproof at %s is unreachable (%s)" % (t.url, e)) from e
+    if r.status in (408, 429) or r.status >= 500:
+        raise _GateDown("trailproof answered %d: %s" % (r.status, r.error_message()))
+    if r.status not in (200, 201):
+        raise ValueError("trailproof refused the proposal (%d): %s" % (r.status, r.error_message()))
+    try:
+        answer = r.json()
+    except ValueError:
+        answer = None
+    if not isinstance(answer, dict):
+        raise _GateDown("trailproof's answer to %s is not a JSON object" % path.split("?")[0])
+    return answer
+
+
+def _why(answer: Dict[str, Any]) -> str:
+    rule, reason = answer.get("rule"), answer.get("reason")
+    parts = ["rule %s" % rule] if rule else []
+    if reason:
+        parts.append(str(reason))
+    return (" (%s)" % ": ".join(parts)) if parts else ""
+
+
+def gate(event: Dict[str, Any], env: Dict[str, str], t: Transport,
+         ask_until: float) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[str]]:
+    """Decides one ``PreToolUse``: (Claude Code's answer, the ``TOOL_CALL`` to record or None when the
+    call must not run, the line for standard error or None)."""
+    name = event.get("action_name")
+    proposal = json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+    open_mode = (env.get("TRAILPROOF_GATE_FAIL_MODE") or "closed").strip().lower() == "open"
+    try:
+        answer = _ask(t, "POST", "/v1/decisions", proposal, DECISION_TIMEOUT)
+        decision_id = answer.get("decision_id")
+        state = answer.get("decision")
+        if state not in ("allow", "deny", "ask") or not isinstance(decision_id, str) or not decision_id:
+            raise _GateDown("trailproof's decision has no decision_id or an unknown decision %r" % (state,))
+        if state == "ask":
+            state = "pending"
+            path = "/v1/decisions/" + decision_id
+            while state == "pending":
+                left = int(min(_MAX_WAIT_PER_REQUEST, ask_until - time.monotonic()))
+                if left <= 0:
+                    break
+                polled = _ask(t, "GET", "%s?wait=PT%dS" % (path, left), None, DECISION_TIMEOUT + left)
+                state = polled.get("state") or "pending"
+                answer = dict(answer, **{k: v for k, v in polled.items() if v is not None})
+    except _GateDown as e:
+        if open_mode:
+            marked = dict(event, metadata=dict(event.get("metadata") or {}, gate="unavailable"))
+            return (permission("allow", "trailproof gate unavailable; allowed because TRAILPROOF_GATE_FAIL_MODE=open"),
+                    marked, "%s; %s runs unchecked (fail mode open)" % (e, name))
+        return (permission("deny", "trailproof gate unavailable, so %s is refused (fail mode closed): %s" % (name, e)),
+                None, str(e))
+    except ValueError as e:  # a refusal other than unavailability: never a reason to run unchecked
+        return permission("deny", "trailproof gate: %s" % e), None, str(e)
+    why = _why(answer)
+    if state in ("allow", "approved"):
+        by = " approved by %s" % answer["approver"] if state == "approved" and answer.get("approver") else ""
+        return (permission("allow", "trailproof gate: %s%s (decision %s)%s" % (state, by, decision_id, why)),
+                dict(event, decision_id=decision_id), None)
+    if state == "deny":
+        text = "trailproof gate denied %s%s" % (name, why)
+    elif state == "denied":
+        text = "trailproof gate: an approver denied %s%s" % (name, why)
+    else:
+        text = "trailproof gate: %s was not approved in time (%s)%s; decision %s" % (name, state, why, decision_id)
+    return permission("deny", text), None, None
+
+
+def run(stdin: bytes, deadline: float, env: Optional[Dict[str, str]] = None,
+        answer: Optional[List[Dict[str, Any]]] = None, start: Optional[float] = None) -> Optional[str]:
+    """Records one payload; returns the line to print on standard error, or None. With the gate on
+    and a ``PreToolUse``, Claude Code's answer is appended to ``answer`` (to print on standard
+    output), and the event is recorded, bound to its decision, only when the call may run; the
+    recording then gets the same budget again, counted from when the decision arrived."""
     env = dict(os.environ) if env is None else env
     if (env.get("TRAILPROOF_ENABLED") or "").strip().lower() in ("0", "false", "no", "off"):
         return None
+    budget = deadline - time.monotonic()
     try:
         payload = json.loads(stdin.decode("utf-8"))
         if not isinstance(payload, dict):
@@ -157,13 +297,40 @@ def run(stdin: bytes, deadline: float, env: Optional[Dict[str, str]] = None) -> 
         event = event_for(payload, env.get("TRAILPROOF_AGENT_ID") or AGENT_ID)
     except ValueError as e:  # UnicodeDecodeError and JSONDecodeError included
         return "malformed hook payload, nothing recorded: %s" % e
-    now = time.time()
-    event["timestamp"] = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%06dZ" % (int(now * 1e6) % 1000000)
+    event["timestamp"] = _now()
+    url = (env.get("TRAILPROOF_URL") or "http://127.0.0.1:7600").rstrip("/")
+    t = Transport(url, env.get("TRAILPROOF_API_KEY") or None)
+    note = None
+    if _on(env, "TRAILPROOF_GATE") and payload.get("hook_event_name") == "PreToolUse":
+        try:
+            wait = float(env.get("TRAILPROOF_ASK_WAIT") or ASK_WAIT)
+        except ValueError:
+            wait = ASK_WAIT
+        decided, call, note = gate(event, env, t, (start if start is not None else time.monotonic()) + wait)
+        if answer is not None:
+            answer.append(decided)
+        if call is None:  # not run, so not recorded: it takes no number in the capture stream either
+            return note
+        event = call
+        deadline = time.monotonic() + max(0.0, budget)
+    spool_root = env.get("TRAILPROOF_SPOOL_DIR") or default_spool_dir()
+    if "session_id" in event:
+        try:
+            end = payload.get("hook_event_name") == "SessionEnd"
+            event["capture_id"], event["capture_seq"] = _capture_number(spool_root, event["agent_id"],
+                                                                        event["session_id"], end)
+            if end:
+                event["capture_last"] = True
+        except OSError:  # the event is still recorded, outside any stream
+            pass
     body = b"[" + json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace") + b"]"
     key = new_idempotency_key()
-    url = (env.get("TRAILPROOF_URL") or "http://127.0.0.1:7600").rstrip("/")
-    spool = Spool(env.get("TRAILPROOF_SPOOL_DIR") or default_spool_dir(), url)
-    t = Transport(url, env.get("TRAILPROOF_API_KEY") or None)
+    spool = Spool(spool_root, url)
+    line = _record(t, spool, body, key, deadline)
+    return "; ".join(x for x in (note, line) if x) or None
+
+
+def _record(t: Transport, spool: Spool, body: bytes, key: str, deadline: float) -> Optional[str]:
     messages = []
     try:
         drained = True
@@ -206,11 +373,21 @@ def main() -> None:
     # network and reading stop early enough to leave time for writing the spool file
     deadline = start + max(0.02, budget - 0.03)
     line = None
+    data = b""
+    answer: List[Dict[str, Any]] = []
     try:
         data = _read_stdin(start + budget / 2)
-        line = run(data, deadline)
+        line = run(data, deadline, answer=answer, start=start)
     except BaseException as e:  # never fail the agent
         line = "unexpected %s: %s" % (type(e).__name__, e)
+        if _on(os.environ, "TRAILPROOF_GATE") and not answer and b"PreToolUse" in data:  # fail closed
+            answer.append(permission("deny", "trailproof-hook failed (%s), so the call is refused" % line))
+    if answer:
+        try:
+            sys.stdout.write(json.dumps(answer[0], ensure_ascii=False) + "\n")
+            sys.stdout.flush()
+        except Exception:
+            pass
     if line:
         _say(line)
     sys.exit(0)

@@ -74,6 +74,33 @@ export async function get(url, { signal } = {}) {
   return response;
 }
 
+/**
+ * Sends a POST of a JSON body and returns the parsed JSON answer when it is 2xx (null when it has no
+ * JSON body); otherwise throws ApiError with the server's {"error"} sentence.
+ */
+export async function postJson(url, body, { signal } = {}) {
+  let response;
+  try {
+    response = await fetch(url, {
+      method: 'POST', body: JSON.stringify(body), signal, cache: 'no-store', credentials: 'omit',
+      referrerPolicy: 'no-referrer', headers: { ...authHeaders(), 'Content-Type': 'application/json' },
+    });
+  } catch (e) {
+    if (e.name === 'AbortError') {
+      throw e;
+    }
+    throw new ApiError(0, `the server cannot be reached (${e.message})`);
+  }
+  if (!response.ok) {
+    throw new ApiError(response.status, await errorSentence(response));
+  }
+  try {
+    return await response.json();
+  } catch {
+    return null;
+  }
+}
+
 /** GET and parse JSON. */
 export async function getJson(url, options) {
   const response = await get(url, options);

@@ -40,6 +40,7 @@ export function createDetailView(app) {
     const verification = el('section', { id: 'verification', class: 'verification pending' },
       el('h3', {}, 'Verification in this browser'),
       el('p', { id: 'verify-status' }, 'Verifying…'));
+    const gate = gateSection(event);
     const neighbours = el('section', { id: 'neighbours' }, el('h3', {}, 'Chain neighbours'),
       el('p', { class: 'muted' }, 'Looking for the previous and next events of this agent…'));
     replace(panel,
@@ -53,9 +54,85 @@ export function createDetailView(app) {
         ...(event.erased ? [fact('erased', `content erased; hash as committed (erasure ${String(event.erased.erasure_id)} `
           + `at ${String(event.erased.at)}; fields ${(event.erased.fields || []).join(', ')})`)] : [])),
       verification,
+      gate,
       neighbours,
       el('section', {}, el('h3', {}, 'Stored event'), jsonTree(event)));
-    await Promise.all([verify(event, verification, signal), renderNeighbours(state, event, neighbours, signal)]);
+    await Promise.all([verify(event, verification, signal), renderNeighbours(state, event, neighbours, signal),
+      gate ? renderGate(state, event, gate, signal) : null]);
+  }
+
+  // Gates (src/site/console.md#approvals): a DECISION links to its APPROVAL and to the TOOL_CALL bound
+  // to it, when they are among the agent's latest 1000 of each type; an APPROVAL, a bound TOOL_CALL
+  // and a GATE_VIOLATION link back to their decision.
+  function gateSection(event) {
+    const type = event.action_type;
+    if (type === 'DECISION' || type === 'APPROVAL' || type === 'GATE_VIOLATION'
+      || (typeof event.decision_id === 'string' && event.decision_id)) {
+      return el('section', { id: 'gate' }, el('h3', {}, 'Gate'), el('p', { class: 'muted' }, 'Looking for the related events…'));
+    }
+    return null;
+  }
+
+  async function renderGate(state, event, section, signal) {
+    const out = event.action_output && typeof event.action_output === 'object' ? event.action_output : {};
+    const link = (id, label) => el('a', { class: 'gate-link', href: toSearch(withChanges(state, { event: String(id) })),
+      onclick: (ev) => { ev.preventDefault(); app.navigate({ event: String(id) }); } }, label);
+    const items = [];
+    if (event.action_type === 'DECISION') {
+      items.push(el('li', {}, `decision: ${String(out.decision ?? '?')}`,
+        out.rule ? ` · rule ${String(out.rule)}` : '', out.reason ? ` · ${String(out.reason)}` : '',
+        out.expires_at ? ` · expires ${formatTime(out.expires_at)}` : ''));
+      let approvals = [];
+      let calls = [];
+      let violations = [];
+      try {
+        const latest = (actionType) => getJson(apiUrl('/v1/events', { agent_id: event.agent_id, action_type: actionType,
+          limit: 1000 }), { signal });
+        const [a, c, v] = await Promise.all([latest('APPROVAL'), latest('TOOL_CALL'), latest('GATE_VIOLATION')]);
+        const about = (e) => e && typeof e === 'object' && e.action_output && e.action_output.decision_id === event.id;
+        approvals = (Array.isArray(a) ? a : []).filter(about);
+        calls = (Array.isArray(c) ? c : []).filter((e) => e && e.decision_id === event.id);
+        violations = (Array.isArray(v) ? v : []).filter(about);
+      } catch (e) {
+        replace(section, el('h3', {}, 'Gate'), el('ul', { class: 'gate-links' }, items));
+        app.fail(e, section, 'The related events cannot be shown');
+        return;
+      }
+      for (const a of approvals) {
+        const o = a.action_output;
+        items.push(el('li', { class: 'approval-link' }, link(a.id, `${o.approved ? 'approved' : 'denied'} by ${String(o.approver ?? '?')}`),
+          o.comment ? ` · “${String(o.comment)}”` : '', ` · ${formatTime(a.timestamp)}`));
+      }
+      if (!approvals.length && out.decision === 'ask') {
+        items.push(el('li', { class: 'muted' }, 'no answer from a person found'));
+      }
+      for (const c of calls) {
+        items.push(el('li', { class: 'call-link' }, link(c.id, `bound call: #${String(c.sequence)} ${String(c.action_name ?? '')}`)));
+      }
+      if (!calls.length) {
+        items.push(el('li', { class: 'muted' }, 'no call bound to this decision found'));
+      }
+      for (const v of violations) {
+        items.push(el('li', { class: 'failed' }, link(v.id, `GATE_VIOLATION: ${String(v.action_output.check ?? '')}`)));
+      }
+    } else if (event.action_type === 'APPROVAL') {
+      items.push(el('li', {}, `${out.approved ? 'approved' : 'denied'} by ${String(out.approver ?? '?')}`,
+        out.comment ? ` · “${String(out.comment)}”` : '', out.valid_until ? ` · valid until ${formatTime(out.valid_until)}` : ''));
+      if (typeof out.decision_id === 'string') {
+        items.push(el('li', { class: 'decision-link' }, link(out.decision_id, 'the decision')));
+      }
+    } else if (event.action_type === 'GATE_VIOLATION') {
+      items.push(el('li', { class: 'failed' }, `check failed: ${String(out.check ?? '?')}`));
+      if (typeof out.event_id === 'string') {
+        items.push(el('li', {}, link(out.event_id, 'the call')));
+      }
+      if (typeof out.decision_id === 'string') {
+        items.push(el('li', { class: 'decision-link' }, link(out.decision_id, 'the decision it named')));
+      }
+    } else {
+      items.push(el('li', { class: 'decision-link' }, link(event.decision_id, 'the decision this call is bound to')));
+    }
+    replace(section, el('h3', {}, 'Gate'), el('ul', { class: 'gate-links' }, items));
   }
 
   function closeButton() {

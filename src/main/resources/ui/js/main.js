@@ -4,6 +4,7 @@
 
 import { apiKey, setApiKey } from './api.js';
 import { createAgentsView } from './agents-view.js';
+import { createApprovalsView } from './approvals-view.js';
 import { createDetailView } from './detail-view.js';
 import { el, replace } from './dom.js';
 import { createSearchView } from './search-view.js';
@@ -170,6 +171,7 @@ function bindNavigation() {
 views.search = createSearchView(app);
 views.detail = createDetailView(app);
 views.agents = createAgentsView(app);
+views.approvals = createApprovalsView(app);
 views.timestamps = createTimestampsView(app);
 bindKeyDialog();
 updateKeyButton();

@@ -4,7 +4,7 @@
 // what the server must judge (the query, dates, label keys) is passed on for it to judge.
 
 export const PAGE_SIZE = 25;
-export const VIEWS = ['search', 'agents', 'timestamps'];
+export const VIEWS = ['search', 'agents', 'approvals', 'timestamps'];
 export const SORTS = ['relevance', '-timestamp', 'timestamp'];
 
 /** Filters that are request parameters or query clauses, in the order they appear in the URL. */

@@ -188,14 +188,35 @@ class ArchitectureTest {
 
     @Test
     void theMcpProxyIsAClientOfTheHttpApiOnly() {
-        noClasses().that().resideInAPackage("io.trailproof.mcp..")
+        noClasses().that().resideInAnyPackage("io.trailproof.mcp..", "io.trailproof.shipping..")
                 .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
                         "io.trailproof.cli..", "io.trailproof.config..", "io.trailproof.ledger..", "io.trailproof.store..",
                         "io.trailproof.index..", "io.undertow..")
-                .because("the MCP proxy runs where the agent runs and reaches the service over HTTP: cli -> mcp -> core")
+                .because("the MCP proxy runs where the agent runs and reaches the service over HTTP: "
+                        + "cli -> mcp -> shipping -> core")
                 .check(classes);
         noClasses().that().resideOutsideOfPackages("io.trailproof.mcp..", "io.trailproof.cli..")
                 .should().dependOnClassesThat().resideInAPackage("io.trailproof.mcp..")
+                .check(classes);
+        noClasses().that().resideInAPackage("io.trailproof.shipping..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.mcp..", "io.trailproof.llmgateway..",
+                        "io.trailproof.capture..")
+                .because("shipping is what the capture paths beside the agent share (the shipper, the spool); "
+                        + "it knows none of them, nor the service's own capture tracking")
+                .check(classes);
+    }
+
+    @Test
+    void theLlmGatewayIsAClientOfTheHttpApiOnly() {
+        noClasses().that().resideInAPackage("io.trailproof.llmgateway..")
+                .should().dependOnClassesThat().resideInAnyPackage("io.trailproof.http..", "io.trailproof.server..",
+                        "io.trailproof.cli..", "io.trailproof.config..", "io.trailproof.ledger..", "io.trailproof.store..",
+                        "io.trailproof.index..", "io.trailproof.mcp..", "io.trailproof.capture..")
+                .because("the gateway runs beside the agent and reaches the service over HTTP: "
+                        + "cli -> llmgateway -> shipping -> core (Undertow is its own listener, not the service's http layer)")
+                .check(classes);
+        noClasses().that().resideOutsideOfPackages("io.trailproof.llmgateway..", "io.trailproof.cli..")
+                .should().dependOnClassesThat().resideInAPackage("io.trailproof.llmgateway..")
                 .check(classes);
     }
 

@@ -93,16 +93,17 @@ final class EraseCommand implements Callable<Integer> {
             }
             long would = dry.json().path("would_erase").asLong();
             long already = dry.json().path("already_erased").asLong();
-            if (dryRun || would == 0) {
-                if (options.json) {
-                    out.println(dry.text());
-                } else {
-                    out.println(would == 0 ? "nothing to erase: the selection names no event whose content is still "
-                            + "there" + (already > 0 ? " (" + already + " already erased)" : "")
-                            : "would erase the content of " + events(would) + alsoAlready(already));
-                }
+            if (dryRun) {
+                out.println(options.json ? dry.text() : "would erase the content of " + events(would) + alsoAlready(already));
                 out.flush();
                 return 0;
+            }
+            if (would == 0) {
+                // Most often a mistyped agent id or query: said as a failure, so that a script notices.
+                err.println("trailproof: nothing to erase: the selection names no event whose content is still there"
+                        + (already > 0 ? " (" + already + " already erased)" : "") + "; nothing was erased or recorded");
+                err.flush();
+                return 1;
             }
             if (!yes && !confirmed(would, already, err)) {
                 err.println("trailproof: nothing was erased");

@@ -1,5 +1,6 @@
 package io.trailproof.cli;
 
+import io.trailproof.config.SettingsLoader;
 import com.fasterxml.jackson.databind.JsonNode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -51,13 +52,16 @@ final class IngestCommand implements Callable<Integer> {
     @Parameters(paramLabel = "FILE.jsonl", description = "One JSON event object per line; blank lines are skipped.")
     Path file;
 
-    @Option(names = "--batch-size", defaultValue = "1000", description = "Events per request (1..10000, default 1000).")
+    @Option(names = "--batch-size", defaultValue = "1000",
+            description = "Events per request (default 1000; at most the server's limits.max-batch-events, 10000 by default).")
     int batchSize;
 
     @Override
     public Integer call() throws Exception {
-        if (batchSize < 1 || batchSize > 10_000) {
-            System.err.println("trailproof: --batch-size must be between 1 and 10000");
+        if (batchSize < 1 || batchSize > SettingsLoader.MAX_BATCH_EVENTS) {
+            // The server's limits.max-batch-events is the real ceiling; a larger batch is its 400.
+            System.err.println("trailproof: --batch-size must be between 1 and " + SettingsLoader.MAX_BATCH_EVENTS
+                    + " (and at most the server's limits.max-batch-events)");
             return Main.BAD_USAGE;
         }
         if (!Files.isReadable(file)) {

@@ -19,7 +19,8 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 
 /**
- * {@code trailproof mcp-proxy [--server URL] [--api-key K] [--agent-id ID] -- COMMAND [ARGS...]}
+ * {@code trailproof mcp-proxy [--server URL] [--api-key K] [--agent-id ID] [--gate [--ask-wait S]
+ * [--gate-fail-mode closed|open]] -- COMMAND [ARGS...]}
  * (src/site/mcp-proxy.md): reads its settings and hands over to {@link McpProxy}. Standard input and
  * output are the MCP session's, used as raw bytes; the proxy's own messages go to standard error.
  */
@@ -30,6 +31,8 @@ import java.util.concurrent.Callable;
 final class McpProxyCommand implements Callable<Integer> {
 
     static final String NAME = "mcp-proxy";
+    /** The longest --ask-wait: a day (an ask expires on the service's side long before). */
+    static final long MAX_ASK_WAIT_SECONDS = 86_400;
 
     @Option(names = "--server", paramLabel = "URL",
             description = "trailproof server base URL (default: $TRAILPROOF_URL or " + ClientOptions.DEFAULT_SERVER + ").")
@@ -41,6 +44,19 @@ final class McpProxyCommand implements Callable<Integer> {
     @Option(names = "--agent-id", paramLabel = "ID",
             description = "Agent id of the events (default: $TRAILPROOF_AGENT_ID, else mcp:<server name from initialize>).")
     String agentId;
+
+    @Option(names = "--gate", description = "Decide each tools/call with the trailproof gate before forwarding it; "
+            + "a refused call is answered with isError and never reaches the server.")
+    boolean gate;
+
+    @Option(names = "--ask-wait", paramLabel = "SECONDS", defaultValue = "60",
+            description = "With --gate: how long a call waits for a person's approval before it is refused (default: 60).")
+    long askWaitSeconds;
+
+    @Option(names = "--gate-fail-mode", paramLabel = "closed|open", defaultValue = "closed",
+            description = "With --gate, when trailproof cannot be asked: closed refuses the call (default), "
+                    + "open forwards it and records that the gate was unavailable.")
+    String gateFailMode;
 
     @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The MCP server command and its arguments (after --).")
     List<String> command;
@@ -78,8 +94,17 @@ final class McpProxyCommand implements Callable<Integer> {
         }
         String key = apiKey != null ? apiKey : env.get("TRAILPROOF_API_KEY");
         boolean recording = !"false".equalsIgnoreCase(env.getOrDefault("TRAILPROOF_ENABLED", "true").trim());
+        if (askWaitSeconds < 0 || askWaitSeconds > MAX_ASK_WAIT_SECONDS) {
+            System.err.println("trailproof: --ask-wait must be 0 to " + MAX_ASK_WAIT_SECONDS + " seconds");
+            return Main.BAD_USAGE;
+        }
+        if (!"closed".equals(gateFailMode) && !"open".equals(gateFailMode)) {
+            System.err.println("trailproof: --gate-fail-mode must be closed or open");
+            return Main.BAD_USAGE;
+        }
+        McpProxy.Gate gating = new McpProxy.Gate(gate, Duration.ofSeconds(askWaitSeconds), "open".equals(gateFailMode));
         McpProxy.Options options = new McpProxy.Options(command, base, key, agent, spoolDir(env, url), recording,
-                Duration.ofSeconds(1), Duration.ofSeconds(5));
+                Duration.ofSeconds(1), Duration.ofSeconds(5), gating);
         McpProxy proxy = new McpProxy(options, new FileInputStream(FileDescriptor.in),
                 new FileOutputStream(FileDescriptor.out), System.err, Clock.systemUTC(), UUID.randomUUID().toString());
         Shutdown.forward(proxy::forward);

@@ -46,9 +46,19 @@ final class ServeCommand implements Callable<Integer> {
             + "(storage.accept-truncation); the loss is reported on /health. Only after reading the refusal.")
     boolean acceptTruncation;
 
+    @Option(names = "--set", paramLabel = "KEY=VALUE", mapFallbackValue = "",
+            description = "Any configuration key, repeatable (--set verify.interval=PT10M, "
+                    + "--set cluster.kafka.security.protocol=SSL); the options above win over it.")
+    Map<String, String> set = new LinkedHashMap<>();
+
     @Override
     public Integer call() throws Exception {
-        Map<String, String> flags = new LinkedHashMap<>();
+        return run(flags());
+    }
+
+    /** The configuration the command line gives: every {@code --set}, then the named flags over them. */
+    Map<String, String> flags() {
+        Map<String, String> flags = new LinkedHashMap<>(set);
         put(flags, ConfigKey.SERVER_HOST, host);
         put(flags, ConfigKey.SERVER_PORT, port);
         put(flags, ConfigKey.DATA_DIR, dataDir);
@@ -56,6 +66,10 @@ final class ServeCommand implements Callable<Integer> {
         if (acceptTruncation) {
             flags.put(ConfigKey.STORAGE_ACCEPT_TRUNCATION.key(), "true");
         }
+        return flags;
+    }
+
+    private Integer run(Map<String, String> flags) throws Exception {
         Settings settings;
         List<String> warnings = new ArrayList<>();
         try {

@@ -193,8 +193,7 @@ final class ApplyLoop implements Runnable {
         ReplicaOutcome.Erased outcome = replica.applyErasure(new ReplicatedErasure(r.offset(), r.timestamp(), idBits(r),
                 e.order()));
         if (outcome.outcome() != null && outcome.outcome().erasure() != null) {
-            long[] erased = outcome.outcome().erased().stream().mapToLong(Long::longValue).toArray();
-            finish.complete(erased);
+            finish.complete(outcome.outcome().erased());
         }
         return new Applied(e.requestId(), outcome);
     }

@@ -4,12 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.ledger.ErasureOrder;
-import io.trailproof.ledger.LedgerErasures;
+import io.trailproof.ledger.LogRanges;
 
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.stream.LongStream;
 
 /**
  * One erasure as a record of the topic (src/site/erasure.md#cluster-mode): the selector resolved
@@ -32,9 +31,9 @@ public record ErasureWrite(String nodeId, String requestId, ErasureOrder order) 
         ObjectNode o = WriteRecord.envelope(nodeId, requestId, ANSWER);
         ObjectNode e = o.putObject("erasure");
         ArrayNode ranges = e.putArray("log_indexes");
-        long[] sorted = LongStream.of(order.candidates()).sorted().distinct().toArray();
-        for (long[] r : LedgerErasures.ranges(sorted)) {
-            ranges.addArray().add(r[0]).add(r[1]);
+        LogRanges candidates = order.candidates();
+        for (int r = 0; r < candidates.rangeCount(); r++) {
+            ranges.addArray().add(candidates.first(r)).add(candidates.last(r));
         }
         ArrayNode fields = e.putArray("fields");
         order.fields().forEach(fields::add);
@@ -55,16 +54,14 @@ public record ErasureWrite(String nodeId, String requestId, ErasureOrder order) 
                 || e.has("key") && !e.get("key").isTextual()) {
             throw new IOException("the record is not a consistent trailproof erasure");
         }
-        LongStream.Builder indexes = LongStream.builder();
+        LogRanges.Builder indexes = new LogRanges.Builder();
         long previous = -1;
         for (JsonNode r : e.get("log_indexes")) {
             if (!r.isArray() || r.size() != 2 || !r.get(0).canConvertToLong() || !r.get(1).canConvertToLong()
                     || r.get(0).longValue() <= previous || r.get(1).longValue() < r.get(0).longValue()) {
                 throw new IOException("the erasure record's log_indexes are not ascending ranges [first, last]");
             }
-            for (long i = r.get(0).longValue(); i <= r.get(1).longValue(); i++) {
-                indexes.add(i);
-            }
+            indexes.addRange(r.get(0).longValue(), r.get(1).longValue());
             previous = r.get(1).longValue();
         }
         List<String> fields = new ArrayList<>();
@@ -75,7 +72,7 @@ public record ErasureWrite(String nodeId, String requestId, ErasureOrder order) 
             fields.add(f.textValue());
         }
         return new ErasureWrite(o.path("node").asText(), o.path("request").asText(),
-                new ErasureOrder(indexes.build().toArray(), fields, e.get("reason").textValue(),
+                new ErasureOrder(indexes.build(), fields, e.get("reason").textValue(),
                         e.has("key") ? e.get("key").textValue() : null, (ObjectNode) e.get("selector"),
                         e.get("list_ids").booleanValue()));
     }

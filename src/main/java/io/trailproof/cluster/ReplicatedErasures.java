@@ -1,5 +1,7 @@
 package io.trailproof.cluster;
 
+import io.trailproof.ledger.LogRanges;
+
 import java.io.IOException;
 
 /**
@@ -11,6 +13,6 @@ import java.io.IOException;
 @FunctionalInterface
 public interface ReplicatedErasures {
 
-    /** @param erased the log indexes whose content the erasure removed (ascending) */
-    void complete(long[] erased) throws IOException;
+    /** @param erased the log indexes whose content the erasure removed */
+    void complete(LogRanges erased) throws IOException;
 }

@@ -34,6 +34,9 @@ import java.io.UncheckedIOException;
  */
 public final class SettingsLoader {
 
+    /** The largest {@code limits.max-batch-events} accepted. */
+    public static final int MAX_BATCH_EVENTS = 1_000_000;
+
     private static final System.Logger LOG = System.getLogger(SettingsLoader.class.getName());
 
     private SettingsLoader() {
@@ -73,7 +76,7 @@ public final class SettingsLoader {
         Path dataDir = path(nonEmpty(raw, ConfigKey.DATA_DIR));
         List<ApiKey> keys = apiKeys(raw.get(ConfigKey.AUTH_API_KEYS));
         long maxBody = longIn(raw, ConfigKey.LIMITS_MAX_BODY_BYTES, 1024, Integer.MAX_VALUE);
-        int maxBatch = (int) longIn(raw, ConfigKey.LIMITS_MAX_BATCH_EVENTS, 1, 1_000_000);
+        int maxBatch = (int) longIn(raw, ConfigKey.LIMITS_MAX_BATCH_EVENTS, 1, MAX_BATCH_EVENTS);
         URI tsa = httpUrl(raw, ConfigKey.TIMESTAMP_DEFAULT_TSA_URL);
         List<String> allowed = list(raw.get(ConfigKey.TIMESTAMP_ALLOWED_TSA_URLS).value());
         for (String prefix : allowed) {

@@ -15,6 +15,7 @@ import io.trailproof.core.event.EventTime;
 import io.trailproof.ledger.ErasureOrder;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerErasures;
+import io.trailproof.ledger.LogRanges;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -93,6 +94,27 @@ public final class ErasureService {
         }
     }
 
+    /**
+     * The selector leaves nothing to erase: it matches no event whose content can be erased, or only
+     * events erased already. Nothing was erased and nothing recorded (src/site/erasure.md#api).
+     */
+    public static final class NothingToEraseException extends Exception {
+        private final long alreadyErased;
+
+        NothingToEraseException(long alreadyErased) {
+            super(alreadyErased == 0
+                    ? "the selector matches no event whose content can be erased; nothing was erased or recorded"
+                    : "every event the selector matches (" + alreadyErased + ") is erased already; nothing was "
+                            + "erased or recorded");
+            this.alreadyErased = alreadyErased;
+        }
+
+        /** How many of the events the selector matches are erased already (0: it matches none). */
+        public long alreadyErased() {
+            return alreadyErased;
+        }
+    }
+
     /** At start: finishes the index's part of an erasure a crash interrupted, then clears its marker. */
     public void completeInterrupted() throws IOException {
         if (ledger.erasures().interrupted() < 0) {
@@ -100,16 +122,15 @@ public final class ErasureService {
         }
         long at = ledger.erasures().interrupted();
         StoredEvent e = parse(ledger.payloadAt(at));
-        long[] indexes = indexesOf(e);
-        await(index.purge(indexes, 1));
+        await(index.purge(indexesOf(e), 1));
         ledger.erasures().settled();
     }
 
     /** {@code {"would_erase", "already_erased"}}: changes nothing. */
     public ObjectNode dryRun(Selector selector) throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
-        LedgerErasures.ErasurePlan plan = ledger.erasures().plan(resolve(selector));
+        LedgerErasures.ErasurePlan plan = ledger.erasures().plan(LogRanges.of(resolve(selector)));
         ObjectNode o = JsonNodeFactory.instance.objectNode();
-        o.put("would_erase", plan.targets().size());
+        o.put("would_erase", plan.targets().count());
         o.put("already_erased", plan.alreadyErased());
         return o;
     }
@@ -119,20 +140,30 @@ public final class ErasureService {
      * gone. In cluster mode ({@link #replicateThrough}) the selector is resolved here, to log indexes, and
      * the erasure goes through the topic: the answer comes once this node applied it (every node
      * applies it at the same position).
+     *
+     * @throws NothingToEraseException when the selector leaves nothing to erase (nothing is recorded)
      */
     public ObjectNode erase(Selector selector, List<String> fields, String reason, String keyName)
-            throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
+            throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException,
+            NothingToEraseException {
         Replication topic = replication;
         LedgerErasures.ErasureOutcome out;
         if (topic != null) {
             caughtUp.await();   // the selector sees every write acknowledged before, by any node
-            out = topic.publish(new ErasureOrder(resolve(selector), fields, reason, keyName, selector.toJson(), true));
+            long[] candidates = resolve(selector);
+            if (candidates.length == 0) {
+                throw new NothingToEraseException(0);
+            }
+            out = topic.publish(new ErasureOrder(LogRanges.of(candidates), fields, reason, keyName, selector.toJson(), true));
         } else {
             out = eraseHere(selector, fields, reason, keyName);
         }
+        if (out.erasure() == null) {
+            throw new NothingToEraseException(out.alreadyErased());
+        }
         ObjectNode o = JsonNodeFactory.instance.objectNode();
         o.put("erasure_id", out.erasure().id());
-        o.put("erased", out.erased().size());
+        o.put("erased", out.erased().count());
         o.put("already_erased", out.alreadyErased());
         o.put("log_index", out.erasure().logIndex());
         return o;
@@ -143,7 +174,10 @@ public final class ErasureService {
             throws IOException, BadQueryException, UnknownEventsException, IndexUnavailableException {
         long[] candidates = resolve(selector);
         LedgerErasures.ErasureOutcome out = ledger.erasures().erase(candidates, fields, reason, keyName, selector.toJson());
-        complete(out.erased().stream().mapToLong(Long::longValue).toArray(), shareWhileIngesting);
+        if (out.erasure() == null) {
+            return out;
+        }
+        complete(out.erased(), shareWhileIngesting);
         return out;
     }
 
@@ -165,8 +199,8 @@ public final class ErasureService {
             return eraseRecordedBeforeHere(cutoff, selector);
         }
         caughtUp.await();   // a node chosen a moment ago may still be applying what an earlier pass erased
-        long[] candidates = ledger.erasures().recordedBefore(cutoff);
-        if (candidates.length == 0) {
+        LogRanges candidates = ledger.erasures().recordedBefore(cutoff);
+        if (candidates.isEmpty()) {
             return Optional.empty();
         }
         LedgerErasures.ErasureOutcome out = topic.publish(new ErasureOrder(candidates, EventErasure.ERASABLE,
@@ -181,7 +215,7 @@ public final class ErasureService {
         if (out.erasure() == null) {
             return Optional.empty();
         }
-        complete(out.erased().stream().mapToLong(Long::longValue).toArray(), shareWhileIngesting);
+        complete(out.erased(), shareWhileIngesting);
         return Optional.of(out);
     }
 
@@ -213,11 +247,11 @@ public final class ErasureService {
      * erased content, then the erasure is settled (its pending marker goes). In cluster mode the
      * apply loop calls it for every erasure record.
      */
-    public void completeReplicated(long[] erased) throws IOException {
+    public void completeReplicated(LogRanges erased) throws IOException {
         complete(erased, 1);   // the apply loop, and every write after the record, waits for it
     }
 
-    private void complete(long[] erased, double share) throws IOException {
+    private void complete(LogRanges erased, double share) throws IOException {
         await(index.purge(erased, share));
         ledger.erasures().probe().reached("index-purged");
         ledger.erasures().settled();
@@ -305,14 +339,13 @@ public final class ErasureService {
         return out.stream().mapToLong(Long::longValue).toArray();
     }
 
-    static long[] indexesOf(StoredEvent erasure) {
-        List<Long> out = new ArrayList<>();
+    /** The log indexes an erasure event names, as the ranges it names them by. */
+    static LogRanges indexesOf(StoredEvent erasure) {
+        LogRanges.Builder out = new LogRanges.Builder();
         for (var range : erasure.json().path(EventFields.ACTION_INPUT).path("log_indexes")) {
-            for (long i = range.get(0).longValue(); i <= range.get(1).longValue(); i++) {
-                out.add(i);
-            }
+            out.addRange(range.get(0).longValue(), range.get(1).longValue());
         }
-        return out.stream().mapToLong(Long::longValue).toArray();
+        return out.build();
     }
 
     private static StoredEvent parse(byte[] payload) throws IOException {

@@ -48,7 +48,7 @@ public final class RetentionSchedule implements AutoCloseable {
         Instant cutoff = period.cutoff(clock.instant());
         Optional<LedgerErasures.ErasureOutcome> out = erasures.eraseRecordedBefore(cutoff, period.toString());
         if (out.isPresent()) {
-            LOG.log(System.Logger.Level.INFO, "retention: erased the content of " + out.get().erased().size()
+            LOG.log(System.Logger.Level.INFO, "retention: erased the content of " + out.get().erased().count()
                     + " events recorded before " + cutoff + " (erasure " + out.get().erasure().id() + " at log index "
                     + out.get().erasure().logIndex() + ")");
         } else {

@@ -122,6 +122,11 @@ final class ErasureEndpoints {
             Responses.json(ex, 200, answer);
         } catch (ErasureService.UnknownEventsException e) {
             throw ApiException.notFound(e.getMessage());
+        } catch (ErasureService.NothingToEraseException e) {
+            // Nothing matched (a mistyped selector): 404 as for unknown event ids. Only erased events
+            // matched: 409, the request conflicts with their state. Either way nothing is recorded.
+            throw e.alreadyErased() == 0 ? ApiException.notFound(e.getMessage())
+                    : new ApiException(409, e.getMessage());
         } catch (BadQueryException e) {
             throw ApiException.badRequest(e.getMessage());
         } catch (LedgerErasures.ErasureTooLargeException e) {

@@ -9,6 +9,7 @@ import io.trailproof.index.BadQueryException;
 import io.trailproof.index.EventFilter;
 import io.trailproof.index.IndexRequest;
 import io.trailproof.index.IndexUnavailableException;
+import io.trailproof.index.SearchCancelledException;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.index.SummaryRequest;
 import io.undertow.server.HttpServerExchange;
@@ -174,10 +175,15 @@ final class SearchEndpoints {
      */
     private CompletionStage<Router.Answer> nonBlocking(HttpServerExchange ex, Prepared prepared) {
         CompletableFuture<Router.Answer> answer = new CompletableFuture<>();
-        index.findAsync(prepared.request(), ex.getConnection().getWorker()).whenComplete((results, error) -> {
+        IndexRequest request = prepared.request().cancelledWhen(new ClientWatch(ex));
+        index.findAsync(request, ex.getConnection().getWorker()).whenComplete((results, error) -> {
+            Throwable failure = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            if (failure instanceof SearchCancelledException) {
+                answer.complete(ClientWatch::closeConnection); // nobody is there to read an answer
+                return;
+            }
             if (error != null) {
-                answer.completeExceptionally(refusal(error instanceof CompletionException && error.getCause() != null
-                        ? error.getCause() : error));
+                answer.completeExceptionally(refusal(failure));
                 return;
             }
             try {
@@ -197,6 +203,7 @@ final class SearchEndpoints {
         }
         SearchIndex.Results results;
         try {
+            // Not watched for a client that leaves: the unread body comes before anything that would tell.
             results = index.find(prepared.request());
         } catch (BadQueryException | IndexUnavailableException e) {
             throw (ApiException) refusal(e);

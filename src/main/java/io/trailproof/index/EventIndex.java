@@ -55,7 +55,24 @@ public interface EventIndex extends Closeable {
      * Only for log indexes below {@link #size()}; others are ignored (indexed later from the log).
      * {@code pacer} is called between the segments merged; it may add events meanwhile.
      */
-    void replace(SortedMap<Long, byte[]> payloads, Pacer pacer) throws IOException;
+    default void replace(SortedMap<Long, byte[]> payloads, Pacer pacer) throws IOException {
+        replaceDocuments(payloads);
+        mergeAwayReplaced(pacer);
+    }
+
+    /**
+     * The first half of {@link #replace}, for an erasure replaced a chunk at a time: replaces the
+     * documents of the events at {@code payloads} held by the index, without merging or committing.
+     * The old documents stay in the index's files until {@link #mergeAwayReplaced} returns.
+     */
+    void replaceDocuments(SortedMap<Long, byte[]> payloads) throws IOException;
+
+    /**
+     * The second half of {@link #replace}: merges away every document replaced so far, so that no
+     * file of the index keeps a trace of them, and commits. Durable on return. {@code pacer} is
+     * called between the segments merged; it may add events meanwhile.
+     */
+    void mergeAwayReplaced(Pacer pacer) throws IOException;
 
     /** Makes everything added durable, atomically with {@link #size()} and {@link #lastHash()}. */
     void commit() throws IOException;

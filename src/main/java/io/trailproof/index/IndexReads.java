@@ -20,6 +20,7 @@ import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.Lock;
 
 /**
@@ -68,6 +69,7 @@ final class IndexReads {
     private boolean nudged; // guarded by signal
     private boolean closed; // guarded by signal
     private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
+    private final AtomicLong cancelled = new AtomicLong();
 
     IndexReads(Ledger ledger, Clock clock, Lock swapReadLock, Live live) {
         this.ledger = ledger;
@@ -87,6 +89,11 @@ final class IndexReads {
                 return results;
             }
         }
+    }
+
+    /** See {@link SearchIndex#searchesCancelled}. */
+    long cancelled() {
+        return cancelled.get();
     }
 
     /** See {@link SearchIndex#findAsync}. */
@@ -209,6 +216,11 @@ final class IndexReads {
                 out.add(new Result(hit.logIndex(), payload, hit.score(), highlights));
             }
             return new Results(page.total(), out, page.summary());
+        } catch (SearchCancelledException e) {
+            long n = cancelled.incrementAndGet();
+            LOG.log(System.Logger.Level.INFO, "search cancelled: its client closed the connection before the answer ("
+                    + n + " since the start)");
+            throw e;
         } catch (CorruptIndexException e) {
             LOG.log(System.Logger.Level.ERROR, "search index is damaged (" + e + "); rebuilding it from the log");
             live.rebuildDamaged();

@@ -272,8 +272,11 @@ public final class LuceneEventIndex implements EventIndex {
         return last;
     }
 
+    /** Documents replaced since the last {@link #mergeAwayReplaced}: for its log line. */
+    private long replacedSinceMerge;
+
     @Override
-    public synchronized void replace(SortedMap<Long, byte[]> payloads, Pacer pacer) throws IOException {
+    public synchronized void replaceDocuments(SortedMap<Long, byte[]> payloads) throws IOException {
         requireWritable();
         SortedMap<Long, byte[]> held = payloads.headMap(size);
         if (held.isEmpty()) {
@@ -284,27 +287,37 @@ public final class LuceneEventIndex implements EventIndex {
         for (Map.Entry<Long, byte[]> e : held.entrySet()) {
             docs.add(EventDocument.of(e.getKey(), e.getValue()).document());
         }
-        long t0 = System.nanoTime();
         try {
             writer.deleteDocuments(LongPoint.newSetQuery(IndexFields.LOG_INDEX, indexes));
             writer.addDocuments(docs);
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("replacing " + indexes.length + " erased events", e);
         }
+        replacedSinceMerge += indexes.length;
+    }
+
+    @Override
+    public synchronized void mergeAwayReplaced(Pacer pacer) throws IOException {
+        requireWritable();
+        if (replacedSinceMerge == 0) {
+            return;
+        }
+        long replaced = replacedSinceMerge;
         PurgeMerges.Purged purged;
         long t1 = System.nanoTime();
         try {
             purged = ((PurgeMerges) writer.getConfig().getMergePolicy()).mergeAway(writer,
                     (ConcurrentMergeScheduler) writer.getConfig().getMergeScheduler(), pacer);
         } catch (IOException | RuntimeException | Error e) {
-            throw writeFailed("merging away " + indexes.length + " erased events", e);
+            throw writeFailed("merging away " + replaced + " erased events", e);
         }
         long t2 = System.nanoTime();
         commit();
+        replacedSinceMerge = 0;
         searchers.maybeRefreshBlocking();
         LOG.log(System.Logger.Level.INFO, String.format(Locale.ROOT, "search index: %d erased events' documents "
-                        + "replaced in %d ms; %d segments holding the old ones (%.1f MB) rewritten in %d ms (%d waits for running merges); "
-                        + "committed in %d ms", indexes.length, (t1 - t0) / 1_000_000, purged.segments(),
+                        + "replaced; %d segments holding the old ones (%.1f MB) rewritten in %d ms (%d waits for running merges); "
+                        + "committed in %d ms", replaced, purged.segments(),
                 purged.bytes() / 1e6, (t2 - t1) / 1_000_000, purged.waits(), (System.nanoTime() - t2) / 1_000_000));
     }
 

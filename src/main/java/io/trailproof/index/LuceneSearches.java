@@ -6,7 +6,7 @@ import org.apache.lucene.index.ExitableDirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.LeafReaderContext;
 import org.apache.lucene.index.NumericDocValues;
-import org.apache.lucene.index.QueryTimeoutImpl;
+import org.apache.lucene.index.QueryTimeout;
 import org.apache.lucene.index.Terms;
 import org.apache.lucene.index.TermsEnum;
 import org.apache.lucene.search.FieldDoc;
@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.TreeMap;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongConsumer;
 
 /**
@@ -54,9 +55,16 @@ final class LuceneSearches {
         Query query = request.query() == null ? new MatchAllDocsQuery() : parse(request.query());
         Query filtered = RequestQuery.withFilters(query, request.filter());
         Sort sort = RequestQuery.sort(request.order());
+        BooleanSupplier gone = request.clientGone();
+        if (gone.getAsBoolean()) {
+            throw cancelled();
+        }
         IndexSearcher base = searchers.acquire();
         try {
-            QueryTimeoutImpl timeout = new QueryTimeoutImpl(QUERY_TIMEOUT.toMillis());
+            long deadline = System.nanoTime() + QUERY_TIMEOUT.toNanos();
+            // Asked by Lucene every few terms and documents: the search stops at its deadline or
+            // once its client has gone, term expansion included.
+            QueryTimeout timeout = () -> System.nanoTime() - deadline > 0 || gone.getAsBoolean();
             IndexSearcher searcher = new IndexSearcher(ExitableDirectoryReader.wrap(
                     (DirectoryReader) base.getIndexReader(), timeout));
             searcher.setTimeout(timeout);
@@ -73,29 +81,41 @@ final class LuceneSearches {
                     }
                 }
             } catch (ExitableDirectoryReader.ExitingReaderException e) {
-                throw tooSlow();
+                throw stopped(gone);
             } catch (IndexSearcher.TooManyClauses e) {
                 throw new BadQueryException("the query expands to more than " + IndexSearcher.getMaxClauseCount()
                         + " clauses; use fewer terms or a more specific pattern");
             }
             if (searcher.timedOut()) {
-                throw tooSlow();
+                throw stopped(gone);
             }
             MatchSummary summary = null;
             if (!request.summary().isEmpty()) {
                 try {
                     summary = MatchSummaries.of(searcher, filtered, request.summary());
                 } catch (ExitableDirectoryReader.ExitingReaderException e) {
-                    throw tooSlow();
+                    throw stopped(gone);
                 }
                 if (searcher.timedOut()) {
-                    throw tooSlow();
+                    throw stopped(gone);
                 }
             }
             return new EventIndex.Page(total, hits, summary);
         } finally {
             searchers.release(base);
         }
+    }
+
+    /** A search stopped before its end: cancelled when its client has gone, else it ran out of time. */
+    private static BadQueryException stopped(BooleanSupplier gone) throws SearchCancelledException {
+        if (gone.getAsBoolean()) {
+            throw cancelled();
+        }
+        return tooSlow();
+    }
+
+    private static SearchCancelledException cancelled() {
+        return new SearchCancelledException("the search was cancelled: its client closed the connection");
     }
 
     private static BadQueryException tooSlow() {

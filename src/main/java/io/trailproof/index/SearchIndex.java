@@ -2,6 +2,7 @@ package io.trailproof.index;
 
 import io.trailproof.background.Pacer;
 import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LogRanges;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -311,8 +312,13 @@ public final class SearchIndex implements Closeable {
     /** Erasures waiting for the follower: the log indexes whose documents are to be replaced. */
     private final ConcurrentLinkedQueue<Purge> purges = new ConcurrentLinkedQueue<>();
 
-    private record Purge(long[] logIndexes, double shareWhileIngesting, CompletableFuture<Void> done) {
+    private record Purge(LogRanges logIndexes, double shareWhileIngesting, CompletableFuture<Void> done) {
     }
+
+    /** Most events whose new documents one step of a purge holds in memory (src/site/erasure.md#memory). */
+    static final int PURGE_CHUNK_EVENTS = 4096;
+    /** Most payload bytes one step of a purge holds in memory. */
+    static final long PURGE_CHUNK_BYTES = 16L << 20;
 
     private boolean purgeQueued() {
         return !purges.isEmpty();
@@ -324,12 +330,16 @@ public final class SearchIndex implements Closeable {
      * the index's one writer. The future completes once no file of the index holds the old
      * documents, or exceptionally when that failed (the caller must then not say the content is gone).
      *
+     * <p>The events are read and replaced a chunk at a time (at most {@value #PURGE_CHUNK_EVENTS}
+     * events or {@value #PURGE_CHUNK_BYTES} bytes of payloads), and merged away once at the end, so a
+     * purge's memory does not grow with the number of events it erases.
+     *
      * <p>While events are being ingested the merges work {@code shareWhileIngesting} of the time
      * (src/site/erasure.md#pacing), and in their pauses the follower indexes the events that arrived,
      * so searches do not wait for the purge to end; 1 never pauses.
      */
-    public CompletableFuture<Void> purge(long[] logIndexes, double shareWhileIngesting) {
-        Purge p = new Purge(logIndexes.clone(), shareWhileIngesting, new CompletableFuture<>());
+    public CompletableFuture<Void> purge(LogRanges logIndexes, double shareWhileIngesting) {
+        Purge p = new Purge(logIndexes, shareWhileIngesting, new CompletableFuture<>());
         purges.add(p);
         reads.nudgeFollower();
         return p.done();
@@ -339,16 +349,23 @@ public final class SearchIndex implements Closeable {
         Purge p;
         while ((p = purges.poll()) != null) {
             try {
-                TreeMap<Long, byte[]> payloads = new TreeMap<>();
                 long size = ledger.size();
-                for (long i : p.logIndexes()) {
-                    if (i < size) {
-                        payloads.put(i, ledger.payloadAt(i));
+                TreeMap<Long, byte[]> payloads = new TreeMap<>();
+                long[] bytes = {0};
+                p.logIndexes().forEachChunk(PURGE_CHUNK_EVENTS, (chunk, n) -> {
+                    for (int k = 0; k < n && chunk[k] < size; k++) {
+                        byte[] payload = ledger.payloadAt(chunk[k]);
+                        payloads.put(chunk[k], payload);
+                        bytes[0] += payload.length;
+                        if (payloads.size() >= PURGE_CHUNK_EVENTS || bytes[0] >= PURGE_CHUNK_BYTES) {
+                            replaceChunk(index, payloads);
+                            bytes[0] = 0;
+                        }
                     }
-                }
-                index.replace(payloads, Pacer.whileBusy(p.shareWhileIngesting(), ledger::size, System::nanoTime,
-                        nanos -> indexDuring(index, nanos)));   // only those it holds
-                rebuild.purge(payloads);   // and in an index being rebuilt, which must not bring them back
+                });
+                replaceChunk(index, payloads);
+                index.mergeAwayReplaced(Pacer.whileBusy(p.shareWhileIngesting(), ledger::size, System::nanoTime,
+                        nanos -> indexDuring(index, nanos)));
                 dirs.deleteDamaged();      // and a damaged index set aside goes
                 committedSize = index.size();
                 lastCommitNanos = System.nanoTime();
@@ -357,6 +374,16 @@ public final class SearchIndex implements Closeable {
                 p.done().completeExceptionally(e);
             }
         }
+    }
+
+    /** One step of a purge: the documents of {@code payloads} replaced (only those the index holds), then forgotten. */
+    private void replaceChunk(EventIndex index, TreeMap<Long, byte[]> payloads) throws IOException {
+        if (payloads.isEmpty()) {
+            return;
+        }
+        index.replaceDocuments(payloads);
+        rebuild.purge(payloads);   // and in an index being rebuilt, which must not bring them back
+        payloads.clear();
     }
 
     /**
@@ -445,6 +472,11 @@ public final class SearchIndex implements Closeable {
      */
     public CompletableFuture<Results> findAsync(IndexRequest request, Executor searchThreads) {
         return reads.findAsync(request, searchThreads);
+    }
+
+    /** Searches cancelled since the start because their client had gone ({@link IndexRequest#clientGone}). */
+    public long searchesCancelled() {
+        return reads.cancelled();
     }
 
     // ---------------------------------------------------------------- administration

@@ -18,18 +18,12 @@ import java.util.List;
  * @param listIds whether the erasure event lists the erased events' ids (false for a retention pass,
  *     whose ids would not fit one event; then nothing to erase records nothing)
  */
-public record ErasureOrder(long[] candidates, List<String> fields, String reason, String keyName, ObjectNode selector,
+public record ErasureOrder(LogRanges candidates, List<String> fields, String reason, String keyName, ObjectNode selector,
                            boolean listIds) {
 
     public ErasureOrder {
-        candidates = candidates.clone();
         fields = List.copyOf(fields);
         selector = selector.deepCopy();
-    }
-
-    @Override
-    public long[] candidates() {
-        return candidates.clone();
     }
 
     @Override

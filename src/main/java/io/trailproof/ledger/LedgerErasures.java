@@ -26,7 +26,6 @@ import java.util.List;
 import java.util.OptionalLong;
 import java.util.TreeMap;
 import java.util.function.LongConsumer;
-import java.util.stream.LongStream;
 
 /**
  * The ledger's side of an erasure (src/site/erasure.md): records it as an event of agent
@@ -115,18 +114,21 @@ public final class LedgerErasures {
      * the indexes it would erase (erasure events never are) and how many are erased already. Changes
      * nothing.
      */
-    public ErasurePlan plan(long[] candidates) throws IOException {
+    public ErasurePlan plan(LogRanges candidates) throws IOException {
         checkReadable(candidates);
-        return planReadable(candidates);
+        return planReadable(candidates, false);
     }
 
-    private synchronized ErasurePlan planReadable(long[] candidates) throws IOException {
-        long[] sorted = candidates.clone();
-        Arrays.sort(sorted);
-        List<Long> targets = new ArrayList<>();
+    /**
+     * Reads the candidates a chunk at a time: the plan's memory grows with the ranges of its targets
+     * (and their ids when {@code listIds}, which only requests naming at most an event's worth do),
+     * never with the number of candidates.
+     */
+    private synchronized ErasurePlan planReadable(LogRanges candidates, boolean listIds) throws IOException {
+        LogRanges.Builder targets = new LogRanges.Builder();
         List<String> ids = new ArrayList<>();
         long[] already = {0};
-        log.readEach(LongStream.of(sorted).distinct().toArray(), (index, payload) -> {
+        candidates.forEachChunk(APPLY_CHUNK, (chunk, n) -> log.readEach(Arrays.copyOf(chunk, n), (index, payload) -> {
             StoredEvent e = parse(index, payload);
             if (e.agentId().equals(EventFields.ERASURES_AGENT)) {
                 return;   // the record of erasures is never erased
@@ -135,10 +137,12 @@ public final class LedgerErasures {
                 already[0]++;
             } else {
                 targets.add(index);
-                ids.add(e.id());
+                if (listIds) {
+                    ids.add(e.id());
+                }
             }
-        });
-        return new ErasurePlan(targets, ids, already[0]);
+        }));
+        return new ErasurePlan(targets.build(), ids, already[0]);
     }
 
     /**
@@ -146,7 +150,9 @@ public final class LedgerErasures {
      * fields (src/site/erasure.md#erased-event): records the erasure as an event of agent
      * {@link EventFields#ERASURES_AGENT} (durable first), then rewrites the log. On return no byte of
      * the erased content is left in the log's files; the caller removes it from what it derived (the
-     * search index) and then calls {@link #settled}, until which the pending marker stays.
+     * search index) and then calls {@link #settled}, until which the pending marker stays. When no
+     * candidate is left to erase (none given, every one erased already, or erasure events) nothing is
+     * recorded or changed, and the outcome's erasure is null.
      *
      * @param selector what the request selected by (kept in the erasure event)
      * @param keyName  the name of the API key that asked, or null
@@ -155,8 +161,9 @@ public final class LedgerErasures {
     public ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
                                 ObjectNode selector) throws IOException {
         refuseInReplica();
-        checkReadable(candidates);
-        return erase(candidates, fields, reason, keyName, selector, true);
+        LogRanges ranges = LogRanges.of(candidates);
+        checkReadable(ranges);
+        return erase(ranges, fields, reason, keyName, selector, true);
     }
 
     /**
@@ -164,21 +171,22 @@ public final class LedgerErasures {
      * erasure event, the content of every event recorded before {@code cutoff} that no erasure names
      * yet, except erasure events. The event names them by log index ranges only (their ids would not
      * fit one event). When there is nothing to erase nothing is recorded and the outcome's erasure
-     * is null.
+     * is null. Its memory does not grow with the number of events it erases: they are found,
+     * erased and handed on as ranges and read a chunk at a time (src/site/erasure.md#memory).
      */
     public ErasureOutcome eraseRecordedBefore(Instant cutoff, String reason, ObjectNode selector)
             throws IOException {
         refuseInReplica();
-        long[] candidates = recordedBefore(cutoff, sequencer.readableSize());
+        LogRanges candidates = recordedBefore(cutoff, sequencer.readableSize());
         return erase(candidates, EventErasure.ERASABLE, reason, null, selector, false);
     }
 
     /**
      * As {@link #erase(long[], List, String, String, ObjectNode)}; with {@code listIds} false the
      * erasure event names the events by their log indexes only (a retention pass, whose events'
-     * ids would not fit one event). Nothing to erase records nothing when {@code listIds} is false.
+     * ids would not fit one event). Nothing to erase records nothing: the outcome's erasure is null.
      */
-    private synchronized ErasureOutcome erase(long[] candidates, List<String> fields, String reason, String keyName,
+    private synchronized ErasureOutcome erase(LogRanges candidates, List<String> fields, String reason, String keyName,
                                               ObjectNode selector, boolean listIds) throws IOException {
         return erase(new ErasureOrder(candidates, fields, reason, keyName, selector, listIds), sequencer::sequence,
                 Pacer.whileBusy(shareWhileIngesting, sequencer::readableSize, System::nanoTime, Pacer.SLEEP));
@@ -204,9 +212,10 @@ public final class LedgerErasures {
     }
 
     private ErasureOutcome erase(ErasureOrder order, Sealing sealing, Pacer pacer) throws IOException {
-        ErasurePlan plan = planReadable(order.candidates());
-        if (!order.listIds() && plan.targets().isEmpty()) {
-            return new ErasureOutcome(null, List.of(), plan.alreadyErased());
+        ErasurePlan plan = planReadable(order.candidates(), order.listIds());
+        if (plan.targets().isEmpty()) {
+            // Erasing nothing records nothing: a mistyped selector must not leave a permanent event.
+            return new ErasureOutcome(null, LogRanges.EMPTY, plan.alreadyErased());
         }
         ObjectNode input = JsonNodeFactory.instance.objectNode();
         input.set("selector", order.selector());
@@ -221,10 +230,11 @@ public final class LedgerErasures {
             plan.ids().forEach(ids::add);
         }
         ArrayNode ranges = input.putArray("log_indexes");
-        for (long[] r : ranges(plan.targets().stream().mapToLong(Long::longValue).toArray())) {
-            ranges.addArray().add(r[0]).add(r[1]);
+        LogRanges targets = plan.targets();
+        for (int r = 0; r < targets.rangeCount(); r++) {
+            ranges.addArray().add(targets.first(r)).add(targets.last(r));
         }
-        input.put("count", plan.targets().size());
+        input.put("count", targets.count());
         ObjectNode event = JsonNodeFactory.instance.objectNode();
         event.put(EventFields.AGENT_ID, EventFields.ERASURES_AGENT);
         event.put(EventFields.ACTION_TYPE, "ERASURE");
@@ -251,27 +261,6 @@ public final class LedgerErasures {
         apply(erasure, pacer);
         probe.reached("log-rewritten");
         return new ErasureOutcome(erasure, plan.targets(), plan.alreadyErased());
-    }
-
-    /** Ascending indexes as inclusive ranges {@code [first, last]} of consecutive ones. */
-    public static List<long[]> ranges(long[] ascending) {
-        List<long[]> out = new ArrayList<>();
-        long start = -1;
-        long prev = -1;
-        for (long i : ascending) {
-            if (start >= 0 && i != prev + 1) {
-                out.add(new long[] {start, prev});
-                start = -1;
-            }
-            if (start < 0) {
-                start = i;
-            }
-            prev = i;
-        }
-        if (start >= 0) {
-            out.add(new long[] {start, prev});
-        }
-        return out;
     }
 
     /** Events erased per rewrite call: bounds the memory an erasure of many events takes. */
@@ -323,20 +312,17 @@ public final class LedgerErasures {
     }
 
     /**
-     * The log indexes of events recorded before {@code cutoff} that no erasure names yet (a
-     * retention pass, src/site/erasure.md#retention), below {@code size}. recorded_at never
-     * decreases along the log, so they all lie before the first event recorded at or after it.
-     */
-    /**
      * The log indexes a retention pass with {@code cutoff} would name (src/site/erasure.md#retention):
      * the events recorded before it that no erasure names yet, below the ledger's size; erasure
-     * events among them are left alone when the erasure is applied. Changes nothing.
+     * events among them are left alone when the erasure is applied. Changes nothing. recorded_at
+     * never decreases along the log, so they all lie before the first event recorded at or after the
+     * cutoff; they are found without reading them, as ranges.
      */
-    public long[] recordedBefore(Instant cutoff) throws IOException {
+    public LogRanges recordedBefore(Instant cutoff) throws IOException {
         return recordedBefore(cutoff, sequencer.readableSize());
     }
 
-    private synchronized long[] recordedBefore(Instant cutoff, long size) throws IOException {
+    private synchronized LogRanges recordedBefore(Instant cutoff, long size) throws IOException {
         long lo = 0;
         long hi = size;   // first index recorded at or after the cutoff lies in [lo, hi]
         while (lo < hi) {
@@ -348,13 +334,13 @@ public final class LedgerErasures {
                 hi = mid;
             }
         }
-        LongStream.Builder out = LongStream.builder();
+        LogRanges.Builder out = new LogRanges.Builder();
         for (long i = 0; i < lo; i++) {
             if (registry.erasureOf(i) == null) {
                 out.add(i);
             }
         }
-        return out.build().toArray();
+        return out.build();
     }
 
     /**
@@ -419,12 +405,11 @@ public final class LedgerErasures {
         }
     }
 
-    private void checkReadable(long[] indexes) {
+    private void checkReadable(LogRanges indexes) {
         long size = sequencer.readableSize();
-        for (long i : indexes) {
-            if (i < 0 || i >= size) {
-                throw new IllegalArgumentException("log index " + i + " is not readable (readable: " + size + ")");
-            }
+        if (!indexes.isEmpty() && indexes.last(indexes.rangeCount() - 1) >= size) {
+            throw new IllegalArgumentException("log index " + indexes.last(indexes.rangeCount() - 1)
+                    + " is not readable (readable: " + size + ")");
         }
     }
 
@@ -437,11 +422,11 @@ public final class LedgerErasures {
     }
 
     /** What an erasure would do ({@code dry_run}). */
-    public record ErasurePlan(List<Long> targets, List<String> ids, long alreadyErased) {
+    public record ErasurePlan(LogRanges targets, List<String> ids, long alreadyErased) {
     }
 
-    /** What an erasure did. */
-    public record ErasureOutcome(StoredEvent erasure, List<Long> erased, long alreadyErased) {
+    /** What an erasure did; {@code erasure} is null when there was nothing to erase and nothing was recorded. */
+    public record ErasureOutcome(StoredEvent erasure, LogRanges erased, long alreadyErased) {
     }
 
     /** The erasure event would exceed the size of an event: the request names too many events at once. */

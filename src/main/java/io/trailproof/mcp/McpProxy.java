@@ -1,6 +1,10 @@
 package io.trailproof.mcp;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.trailproof.shipping.BatchSender;
+import io.trailproof.shipping.EventShipper;
+import io.trailproof.shipping.Notices;
+import io.trailproof.shipping.Spool;
 import io.trailproof.mcp.ToolCallRecorder.Direction;
 
 import java.io.IOException;
@@ -14,6 +18,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
@@ -30,6 +35,12 @@ public final class McpProxy {
 
     /** Exit code when the MCP server command cannot be started (as shells use for a missing command). */
     public static final int CANNOT_START = 127;
+
+    /** Starts each of the proxy's own lines on standard error. */
+    static final String NOTICE_PREFIX = "trailproof mcp-proxy: ";
+
+    private static final EventShipper.Origin ORIGIN = new EventShipper.Origin(ToolCallRecorder.SOURCE,
+            "the MCP session goes on");
 
     /** Longest message kept for recording; a longer message is passed on unread. */
     static final int MAX_RECORDED_MESSAGE = 32 << 20;
@@ -52,11 +63,13 @@ public final class McpProxy {
      * @param recording false to pass through only (TRAILPROOF_ENABLED=false)
      * @param flushInterval longest time an event waits for its batch to fill
      * @param sendGrace how long the proxy may still try to send after the session ended
+     * @param gate whether tool calls are decided before they are forwarded, and how
      */
     public record Options(List<String> command, URI server, String apiKey, String agentId, Path spoolDir,
-            boolean recording, Duration flushInterval, Duration sendGrace) {
+            boolean recording, Duration flushInterval, Duration sendGrace, Gate gate) {
         public Options {
             command = List.copyOf(command);
+            Objects.requireNonNull(gate);
             if (command.isEmpty()) {
                 throw new IllegalArgumentException("no MCP server command");
             }
@@ -65,10 +78,39 @@ public final class McpProxy {
         }
     }
 
-    private record Message(Direction direction, byte[] bytes, Sequencer.Stamp stamp) {
+    /**
+     * The gate's settings (src/site/mcp-proxy.md#gate).
+     *
+     * @param on whether each {@code tools/call} is decided before it is forwarded
+     * @param askWait how long an {@code ask} is waited for before the call is refused
+     * @param failOpen whether calls are forwarded unchecked when the gate cannot be asked
+     */
+    public record Gate(boolean on, Duration askWait, boolean failOpen) {
+        /** The default wait for a person's answer. */
+        public static final Duration DEFAULT_ASK_WAIT = Duration.ofSeconds(60);
+        /** No gate: every message passes through. */
+        public static final Gate OFF = new Gate(false, DEFAULT_ASK_WAIT, false);
+
+        public Gate {
+            Objects.requireNonNull(askWait);
+            if (askWait.isNegative()) {
+                throw new IllegalArgumentException("the ask wait must not be negative");
+            }
+        }
     }
 
-    private static final Message END = new Message(null, null, null);
+    /**
+     * One message for the recorder (with how the gate let it through, if it did), or a question for
+     * it: {@code agentId} is completed with the recorder's agent id when the recorder reaches it (every
+     * message queued before it has then been read).
+     */
+    private record Message(Direction direction, byte[] bytes, Sequencer.Stamp stamp, ToolCallRecorder.GateMark mark,
+            CompletableFuture<String> agentId) {
+    }
+
+    private static final Message END = new Message(null, null, null, null, null);
+    /** How long the service has to answer one decision request. */
+    private static final Duration DECISION_TIMEOUT = Duration.ofSeconds(10);
 
     private final Options options;
     private final InputStream clientIn;
@@ -81,6 +123,7 @@ public final class McpProxy {
     private final BlockingQueue<Message> messages = new LinkedBlockingQueue<>();
     private final Semaphore backlog = new Semaphore(RECORDING_BACKLOG);
     private volatile Process child;
+    private volatile String agentId;
 
     /**
      * @param sessionId this run's session id (a random UUID per run)
@@ -93,7 +136,7 @@ public final class McpProxy {
         this.err = err;
         this.clock = clock;
         this.sessionId = sessionId;
-        this.notices = new Notices(err);
+        this.notices = new Notices(err, NOTICE_PREFIX);
         this.sequencer = new Sequencer(clock, System::nanoTime);
     }
 
@@ -116,7 +159,7 @@ public final class McpProxy {
         Thread recorderThread = null;
         if (options.recording()) {
             shipper = new EventShipper(new BatchSender(options.server(), options.apiKey(), Duration.ofSeconds(10), json),
-                    new Spool(options.spoolDir(), json), sessionId, clock, options.flushInterval(), notices, json);
+                    new Spool(options.spoolDir(), json), ORIGIN, sessionId, clock, options.flushInterval(), notices, json);
             shipper.start();
             ToolCallRecorder recorder = new ToolCallRecorder(options.agentId(), options.command().get(0), sessionId,
                     shipper::submit);
@@ -125,8 +168,22 @@ public final class McpProxy {
             recorderThread.start();
         }
 
-        Pump toServer = new Pump(clientIn, p.getOutputStream(), framer(Direction.CLIENT_TO_SERVER), true);
-        Pump toClient = new Pump(p.getInputStream(), clientOut, framer(Direction.SERVER_TO_CLIENT), false);
+        Passage toServer;
+        OutputStream toClientOut = clientOut;
+        if (options.gate().on() && options.recording()) {
+            ClientOutput answers = new ClientOutput(clientOut);
+            toClientOut = answers;
+            ToolCallGate gate = new ToolCallGate(new DecisionClient(options.server(), options.apiKey(),
+                    DECISION_TIMEOUT, json), this::agentId, sessionId, clock, options.gate(), notices);
+            toServer = new GatedInput(clientIn, p.getOutputStream(), answers, gate,
+                    (bytes, mark) -> enqueue(Direction.CLIENT_TO_SERVER, bytes, mark), notices, MAX_RECORDED_MESSAGE);
+        } else {
+            if (options.gate().on()) {
+                notices.always("TRAILPROOF_ENABLED=false: nothing is recorded, and --gate is off too");
+            }
+            toServer = new Pump(clientIn, p.getOutputStream(), framer(Direction.CLIENT_TO_SERVER), true);
+        }
+        Pump toClient = new Pump(p.getInputStream(), toClientOut, framer(Direction.SERVER_TO_CLIENT), false);
         Pump errors = new Pump(p.getErrorStream(), err, null, false);
         // The client's side may block on a read for ever after the server ended: a daemon, never joined.
         thread(toServer, "trailproof-mcp-client-to-server");
@@ -184,11 +241,32 @@ public final class McpProxy {
         if (!options.recording()) {
             return null;
         }
-        return new MessageFramer(MAX_RECORDED_MESSAGE, (bytes, length) -> {
-            int cost = bytes == null ? 0 : Math.min(bytes.length, RECORDING_BACKLOG);
-            backlog.acquireUninterruptibly(cost);
-            sequencer.next(stamp -> messages.add(new Message(direction, bytes, stamp)));
-        });
+        return new MessageFramer(MAX_RECORDED_MESSAGE, (bytes, length) -> enqueue(direction, bytes, null));
+    }
+
+    /** Numbers a message and queues it for the recorder (see {@link Sequencer}). */
+    private void enqueue(Direction direction, byte[] bytes, ToolCallRecorder.GateMark mark) {
+        int cost = bytes == null ? 0 : Math.min(bytes.length, RECORDING_BACKLOG);
+        backlog.acquireUninterruptibly(cost);
+        sequencer.next(stamp -> messages.add(new Message(direction, bytes, stamp, mark, null)));
+    }
+
+    /**
+     * The agent id the recorder records this session under: the explicit one, or the recorder's own
+     * once it has read every message queued so far (among them the server's answer to
+     * {@code initialize}, which the client read before it could call a tool). The gate asks for
+     * decisions under it, so a decision and the call it allows are in the same chain.
+     */
+    private String agentId() {
+        String known = options.agentId() != null ? options.agentId() : agentId;
+        if (known != null) {
+            return known;
+        }
+        CompletableFuture<String> asked = new CompletableFuture<>();
+        messages.add(new Message(null, null, null, null, asked));
+        known = asked.join();
+        agentId = known;
+        return known;
     }
 
     private void record(ToolCallRecorder recorder) {
@@ -202,8 +280,12 @@ public final class McpProxy {
             if (message == END) {
                 break;
             }
+            if (message.agentId() != null) {
+                message.agentId().complete(recorder.agentId());
+                continue;
+            }
             try {
-                recorder.message(message.direction(), message.bytes(), message.stamp());
+                recorder.message(message.direction(), message.bytes(), message.stamp(), message.mark());
             } catch (RuntimeException e) {
                 // A bug in recording must never end the session: the message was passed on already.
                 notices.once("recorder", "a message could not be recorded (" + e + ")");
@@ -214,6 +296,7 @@ public final class McpProxy {
             }
         }
         recorder.finish(sequencer.next());
+        recorder.end(sequencer.next());
         if (recorder.oversizedMessages() > 0) {
             notices.always(recorder.oversizedMessages() + " messages longer than " + (MAX_RECORDED_MESSAGE >> 20)
                     + " MiB were passed on without being read for recording");

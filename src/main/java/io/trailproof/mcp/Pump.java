@@ -23,7 +23,7 @@ import java.io.OutputStream;
  * writer on the other side never blocks on a full pipe; when the source ends, the destination is
  * closed if asked (the client's end of input becomes the MCP server's end of input).
  */
-final class Pump implements Runnable {
+final class Pump implements Passage {
 
     private static final int CHUNK = 64 * 1024;
 
@@ -92,7 +92,8 @@ final class Pump implements Runnable {
      * message without its end), and passes nothing on that is read from now on. Called by the pump
      * itself when its source ends; more calls do nothing.
      */
-    void stop() {
+    @Override
+    public void stop() {
         synchronized (framing) {
             if (stopped) {
                 return;

@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.shipping.EventContent;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventLimits;
 import io.trailproof.core.event.EventTime;
@@ -16,6 +17,7 @@ import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 import java.util.function.Consumer;
 
 /**
@@ -47,7 +49,7 @@ final class ToolCallRecorder {
     static final String ERROR = "error";
 
     /** Nesting allowed while reading a message; the content's own depth is checked when it is recorded. */
-    private static final int READ_DEPTH = 100_000;
+    static final int READ_DEPTH = 100_000;
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** For messages the strict reader refuses: enough to route them, never to record their content. */
     private static final ObjectMapper LENIENT = new ObjectMapper(StrictJson.unlimitedFactory())
@@ -57,9 +59,18 @@ final class ToolCallRecorder {
     enum Direction { CLIENT_TO_SERVER, SERVER_TO_CLIENT }
 
     /** The metadata member that carries the message's number (src/site/mcp-proxy.md#order). */
-    static final String PROXY_SEQ = "proxy_seq";
+    static final String PROXY_SEQ = EventContent.PROXY_SEQ;
 
     private record Pending(String tool, long startNanos, JsonNode id) {
+    }
+
+    /**
+     * How the gate let a forwarded {@code tools/call} through: {@code decisionId} is the decision that
+     * allowed it, or null when the gate could not be asked (fail mode open); {@code actionInput} is the
+     * input exactly as proposed (null for none), which the record repeats so that its arguments hash
+     * to the decision's.
+     */
+    record GateMark(String decisionId, JsonNode actionInput) {
     }
 
     private final String explicitAgentId;
@@ -72,6 +83,9 @@ final class ToolCallRecorder {
     private String serverVersion;
     private String agentId;
     private long oversized;
+    /** This proxy process's capture stream (src/site/completeness.md#capture-sequences). */
+    private final String captureId;
+    private long captureSeq;
 
     /**
      * @param explicitAgentId the agent id to use, or null to take it from the server's name
@@ -79,6 +93,13 @@ final class ToolCallRecorder {
      * @param events receives each event, in order
      */
     ToolCallRecorder(String explicitAgentId, String serverCommand, String sessionId, Consumer<ObjectNode> events) {
+        this(explicitAgentId, serverCommand, sessionId, "mcp-" + UUID.randomUUID().toString().replace("-", ""), events);
+    }
+
+    /** @param captureId the capture stream of the events, one per proxy process */
+    ToolCallRecorder(String explicitAgentId, String serverCommand, String sessionId, String captureId,
+                     Consumer<ObjectNode> events) {
+        this.captureId = captureId;
         this.explicitAgentId = explicitAgentId;
         this.fallbackAgentId = agentIdFor(fileName(serverCommand));
         this.sessionId = sessionId;
@@ -92,6 +113,14 @@ final class ToolCallRecorder {
      * @param stamp its number and when the proxy read its end (the event's {@code timestamp})
      */
     void message(Direction direction, byte[] line, Sequencer.Stamp stamp) {
+        message(direction, line, stamp, null);
+    }
+
+    /**
+     * One message, as {@link #message(Direction, byte[], Sequencer.Stamp)}, that the gate let through
+     * with {@code mark} (src/site/mcp-proxy.md#gate).
+     */
+    void message(Direction direction, byte[] line, Sequencer.Stamp stamp, GateMark mark) {
         if (line == null) {
             oversized++;
             return;
@@ -123,7 +152,7 @@ final class ToolCallRecorder {
             if (!m.isObject()) {
                 continue;
             }
-            Received r = new Received(line, unreadable, stamp);
+            Received r = new Received(line, unreadable, stamp, root.isObject() ? mark : null);
             if (direction == Direction.CLIENT_TO_SERVER) {
                 fromClient(m, r);
             } else {
@@ -156,7 +185,7 @@ final class ToolCallRecorder {
         pending.clear();
     }
 
-    private record Received(byte[] line, String unreadable, Sequencer.Stamp stamp) {
+    private record Received(byte[] line, String unreadable, Sequencer.Stamp stamp, GateMark mark) {
         long nanos() {
             return stamp.nanos();
         }
@@ -200,7 +229,17 @@ final class ToolCallRecorder {
         }
         ObjectNode e = base(TOOL_CALL, tool, r.stamp(), id);
         JsonNode arguments = params.get("arguments");
-        if (r.unreadable() != null) {
+        GateMark mark = r.mark();
+        if (mark != null) {
+            if (mark.decisionId() != null) {
+                e.put(EventFields.DECISION_ID, mark.decisionId());
+            } else {
+                ((ObjectNode) e.get(EventFields.METADATA)).put("gate", "unavailable");
+            }
+            if (mark.actionInput() != null) {
+                e.set(EventFields.ACTION_INPUT, mark.actionInput());
+            }
+        } else if (r.unreadable() != null) {
             e.set(EventFields.ACTION_INPUT, EventContent.unreadable(r.line(), r.unreadable()));
         } else if (arguments != null && !arguments.isNull()) {
             e.set(EventFields.ACTION_INPUT, EventContent.asObject(arguments, "arguments"));
@@ -278,9 +317,30 @@ final class ToolCallRecorder {
         return text.isEmpty() ? "the tool reported an error (isError)" : text.toString();
     }
 
-    /** Hands an event on, summarised in place if the event rules would refuse its content. */
+    /**
+     * Ends the capture stream as the proxy exits, after {@link #finish}: a {@code CAPTURE_END} event with
+     * {@code capture_last}, so numbers lost before it are recorded as a gap at once. Nothing when the
+     * proxy recorded nothing.
+     */
+    void end(Sequencer.Stamp stamp) {
+        if (captureSeq == 0) {
+            return;
+        }
+        ObjectNode e = base(EventFields.CAPTURE_END_ACTION_TYPE, "exit", stamp, NODES.nullNode());
+        ((ObjectNode) e.get(EventFields.METADATA)).remove("jsonrpc_id");
+        e.put(EventFields.CAPTURE_LAST, true);
+        emit(e);
+    }
+
+    /**
+     * Hands an event on, summarised in place if the event rules would refuse its content, numbered in
+     * the proxy's capture stream as it is created (before the shipper, the network or the spool).
+     */
     private void emit(ObjectNode event) {
-        events.accept(EventContent.storable(event));
+        ObjectNode e = EventContent.storable(event);
+        e.put(EventFields.CAPTURE_ID, captureId);
+        e.put(EventFields.CAPTURE_SEQ, ++captureSeq);
+        events.accept(e);
     }
 
     private ObjectNode base(String actionType, String tool, Sequencer.Stamp stamp, JsonNode id) {

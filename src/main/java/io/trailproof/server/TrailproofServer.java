@@ -289,6 +289,8 @@ public final class TrailproofServer implements AutoCloseable {
         long sizeAtStart = ledger.size();
         metrics.counter("trailproof_events_ingested_total", "Events stored and acknowledged since this process started",
                 () -> ledger.size() - sizeAtStart);
+        metrics.counter("trailproof_searches_cancelled_total", "Searches stopped because their client closed the "
+                + "connection before the answer", index::searchesCancelled);
         metrics.gauge("trailproof_tree_size", "Events in the Merkle tree (readable, durable)", ledger::size);
         metrics.gauge("trailproof_index_lag_events", "Events stored but not yet searchable",
                 () -> Math.max(0, ledger.size() - index.status().indexed()));
@@ -394,7 +396,7 @@ public final class TrailproofServer implements AutoCloseable {
         TimestampTrust trust;
         try {
             trust = new TimestampTrust(TrustAnchors.jdkPlus(settings.trustAnchors()),
-                    new TsaUrlPolicy(settings.allowedTsaUrls()));
+                    new TsaUrlPolicy(settings.allowedTsaUrls(), settings.defaultTsaUrl()));
         } catch (IOException | IllegalArgumentException e) {
             throw new StartException("timestamp configuration: " + e.getMessage());
         }

@@ -135,15 +135,14 @@ final class GroupCommit {
                 syncing = true;
             }
             boolean ok = false;
-            long nanos = 0;
-            long covered = 0;
             try {
                 long before = durable;
                 long started = System.nanoTime();
                 long count = syncer.force();
-                nanos = System.nanoTime() - started;
+                // Observed before the new durable size is visible: whoever learns that a write is
+                // durable (its client's answer included) finds the force already in the metrics.
+                observed(System.nanoTime() - started, Math.max(0, count - before));
                 forced(count);
-                covered = Math.max(0, count - before);
                 ok = true;
             } catch (IOException | RuntimeException | Error e) {
                 fail(e, e.getMessage());
@@ -154,11 +153,10 @@ final class GroupCommit {
                 syncer.settleFailure();
                 return;
             }
-            observed(nanos, covered);
         }
     }
 
-    /** Tells the observer once the waiters are answered; a failing observer never fails the log. */
+    /** Tells the observer of a completed force, before its waiters learn of it; a failing observer never fails the log. */
     private void observed(long nanos, long covered) {
         try {
             observer.forced(nanos, covered);

@@ -136,6 +136,9 @@ public final class TimestampService {
         try {
             accepted = Rfc3161.accept(request, answer);
         } catch (TsaAnswerRejected e) {
+            if (e.isNotAResponse()) {
+                throw TsaClient.unreachable(tsa, e.getMessage()); // an open port that is no TSA reads as a closed one
+            }
             throw new TimestampRefusal(TimestampRefusal.Reason.TSA_FAILED,
                     "the TSA at " + tsa.getHost() + " gave no usable timestamp: " + e.getMessage());
         }

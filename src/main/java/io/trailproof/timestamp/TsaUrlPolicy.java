@@ -2,21 +2,30 @@ package io.trailproof.timestamp;
 
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 
 /**
- * Which TSA URLs a request may name (src/site/timestamps.md#request, {@code timestamp.allowed-tsa-urls}). An entry
- * allows a URL with the same scheme, host and port whose path starts with the entry's path, so
- * {@code https://tsa.example} does not also allow {@code https://tsa.example.evil.org}. With no
- * entries every http or https URL is allowed.
+ * Which TSA URLs the service may call (src/site/timestamps.md#request): the default TSA
+ * ({@code timestamp.default-tsa-url}) and the entries of {@code timestamp.allowed-tsa-urls}, nothing
+ * else, so a {@code tsa_url} in a request cannot make the service send a request anywhere else. An
+ * entry allows a URL with the same scheme, host and port whose path starts with the entry's path, so
+ * {@code https://tsa.example} does not also allow {@code https://tsa.example.evil.org}.
  */
 public final class TsaUrlPolicy {
 
     private final List<URI> allowed;
 
-    public TsaUrlPolicy(List<String> allowedPrefixes) {
-        this.allowed = allowedPrefixes.stream().map(TsaUrlPolicy::parseEntry).toList();
+    /**
+     * @param allowedPrefixes the entries of {@code timestamp.allowed-tsa-urls}
+     * @param defaultTsa      {@code timestamp.default-tsa-url}, always allowed
+     */
+    public TsaUrlPolicy(List<String> allowedPrefixes, URI defaultTsa) {
+        List<URI> all = new ArrayList<>();
+        all.add(parseEntry(defaultTsa.toString()));
+        allowedPrefixes.stream().map(TsaUrlPolicy::parseEntry).forEach(all::add);
+        this.allowed = List.copyOf(all);
     }
 
     /** The URL to call, or a refusal saying what is wrong with it. */
@@ -34,9 +43,9 @@ public final class TsaUrlPolicy {
         if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null || uri.getRawUserInfo() != null) {
             throw bad("tsa_url must be an http or https URL with a host, got " + shorten(url));
         }
-        if (!allowed.isEmpty() && allowed.stream().noneMatch(a -> matches(a, uri))) {
-            throw bad("tsa_url " + shorten(url) + " is not on the allow-list (timestamp.allowed-tsa-urls); allowed: "
-                    + String.join(", ", allowed.stream().map(URI::toString).toList()));
+        if (allowed.stream().noneMatch(a -> matches(a, uri))) {
+            throw bad("tsa_url " + shorten(url) + " is not on the allow-list (timestamp.default-tsa-url and "
+                    + "timestamp.allowed-tsa-urls); allowed: " + String.join(", ", allowed.stream().map(URI::toString).toList()));
         }
         return uri;
     }

@@ -125,8 +125,32 @@ class EraseCommandIT {
 
             Run again = erase("", "--server", url, "--api-key", ADMIN, "--agent-id", "subject", "--session-id", "s0",
                     "--reason", "r");
-            assertThat(again.exit()).isZero();
-            assertThat(again.out()).contains("nothing to erase").contains("2 already erased");
+            assertThat(again.exit()).isEqualTo(1);
+            assertThat(again.err()).contains("nothing to erase").contains("2 already erased")
+                    .contains("nothing was erased or recorded");
+            Run typo = erase("", "--server", url, "--api-key", ADMIN, "--agent-id", "subjetc", "--yes", "--reason", "r");
+            assertThat(typo.exit()).isEqualTo(1);
+            assertThat(typo.err()).contains("nothing to erase").contains("nothing was erased or recorded");
+            assertThat(typo.out()).isEmpty();
+            Run typoDry = erase("", "--server", url, "--api-key", ADMIN, "--query", "no-such-word", "--dry-run",
+                    "--reason", "r");
+            assertThat(typoDry.exit()).isZero();
+            assertThat(typoDry.out()).contains("would erase the content of 0 events");
+            // The API itself: a selector that matches nothing is a 404, one that matches only erased
+            // events a 409, and neither leaves an erasure event behind.
+            long erasuresBefore = api.get("/v1/admin/erasures").json().size();
+            ServerClient.Answer none = api.post("/v1/admin/erasures",
+                    bytes("{\"agent_id\":\"subjetc\",\"reason\":\"r\"}"));
+            assertThat(none.status()).isEqualTo(404);
+            assertThat(none.error()).contains("matches no event").contains("nothing was erased or recorded");
+            ServerClient.Answer noHit = api.post("/v1/admin/erasures", bytes("{\"q\":\"no-such-word\",\"reason\":\"r\"}"));
+            assertThat(noHit.status()).isEqualTo(404);
+            ServerClient.Answer onlyErased = api.post("/v1/admin/erasures",
+                    bytes("{\"agent_id\":\"subject\",\"session_id\":\"s0\",\"reason\":\"r\"}"));
+            assertThat(onlyErased.status()).isEqualTo(409);
+            assertThat(onlyErased.error()).contains("(2) is erased already").contains("nothing was erased or recorded");
+            assertThat(api.get("/v1/admin/erasures").json().size()).isEqualTo(erasuresBefore);
+            assertThat(api.get("/v1/verify?agent_id=subject").json().get("valid").asBoolean()).isTrue();
 
             Run json = erase("", "--server", url, "--api-key", ADMIN, "--event", ids.get(1) + "," + other, "--yes",
                     "--reason", "r", "--json");

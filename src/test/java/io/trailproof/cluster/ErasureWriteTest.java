@@ -3,6 +3,7 @@ package io.trailproof.cluster;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.ledger.ErasureOrder;
+import io.trailproof.ledger.LogRanges;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
@@ -18,7 +19,7 @@ class ErasureWriteTest {
     @Test
     void roundTripsWithTheIndexesAsAscendingRanges() throws Exception {
         ObjectNode selector = JsonNodeFactory.instance.objectNode().put("agent_id", "subject");
-        ErasureOrder order = new ErasureOrder(new long[] {9, 3, 4, 5, 12, 4}, List.of("action_input", "metadata"),
+        ErasureOrder order = new ErasureOrder(LogRanges.of(new long[] {9, 3, 4, 5, 12, 4}), List.of("action_input", "metadata"),
                 "gdpr art. 17", "key-1a2b3c4d", selector, true);
         byte[] value = new ErasureWrite("n1", "r1", order).encode();
         assertThat(new String(value, StandardCharsets.UTF_8)).contains("\"answer\":\"erasure\"")
@@ -27,16 +28,16 @@ class ErasureWriteTest {
         assertThat(ErasureWrite.is(WriteRecord.parse(value))).isTrue();
         assertThat(back.nodeId()).isEqualTo("n1");
         assertThat(back.requestId()).isEqualTo("r1");
-        assertThat(back.order().candidates()).containsExactly(3, 4, 5, 9, 12);
+        assertThat(back.order().candidates().toArray()).containsExactly(3, 4, 5, 9, 12);
         assertThat(back.order().fields()).containsExactly("action_input", "metadata");
         assertThat(back.order().reason()).isEqualTo("gdpr art. 17");
         assertThat(back.order().keyName()).isEqualTo("key-1a2b3c4d");
         assertThat(back.order().selector()).isEqualTo(selector);
         assertThat(back.order().listIds()).isTrue();
         ErasureWrite retention = ErasureWrite.decode(WriteRecord.parse(new ErasureWrite("n2", "r2", new ErasureOrder(
-                new long[0], List.of("action_input"), "retention", null, selector, false)).encode()));
+                LogRanges.EMPTY, List.of("action_input"), "retention", null, selector, false)).encode()));
         assertThat(retention.order().keyName()).isNull();
-        assertThat(retention.order().candidates()).isEmpty();
+        assertThat(retention.order().candidates().isEmpty()).isTrue();
         assertThat(retention.order().listIds()).isFalse();
     }
 

@@ -9,10 +9,14 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -139,6 +143,38 @@ class SettingsLoaderTest {
         assertThat(SettingsLoader.load(Map.of(), Map.of(), Path.of("config", "trailproof.properties"), false).port())
                 .isEqualTo(7600);
         assertThat(Set.of(ConfigKey.values())).isNotEmpty();
+    }
+
+    /** One row of src/site/configuration.md's tables: {@code | `key` | default | meaning |}. */
+    private static final Pattern DOC_ROW = Pattern.compile("^\\| `([a-z0-9.<>_-]+)` \\| (.*?) \\|");
+
+    @Test
+    void configurationMdDocumentsEveryKeyWithItsDefaultAndNoOtherKey() throws Exception {
+        Map<String, String> documented = new LinkedHashMap<>();
+        String doc = Files.readString(Path.of("src", "site", "configuration.md"));
+        for (String line : doc.lines().toList()) {
+            Matcher m = DOC_ROW.matcher(line);
+            if (m.find()) {
+                assertThat(documented.put(m.group(1), m.group(2))).as("documented twice: " + m.group(1)).isNull();
+            }
+        }
+        for (ConfigKey key : ConfigKey.values()) {
+            assertThat(documented).as("configuration.md documents " + key.key()).containsKey(key.key());
+            String cell = documented.get(key.key());
+            if (key.defaultValue().isEmpty()) {
+                // an empty default is described in words: "(none)", "(the key's name, ...)"
+                assertThat(cell).as(key.key()).startsWith("(");
+            } else {
+                assertThat(cell).as(key.key()).isEqualTo("`" + key.defaultValue() + "`");
+            }
+            key.deprecatedName().ifPresent(old -> assertThat(doc).as("the former name " + old).contains("`" + old + "`"));
+        }
+        Set<String> known = new HashSet<>();
+        for (ConfigKey key : ConfigKey.values()) {
+            known.add(key.key());
+        }
+        known.add(ConfigKey.KAFKA_PASS_THROUGH_PREFIX + "<property>");
+        assertThat(documented.keySet()).as("keys documented in configuration.md that do not exist").isSubsetOf(known);
     }
 
     @Test

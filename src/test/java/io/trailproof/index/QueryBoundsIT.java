@@ -3,15 +3,19 @@ package io.trailproof.index;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Api.Reply;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.net.InetAddress;
+import java.net.Socket;
 import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -117,5 +121,40 @@ class QueryBoundsIT {
         assertThat(erase.body()).contains("more than 64 levels deep");
         String ok = "(".repeat(64) + "weather" + ")".repeat(64);
         assertThat(search(ok).json().get("total").asLong()).isEqualTo(1);
+    }
+
+    private static double searchesCancelled() throws Exception {
+        for (String line : api.get("/metrics").body().split("\n")) {
+            if (line.startsWith("trailproof_searches_cancelled_total ")) {
+                return Double.parseDouble(line.substring(line.indexOf(' ') + 1).trim());
+            }
+        }
+        throw new AssertionError("no trailproof_searches_cancelled_total in /metrics");
+    }
+
+    /**
+     * A search whose client closed its connection before the answer is cancelled, not run: the
+     * index is held behind the log so the request waits, the client sends it and closes, and once
+     * the index catches up the search finds its client gone (counted in /metrics).
+     */
+    @Test
+    void aSearchWhoseClientHasGoneIsCancelled() throws Exception {
+        double before = searchesCancelled();
+        try (AutoCloseable held = server.server().searchIndex().holdFollower()) {
+            assertThat(api.post("/v1/events", "{\"agent_id\":\"late\",\"action_name\":\"weather\"}").status())
+                    .isEqualTo(201);
+            try (Socket client = new Socket(InetAddress.getLoopbackAddress(), server.server().port())) {
+                client.getOutputStream().write(("GET /v1/search?q=weather HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                client.getOutputStream().flush();
+            }
+        }
+        Await.untilTrue("the search of the client that left is cancelled", Duration.ofSeconds(60),
+                () -> searchesCancelled() == before + 1);
+        // The connections of clients that stay are not disturbed.
+        Reply r = search("weather");
+        assertThat(r.status()).isEqualTo(200);
+        assertThat(r.json().get("total").asLong()).isEqualTo(2);
+        assertThat(searchesCancelled()).isEqualTo(before + 1);
     }
 }

@@ -1,6 +1,7 @@
 package io.trailproof.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelcontextprotocol.client.McpClient;
 import io.modelcontextprotocol.client.McpSyncClient;
@@ -10,6 +11,7 @@ import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
 import io.modelcontextprotocol.spec.McpSchema.CallToolRequest;
 import io.modelcontextprotocol.spec.McpSchema.CallToolResult;
 import io.modelcontextprotocol.spec.McpSchema.TextContent;
+import io.trailproof.shipping.EventContent;
 import io.trailproof.core.json.Rfc8785;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.testing.Api;
@@ -27,6 +29,8 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
 import java.net.ServerSocket;
+import java.net.URI;
+import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -38,6 +42,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -111,7 +116,18 @@ class McpProxyIT {
         return ((TextContent) r.content().get(0)).text();
     }
 
+    /** The agent's recorded messages, without the proxy's end of its capture stream ({@code CAPTURE_END}). */
     private static JsonNode events(Api api, String agent) throws Exception {
+        ArrayNode out = Api.JSON.createArrayNode();
+        for (JsonNode e : all(api, agent)) {
+            if (!e.path("action_type").asText().equals("CAPTURE_END")) {
+                out.add(e);
+            }
+        }
+        return out;
+    }
+
+    private static JsonNode all(Api api, String agent) throws Exception {
         return api.get("/v1/events?order=asc&limit=1000&agent_id=" + agent).json();
     }
 
@@ -210,6 +226,17 @@ class McpProxyIT {
             assertThat(events.get(1).get("action_output").get("content").get(0).get("text").asText()).isEqualTo("héllo ☃");
             assertThat(events.get(3).get("error_message").asText()).isEqualTo("the tool failed: no disk");
             assertThat(events.get(7).get("duration_ms").asLong()).isGreaterThanOrEqualTo(300);
+            // One capture stream for the proxy process, numbered 1..8; its exit ends it (CAPTURE_END, 9).
+            for (int i = 0; i < 8; i++) {
+                assertThat(events.get(i).get("capture_id").asText()).isEqualTo(events.get(0).get("capture_id").asText());
+                assertThat(events.get(i).get("capture_seq").asLong()).isEqualTo(i + 1);
+            }
+            Await.untilTrue("the proxy's exit ends its stream", Duration.ofSeconds(90), () -> all(api, "mcp:files-test").size() == 9);
+            JsonNode end = all(api, "mcp:files-test").get(8);
+            assertThat(end.get("action_type").asText()).isEqualTo("CAPTURE_END");
+            assertThat(end.get("capture_seq").asLong()).isEqualTo(9);
+            assertThat(end.get("capture_last").asBoolean()).isTrue();
+            assertThat(end.get("capture_id").asText()).isEqualTo(events.get(0).get("capture_id").asText());
 
             // Both directions, byte for byte: what the client wrote is what the server read, and back.
             Path clientOut = record.resolve("client-out");
@@ -227,7 +254,7 @@ class McpProxyIT {
             assertThat(summary.get("canonical_sha256").asText())
                     .isEqualTo(EventContent.sha256(Rfc8785.canonicalize(answer.get("result"))));
             assertThat(spooled(tmp.resolve("spool"))).isZero();
-            assertThat(stderr).noneMatch(l -> l.startsWith(Notices.PREFIX));
+            assertThat(stderr).noneMatch(l -> l.startsWith(McpProxy.NOTICE_PREFIX));
         }
     }
 
@@ -240,7 +267,7 @@ class McpProxyIT {
         McpSyncClient client = client(javaProxy(url, server("down-test", 0, null)), stderr);
         assertThat(text(client.callTool(new CallToolRequest("echo", Map.of("text", "while down"))))).isEqualTo("while down");
         assertThat(client.callTool(new CallToolRequest("fail", Map.of("text", "x"))).isError()).isTrue();
-        await(() -> stderr.stream().anyMatch(l -> l.startsWith(Notices.PREFIX)), "the proxy said the server is away");
+        await(() -> stderr.stream().anyMatch(l -> l.startsWith(McpProxy.NOTICE_PREFIX)), "the proxy said the server is away");
         await(() -> {
             try {
                 return spooled(spool) >= 1;
@@ -270,7 +297,7 @@ class McpProxyIT {
             // and the proxy gone, every send was answered, and a batch sent twice would be here now.
             assertThat(events(trail.api(), "mcp:down-test").size()).as("nothing stored twice").isEqualTo(6);
         }
-        List<String> ours = stderr.stream().filter(l -> l.startsWith(Notices.PREFIX)).toList();
+        List<String> ours = stderr.stream().filter(l -> l.startsWith(McpProxy.NOTICE_PREFIX)).toList();
         assertThat(ours).as("one line on standard error").hasSize(1);
         assertThat(ours.get(0)).contains("cannot reach the trailproof server").contains(spool.toString());
     }
@@ -401,6 +428,90 @@ class McpProxyIT {
             assertThat(events.get(0).get("action_input").get("k").asText()).isEqualTo("☃");
             assertThat(events.get(1).get("action_type").asText()).isEqualTo("TOOL_RESULT");
             assertThat(events.get(1).get("action_status").asText()).isEqualTo("success");
+        }
+    }
+
+    /** The gate policy of {@link #theGateForwardsOnlyAllowedCallsAndOtherMessagesFlowWhileOneWaits}. */
+    private static final String GATE_POLICY = """
+            {"policies": [{"name": "mcp-gates", "rules": [
+              {"name": "no-secrets", "type": "pattern", "for_field": "action_input.text", "deny_pattern": "secret",
+               "effect": "deny", "reason": "secrets stay inside"},
+              {"name": "slow-needs-a-person", "type": "absence", "deny": "slow", "effect": "ask",
+               "reason": "slow calls need a person"}]}]}""";
+
+    private static JsonNode decisionFor(Api api, String agent, String tool, int nth) throws Exception {
+        List<JsonNode> found = new ArrayList<>();
+        Await.untilTrue("decision " + nth + " of " + tool, Duration.ofSeconds(90), () -> {
+            found.clear();
+            events(api, agent).forEach(e -> {
+                if (e.path("action_type").asText().equals("DECISION") && e.path("action_name").asText().equals(tool)) {
+                    found.add(e);
+                }
+            });
+            return found.size() > nth;
+        });
+        return found.get(nth);
+    }
+
+    @Test
+    void theGateForwardsOnlyAllowedCallsAndOtherMessagesFlowWhileOneWaits() throws Exception {
+        Path record = Files.createDirectories(tmp.resolve("record"));
+        try (InProcessServer trail = InProcessServer.start(tmp.resolve("data"))) {
+            Api api = trail.api();
+            assertThat(api.send(HttpRequest.newBuilder(URI.create(api.base() + "/v1/admin/gate-policy"))
+                    .header("Content-Type", "application/json")
+                    .PUT(HttpRequest.BodyPublishers.ofString(GATE_POLICY))).status()).isEqualTo(201);
+            List<String> command = javaProxy(api.base(), server("gate-test", 0, record));
+            command.addAll(command.indexOf("--"), List.of("--gate", "--ask-wait", "90"));
+            List<String> stderr = new CopyOnWriteArrayList<>();
+            McpSyncClient client = client(command, stderr);
+            String agent = "mcp:gate-test";
+
+            assertThat(text(client.callTool(new CallToolRequest("echo", Map.of("text", "hello"))))).isEqualTo("hello");
+            CallToolResult denied = client.callTool(new CallToolRequest("echo", Map.of("text", "the secret plan")));
+            assertThat(denied.isError()).isTrue();
+            assertThat(text(denied)).contains("trailproof gate denied echo").contains("no-secrets")
+                    .contains("secrets stay inside");
+
+            // An ask waits for a person while other calls go on; the approved call then runs.
+            CompletableFuture<CallToolResult> waiting = CompletableFuture.supplyAsync(
+                    () -> client.callTool(new CallToolRequest("slow", Map.of("ms", 1))));
+            JsonNode ask = decisionFor(api, agent, "slow", 0);
+            assertThat(text(client.callTool(new CallToolRequest("echo", Map.of("text", "meanwhile"))))).isEqualTo("meanwhile");
+            assertThat(waiting).isNotDone();
+            assertThat(api.post("/v1/approvals/" + ask.get("id").asText(), "{\"approve\": true, \"comment\": \"fine\"}")
+                    .status()).isEqualTo(201);
+            assertThat(text(waiting.get(90, TimeUnit.SECONDS))).isEqualTo("slept");
+
+            // An ask a person denies never reaches the server.
+            CompletableFuture<CallToolResult> refused = CompletableFuture.supplyAsync(
+                    () -> client.callTool(new CallToolRequest("slow", Map.of("ms", 2))));
+            JsonNode second = decisionFor(api, agent, "slow", 1);
+            api.post("/v1/approvals/" + second.get("id").asText(), "{\"approve\": false, \"comment\": \"no\"}");
+            CallToolResult no = refused.get(90, TimeUnit.SECONDS);
+            assertThat(no.isError()).isTrue();
+            assertThat(text(no)).contains("an approver denied slow");
+            client.closeGracefully();
+
+            // TOOL_CALL hello, TOOL_RESULT, meanwhile, slow (approved): each bound to its decision.
+            JsonNode events = awaitEvents(api, agent, 13);
+            List<String> calls = new ArrayList<>();
+            Map<String, JsonNode> byId = new HashMap<>();
+            events.forEach(e -> byId.put(e.get("id").asText(), e));
+            for (JsonNode e : events) {
+                assertThat(e.get("action_type").asText()).isNotEqualTo("GATE_VIOLATION");
+                if (e.get("action_type").asText().equals("TOOL_CALL")) {
+                    JsonNode decision = byId.get(e.path("decision_id").asText());
+                    assertThat(decision).as("the decision of %s", e).isNotNull();
+                    assertThat(decision.get("action_type").asText()).isEqualTo("DECISION");
+                    assertThat(decision.get("action_input")).isEqualTo(e.get("action_input"));
+                    calls.add(e.get("action_name").asText() + " " + e.get("action_input"));
+                }
+            }
+            assertThat(calls).containsExactly("echo {\"text\":\"hello\"}", "echo {\"text\":\"meanwhile\"}",
+                    "slow {\"ms\":1}");
+            String serverIn = Files.readString(record.resolve("server-in"), StandardCharsets.UTF_8);
+            assertThat(serverIn).contains("meanwhile").doesNotContain("secret").doesNotContain("\"ms\":2");
         }
     }
 

@@ -3,6 +3,7 @@ package io.trailproof.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.shipping.EventContent;
 import io.trailproof.core.json.Rfc8785;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.mcp.ToolCallRecorder.Direction;
@@ -41,6 +42,24 @@ class ToolCallRecorderTest {
         client("{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{}}", 0);
         server("{\"jsonrpc\":\"2.0\",\"id\":0,\"result\":{\"serverInfo\":{\"name\":\"files\",\"version\":\"9\"}}}", 1);
         client("{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", 2);
+    }
+
+    @Test
+    void aCallTheGateLetThroughCarriesItsDecisionOrSaysTheGateWasUnavailable() throws Exception {
+        initialize();
+        JsonNode proposed = StrictJson.parse("{\"path\":\"/a\"}".getBytes(StandardCharsets.UTF_8), 10);
+        byte[] call = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":\"read\",\"arguments\":{\"path\":\"/a\"}}}"
+                .getBytes(StandardCharsets.UTF_8);
+        recorder.message(Direction.CLIENT_TO_SERVER, call, stamp(10), new ToolCallRecorder.GateMark("d-1", proposed));
+        byte[] other = "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"tools/call\",\"params\":{\"name\":\"read\"}}"
+                .getBytes(StandardCharsets.UTF_8);
+        recorder.message(Direction.CLIENT_TO_SERVER, other, stamp(11), new ToolCallRecorder.GateMark(null, null));
+        assertThat(events).hasSize(2);
+        assertThat(events.get(0).get("decision_id").asText()).isEqualTo("d-1");
+        assertThat(events.get(0).get("action_input")).isEqualTo(proposed);
+        assertThat(events.get(0).get("metadata").has("gate")).isFalse();
+        assertThat(events.get(1).has("decision_id")).isFalse();
+        assertThat(events.get(1).get("metadata").get("gate").asText()).isEqualTo("unavailable");
     }
 
     @Test
@@ -123,6 +142,25 @@ class ToolCallRecorderTest {
         assertThat(events.get(3).get("action_name").asText()).isEqualTo("slower");
         assertThat(events.get(3).get("action_status").asText()).isEqualTo("error");
         assertThat(events.get(3).get("error_message").asText()).startsWith("no answer");
+    }
+
+    @Test
+    void eventsAreNumberedInTheProxysCaptureStreamAndTheExitEndsIt() {
+        List<ObjectNode> out = new ArrayList<>();
+        ToolCallRecorder r = new ToolCallRecorder(null, "npx", "s", "mcp-stream", out::add);
+        r.end(stamp(0));
+        assertThat(out).as("nothing recorded: no stream to end").isEmpty();
+        r.message(Direction.CLIENT_TO_SERVER, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"a\"}}"
+                .getBytes(StandardCharsets.UTF_8), stamp(1));
+        r.message(Direction.SERVER_TO_CLIENT, "{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}"
+                .getBytes(StandardCharsets.UTF_8), stamp(2));
+        r.finish(stamp(3));
+        r.end(stamp(4));
+        assertThat(out).extracting(e -> e.get("capture_seq").asLong()).containsExactly(1L, 2L, 3L);
+        assertThat(out).allSatisfy(e -> assertThat(e.get("capture_id").asText()).isEqualTo("mcp-stream"));
+        assertThat(out.get(2).get("action_type").asText()).isEqualTo("CAPTURE_END");
+        assertThat(out.get(2).get("capture_last").asBoolean()).isTrue();
+        assertThat(out.get(2).get("metadata").has("jsonrpc_id")).isFalse();
     }
 
     @Test

@@ -1,6 +1,7 @@
 package io.trailproof.metrics;
 
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -8,7 +9,10 @@ import org.junit.jupiter.api.io.TempDir;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,39 +56,52 @@ class MetricsScrapeIT {
                         .POST(HttpRequest.BodyPublishers.ofString("{\"agent_id\":\"m-c\"}"))).status()).isEqualTo(201);
             }
 
-            Map<String, PrometheusText.Family> after = scrape(api);
+            // A request is counted when its exchange completes, which may come just after its client read
+            // the answer: the scrape waits until the last of them shows, then every count is checked exactly.
+            String brew = Integer.toString(brewed);
+            List<Map.Entry<Map<String, String>, Integer>> requests = List.of(
+                    Map.entry(Map.of("endpoint", "/v1/batch", "method", "POST", "status", "201"), 1),
+                    Map.entry(Map.of("endpoint", "/v1/events", "method", "POST", "status", "201"), 3),
+                    Map.entry(Map.of("endpoint", "/v1/events", "method", "POST", "status", "400"), 1),
+                    Map.entry(Map.of("endpoint", "/v1/events/{id}", "method", "GET", "status", "200"), 1),
+                    Map.entry(Map.of("endpoint", "other", "method", "GET", "status", "404"), 1),
+                    // a method a client made up is not a label value of its own
+                    Map.entry(Map.of("endpoint", "other", "method", "other", "status", brew), 1));
+            AtomicReference<Map<String, PrometheusText.Family>> scraped = new AtomicReference<>();
+            Await.untilTrue("every request above is counted", Duration.ofSeconds(60), () -> {
+                Map<String, PrometheusText.Family> now = scrape(api);
+                scraped.set(now);
+                return requests.stream().allMatch(r -> delta(before, now, "trailproof_http_requests_total", r.getKey())
+                        >= r.getValue())
+                        && delta(before, now, "trailproof_http_request_duration_seconds_count",
+                                Map.of("endpoint", "/v1/search", "method", "GET")) >= 1
+                        && delta(before, now, "trailproof_idempotent_replays_total", Map.of()) >= 1;
+            });
+            Map<String, PrometheusText.Family> after = scraped.get();
             checkConventions(after);
             assertThat(after.keySet()).contains("trailproof_http_requests_total", "trailproof_http_request_duration_seconds",
                     "trailproof_http_response_bytes_total");
             assertThat(delta(before, after, "trailproof_events_ingested_total", Map.of())).isEqualTo(5);
             assertThat(PrometheusText.value(after, "trailproof_tree_size", Map.of())).isEqualTo(5);
-            assertThat(delta(before, after, "trailproof_http_requests_total",
-                    Map.of("endpoint", "/v1/batch", "method", "POST", "status", "201"))).isEqualTo(1);
-            assertThat(delta(before, after, "trailproof_http_requests_total",
-                    Map.of("endpoint", "/v1/events", "method", "POST", "status", "201"))).isEqualTo(3);
-            assertThat(delta(before, after, "trailproof_http_requests_total",
-                    Map.of("endpoint", "/v1/events", "method", "POST", "status", "400"))).isEqualTo(1);
-            assertThat(delta(before, after, "trailproof_http_requests_total",
-                    Map.of("endpoint", "/v1/events/{id}", "method", "GET", "status", "200"))).isEqualTo(1);
-            assertThat(delta(before, after, "trailproof_http_requests_total",
-                    Map.of("endpoint", "other", "method", "GET", "status", "404"))).isEqualTo(1);
-            // a method a client made up is not a label value of its own
-            assertThat(delta(before, after, "trailproof_http_requests_total",
-                    Map.of("endpoint", "other", "method", "other", "status", Integer.toString(brewed)))).isEqualTo(1);
+            for (Map.Entry<Map<String, String>, Integer> r : requests) {
+                assertThat(delta(before, after, "trailproof_http_requests_total", r.getKey())).as("%s", r.getKey())
+                        .isEqualTo(r.getValue().doubleValue());
+            }
             assertThat(delta(before, after, "trailproof_http_request_duration_seconds_count",
                     Map.of("endpoint", "/v1/search", "method", "GET"))).isEqualTo(1);
             assertThat(delta(before, after, "trailproof_idempotent_replays_total", Map.of())).isEqualTo(1);
+            // A force is in the metrics before any write it made durable is answered: no waiting needed.
             assertThat(delta(before, after, "trailproof_log_force_group_events_count", Map.of())).isPositive();
             assertThat(PrometheusText.value(after, "trailproof_log_force_group_events_sum", Map.of())).isGreaterThanOrEqualTo(5);
             // the previous scrape itself was counted under its route
             assertThat(PrometheusText.value(after, "trailproof_http_requests_total",
                     Map.of("endpoint", "/metrics", "method", "GET", "status", "200"))).isGreaterThanOrEqualTo(1);
             // the re-verification at start runs in the background: its result appears once it is done
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (!after.containsKey("trailproof_verification_last_ok") && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-                after = scrape(api);
-            }
+            Await.untilTrue("the verification at start is in the metrics", Duration.ofSeconds(60), () -> {
+                scraped.set(scrape(api));
+                return scraped.get().containsKey("trailproof_verification_last_ok");
+            });
+            after = scraped.get();
             assertThat(PrometheusText.value(after, "trailproof_verification_last_ok", Map.of())).isEqualTo(1);
             // bounded labels: no raw path (the event's id) ever becomes a label value
             for (PrometheusText.Family f : after.values()) {

@@ -66,7 +66,9 @@ public final class TestTsa implements AutoCloseable {
 
     public enum Mode {
         OK, GARBAGE, REJECT, WRONG_NONCE, WRONG_IMPRINT, NO_EKU, UNTRUSTED, EXPIRED_SIGNER, EXPIRED_INTERMEDIATE,
-        HANG, HTTP_500
+        HANG, HTTP_500,
+        /** A valid answer, sent in 20 pieces 300 ms apart (6 s for the body alone). */
+        DRIP
     }
 
     private final TestPki pki;
@@ -122,7 +124,16 @@ public final class TestTsa implements AutoCloseable {
                     exchange.getResponseHeaders().add("Content-Type", "application/timestamp-reply");
                     exchange.sendResponseHeaders(200, answer.length);
                     try (OutputStream out = exchange.getResponseBody()) {
-                        out.write(answer);
+                        if (m == Mode.DRIP) {
+                            int piece = (answer.length + 19) / 20;
+                            for (int at = 0; at < answer.length; at += piece) {
+                                out.write(answer, at, Math.min(piece, answer.length - at));
+                                out.flush();
+                                Thread.sleep(300);
+                            }
+                        } else {
+                            out.write(answer);
+                        }
                     }
                 } catch (Exception e) {
                     exchange.sendResponseHeaders(500, -1);

@@ -17,6 +17,9 @@ import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.File;
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -63,7 +66,7 @@ class TimestampIT {
 
     private InProcessServer server(String... extra) throws Exception {
         List<String> kv = new ArrayList<>(List.of("timestamp.default-tsa-url", tsa.url(),
-                "timestamp.trust-anchors", caPem.toString(), "timestamp.timeout-ms", "1000"));
+                "timestamp.trust-anchors", caPem.toString(), "timestamp.timeout-ms", "3000"));
         kv.addAll(List.of(extra));
         return InProcessServer.start(data(), kv.toArray(String[]::new));
     }
@@ -181,7 +184,7 @@ class TimestampIT {
 
     @ParameterizedTest
     @EnumSource(value = TestTsa.Mode.class, names = {"GARBAGE", "REJECT", "WRONG_NONCE", "WRONG_IMPRINT", "NO_EKU",
-            "EXPIRED_SIGNER", "HANG", "HTTP_500"})
+            "EXPIRED_SIGNER", "HANG", "HTTP_500", "DRIP"})
     void aFailingTsaIsA502AndNothingIsStored(TestTsa.Mode mode) throws Exception {
         try (InProcessServer s = server()) {
             Api api = s.api();
@@ -192,14 +195,14 @@ class TimestampIT {
             String error = r.json().get("error").asText();
             assertThat(error).contains("127.0.0.1").endsWith("nothing was stored");
             assertThat(error).contains(switch (mode) {
-                case GARBAGE -> "not an RFC 3161";
                 case REJECT -> "refused the request";
                 case WRONG_NONCE -> "nonce";
                 case WRONG_IMPRINT -> "different message imprint";
                 case NO_EKU -> "not a time-stamping certificate";
                 case EXPIRED_SIGNER -> "was not valid at the token's time";
-                case HANG -> "did not answer within 1000 ms";
-                case HTTP_500 -> "answered HTTP 500";
+                // Not an RFC 3161 answer, or none complete within timestamp.timeout-ms (a body
+                // trickling in counts): one sentence, whatever the cause.
+                case GARBAGE, HANG, HTTP_500, DRIP -> "is unreachable or not a TSA";
                 default -> throw new AssertionError(mode);
             });
             assertNothingStored(api);
@@ -219,6 +222,59 @@ class TimestampIT {
             assertThat(r.status()).isEqualTo(502);
             assertThat(r.json().get("error").asText()).contains("unreachable");
             assertNothingStored(api);
+        }
+    }
+
+    /**
+     * A closed port, an open port that speaks something else, and an HTTP server that is no TSA get
+     * the same sentence (the URL aside): the answer cannot be used to map which ports are open.
+     */
+    @Test
+    void aFailedFetchDoesNotTellAClosedPortFromAnOpenOne() throws Exception {
+        String closed = TestTsa.deadUrl();
+        try (ServerSocket banner = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+            Thread.ofVirtual().start(() -> {
+                while (!banner.isClosed()) {
+                    try (Socket s = banner.accept()) {
+                        s.getOutputStream().write("SSH-2.0-OpenSSH_9.6\r\n".getBytes(StandardCharsets.US_ASCII));
+                    } catch (IOException e) {
+                        return;
+                    }
+                }
+            });
+            String open = "http://127.0.0.1:" + banner.getLocalPort() + "/tsa";
+            tsa.mode(TestTsa.Mode.GARBAGE);
+            try (InProcessServer s = server("timestamp.allowed-tsa-urls", closed + "," + open)) {
+                Api api = s.api();
+                events(api, 1);
+                List<String> sentences = new ArrayList<>();
+                for (String url : List.of(closed, open, tsa.url())) {
+                    Api.Reply r = api.post("/v1/timestamp", "{\"tsa_url\":\"" + url + "\"}");
+                    assertThat(r.status()).as(url + ": " + r.body()).isEqualTo(502);
+                    sentences.add(r.json().get("error").asText().replace(url, "<url>"));
+                }
+                assertThat(sentences).containsOnly("the TSA at <url> is unreachable or not a TSA (no RFC 3161 answer; "
+                        + "the server log has the details); nothing was stored");
+                assertNothingStored(api);
+            }
+        }
+    }
+
+    /** Without timestamp.allowed-tsa-urls only the default TSA may be named; no request leaves for another URL. */
+    @Test
+    void onlyTheDefaultTsaIsAllowedWithoutAnAllowList() throws Exception {
+        try (TestTsa other = TestTsa.start(); InProcessServer s = server()) {
+            Api api = s.api();
+            events(api, 1);
+            for (String url : List.of(other.url(), "http://169.254.169.254/latest/meta-data/",
+                    "http://127.0.0.1:" + s.server().port() + "/v1/events")) {
+                Api.Reply r = api.post("/v1/timestamp", "{\"tsa_url\":\"" + url + "\"}");
+                assertThat(r.status()).as(url).isEqualTo(400);
+                assertThat(r.json().get("error").asText()).contains("not on the allow-list").contains(tsa.url());
+            }
+            assertThat(other.requests()).isZero();
+            assertThat(tsa.requests()).isZero();
+            assertThat(api.post("/v1/timestamp", "{\"tsa_url\":\"" + tsa.url() + "\"}").status()).isEqualTo(201);
         }
     }
 

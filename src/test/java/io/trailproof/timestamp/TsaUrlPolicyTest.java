@@ -2,6 +2,7 @@ package io.trailproof.timestamp;
 
 import org.junit.jupiter.api.Test;
 
+import java.net.URI;
 import java.time.Duration;
 import java.util.List;
 
@@ -11,15 +12,20 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class TsaUrlPolicyTest {
 
     @Test
-    void withoutAnAllowListAnyHttpOrHttpsUrlIsAccepted() throws Exception {
-        TsaUrlPolicy p = new TsaUrlPolicy(List.of());
+    void withoutAnAllowListOnlyTheDefaultTsaIsAccepted() throws Exception {
+        TsaUrlPolicy p = new TsaUrlPolicy(List.of(), URI.create("https://tsa.example/x"));
         assertThat(p.check("https://tsa.example/x").getHost()).isEqualTo("tsa.example");
-        assertThat(p.check("http://tsa.example").getHost()).isEqualTo("tsa.example");
+        assertThat(p.check("https://tsa.example/x/sha256").getHost()).isEqualTo("tsa.example");
+        for (String other : new String[] {"http://tsa.example/x", "https://tsa.example/y", "http://127.0.0.1:22/",
+                "http://169.254.169.254/latest/meta-data/", "http://localhost:7600/v1/events"}) {
+            assertThatThrownBy(() -> p.check(other)).as(other).isInstanceOf(TimestampRefusal.class)
+                    .hasMessageContaining("not on the allow-list").hasMessageContaining("https://tsa.example/x");
+        }
     }
 
     @Test
     void refusesOtherSchemesAndMalformedUrls() {
-        TsaUrlPolicy p = new TsaUrlPolicy(List.of());
+        TsaUrlPolicy p = new TsaUrlPolicy(List.of(), URI.create("https://tsa.example/"));
         for (String bad : new String[] {"", " ", "ftp://tsa.example", "file:///etc/passwd", "tsa.example", "http://",
                 "http://user:pw@tsa.example/", "http://exa mple"}) {
             assertThatThrownBy(() -> p.check(bad)).as(bad).isInstanceOf(TimestampRefusal.class)
@@ -29,7 +35,8 @@ class TsaUrlPolicyTest {
 
     @Test
     void theAllowListMatchesSchemeHostPortAndPathPrefix() throws Exception {
-        TsaUrlPolicy p = new TsaUrlPolicy(List.of("https://tsa.example/rfc3161", "http://127.0.0.1:8080"));
+        TsaUrlPolicy p = new TsaUrlPolicy(List.of("https://tsa.example/rfc3161", "http://127.0.0.1:8080"),
+                URI.create("https://default.example/"));
         assertThat(p.check("https://tsa.example/rfc3161/sha256")).isNotNull();
         assertThat(p.check("https://TSA.example:443/rfc3161")).isNotNull();
         assertThat(p.check("http://127.0.0.1:8080/anything")).isNotNull();

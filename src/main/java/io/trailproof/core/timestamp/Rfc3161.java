@@ -80,7 +80,7 @@ public final class Rfc3161 {
         try {
             response = new TimeStampResponse(answer);
         } catch (TSPException | IOException | RuntimeException e) {
-            throw new TsaAnswerRejected("the TSA answered something that is not an RFC 3161 time-stamp response");
+            throw TsaAnswerRejected.notAResponse();
         }
         try {
             return check(request, response);

@@ -173,7 +173,7 @@ class PolicyParserTest {
     void anUnknownPolicyNameIsRefused() throws Exception {
         List<Policy> policies = BuiltinPolicies.all();
         assertThat(PolicyEngine.select(policies, "error_rate")).extracting(Policy::name).containsExactly("error_rate");
-        assertThat(PolicyEngine.select(policies, null)).hasSize(5);
+        assertThat(PolicyEngine.select(policies, null)).hasSize(6);
         assertThatThrownBy(() -> PolicyEngine.select(policies, "nope"))
                 .hasMessageContaining("no policy is named 'nope'")
                 .hasMessageContaining("chain_integrity");

@@ -1,4 +1,4 @@
-package io.trailproof.mcp;
+package io.trailproof.shipping;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -28,15 +28,15 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>When the service cannot take a batch now (unreachable, busy, key refused), the proxy says so
  * once on standard error and stops sending: further batches only go to the spool, and a probe sends
  * the spool again, oldest first, after a back-off of 1 s doubling up to 30 s. Spooled batches of
- * earlier runs are sent first when the shipper starts. The MCP session never waits for any of this:
- * {@link #submit} only enqueues.
+ * earlier runs are sent first when the shipper starts. The recorded traffic (the MCP session, the
+ * calls to the model) never waits for any of this: {@link #submit} only enqueues.
  *
  * <p>An event the service refuses (a 207 item error: content it cannot store as sent) is sent once
  * more with its content replaced by a summary giving the reason and the SHA-256 of what was left out;
  * if that is refused too, the proxy says so on standard error. A batch refused as a whole (400, 413,
  * 422) is set aside in the spool as {@code .rejected} and reported.
  */
-final class EventShipper {
+public final class EventShipper {
 
     static final int BATCH_EVENTS = 100;
     static final int BATCH_BYTES = 4 << 20;
@@ -46,7 +46,8 @@ final class EventShipper {
 
     private final BatchSender sender;
     private final Spool spool;
-    private final String sessionId;
+    private final Origin origin;
+    private final String runId;
     private final Clock clock;
     private final Duration flushInterval;
     private final Notices notices;
@@ -64,30 +65,40 @@ final class EventShipper {
     private final AtomicLong stored = new AtomicLong();
     private long lastMillis;
 
-    EventShipper(BatchSender sender, Spool spool, String sessionId, Clock clock, Duration flushInterval,
-            Notices notices, ObjectMapper json) {
+    /**
+     * Which capture path ships: {@code name} ({@code mcp-proxy}, {@code llm-gateway}) names the
+     * thread, the batches' idempotency keys and spool files; {@code goesOn} says what is not held up
+     * when the service is away ("the MCP session goes on").
+     */
+    public record Origin(String name, String goesOn) {
+    }
+
+    /** @param runId this run's unique id, part of every batch's idempotency key and spool file name */
+    public EventShipper(BatchSender sender, Spool spool, Origin origin, String runId, Clock clock,
+            Duration flushInterval, Notices notices, ObjectMapper json) {
         this.sender = sender;
         this.spool = spool;
-        this.sessionId = sessionId;
+        this.origin = origin;
+        this.runId = runId;
         this.clock = clock;
         this.flushInterval = flushInterval;
         this.notices = notices;
         this.json = json;
-        this.thread = new Thread(this::run, "trailproof-mcp-shipper");
+        this.thread = new Thread(this::run, "trailproof-" + origin.name() + "-shipper");
         this.thread.setDaemon(true);
     }
 
-    void start() {
+    public void start() {
         thread.start();
     }
 
     /** Queues an event; never blocks. */
-    void submit(ObjectNode event) {
+    public void submit(ObjectNode event) {
         queue.add(event);
     }
 
     /** Events the service acknowledged as stored so far (by this run, spooled batches of earlier runs included). */
-    long storedEvents() {
+    public long storedEvents() {
         return stored.get();
     }
 
@@ -95,7 +106,7 @@ final class EventShipper {
      * No more events: spools what is queued, tries to send it for up to {@code grace}, then returns.
      * What is not acknowledged by then stays in the spool for the next run.
      */
-    void close(Duration grace) throws InterruptedException {
+    public void close(Duration grace) throws InterruptedException {
         closing = true;
         queue.add(END);
         if (!finished.await(grace.toMillis(), TimeUnit.MILLISECONDS)) {
@@ -212,10 +223,10 @@ final class EventShipper {
     /** Writes a batch to the spool; when that fails, holds it in memory (and says so once). */
     private Spool.Entry write(List<JsonNode> events) {
         long n = batchNumber.incrementAndGet();
-        String key = "trailproof-mcp-proxy:" + sessionId + ":" + n;
+        String key = "trailproof-" + origin.name() + ":" + runId + ":" + n;
         // Spool files are sent in name order: the time part never goes back, even when the clock does.
         lastMillis = Math.max(lastMillis, clock.millis());
-        String name = String.format("%013d-mcp-%s-%06d", lastMillis, sessionId, n);
+        String name = String.format("%013d-%s-%s-%06d", lastMillis, origin.name(), runId, n);
         try {
             return spool.write(name, key, events);
         } catch (IOException e) {
@@ -286,7 +297,7 @@ final class EventShipper {
             probeDelay = doubled.compareTo(LAST_PROBE) > 0 ? LAST_PROBE : doubled;
         }
         nextProbeNanos = System.nanoTime() + probeDelay.toNanos();
-        notices.once("away", reason + "; the MCP session goes on, and recorded events are kept in " + spool.dir()
+        notices.once("away", reason + "; " + origin.goesOn() + ", and recorded events are kept in " + spool.dir()
                 + " and sent when the server takes them");
     }
 

@@ -1,4 +1,4 @@
-package io.trailproof.mcp;
+package io.trailproof.shipping;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -17,7 +17,7 @@ import java.time.Duration;
  * shipper decides when to try again, always with the same key and body, so a batch whose answer was
  * lost is stored at most once.
  */
-final class BatchSender {
+public final class BatchSender {
 
     /** What became of one try. */
     sealed interface Outcome {
@@ -44,7 +44,7 @@ final class BatchSender {
     private final ObjectMapper json;
     private final HttpClient http;
 
-    BatchSender(URI server, String apiKey, Duration timeout, ObjectMapper json) {
+    public BatchSender(URI server, String apiKey, Duration timeout, ObjectMapper json) {
         String base = server.toString();
         this.batchUri = URI.create((base.endsWith("/") ? base.substring(0, base.length() - 1) : base) + "/v1/batch");
         this.apiKey = apiKey;

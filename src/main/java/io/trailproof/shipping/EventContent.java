@@ -1,4 +1,4 @@
-package io.trailproof.mcp;
+package io.trailproof.shipping;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -22,9 +22,9 @@ import java.util.List;
  * changing it silently: a value that cannot be stored as it is (too large for one event, nested too
  * deeply, or not representable as sent) is replaced by a summary that says why and carries the
  * SHA-256 of what was left out, so the original can still be matched against the record
- * (src/site/mcp-proxy.md#what-is-recorded).
+ * (src/site/mcp-proxy.md#what-is-recorded, src/site/llm-gateway.md#what-is-recorded).
  */
-final class EventContent {
+public final class EventContent {
 
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     private static final HexFormat HEX = HexFormat.of();
@@ -32,19 +32,25 @@ final class EventContent {
     private static final ObjectMapper PLAIN = new ObjectMapper();
     private static final String[] SUMMARISED = {EventFields.ACTION_INPUT, EventFields.ACTION_OUTPUT, EventFields.METADATA};
 
+    /**
+     * The metadata member that gives an event's place in its session (the MCP proxy's
+     * {@code proxy_seq}): a summary keeps it, so the event keeps its place.
+     */
+    public static final String PROXY_SEQ = "proxy_seq";
+
     /** The reason's prefix in a summary made after the service refused an event it was sent. */
-    static final String SERVICE_REFUSED = "the service refused this content: ";
+    public static final String SERVICE_REFUSED = "the service refused this content: ";
     /** The reason's prefix in a summary made before sending, because the event rules refuse the content. */
-    static final String RULES_REFUSE = "the event rules refuse this content: ";
+    public static final String RULES_REFUSE = "the event rules refuse this content: ";
 
     /**
      * The largest canonical form the proxy sends for one event: the service's limit less room for the
      * fields the service adds (id, sequence, prev_hash, recorded_at, ...).
      */
-    static final int MAX_EVENT_BYTES = EventLimits.MAX_CANONICAL_BYTES - 8 * 1024;
+    public static final int MAX_EVENT_BYTES = EventLimits.MAX_CANONICAL_BYTES - 8 * 1024;
 
     /** Deepest nesting of a value placed one level below the event object. */
-    static final int MAX_VALUE_DEPTH = EventLimits.MAX_NESTING_DEPTH - 1;
+    public static final int MAX_VALUE_DEPTH = EventLimits.MAX_NESTING_DEPTH - 1;
 
     private EventContent() {
     }
@@ -53,7 +59,7 @@ final class EventContent {
      * {@code value} as an event field holding a JSON object: an object as it is, anything else
      * wrapped as {@code {wrapKey: value}}; a value nested too deeply for an event is summarised.
      */
-    static ObjectNode asObject(JsonNode value, String wrapKey) {
+    public static ObjectNode asObject(JsonNode value, String wrapKey) {
         ObjectNode object;
         if (value.isObject()) {
             object = (ObjectNode) value;
@@ -72,7 +78,7 @@ final class EventContent {
      * The summary that stands for {@code value}: the reason, the size and the SHA-256 of its RFC 8785
      * canonical form (anyone can recompute it from the original message).
      */
-    static ObjectNode omitted(JsonNode value, String reason) {
+    public static ObjectNode omitted(JsonNode value, String reason) {
         byte[] canonical = Rfc8785.canonicalize(value);
         ObjectNode summary = NODES.objectNode();
         summary.put("omitted", reason);
@@ -86,7 +92,7 @@ final class EventContent {
      * number that changes when read, invalid UTF-8): the reason and the SHA-256 of the whole message
      * line exactly as it passed through.
      */
-    static ObjectNode unreadable(byte[] message, String reason) {
+    public static ObjectNode unreadable(byte[] message, String reason) {
         ObjectNode summary = NODES.objectNode();
         summary.put("omitted", "the message could not be recorded faithfully: " + reason);
         summary.put("message_bytes", message.length);
@@ -98,7 +104,7 @@ final class EventContent {
      * Shrinks {@code event} until its canonical form fits one event: the output first, then the
      * input, each replaced by its summary.
      */
-    static ObjectNode fit(ObjectNode event) {
+    public static ObjectNode fit(ObjectNode event) {
         for (String field : new String[] {EventFields.ACTION_OUTPUT, EventFields.ACTION_INPUT}) {
             if (Rfc8785.canonicalize(event).length <= MAX_EVENT_BYTES) {
                 return event;
@@ -117,7 +123,7 @@ final class EventContent {
      * by {@link #refused} with the rules' reason: the summary takes the event's place in the order, so
      * a refusal the proxy can foresee never moves an event behind later ones.
      */
-    static ObjectNode storable(ObjectNode event) {
+    public static ObjectNode storable(ObjectNode event) {
         try {
             EventValidator.validate(event);
             EventValidator.checkCanonicalSize(Rfc8785.canonicalize(event).length + (EventLimits.MAX_CANONICAL_BYTES
@@ -134,9 +140,9 @@ final class EventContent {
      * {@code proxy_seq}, the event's place in the session; an event without metadata gets one holding
      * the reason, which marks it as a summary.
      */
-    static ObjectNode refused(ObjectNode event, String reason) {
+    public static ObjectNode refused(ObjectNode event, String reason) {
         ObjectNode copy = event.deepCopy();
-        JsonNode seq = event.path(EventFields.METADATA).get(ToolCallRecorder.PROXY_SEQ);
+        JsonNode seq = event.path(EventFields.METADATA).get(PROXY_SEQ);
         for (String field : SUMMARISED) {
             JsonNode value = copy.get(field);
             if (value != null) {
@@ -155,13 +161,13 @@ final class EventContent {
         ObjectNode metadata = copy.has(EventFields.METADATA) ? (ObjectNode) copy.get(EventFields.METADATA)
                 : copy.putObject(EventFields.METADATA).put("omitted", reason);
         if (seq != null && seq.canConvertToLong()) {
-            metadata.put(ToolCallRecorder.PROXY_SEQ, seq.asLong());
+            metadata.put(PROXY_SEQ, seq.asLong());
         }
         return copy;
     }
 
     /** Whether {@code event} is already a summary made by {@link #refused} (a second refusal is reported, not retried). */
-    static boolean isRefusedSummary(JsonNode event) {
+    public static boolean isRefusedSummary(JsonNode event) {
         for (String field : SUMMARISED) {
             String omitted = event.path(field).path("omitted").asText("");
             if (omitted.startsWith(SERVICE_REFUSED) || omitted.startsWith(RULES_REFUSE)) {
@@ -172,7 +178,7 @@ final class EventContent {
     }
 
     /** A string field cut to {@code max} UTF-16 code units, never inside a surrogate pair. */
-    static String clip(String text, int max) {
+    public static String clip(String text, int max) {
         if (text.length() <= max) {
             return text;
         }
@@ -184,7 +190,7 @@ final class EventContent {
     }
 
     /** Nesting depth of a value: a scalar is 0, an object or array is 1 plus its deepest member. */
-    static int depth(JsonNode root) {
+    public static int depth(JsonNode root) {
         // Iterative, level by level: a hostile message may nest very deeply.
         int depth = 0;
         List<JsonNode> level = List.of(root);
@@ -206,7 +212,7 @@ final class EventContent {
         return depth;
     }
 
-    static String sha256(byte[] bytes) {
+    public static String sha256(byte[] bytes) {
         try {
             return HEX.formatHex(MessageDigest.getInstance("SHA-256").digest(bytes));
         } catch (NoSuchAlgorithmException e) {

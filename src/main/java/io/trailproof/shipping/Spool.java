@@ -1,4 +1,4 @@
-package io.trailproof.mcp;
+package io.trailproof.shipping;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -39,7 +39,7 @@ import java.util.List;
  * (fsync of the file, then of the directory); a crash before that leaves at most a hidden temporary
  * file, which a later drain removes.
  */
-final class Spool {
+public final class Spool {
 
     static final String SUFFIX = ".json";
     static final String REJECTED_SUFFIX = ".rejected";
@@ -48,7 +48,7 @@ final class Spool {
     private final Path dir;
     private final ObjectMapper json;
 
-    Spool(Path dir, ObjectMapper json) {
+    public Spool(Path dir, ObjectMapper json) {
         this.dir = dir;
         this.json = json;
     }

@@ -1,0 +1,277 @@
+package io.trailproof.bench;
+
+import io.undertow.Undertow;
+import io.undertow.server.HttpServerExchange;
+import io.undertow.util.Headers;
+import org.xnio.IoUtils;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.InputStreamReader;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * What {@code trailproof llm-gateway} adds to a model call, against calling the upstream directly in
+ * the same run (goals: at most 1 ms more at p99; the first piece of a streamed answer passed on
+ * within 1 ms of its arrival).
+ *
+ * <p>The upstream is a fake model API in this JVM (Undertow, as fast as this machine allows): a
+ * whole chat completion of about 350 bytes for each call, or, for the streaming figure, a first
+ * server-sent event written at a time this JVM notes, the rest 2 ms later. Two packaged gateways
+ * run in front of it, one recording into a packaged trailproof server and one with recording off
+ * ({@code TRAILPROOF_ENABLED=false}).
+ *
+ * <ul>
+ *   <li>Latency: wrk (POST of a chat request) at 1 and 16 connections, rounds alternating direct,
+ *       recording gateway, pass-through gateway, then the reverse order; p50 and p99 of each.</li>
+ *   <li>First piece: {@code --streams} streamed calls to each, alternating; for each, the time from
+ *       the upstream's write of the first event to the client's read of it (one clock: both ends are
+ *       in this JVM); p50 and p99, direct and through the gateway.</li>
+ * </ul>
+ *
+ * <pre>
+ *   bench/run-llm-gateway [--seconds S] [--streams N]    (default 10 s a round, 1,000 streams)
+ * </pre>
+ */
+public final class LlmGatewayBench {
+
+    private static final Pattern LISTENING = Pattern.compile("listening on http://127\\.0\\.0\\.1:(\\d+)");
+    static final byte[] ANSWER = ("{\"id\":\"chatcmpl-bench\",\"object\":\"chat.completion\",\"created\":1764633600,"
+            + "\"model\":\"bench-model\",\"choices\":[{\"index\":0,\"message\":{\"role\":\"assistant\","
+            + "\"content\":\"The capital of France is Paris.\"},\"finish_reason\":\"stop\"}],"
+            + "\"usage\":{\"prompt_tokens\":24,\"completion_tokens\":8,\"total_tokens\":32}}")
+            .getBytes(StandardCharsets.UTF_8);
+    static final String REQUEST = "{\"model\":\"bench-model\",\"messages\":[{\"role\":\"system\",\"content\":"
+            + "\"You answer in one sentence.\"},{\"role\":\"user\",\"content\":\"What is the capital of France?\"}],"
+            + "\"temperature\":0.2,\"max_tokens\":64}";
+    private static final byte[] FIRST = ("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"bench-model\","
+            + "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Paris\"},\"finish_reason\":null}]}\n\n")
+            .getBytes(StandardCharsets.UTF_8);
+    private static final byte[] REST = ("data: {\"id\":\"c\",\"object\":\"chat.completion.chunk\",\"model\":\"bench-model\","
+            + "\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n")
+            .getBytes(StandardCharsets.UTF_8);
+
+    private final Map<String, Long> firstWritten = new ConcurrentHashMap<>();
+
+    public static void main(String[] args) throws Exception {
+        BenchArgs a = BenchArgs.parse(args, "--seconds", "--streams");
+        Path dist = a.dist();
+        int seconds = a.intOption("--seconds", 10);
+        int streams = a.intOption("--streams", 1000);
+        Wrk wrk = Wrk.find(Path.of("bench", "wrk"));
+        if (wrk == null) {
+            throw new IllegalStateException("wrk is not installed (Debian package wrk)");
+        }
+        Path work = Files.createTempDirectory("trailproof-llm-gateway-bench");
+        Path body = work.resolve("request.json");
+        Files.writeString(body, REQUEST);
+        LlmGatewayBench b = new LlmGatewayBench();
+        Undertow upstream = b.upstream();
+        upstream.start();
+        int upstreamPort = ((InetSocketAddress) upstream.getListenerInfo().get(0).getAddress()).getPort();
+        try (ServerUnderTest trail = ServerUnderTest.start(dist, work.resolve("data"), "-Xmx1g");
+             Gateway recording = Gateway.start(dist, upstreamPort, trail.port, work.resolve("spool"), true);
+             Gateway passing = Gateway.start(dist, upstreamPort, trail.port, work.resolve("spool"), false)) {
+            String[] names = {"direct", "gateway, recording", "gateway, recording off"};
+            int[] ports = {upstreamPort, recording.port, passing.port};
+            Map<String, String> env = Map.of("WRK_BODY_FILE", body.toString());
+            for (int port : ports) {
+                wrk.run("http://127.0.0.1:" + port + "/v1/chat/completions", 16, Math.max(3, seconds / 2), env); // warm-up
+            }
+            System.out.printf(Locale.ROOT, "%n| wrk, POST /v1/chat/completions | connections | round | calls/s | p50 ms | p99 ms |%n"
+                    + "|---|---|---|---|---|---|%n");
+            List<double[]> summary = new ArrayList<>();
+            for (int connections : new int[] {1, 16}) {
+                double[][] p99 = new double[3][2];
+                double[][] p50 = new double[3][2];
+                for (int round = 0; round < 2; round++) {
+                    for (int k = 0; k < 3; k++) {
+                        int target = round == 0 ? k : 2 - k;
+                        Wrk.Result r = wrk.run("http://127.0.0.1:" + ports[target] + "/v1/chat/completions", connections,
+                                seconds, env);
+                        p50[target][round] = r.p50();
+                        p99[target][round] = r.p99();
+                        System.out.printf(Locale.ROOT, "| %s | %d | %d | %,.0f | %.3f | %.3f |%n", names[target], connections,
+                                round + 1, r.rate(), r.p50(), r.p99());
+                    }
+                }
+                summary.add(new double[] {connections, mean(p50[0]), mean(p99[0]), mean(p50[1]), mean(p99[1]),
+                        mean(p50[2]), mean(p99[2])});
+            }
+            System.out.printf(Locale.ROOT, "%n| connections | direct p50 / p99 ms | gateway recording p50 / p99 ms | added p99 ms "
+                    + "| gateway recording off p50 / p99 ms | added p99 ms | goal |%n|---|---|---|---|---|---|---|%n");
+            for (double[] s : summary) {
+                System.out.printf(Locale.ROOT, "| %.0f | %.3f / %.3f | %.3f / %.3f | %+.3f | %.3f / %.3f | %+.3f | <= +1 ms |%n",
+                        s[0], s[1], s[2], s[3], s[4], s[4] - s[2], s[5], s[6], s[6] - s[2]);
+            }
+
+            long[][] delays = new long[3][streams];
+            for (int i = 0; i < 50; i++) { // warm-up
+                for (int port : ports) {
+                    b.firstPieceDelay(port, "w" + i + "-" + port);
+                }
+            }
+            for (int i = 0; i < streams; i++) {
+                for (int k = 0; k < 3; k++) {
+                    int target = i % 2 == 0 ? k : 2 - k;
+                    delays[target][i] = b.firstPieceDelay(ports[target], i + "-" + target);
+                }
+            }
+            System.out.printf(Locale.ROOT, "%n| first event of a stream, upstream write to client read | p50 us | p99 us | "
+                    + "added p50 us | added p99 us | goal |%n|---|---|---|---|---|---|%n");
+            for (int k = 0; k < 3; k++) {
+                Arrays.sort(delays[k]);
+                System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %+.0f | %+.0f | %s |%n", names[k],
+                        pct(delays[k], 50) / 1e3, pct(delays[k], 99) / 1e3, (pct(delays[k], 50) - pct(delays[0], 50)) / 1e3,
+                        (pct(delays[k], 99) - pct(delays[0], 99)) / 1e3, k == 0 ? "" : "added <= 1,000 us");
+            }
+        } finally {
+            upstream.stop();
+        }
+    }
+
+    private static double mean(double[] values) {
+        return Arrays.stream(values).average().orElse(0);
+    }
+
+    private static long pct(long[] sorted, int p) {
+        return sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * p / 100.0) - 1)];
+    }
+
+    /** The fake model API: a whole answer on the I/O thread, or a stream on a worker when asked. */
+    private Undertow upstream() {
+        return Undertow.builder().addHttpListener(0, "127.0.0.1").setHandler(ex -> {
+            String id = ex.getRequestHeaders().getFirst("X-Bench-Stream");
+            if (id == null) {
+                ex.getRequestReceiver().receiveFullBytes((e, bytes) -> {
+                    e.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
+                    e.getResponseSender().send(ByteBuffer.wrap(ANSWER));
+                });
+                return;
+            }
+            ex.dispatch(() -> stream(ex, id));
+        }).build();
+    }
+
+    private void stream(HttpServerExchange ex, String id) {
+        ex.startBlocking();
+        try {
+            ex.getInputStream().readAllBytes();
+            ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/event-stream");
+            OutputStream out = ex.getOutputStream();
+            firstWritten.put(id, System.nanoTime());
+            out.write(FIRST);
+            out.flush();
+            Thread.sleep(2);
+            out.write(REST);
+            out.close();
+        } catch (IOException | InterruptedException e) {
+            IoUtils.safeClose(ex.getConnection());
+        }
+    }
+
+    /** One streamed call on a new connection: nanoseconds from the upstream's first write to reading it here. */
+    private long firstPieceDelay(int port, String id) throws IOException {
+        byte[] body = REQUEST.replace("\"max_tokens\":64", "\"max_tokens\":64,\"stream\":true").getBytes(StandardCharsets.UTF_8);
+        try (Socket s = new Socket("127.0.0.1", port)) {
+            s.setTcpNoDelay(true);
+            OutputStream out = s.getOutputStream();
+            out.write(("POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                    + "X-Bench-Stream: " + id + "\r\nConnection: close\r\nContent-Length: " + body.length + "\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            out.write(body);
+            out.flush();
+            InputStream in = s.getInputStream();
+            byte[] buffer = new byte[8192];
+            StringBuilder seen = new StringBuilder();
+            long read = 0;
+            while (true) {
+                int n = in.read(buffer);
+                if (n < 0) {
+                    throw new IOException("the stream ended before its first event: " + seen);
+                }
+                seen.append(new String(buffer, 0, n, StandardCharsets.ISO_8859_1));
+                if (seen.indexOf("\"Paris\"") >= 0) {
+                    read = System.nanoTime();
+                    break;
+                }
+            }
+            in.readAllBytes();
+            Long written = firstWritten.remove(id);
+            if (written == null) {
+                throw new IOException("the upstream did not note stream " + id);
+            }
+            return read - written;
+        }
+    }
+
+    /** A packaged gateway process. */
+    private record Gateway(Process process, int port) implements AutoCloseable {
+
+        static Gateway start(Path dist, int upstreamPort, int serverPort, Path spool, boolean recording)
+                throws IOException, InterruptedException {
+            ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/trailproof").toString(), "llm-gateway", "--upstream",
+                    "http://127.0.0.1:" + upstreamPort, "--listen", "127.0.0.1:0", "--server",
+                    "http://127.0.0.1:" + serverPort, "--agent-id", "bench-agent").redirectErrorStream(true);
+            pb.environment().put("TRAILPROOF_SPOOL_DIR", spool.toString());
+            pb.environment().put("TRAILPROOF_ENABLED", Boolean.toString(recording));
+            pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx512m");
+            Process p = pb.start();
+            CompletableFuture<Integer> port = new CompletableFuture<>();
+            Thread reader = new Thread(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8))) {
+                    for (String line = r.readLine(); line != null; line = r.readLine()) {
+                        Matcher m = LISTENING.matcher(line);
+                        if (m.find()) {
+                            port.complete(Integer.parseInt(m.group(1)));
+                        } else if (!line.isBlank()) {
+                            System.err.println("gateway: " + line);
+                        }
+                    }
+                } catch (IOException ended) {
+                    // the process ended
+                }
+                port.complete(-1);
+            });
+            reader.setDaemon(true);
+            reader.start();
+            try {
+                int bound = port.get(120, TimeUnit.SECONDS);
+                if (bound < 0) {
+                    throw new IOException("the gateway ended at start");
+                }
+                return new Gateway(p, bound);
+            } catch (ExecutionException | TimeoutException e) {
+                p.destroyForcibly();
+                throw new IOException("the gateway did not start", e);
+            }
+        }
+
+        @Override
+        public void close() throws InterruptedException {
+            process.destroy();
+            if (!process.waitFor(60, TimeUnit.SECONDS)) {
+                process.destroyForcibly();
+            }
+        }
+    }
+}

@@ -1,0 +1,139 @@
+package io.trailproof.cli;
+
+import io.trailproof.llmgateway.LlmGateway;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.URISyntaxException;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * {@code trailproof llm-gateway --upstream URL [--listen HOST:PORT] [--server URL] [--api-key K]
+ * [--agent-id ID]} (src/site/llm-gateway.md): reads its settings, starts {@link LlmGateway} and runs
+ * until SIGTERM or SIGINT, then stops it and exits 0. Its own messages go to standard error.
+ */
+@Command(name = "llm-gateway", mixinStandardHelpOptions = true,
+        description = {"Run a reverse proxy in front of an OpenAI-compatible or Anthropic API and record each "
+                + "call: every request and answer passes through unchanged, streamed answers chunk by chunk; "
+                + "each call becomes an LLM_CALL event and its answer an LLM_RESULT event.",
+                "Exit code: 0 after SIGTERM or SIGINT, 1 when it cannot listen, 2 for bad usage."})
+final class LlmGatewayCommand implements Callable<Integer> {
+
+    static final String DEFAULT_LISTEN = "127.0.0.1:7601";
+
+    @Option(names = "--upstream", required = true, paramLabel = "URL",
+            description = "Base URL of the model API, such as https://api.openai.com or https://api.anthropic.com; "
+                    + "a request's path and query are appended to it.")
+    String upstream;
+
+    @Option(names = "--listen", paramLabel = "HOST:PORT",
+            description = "Address to listen on (default: " + DEFAULT_LISTEN + "; port 0 picks a free one).")
+    String listen = DEFAULT_LISTEN;
+
+    @Option(names = "--server", paramLabel = "URL",
+            description = "trailproof server base URL (default: $TRAILPROOF_URL or " + ClientOptions.DEFAULT_SERVER + ").")
+    String server;
+
+    @Option(names = "--api-key", paramLabel = "KEY", description = "API key with the ingest role (default: $TRAILPROOF_API_KEY).")
+    String apiKey;
+
+    @Option(names = "--agent-id", paramLabel = "ID",
+            description = "Agent id of calls without an X-Trailproof-Agent header (default: $TRAILPROOF_AGENT_ID, "
+                    + "else " + LlmGateway.DEFAULT_AGENT + ").")
+    String agentId;
+
+    private final Map<String, String> env;
+
+    LlmGatewayCommand() {
+        this(System.getenv());
+    }
+
+    LlmGatewayCommand(Map<String, String> env) {
+        this.env = env;
+    }
+
+    @Override
+    public Integer call() throws InterruptedException {
+        URI upstreamUri = httpUrl(upstream, "--upstream");
+        String url = server != null ? server : env.getOrDefault("TRAILPROOF_URL", ClientOptions.DEFAULT_SERVER);
+        URI serverUri = httpUrl(url, "--server");
+        InetSocketAddress address = address(listen);
+        if (upstreamUri == null || serverUri == null || address == null) {
+            return Main.BAD_USAGE;
+        }
+        String agent = agentId != null ? agentId : env.get("TRAILPROOF_AGENT_ID");
+        if (agent != null && agent.isEmpty()) {
+            agent = null;
+        }
+        if (agent != null && (agent.length() > 256 || agent.codePoints().anyMatch(Character::isISOControl))) {
+            System.err.println("trailproof: --agent-id must be 1 to 256 characters without control characters");
+            return Main.BAD_USAGE;
+        }
+        String key = apiKey != null ? apiKey : env.get("TRAILPROOF_API_KEY");
+        boolean recording = !"false".equalsIgnoreCase(env.getOrDefault("TRAILPROOF_ENABLED", "true").trim());
+        LlmGateway.Options options = new LlmGateway.Options(upstreamUri, address, serverUri, key, agent,
+                McpProxyCommand.spoolDir(env, url), recording, Duration.ofSeconds(1), Duration.ofSeconds(10));
+        LlmGateway gateway;
+        try {
+            gateway = LlmGateway.start(options, System.err, Clock.systemUTC(), () -> UUID.randomUUID().toString());
+        } catch (RuntimeException e) {
+            System.err.println("trailproof: llm-gateway cannot listen on " + listen + ": " + e.getMessage());
+            return 1;
+        }
+        CountDownLatch stop = new CountDownLatch(1);
+        Shutdown.onTerminate(stop::countDown);
+        System.err.println(LlmGateway.NOTICE_PREFIX + "listening on http://" + hostForUrl(address.getHostString()) + ":"
+                + gateway.port() + ", passing calls to " + upstreamUri
+                + (recording ? ", recording to " + serverUri : ", recording off (TRAILPROOF_ENABLED=false)"));
+        System.err.flush();
+        stop.await();
+        gateway.close();
+        return 0;
+    }
+
+    private static URI httpUrl(String url, String option) {
+        try {
+            URI uri = new URI(url);
+            if (!("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))
+                    || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
+                throw new URISyntaxException(url, "not an http or https URL without query");
+            }
+            return uri;
+        } catch (URISyntaxException e) {
+            System.err.println("trailproof: " + option + " must be an http or https URL without query or fragment: " + url);
+            return null;
+        }
+    }
+
+    /** {@code HOST:PORT}, {@code [IPv6]:PORT} or {@code :PORT} (all addresses). */
+    static InetSocketAddress address(String text) {
+        int colon = text.lastIndexOf(':');
+        String host = colon < 0 ? "" : text.substring(0, colon);
+        String port = colon < 0 ? text : text.substring(colon + 1);
+        if (host.startsWith("[") && host.endsWith("]")) {
+            host = host.substring(1, host.length() - 1);
+        }
+        int p;
+        try {
+            p = Integer.parseInt(port);
+        } catch (NumberFormatException e) {
+            p = -1;
+        }
+        if (colon < 0 || p < 0 || p > 65535) {
+            System.err.println("trailproof: --listen must be HOST:PORT with a port from 0 to 65535: " + text);
+            return null;
+        }
+        return InetSocketAddress.createUnresolved(host.isEmpty() ? "0.0.0.0" : host, p);
+    }
+
+    private static String hostForUrl(String host) {
+        return host.contains(":") ? "[" + host + "]" : host;
+    }
+}

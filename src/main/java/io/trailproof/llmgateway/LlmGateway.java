@@ -1,0 +1,146 @@
+package io.trailproof.llmgateway;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.trailproof.shipping.BatchSender;
+import io.trailproof.shipping.EventShipper;
+import io.trailproof.shipping.Notices;
+import io.trailproof.shipping.Spool;
+import io.undertow.Undertow;
+import io.undertow.UndertowOptions;
+import io.undertow.server.handlers.GracefulShutdownHandler;
+
+import java.io.PrintStream;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.function.Supplier;
+
+/**
+ * {@code trailproof llm-gateway}: a reverse proxy in front of an OpenAI-compatible or Anthropic API
+ * that records each call it passes through (src/site/llm-gateway.md). Calls go through
+ * {@link GatewayHandler}; {@link CallRecorder} makes their events; the shared capture shipper sends
+ * them in the background, through the spool when the service is away.
+ */
+public final class LlmGateway implements AutoCloseable {
+
+    /** Starts each of the gateway's own lines on standard error. */
+    public static final String NOTICE_PREFIX = "trailproof llm-gateway: ";
+    /** The agent of calls without an {@code X-Trailproof-Agent} header when no default was given. */
+    public static final String DEFAULT_AGENT = "llm-gateway";
+
+    private static final EventShipper.Origin ORIGIN = new EventShipper.Origin(CallRecorder.PATH,
+            "calls to the model go on");
+    private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
+    /** Longest a client may take to send a request's headers, and an idle connection may stay open. */
+    private static final int PARSE_TIMEOUT_MS = 30_000;
+    private static final int IDLE_TIMEOUT_MS = 120_000;
+
+    /**
+     * What to serve and where to record.
+     *
+     * @param upstream the model API's base URL
+     * @param listen the address the gateway listens on
+     * @param server the trailproof server's base URL
+     * @param apiKey the trailproof API key (ingest role), or null
+     * @param agentId the agent of calls without an {@code X-Trailproof-Agent} header, or null for
+     *        {@value #DEFAULT_AGENT}
+     * @param spoolDir where unsent batches are kept
+     * @param recording false to pass through only
+     * @param flushInterval longest time an event waits for its batch to fill
+     * @param stopGrace how long stopping waits for calls in flight, then for the last batches
+     */
+    public record Options(URI upstream, InetSocketAddress listen, URI server, String apiKey, String agentId,
+            Path spoolDir, boolean recording, Duration flushInterval, Duration stopGrace) {
+        public Options {
+            Objects.requireNonNull(upstream);
+            Objects.requireNonNull(listen);
+            Objects.requireNonNull(server);
+            Objects.requireNonNull(spoolDir);
+        }
+    }
+
+    private final Options options;
+    private final Undertow undertow;
+    private final GracefulShutdownHandler graceful;
+    private final ExecutorService calls;
+    private final HttpClient http;
+    private final InFlight inFlight = new InFlight();
+    private final EventShipper shipper;
+    private final CallRecorder recorder;
+
+    private LlmGateway(Options options, PrintStream err, Clock clock, Supplier<String> ids) {
+        this.options = options;
+        Notices notices = new Notices(err, NOTICE_PREFIX);
+        ObjectMapper json = new ObjectMapper();
+        if (options.recording()) {
+            shipper = new EventShipper(new BatchSender(options.server(), options.apiKey(), Duration.ofSeconds(10), json),
+                    new Spool(options.spoolDir(), json), ORIGIN, ids.get(), clock, options.flushInterval(), notices,
+                    json);
+            recorder = new CallRecorder(new CaptureStreams(ids), shipper::submit, clock, notices);
+        } else {
+            shipper = null;
+            recorder = null;
+        }
+        calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("trailproof-llm-call-", 0).factory());
+        http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).followRedirects(HttpClient.Redirect.NEVER)
+                .build();
+        String agent = options.agentId() != null ? options.agentId() : DEFAULT_AGENT;
+        graceful = new GracefulShutdownHandler(
+                new GatewayHandler(options.upstream(), http, recorder, agent, clock, calls, inFlight));
+        undertow = Undertow.builder()
+                .addHttpListener(options.listen().getPort(), options.listen().getHostString())
+                .setIoThreads(Math.max(2, Runtime.getRuntime().availableProcessors()))
+                .setWorkerThreads(2) // calls run on virtual threads; the worker pool only starts them
+                .setServerOption(UndertowOptions.ALWAYS_SET_DATE, false)
+                .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, PARSE_TIMEOUT_MS)
+                .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, IDLE_TIMEOUT_MS)
+                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, (long) GatewayHandler.MAX_REQUEST_BYTES + 1)
+                .setHandler(graceful)
+                .build();
+    }
+
+    /**
+     * Starts listening.
+     *
+     * @param ids makes unique ids (this run's, each agent's {@code capture_id})
+     */
+    public static LlmGateway start(Options options, PrintStream err, Clock clock, Supplier<String> ids) {
+        LlmGateway gateway = new LlmGateway(options, err, clock, ids);
+        if (gateway.shipper != null) {
+            gateway.shipper.start();
+            gateway.recorder.start();
+        }
+        gateway.undertow.start();
+        return gateway;
+    }
+
+    /** The port the gateway listens on (the one chosen when 0 was asked). */
+    public int port() {
+        return ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
+    }
+
+    /**
+     * Stops: takes no new call, waits up to the grace for the calls in flight, breaks off the rest,
+     * records a {@code CAPTURE_END} for each agent, and tries to send what is left for up to the
+     * grace again; the rest stays in the spool for the next run.
+     */
+    @Override
+    public void close() throws InterruptedException {
+        graceful.shutdown();
+        graceful.awaitShutdown(options.stopGrace().toMillis());
+        undertow.stop();
+        calls.shutdownNow();
+        inFlight.awaitNone(options.stopGrace());
+        http.shutdownNow();
+        if (recorder != null) {
+            recorder.close();
+            shipper.close(options.stopGrace());
+        }
+    }
+}

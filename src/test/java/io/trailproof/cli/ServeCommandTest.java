@@ -1,0 +1,34 @@
+package io.trailproof.cli;
+
+import io.trailproof.config.ConfigException;
+import io.trailproof.config.Settings;
+import io.trailproof.config.SettingsLoader;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** {@code trailproof serve}'s command line (src/site/configuration.md): every key can be set there. */
+class ServeCommandTest {
+
+    private static Map<String, String> flags(String... args) {
+        ServeCommand serve = new ServeCommand();
+        new CommandLine(serve).parseArgs(args);
+        return serve.flags();
+    }
+
+    @Test
+    void setGivesAnyKeyIncludingKafkaClientPropertiesAndTheNamedFlagsWin() throws Exception {
+        Settings s = SettingsLoader.load(flags("--set", "verify.interval=PT10M", "--set",
+                "cluster.kafka.security.protocol=SSL", "--port", "7009", "--set", "server.port=7008"), Map.of(), null, false);
+        assertThat(s.verifyInterval()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(s.cluster().kafkaProperties()).containsEntry("security.protocol", "SSL");
+        assertThat(s.port()).isEqualTo(7009);
+        assertThatThrownBy(() -> SettingsLoader.load(flags("--set", "verify.intervall=PT1M"), Map.of(), null, false))
+                .isInstanceOf(ConfigException.class).hasMessageContaining("verify.intervall");
+    }
+}
