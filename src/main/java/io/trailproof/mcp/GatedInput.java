@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
+import io.trailproof.shipping.Notices;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;

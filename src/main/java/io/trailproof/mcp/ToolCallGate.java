@@ -6,6 +6,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventLimits;
 import io.trailproof.core.event.EventTime;
+import io.trailproof.shipping.EventContent;
+import io.trailproof.shipping.Notices;
 
 import java.time.Clock;
 import java.time.Duration;

@@ -2,6 +2,7 @@ package io.trailproof.mcp;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.trailproof.shipping.Notices;
 import io.trailproof.testing.Await;
 import org.junit.jupiter.api.Test;
 
@@ -43,7 +44,7 @@ class GatedInputTest {
         ByteArrayOutputStream server = new ByteArrayOutputStream();
         ByteArrayOutputStream client = new ByteArrayOutputStream();
         ByteArrayOutputStream err = new ByteArrayOutputStream();
-        Notices notices = new Notices(new PrintStream(err, true, StandardCharsets.UTF_8));
+        Notices notices = new Notices(new PrintStream(err, true, StandardCharsets.UTF_8), McpProxy.NOTICE_PREFIX);
         DecisionClient decisions = new DecisionClient(URI.create("http://127.0.0.1:" + closedPort()), null,
                 Duration.ofSeconds(5), JSON);
         ToolCallGate gate = new ToolCallGate(decisions, () -> "agent-1", "s-1", Clock.systemUTC(),
