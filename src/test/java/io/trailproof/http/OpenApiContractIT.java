@@ -409,6 +409,8 @@ class OpenApiContractIT {
 
     private void adminAndDocument() throws Exception {
         expect(200, get("/v1/admin/index", ADMIN));
+        // A form post (what a page of another site can send) starts nothing.
+        expect(415, call("POST", "/v1/admin/index/rebuild", ADMIN, "text/plain", new byte[0]));
         expect(202, call("POST", "/v1/admin/index/rebuild", ADMIN, null, null));
         expect(200, get("/v1/admin/index", ADMIN));
         Reply doc = expect(200, get("/v1/openapi.json", READ));
