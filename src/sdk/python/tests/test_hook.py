@@ -127,6 +127,72 @@ class HookTest(ServerTest):
         self.assertEqual(64, len(out["sha256"]))
 
 
+# Payloads as Claude Code sends them (its hooks reference: the common fields, then each event's own).
+RECORDED = [
+    dict(BASE, hook_event_name="SessionStart", source="startup", model="claude-sonnet-4-5-20250929"),
+    dict(BASE, hook_event_name="SessionStart", source="compact", model="claude-opus-4-1-20250805"),
+    dict(BASE, hook_event_name="PreCompact", trigger="manual", custom_instructions="keep the failing test names"),
+    dict(BASE, hook_event_name="PreCompact", trigger="auto", custom_instructions=""),
+    dict(BASE, hook_event_name="Notification", message="Claude needs your permission to use Bash",
+         notification_type="permission_prompt"),
+    dict(BASE, hook_event_name="Notification", message="Claude is waiting for your input",
+         notification_type="idle_prompt", title="Claude Code"),
+    dict(BASE, hook_event_name="SubagentStart", agent_id="agent-7f3a", agent_type="Explore"),
+    dict(BASE, hook_event_name="SubagentStop", stop_hook_active=False, agent_id="agent-7f3a", agent_type="Explore",
+         agent_transcript_path="/home/dev/.claude/projects/p/%s/subagents/agent-7f3a.jsonl" % SESSION),
+    dict(BASE, hook_event_name="Stop", stop_hook_active=True),
+    dict(BASE, hook_event_name="SessionEnd", reason="clear"),
+    dict(BASE, hook_event_name="PermissionRequest", tool_name="Bash", tool_input={"command": "rm -rf build"},
+         permission_suggestions=[{"type": "addRules", "behavior": "allow", "destination": "localSettings"}]),
+    dict(BASE, hook_event_name="PostToolUseFailure", tool_name="Bash", tool_use_id="toolu_03",
+         tool_input={"command": "make"}, error="Command timed out", is_interrupt=True),
+    dict(BASE, hook_event_name="UserPromptSubmit", prompt="Run the tests"),
+    # an event or a field a later Claude Code adds
+    dict(BASE, hook_event_name="ConfigChange", source="user_settings", file_path="/home/dev/.claude/settings.json",
+         changes={"model": "opus"}),
+]
+
+
+class HookPayloadTest(unittest.TestCase):
+    """Every field of every payload is on the event: in the field the table maps it to, in
+    ``action_input`` (an event's own fields) or in ``metadata`` (the rest)."""
+
+    @staticmethod
+    def holds(event: dict, key: str, value: object) -> bool:
+        mapped = {"session_id": event.get("session_id"), "tool_name": event.get("action_name"),
+                  "error": event.get("error_message"), "tool_input": event.get("action_input"),
+                  "tool_response": event.get("action_output")}
+        if key in mapped and mapped[key] == value:
+            return True
+        return any(isinstance(event.get(m), dict) and key in event[m] and event[m][key] == value
+                   for m in ("action_input", "metadata"))
+
+    def test_every_field_of_every_recorded_payload_is_kept(self) -> None:
+        for p in RECORDED + PAYLOADS:
+            event = hook.event_for(p, "claude-code")
+            for key, value in p.items():
+                self.assertTrue(self.holds(event, key, value), "%s: %s lost from %s" % (p["hook_event_name"], key, event))
+
+    def test_the_fields_that_used_to_be_lost(self) -> None:
+        self.assertEqual("manual", hook.event_for(RECORDED[2], "c")["action_input"]["trigger"])
+        self.assertEqual("claude-sonnet-4-5-20250929", hook.event_for(RECORDED[0], "c")["action_input"]["model"])
+        self.assertEqual("permission_prompt", hook.event_for(RECORDED[4], "c")["action_input"]["notification_type"])
+        stop = hook.event_for(RECORDED[7], "c")
+        self.assertEqual(RECORDED[7]["agent_transcript_path"], stop["action_input"]["agent_transcript_path"])
+        self.assertEqual(("agent-7f3a", "Explore"), (stop["metadata"]["agent_id"], stop["metadata"]["agent_type"]))
+        self.assertEqual("c", stop["agent_id"])  # the payload's agent_id names the subagent, in metadata
+        self.assertTrue(hook.event_for(RECORDED[11], "c")["metadata"]["is_interrupt"])
+
+    def test_a_huge_field_is_kept_as_its_digest_and_the_others_whole(self) -> None:
+        p = dict(RECORDED[5], message="m" * 2_000_000)
+        event = hook.event_for(p, "c")
+        self.assertTrue(event["action_input"]["message"]["truncated"])
+        self.assertEqual(2_000_002, event["action_input"]["message"]["bytes"])
+        self.assertEqual(("idle_prompt", "Claude Code"),
+                         (event["action_input"]["notification_type"], event["action_input"]["title"]))
+        self.assertLess(len(json.dumps(event)), 600_000)
+
+
 def pre_tool_use(command: str, tool_use_id: str) -> dict:
     """A recorded PreToolUse payload of the Bash tool."""
     return dict(BASE, hook_event_name="PreToolUse", tool_name="Bash", tool_use_id=tool_use_id,

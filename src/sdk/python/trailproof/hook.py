@@ -42,8 +42,10 @@ _TYPES = {
     "Stop": "TURN_END",
     "SubagentStop": "TURN_END",
 }
-_METADATA = ("cwd", "hook_event_name", "transcript_path", "permission_mode", "tool_use_id", "is_interrupt",
-             "stop_hook_active", "source", "reason", "agent_id", "agent_type")
+# Fields every payload may carry: kept in ``metadata`` (as is every other field the event does not
+# already hold), never in ``action_input``.
+_COMMON = ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "agent_id", "agent_type")
+_TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 
 
 def _say(message: str) -> None:
@@ -68,18 +70,44 @@ def _bounded(value: Any) -> Dict[str, Any]:
             "head": data[: _MAX_VALUE_BYTES // 2].decode("utf-8", "ignore")}
 
 
+def _bounded_fields(fields: Dict[str, Any]) -> Dict[str, Any]:
+    """``fields`` kept whole while their JSON is at most about ``_MAX_VALUE_BYTES``; beyond it the
+    largest values are replaced one by one by their digest form (as :func:`_bounded` makes it) until
+    it fits, so that every field stays, named, and the event stays storable."""
+    def size(v: Any) -> int:
+        return len(json.dumps(v, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace"))
+
+    out = dict(fields)
+    total = size(out)
+    for k in sorted(out, key=lambda k: size(out[k]), reverse=True):
+        if total <= _MAX_VALUE_BYTES:
+            break
+        before = size(out[k])
+        data = json.dumps(out[k], ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
+        import hashlib
+
+        out[k] = {"truncated": True, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(),
+                  "head": data[:4096].decode("utf-8", "ignore")}
+        total -= before - size(out[k])
+    return out
+
+
 def event_for(payload: Dict[str, Any], agent_id: str) -> Dict[str, Any]:
     """The event recorded for one hook payload; raises ValueError for a payload that is not one."""
     name = payload.get("hook_event_name")
     if not isinstance(name, str) or not name:
         raise ValueError("the payload has no hook_event_name")
     event: Dict[str, Any] = {"agent_id": agent_id, "source": "claude-code", "capture_method": "claude-code-hook"}
+    # the payload's fields the event holds elsewhere; every other one goes to metadata
+    used = set()
     sid = payload.get("session_id")
     if isinstance(sid, str) and sid:
         event["session_id"] = sid
+        used.add("session_id")
     event["action_type"] = _TYPES.get(name, "HOOK_EVENT")
     tool = payload.get("tool_name")
-    if name in ("PreToolUse", "PostToolUse", "PostToolUseFailure"):
+    if name in _TOOL_EVENTS:
+        used.update(("tool_name", "tool_input", "tool_response"))
         if not isinstance(tool, str) or not tool:
             raise ValueError("a %s payload needs tool_name" % name)
         event["action_name"] = tool
@@ -92,6 +120,7 @@ def event_for(payload: Dict[str, Any], agent_id: str) -> Dict[str, Any]:
         elif name == "PostToolUseFailure":
             event["action_status"] = "error"
             err = payload.get("error", payload.get("error_message"))
+            used.add("error" if "error" in payload else "error_message")
             if err is not None:
                 event["error_message"] = (err if isinstance(err, str) else json.dumps(err))[:65536]
             if "tool_response" in payload:
@@ -100,12 +129,17 @@ def event_for(payload: Dict[str, Any], agent_id: str) -> Dict[str, Any]:
         event["action_name"] = name
         if "prompt" in payload:
             event["action_input"] = _bounded({"prompt": payload["prompt"]})
+        used.add("prompt")
     else:
+        # Every field this event has beyond the common ones (source and model of SessionStart, trigger
+        # of PreCompact, notification_type of Notification, ...): Claude Code adds fields over time,
+        # and none is dropped.
         event["action_name"] = name
-        detail = {k: payload[k] for k in ("source", "reason", "stop_hook_active", "message") if k in payload}
+        detail = {k: v for k, v in payload.items() if k not in _COMMON}
         if detail:
-            event["action_input"] = _bounded(detail)
-    meta = {k: payload[k] for k in _METADATA if k in payload and isinstance(payload[k], (str, bool, int, float))}
+            event["action_input"] = _bounded_fields(detail)
+        used.update(detail)
+    meta = _bounded_fields({k: v for k, v in payload.items() if k not in used})
     if meta:
         event["metadata"] = meta
     return event

@@ -31,6 +31,9 @@ public enum ConfigKey {
     RECOVERY_SNAPSHOT_INTERVAL_EVENTS("recovery.snapshot-interval-events", "100000", "checkpoint.interval-events"),
     STORAGE_ACCEPT_TRUNCATION("storage.accept-truncation", "false"),
     SERVER_MAX_CONNECTIONS("server.max-connections", "1024"),
+    // The front door (src/site/security.md#the-front-door)
+    SERVER_HOST_NAMES("server.host-names", ""),
+    SERVER_MAX_CONNECTIONS_PER_ADDRESS("server.max-connections-per-address", "256"),
     INGEST_MAX_QUEUED_EVENTS("ingest.max-queued-events", "65536"),
     INDEX_RAM_BUFFER_MB("index.ram-buffer-mb", "auto"),
     LIMITS_MAX_IN_FLIGHT_BYTES("limits.max-in-flight-bytes", "auto"),

@@ -40,7 +40,8 @@ public record Settings(
         Erasure erasure,
         /** {@code capture.gap-after}: how long a hole in a capture stream may stay open before a GAP records it (src/site/completeness.md#gaps). */
         Duration captureGapAfter,
-        Gate gate) {
+        Gate gate,
+        FrontDoor frontDoor) {
 
     /**
      * Gates and approvals (src/site/gates.md).
@@ -53,6 +54,25 @@ public record Settings(
     public record Gate(String defaultEffect, Duration askTimeout, Duration approvalValidFor, Optional<Path> policyFile) {
         public static Gate defaults() {
             return new Gate("allow", Duration.ofMinutes(15), Duration.ofMinutes(10), Optional.empty());
+        }
+    }
+
+    /**
+     * Who may talk to the HTTP listener, and how much of it one address may hold
+     * (src/site/security.md#the-front-door).
+     *
+     * @param hostNames {@code server.host-names}: names and addresses, lower case, answered besides the
+     *     loopback names and the bind address; any other {@code Host} is a 421
+     * @param maxConnectionsPerAddress {@code server.max-connections-per-address}: connections one client
+     *     address may hold at once; a further one is closed as soon as it is accepted
+     */
+    public record FrontDoor(List<String> hostNames, int maxConnectionsPerAddress) {
+        public FrontDoor {
+            hostNames = List.copyOf(hostNames);
+        }
+
+        public static FrontDoor defaults() {
+            return new FrontDoor(List.of(), 256);
         }
     }
 
@@ -212,6 +232,7 @@ public record Settings(
         return new Settings(host, newPort, dataDir, apiKeys, insecureNoAuth, maxBodyBytes, maxBatchEvents,
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 snapshotIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
-                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, captureGapAfter, gate);
+                streams, idempotency, redaction, checkpoints, observability, cluster, erasure, captureGapAfter, gate,
+                frontDoor);
     }
 }

@@ -112,7 +112,30 @@ public final class SettingsLoader {
         return new Settings(host, port, dataDir, keys, insecureNoAuth, maxBody, maxBatch, tsa, allowed, anchors,
                 timeout, verifyInterval, segmentBytes, snapshotEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
-                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw), gate(raw));
+                checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw), gate(raw),
+                frontDoor(raw));
+    }
+
+    /**
+     * {@code server.host-names} (each a DNS name or an IP address, without scheme, port or path) and
+     * {@code server.max-connections-per-address} (src/site/security.md#the-front-door).
+     */
+    private static Settings.FrontDoor frontDoor(Map<ConfigKey, Sourced> raw) throws ConfigException {
+        List<String> names = new ArrayList<>();
+        for (String name : list(raw.get(ConfigKey.SERVER_HOST_NAMES).value())) {
+            String n = name.toLowerCase(Locale.ROOT);
+            if (n.startsWith("[") && n.endsWith("]")) {
+                n = n.substring(1, n.length() - 1);
+            }
+            if (!n.matches("[a-z0-9.:_-]+") || n.startsWith(".") || n.startsWith("-")
+                    || (n.contains(":") && !n.matches("[0-9a-f:.]+"))) {
+                throw bad(ConfigKey.SERVER_HOST_NAMES, raw, "each entry must be a host name or an IP address without "
+                        + "scheme, port or path, such as trail.example.com or 192.0.2.7 (got '" + name + "')");
+            }
+            names.add(n.endsWith(".") ? n.substring(0, n.length() - 1) : n);
+        }
+        return new Settings.FrontDoor(names,
+                (int) longIn(raw, ConfigKey.SERVER_MAX_CONNECTIONS_PER_ADDRESS, 1, 1_000_000));
     }
 
     /** {@code capture.gap-after} (src/site/completeness.md#gaps): a positive ISO 8601 duration. */

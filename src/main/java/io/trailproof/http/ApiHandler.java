@@ -24,7 +24,7 @@ import java.util.concurrent.CompletionStage;
  * <p>Order of refusals: an open route (/health) needs nothing. Anything else, including an
  * unknown path or a wrong method, first needs a valid key when keys are configured (401), so that a
  * caller without one learns nothing about what exists; then 404 / 405; then the role (403); then
- * the body limits (413).
+ * the content type (415); then the body limits (413).
  */
 final class ApiHandler implements HttpHandler {
 
@@ -114,6 +114,11 @@ final class ApiHandler implements HttpHandler {
         String name = authenticator.keyName(authorization);
         ex.putAttachment(Caller.KEY, new Caller(name != null ? name : Caller.ANONYMOUS));
         Authenticator.authorize(granted, match.route().role(), ex.getRequestMethod().toString(), ex.getRequestPath());
+        ApiException wrongType = match.route().refusedContentType(
+                ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE), !RequestBodies.bodiless(ex));
+        if (wrongType != null) {
+            throw wrongType;
+        }
         return match;
     }
 

@@ -25,13 +25,13 @@ import io.trailproof.otlp.TraceIngest;
 import io.trailproof.stream.StreamHub;
 import io.trailproof.stream.StreamOptions;
 import io.trailproof.timestamp.TimestampService;
-import io.undertow.Undertow;
 import io.undertow.server.handlers.HttpContinueReadHandler;
 import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
+import org.xnio.OptionMap;
 import org.xnio.Options;
 
-import java.net.InetSocketAddress;
+import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -49,11 +49,22 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Memory and connections are bounded whatever clients send: request bodies count against the
  * {@link InFlightBudget} as they arrive and until their answer is sent (beyond it: a short wait, then
- * 503 with {@code Retry-After}), and at most {@code server.max-connections} connections are open.
+ * 503 with {@code Retry-After}), at most {@code server.max-connections} connections are open, and one
+ * address holds at most its share of them ({@link ConnectionLimits}). Before anything routes a
+ * request, the {@link FrontDoor} checks its framing, {@code Host} and {@code Origin}.
  */
 public final class HttpApi {
 
-    private final Undertow undertow;
+    private static final int WORKER_THREADS = Math.max(64, Runtime.getRuntime().availableProcessors() * 32);
+
+    private final String host;
+    private final int requestedPort;
+    private final HttpHandler root;
+    private final OptionMap undertowOptions;
+    private final OptionMap socketOptions;
+    private final ConnectionLimits connections;
+    /** Set by {@link #start}. */
+    private Listener listener;
     private final Draining draining;
     private final InFlightBudget budget;
     private final StreamHub streams;
@@ -113,34 +124,41 @@ public final class HttpApi {
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).
         draining = new Draining(new HttpContinueReadHandler(new ApiHandler(router, authenticator, bodies,
                 new MinTreeSize(ledger, settings.cluster().readWait()))));
-        undertow = Undertow.builder()
-                .addHttpListener(settings.port(), settings.host())
-                .setWorkerThreads(Math.max(64, Runtime.getRuntime().availableProcessors() * 32))
-                .setServerOption(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
+        ConsoleHandler console = new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()), draining);
+        connections = new ConnectionLimits(settings.hardening().maxConnections(),
+                settings.frontDoor().maxConnectionsPerAddress(), System::nanoTime);
+        // Outermost first: the request id, metrics and the access log, then the front door (framing,
+        // Host, Origin, the body time-out on every path), then the console's files, then the API.
+        root = new RequestIds(recorded(new FrontDoor(new HostNames(settings.host(), settings.frontDoor().hostNames()),
+                settings.bodyTimeoutMs(), connections, console),
+                metrics, settings.observability().accessLog(), authenticator), new SecureRandom());
+        host = settings.host();
+        requestedPort = settings.port();
+        undertowOptions = OptionMap.builder()
+                .set(UndertowOptions.ALWAYS_SET_KEEP_ALIVE, false)
                 // Bodies are counted by RequestBodies, which answers 413 or 503; Undertow's own
                 // limit (2 MiB by default) would drop the connection of any larger body, well
                 // within limits.max-body-bytes, without an answer.
-                .setServerOption(UndertowOptions.MAX_ENTITY_SIZE, Long.MAX_VALUE)
-                .setServerOption(UndertowOptions.NO_REQUEST_TIMEOUT, settings.idleTimeoutMs())
-                .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, settings.headerTimeoutMs())
-                .setSocketOption(Options.WRITE_TIMEOUT, settings.idleTimeoutMs())
+                .set(UndertowOptions.MAX_ENTITY_SIZE, Long.MAX_VALUE)
+                .set(UndertowOptions.NO_REQUEST_TIMEOUT, settings.idleTimeoutMs())
+                .set(UndertowOptions.REQUEST_PARSE_TIMEOUT, settings.headerTimeoutMs())
+                .getMap();
+        socketOptions = OptionMap.builder()
+                .set(Options.WRITE_TIMEOUT, settings.idleTimeoutMs())
                 // server.max-connections: at the limit the listener stops accepting, so a further
                 // client waits in the kernel's accept queue (or is refused once that is full)
-                // until a connection closes; each I/O thread takes its share of the limit.
-                .setSocketOption(Options.CONNECTION_HIGH_WATER, settings.hardening().maxConnections())
-                .setSocketOption(Options.CONNECTION_LOW_WATER, settings.hardening().maxConnections())
-                // The console answers /, /ui and /ui/* from memory before authentication and
-                // passes everything else on.
-                .setHandler(recorded(new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()), draining),
-                        metrics, settings.observability().accessLog(), authenticator))
-                .build();
+                // until a connection closes; each I/O thread takes its share of the limit. Before
+                // that, ConnectionLimits closes idle connections to keep room.
+                .set(Options.CONNECTION_HIGH_WATER, settings.hardening().maxConnections())
+                .set(Options.CONNECTION_LOW_WATER, settings.hardening().maxConnections())
+                .getMap();
     }
 
     /** The handler with metrics and the access log around it, or as it is when both are off. */
     private static HttpHandler recorded(HttpHandler handler, ServiceMetrics metrics,
                                                            boolean accessLog, Authenticator authenticator) {
         return metrics == null && !accessLog ? handler
-                : new RequestTelemetry(handler, metrics, accessLog, authenticator, new SecureRandom());
+                : new RequestTelemetry(handler, metrics, accessLog, authenticator);
     }
 
     /**
@@ -179,7 +197,8 @@ public final class HttpApi {
             adoptPolicyFile();
         }
         streams.start();
-        undertow.start();
+        listener = Listener.start(host, requestedPort, WORKER_THREADS, root, undertowOptions, socketOptions,
+                connections);
     }
 
     private void adoptPolicyFile() throws IOException {
@@ -196,7 +215,7 @@ public final class HttpApi {
 
     /** The port actually bound (useful with port 0). */
     public int port() {
-        return ((InetSocketAddress) undertow.getListenerInfo().get(0).getAddress()).getPort();
+        return listener.port();
     }
 
     /** Request bytes that may be in flight at once (limits.max-in-flight-bytes, or the size chosen from the heap). */
@@ -212,7 +231,9 @@ public final class HttpApi {
         draining.drain();
         streams.close(Math.min(waitMillis, STREAMS_END_MILLIS)); // streams never finish by themselves
         draining.awaitIdle(waitMillis);
-        undertow.stop();
+        if (listener != null) {
+            listener.stop();
+        }
         gate.close();
     }
 }

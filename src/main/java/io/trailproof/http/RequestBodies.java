@@ -387,7 +387,7 @@ final class RequestBodies {
     }
 
     /** True when the request declares no body: {@code Content-Length: 0}, or neither a length nor a transfer coding. */
-    private static boolean bodiless(HttpServerExchange ex) {
+    static boolean bodiless(HttpServerExchange ex) {
         long declared = ex.getRequestContentLength();
         return declared == 0 || declared < 0 && !ex.getRequestHeaders().contains(Headers.TRANSFER_ENCODING);
     }

@@ -6,14 +6,9 @@ import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.AttachmentKey;
 import io.undertow.util.Headers;
-import io.undertow.util.HttpString;
 
-import java.util.HexFormat;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.logging.Level;
 import java.util.logging.Logger;
-import java.util.random.RandomGenerator;
-import java.util.regex.Pattern;
 
 /**
  * In front of every other handler: when each exchange completes, counts it in the metrics (by route
@@ -21,19 +16,12 @@ import java.util.regex.Pattern;
  * ({@code log.access}). Installed only when one of them is on; it costs a request one completion
  * listener and, with metrics, a few lock-free counter updates.
  *
- * <p>Request ids: a request's {@code X-Request-Id} is kept when it is 1 to 64 characters of
- * {@code [A-Za-z0-9._-]}; otherwise, with the access log on, the request gets one
- * ({@code <8 hex digits chosen at start>-<sequence>}). The id is echoed in {@code X-Request-Id} and
- * named in the access line and in the error log line of a 500.
+ * <p>The access line and the error log line of a 500 name the request's id ({@link RequestIds}).
  */
 final class RequestTelemetry implements HttpHandler {
 
     /** The route template the router matched; requests that match no route are counted as {@code other}. */
     static final AttachmentKey<String> ENDPOINT = AttachmentKey.create(String.class);
-    static final AttachmentKey<String> REQUEST_ID = AttachmentKey.create(String.class);
-    static final HttpString REQUEST_ID_HEADER = new HttpString("X-Request-Id");
-
-    private static final Pattern CLIENT_ID = Pattern.compile("[A-Za-z0-9._-]{1,64}");
     private static final Logger ACCESS = Logger.getLogger("io.trailproof.access");
     private static final Logger ERRORS = Logger.getLogger(ApiHandler.class.getName());
 
@@ -42,32 +30,17 @@ final class RequestTelemetry implements HttpHandler {
     private final ServiceMetrics metrics;
     private final boolean accessLog;
     private final Authenticator authenticator;
-    private final String idPrefix;
-    private final AtomicLong sequence = new AtomicLong();
 
-    RequestTelemetry(HttpHandler next, ServiceMetrics metrics, boolean accessLog, Authenticator authenticator,
-                     RandomGenerator random) {
+    RequestTelemetry(HttpHandler next, ServiceMetrics metrics, boolean accessLog, Authenticator authenticator) {
         this.next = next;
         this.metrics = metrics;
         this.accessLog = accessLog;
         this.authenticator = authenticator;
-        this.idPrefix = HexFormat.of().toHexDigits(random.nextInt());
     }
 
     @Override
     public void handleRequest(HttpServerExchange ex) throws Exception {
         long started = System.nanoTime();
-        String id = ex.getRequestHeaders().getFirst(REQUEST_ID_HEADER);
-        if (id != null && !CLIENT_ID.matcher(id).matches()) {
-            id = null;
-        }
-        if (id == null && accessLog) {
-            id = idPrefix + "-" + sequence.incrementAndGet();
-        }
-        if (id != null) {
-            ex.putAttachment(REQUEST_ID, id);
-            ex.getResponseHeaders().put(REQUEST_ID_HEADER, id);
-        }
         ex.addExchangeCompleteListener((exchange, nextListener) -> {
             try {
                 completed(exchange, System.nanoTime() - started);
@@ -122,7 +95,7 @@ final class RequestTelemetry implements HttpHandler {
         double millis = Math.round(nanos / 1e4) / 100.0;
         long bytes = ex.getResponseBytesSent();
         String key = status == 401 ? null : authenticator.keyName(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
-        String id = ex.getAttachment(REQUEST_ID);
+        String id = ex.getAttachment(RequestIds.REQUEST_ID);
         LogFields.of("method", method, "path", path, "status", status, "duration_ms", millis, "bytes", bytes,
                         "key_name", key, "request_id", id)
                 .log(ACCESS, Level.INFO, method + " " + path + " " + status + " " + millis + " ms " + bytes + " bytes"
@@ -131,7 +104,7 @@ final class RequestTelemetry implements HttpHandler {
 
     /** Logs an endpoint's failure with the request's id (when it has one) as a field and in the message. */
     static void logError(HttpServerExchange ex, String message, Throwable failure) {
-        String id = ex.getAttachment(REQUEST_ID);
+        String id = ex.getAttachment(RequestIds.REQUEST_ID);
         LogFields.of("request_id", id).log(ERRORS, Level.SEVERE, id == null ? message : message + " (request " + id + ")",
                 failure);
     }

@@ -42,9 +42,28 @@ final class Router {
      * An endpoint and the role a caller needs for it; {@code role} null means open to everyone
      * (/health). {@code nonBlocking}, when present, serves the requests with small bodies.
      * {@code template} is the path as registered ({@code /v1/events/{id}}): a bounded label for metrics.
+     * {@code bodyTypes}: the media types a request may declare in {@code Content-Type} (none for GET).
      */
-    record Route(ApiKey.Role role, Endpoint endpoint, NonBlockingEndpoint nonBlocking, String template) {
+    record Route(ApiKey.Role role, Endpoint endpoint, NonBlockingEndpoint nonBlocking, String template,
+                 List<String> bodyTypes) {
+
+        /**
+         * Null when a request with this {@code Content-Type} may reach the endpoint, else its 415. A
+         * request without one passes when it has no body (so a bodiless POST from a command line works);
+         * a cross-site form always sends one ({@code text/plain}, a form encoding), which is refused.
+         */
+        ApiException refusedContentType(String contentType, boolean hasBody) {
+            if (bodyTypes.isEmpty() || contentType == null && !hasBody
+                    || contentType != null && bodyTypes.contains(FrontDoor.mediaType(contentType))) {
+                return null;
+            }
+            return new ApiException(415, "the body must be " + String.join(" or ", bodyTypes)
+                    + ": send Content-Type: " + bodyTypes.get(0));
+        }
     }
+
+    /** What a state-changing endpoint takes unless registered otherwise. */
+    static final List<String> JSON_BODY = List.of("application/json");
 
     /** Where a request goes: the route and the path parameter, if the path has one. */
     record Match(Route route, String parameter) {
@@ -61,7 +80,14 @@ final class Router {
 
     /** Registers an endpoint with a non-blocking form for small bodies and the blocking one for the rest. */
     Router add(String method, String path, ApiKey.Role role, Endpoint endpoint, NonBlockingEndpoint nonBlocking) {
-        Route route = new Route(role, endpoint, nonBlocking, path);
+        return add(method, path, role, endpoint, nonBlocking,
+                method.equals("GET") || method.equals("HEAD") ? List.of() : JSON_BODY);
+    }
+
+    /** Registers an endpoint whose requests may declare one of {@code bodyTypes} (any other is a 415). */
+    Router add(String method, String path, ApiKey.Role role, Endpoint endpoint, NonBlockingEndpoint nonBlocking,
+               List<String> bodyTypes) {
+        Route route = new Route(role, endpoint, nonBlocking, path, List.copyOf(bodyTypes));
         if (path.endsWith("/{*}")) {
             subtrees.computeIfAbsent(path.substring(0, path.length() - 3), p -> new TreeMap<>()).put(method, route);
         } else if (path.endsWith("/{id}")) {

@@ -45,7 +45,8 @@ final class TraceEndpoint {
     }
 
     void register(Router router) {
-        router.add("POST", "/v1/traces", ApiKey.Role.INGEST, (ex, p) -> post(ex));
+        router.add("POST", "/v1/traces", ApiKey.Role.INGEST, (ex, p) -> post(ex), null,
+                List.of(OtlpEncoding.PROTOBUF.mediaType(), OtlpEncoding.JSON.mediaType()));
     }
 
     private void post(HttpServerExchange ex) throws Exception {

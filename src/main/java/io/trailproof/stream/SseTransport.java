@@ -55,7 +55,7 @@ final class SseTransport extends PumpedTransport {
         this.heartbeatNanos = heartbeat.toNanos();
         ex.setStatusCode(200);
         ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "text/event-stream");
-        ex.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-cache");
+        ex.getResponseHeaders().put(Headers.CACHE_CONTROL, "no-store");
         ex.getResponseHeaders().put(new HttpString("X-Accel-Buffering"), "no");
         this.sender = ex.getResponseSender();
     }

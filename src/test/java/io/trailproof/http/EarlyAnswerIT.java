@@ -60,7 +60,7 @@ class EarlyAnswerIT {
     @ValueSource(strings = {"/v1/events", "/v1/batch", "/v1/traces"})
     void aClientThatWritesItsWholeBodyFirstReadsThe413(String path) throws Exception {
         int port = start();
-        String answer = writeAllThenRead(port, "POST " + path + " HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        String answer = writeAllThenRead(port, "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 + "Content-Length: " + TOO_LARGE + "\r\n\r\n", body(TOO_LARGE));
         assertThat(answer).startsWith("HTTP/1.1 413").contains("\"error\":\"the request body is larger than the limit");
         assertThat(answer.toLowerCase()).contains("connection: close");
@@ -90,7 +90,7 @@ class EarlyAnswerIT {
             chunked.writeBytes("\r\n".getBytes(StandardCharsets.US_ASCII));
         }
         chunked.writeBytes("0\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
-        String answer = writeAllThenRead(port, "POST /v1/batch HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+        String answer = writeAllThenRead(port, "POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                 + "Transfer-Encoding: chunked\r\n\r\n", chunked.toByteArray());
         assertThat(answer).startsWith("HTTP/1.1 413").contains("larger than the limit");
     }
@@ -98,7 +98,7 @@ class EarlyAnswerIT {
     @Test
     void otherEarlyRefusalsReachTheClientToo() throws Exception {
         int port = start("auth.api-keys", "k1:ingest");
-        String head = "Host: t\r\nContent-Type: application/json\r\nContent-Length: " + (4 << 20) + "\r\n";
+        String head = "Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: " + (4 << 20) + "\r\n";
         assertThat(writeAllThenRead(port, "POST /v1/events HTTP/1.1\r\n" + head + "\r\n", body(4 << 20)))
                 .as("no key").startsWith("HTTP/1.1 401");
         assertThat(writeAllThenRead(port, "POST /v1/nowhere HTTP/1.1\r\n" + head + "Authorization: Bearer k1\r\n\r\n",
@@ -114,7 +114,7 @@ class EarlyAnswerIT {
             s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
             s.setSoTimeout(30_000);
             OutputStream out = s.getOutputStream();
-            out.write(("POST /v1/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: "
+            out.write(("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
                     + (1L << 40) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             // A trickle: a kilobyte every 100 ms, for as long as the server reads.
             CompletableFuture<Void> trickle = CompletableFuture.runAsync(() -> {
@@ -147,7 +147,7 @@ class EarlyAnswerIT {
             s.connect(new InetSocketAddress("127.0.0.1", port), 5_000);
             s.setSoTimeout(30_000);
             OutputStream out = s.getOutputStream();
-            out.write(("POST /v1/batch HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\nContent-Length: "
+            out.write(("POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: "
                     + (1L << 40) + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
             CompletableFuture<Void> flood = CompletableFuture.runAsync(() -> {
                 byte[] mb = body(1 << 20);

@@ -46,7 +46,7 @@ class ExpectContinueIT {
     void anAcceptedBodyIsAskedForWithA100AndStored() throws Exception {
         try (InProcessServer s = InProcessServer.start(dir.resolve("data"))) {
             String body = "[{\"agent_id\":\"expect\"},{\"agent_id\":\"expect\"}]";
-            String head = "POST /v1/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+            String head = "POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
                     + "Content-Length: " + body.length() + "\r\n\r\n";
             assertThat(send(s.server().port(), head, body, true)).isEqualTo("HTTP/1.1 201 Created");
             assertThat(s.api().get("/v1/events?agent_id=expect").header("X-Total-Count")).isEqualTo("2");
@@ -56,7 +56,7 @@ class ExpectContinueIT {
     @Test
     void aBodyOverTheLimitIsRefusedWithoutBeingAskedFor() throws Exception {
         try (InProcessServer s = InProcessServer.start(dir.resolve("data"), "limits.max-body-bytes", "2000")) {
-            String head = "POST /v1/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+            String head = "POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
                     + "Content-Length: 5000\r\n\r\n";
             assertThat(send(s.server().port(), head, null, false)).isEqualTo("HTTP/1.1 413 Request Entity Too Large");
         }
@@ -65,7 +65,7 @@ class ExpectContinueIT {
     @Test
     void anUnauthenticatedRequestIsRefusedWithoutBeingAskedFor() throws Exception {
         try (InProcessServer s = InProcessServer.start(dir.resolve("data"), "auth.api-keys", "k1")) {
-            String head = "POST /v1/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
+            String head = "POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nExpect: 100-continue\r\n"
                     + "Content-Length: 20\r\n\r\n";
             assertThat(send(s.server().port(), head, null, false)).isEqualTo("HTTP/1.1 401 Unauthorized");
         }

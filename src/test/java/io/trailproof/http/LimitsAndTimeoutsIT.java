@@ -108,7 +108,7 @@ class LimitsAndTimeoutsIT {
     void declaredBodyOverTheLimitIs413BeforeAnyOfItIsSent() throws Exception {
         try (InProcessServer server = InProcessServer.start(dir.resolve("d"), "limits.max-body-bytes", "65536")) {
             try (Raw raw = new Raw(server.server().port())) {
-                raw.send("POST /v1/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                raw.send("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                         + "Content-Length: 100000000\r\n\r\n");
                 String answer = raw.readUntilClosed(15_000);
                 assertThat(answer).startsWith("HTTP/1.1 413").contains("{\"error\":\"the request body is larger than the limit of 65536 bytes\"}");
@@ -123,7 +123,7 @@ class LimitsAndTimeoutsIT {
             long sendAtMost = 256L << 20;
             AtomicLong sent = new AtomicLong();
             try (Raw raw = new Raw(server.server().port())) {
-                raw.send("POST /v1/batch HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                raw.send("POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                         + "Transfer-Encoding: chunked\r\n\r\n");
                 CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
                     byte[] chunk = ("2000\r\n" + "x".repeat(0x2000) + "\r\n").getBytes(StandardCharsets.US_ASCII);
@@ -162,19 +162,26 @@ class LimitsAndTimeoutsIT {
             }
             // Sends the request head one byte a second: it would need a minute, the server waits a second.
             try (Raw trickle = new Raw(port)) {
-                String head = "GET /v1/stats HTTP/1.1\r\nHost: t\r\nX-Padding: " + "p".repeat(40) + "\r\n\r\n";
+                String head = "GET /v1/stats HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Padding: " + "p".repeat(40) + "\r\n\r\n";
                 assertThat(trickleUntilClosed(trickle, head, 20_000)).isLessThan(head.length());
             }
             // Sends a complete head, then the body one byte a second.
             try (Raw trickle = new Raw(port)) {
                 String body = "{\"agent_id\":\"slow\",\"error_message\":\"" + "s".repeat(80) + "\"}";
-                trickle.send("POST /v1/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                trickle.send("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                         + "Content-Length: " + body.length() + "\r\n\r\n");
                 assertThat(trickleUntilClosed(trickle, body, 30_000)).isLessThan(body.length());
             }
+            // A chunked body on a console path, which answers without reading it: the body time-out
+            // applies all the same.
+            try (Raw trickle = new Raw(port)) {
+                trickle.send("GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n");
+                String chunks = "1\r\na\r\n".repeat(30);
+                assertThat(trickleUntilClosed(trickle, chunks, 30_000)).isLessThan(chunks.length());
+            }
             // A kept-alive connection that goes quiet after a request is closed too.
             try (Raw keptAlive = new Raw(port)) {
-                keptAlive.send("GET /health HTTP/1.1\r\nHost: t\r\n\r\n");
+                keptAlive.send("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n");
                 assertThat(keptAlive.readUntilClosed(20_000)).startsWith("HTTP/1.1 200");
             }
             assertThat(treeSize(server.api())).isZero();
@@ -214,7 +221,7 @@ class LimitsAndTimeoutsIT {
                 for (int i = 0; i < 200; i++) {
                     Raw raw = new Raw(port);
                     slow.add(raw);
-                    raw.send("POST /v1/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+                    raw.send("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                             + "Content-Length: 1000\r\n\r\n{\"agent_id\":");
                 }
                 HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(10)).build();
@@ -247,7 +254,7 @@ class LimitsAndTimeoutsIT {
         Api api = server.api();
         String body = "{\"agent_id\":\"in-flight\"}";
         try (Raw inFlight = new Raw(server.server().port())) {
-            inFlight.send("POST /v1/events HTTP/1.1\r\nHost: t\r\nContent-Type: application/json\r\n"
+            inFlight.send("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: " + body.length() + "\r\n\r\n" + body.substring(0, 5));
             Thread.sleep(200);
             CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {

@@ -136,7 +136,7 @@ class MemoryBoundsIT {
             try {
                 for (int i = 0; i < 200; i++) {
                     Socket s = new Socket("127.0.0.1", server.port());
-                    s.getOutputStream().write(("POST /v1/batch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                    s.getOutputStream().write(("POST /v1/batch HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                             + "Content-Length: 16777216\r\n\r\n[").getBytes(StandardCharsets.US_ASCII));
                     s.getOutputStream().flush();
                     idle.add(s);
@@ -179,8 +179,12 @@ class MemoryBoundsIT {
         }
     }
 
+    /**
+     * At {@code server.max-connections} busy connections (bodies in progress) a further client waits
+     * until one closes; kept-alive idle connections give way to a new one instead.
+     */
     @Test
-    void connectionsBeyondMaxConnectionsWaitUntilOneCloses() throws Exception {
+    void busyConnectionsMakeOthersWaitAndIdleOnesGiveWay() throws Exception {
         int max = 8;
         try (InProcessServer server = InProcessServer.start(dir.resolve("data"),
                 "server.max-connections", String.valueOf(max))) {
@@ -190,7 +194,8 @@ class MemoryBoundsIT {
                 for (int i = 0; i < max; i++) {
                     Socket s = new Socket("127.0.0.1", port);
                     open.add(s);
-                    assertThat(healthOn(s)).as("connection " + i + " within the limit is served").startsWith("HTTP/1.1 200");
+                    s.getOutputStream().write(("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                            + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{").getBytes(StandardCharsets.US_ASCII));
                 }
                 try (Socket extra = new Socket("127.0.0.1", port)) {
                     extra.setSoTimeout(1500);
@@ -202,6 +207,23 @@ class MemoryBoundsIT {
                     assertThat(readOrTimeout(extra.getInputStream())).as("served once another connection closed")
                             .startsWith("HTTP/1.1 200");
                 }
+                for (Socket s : open) {
+                    s.close();
+                }
+                open.clear();
+                for (int i = 0; i < max; i++) {
+                    Socket s = new Socket("127.0.0.1", port);
+                    open.add(s);
+                    assertThat(healthOn(s)).as("kept-alive connection " + i).startsWith("HTTP/1.1 200");
+                }
+                try (Socket extra = new Socket("127.0.0.1", port)) {
+                    extra.setSoTimeout(2_000);
+                    send(extra);
+                    assertThat(readOrTimeout(extra.getInputStream())).as("an idle connection gave way at once")
+                            .startsWith("HTTP/1.1 200");
+                }
+                open.get(0).setSoTimeout(5_000);
+                assertThat(open.get(0).getInputStream().read()).as("the longest idle was closed").isEqualTo(-1);
             } finally {
                 for (Socket s : open) {
                     s.close();
@@ -218,7 +240,7 @@ class MemoryBoundsIT {
 
     private static void send(Socket s) throws IOException {
         OutputStream out = s.getOutputStream();
-        out.write("GET /health HTTP/1.1\r\nHost: x\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
+        out.write("GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".getBytes(StandardCharsets.US_ASCII));
         out.flush();
     }
 

@@ -71,6 +71,8 @@ class OpenApiContractIT {
     static Path dir;
     static TestTsa tsa;
     static InProcessServer server;
+    /** A TSA URL on the allow-list where nothing listens: the documented 502 of POST /v1/timestamp. */
+    static String deadTsaUrl;
     static final AnswerRecorder recorder = new AnswerRecorder();
     static Api api;
     static OpenApiContract contract;
@@ -79,9 +81,11 @@ class OpenApiContractIT {
     static void start() throws Exception {
         contract = OpenApiContract.load();
         tsa = TestTsa.start();
+        deadTsaUrl = TestTsa.deadUrl();
         server = InProcessServer.start(dir.resolve("data"), "auth.api-keys",
                 INGEST + ":ingest," + READ + ":read," + ADMIN + ":admin,approver=" + APPROVE + ":approve",
                 "timestamp.default-tsa-url", tsa.url(),
+                "timestamp.allowed-tsa-urls", deadTsaUrl,
                 "limits.max-body-bytes", Integer.toString(MAX_BODY),
                 "checkpoint.interval", "PT0.2S");
         api = server.api().recordingTo(recorder);
@@ -316,7 +320,7 @@ class OpenApiContractIT {
         expect(201, post("/v1/timestamp", ADMIN, "{}"));
         expect(201, call("POST", "/v1/timestamp", ADMIN, null, null));
         expect(400, post("/v1/timestamp", ADMIN, "{\"tsa_url\":\"ftp://tsa.example/\"}"));
-        expect(502, post("/v1/timestamp", ADMIN, "{\"tsa_url\":\"" + TestTsa.deadUrl() + "\"}"));
+        expect(502, post("/v1/timestamp", ADMIN, "{\"tsa_url\":\"" + deadTsaUrl + "\"}"));
         expect(415, call("POST", "/v1/timestamp", ADMIN, "text/plain", "{}".getBytes(StandardCharsets.UTF_8)));
         expect(413, tooLarge("/v1/timestamp", ADMIN, "application/json"));
         expect(200, get("/v1/timestamps?limit=1", READ));
@@ -409,6 +413,8 @@ class OpenApiContractIT {
 
     private void adminAndDocument() throws Exception {
         expect(200, get("/v1/admin/index", ADMIN));
+        // A form post (what a page of another site can send) starts nothing.
+        expect(415, call("POST", "/v1/admin/index/rebuild", ADMIN, "text/plain", new byte[0]));
         expect(202, call("POST", "/v1/admin/index/rebuild", ADMIN, null, null));
         expect(200, get("/v1/admin/index", ADMIN));
         Reply doc = expect(200, get("/v1/openapi.json", READ));
