@@ -91,7 +91,7 @@ class WitnessIT {
                 int requests = witness.requests.get();
                 CheckpointTilesIT.ingest(api, 5);
                 CheckpointTilesIT.awaitCheckpoint(api, 15);
-                Thread.sleep(300);
+                Await.nothingHappensWithin("the witness that showed a split view is asked again");
                 assertThat(witness.requests.get()).isEqualTo(requests);
                 String served = api.get("/checkpoint").body();
                 assertThat(served).doesNotContain(TestWitness.NAME);
@@ -100,7 +100,7 @@ class WitnessIT {
             witness.store(0, Rfc9162.emptyRoot());
             int before = witness.requests.get();
             try (InProcessServer server = InProcessServer.start(dir.resolve("data"), config(witness.url()))) {
-                Thread.sleep(300);
+                Await.nothingHappensWithin("the witness is asked again after a restart");
                 assertThat(server.api().get("/health").json().get("problems").toString()).contains("SPLIT VIEW");
                 assertThat(witness.requests.get()).isEqualTo(before);
             }

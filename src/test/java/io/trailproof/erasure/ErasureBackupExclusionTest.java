@@ -129,7 +129,7 @@ class ErasureBackupExclusionTest {
                     throw new RuntimeException(e);
                 }
             });
-            Thread.sleep(200);   // time for the backup to pass the hold if it did not wait
+            Await.nothingHappensWithin("the backup passes the erasure's hold");
             assertThat(tar).isNotDone();
             resume.countDown();
             erasure.get(60, TimeUnit.SECONDS);
