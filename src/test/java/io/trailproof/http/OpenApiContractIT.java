@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -427,20 +428,16 @@ class OpenApiContractIT {
     }
 
     private void transparency() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long size = 0;
-        Reply checkpoint = null;
         long treeSize = Api.JSON.readTree(get("/v1/merkle/root", READ).body()).get("tree_size").asLong();
-        while (System.nanoTime() < deadline) {
-            checkpoint = get("/checkpoint", null);
+        long[] signed = {0};
+        Await.untilTrue("a checkpoint of the whole tree", Duration.ofSeconds(30), () -> {
+            Reply checkpoint = get("/checkpoint", null);
             if (checkpoint.status() == 200) {
-                size = Long.parseLong(checkpoint.body().split("\n")[1]);
-                if (size >= treeSize) {
-                    break;
-                }
+                signed[0] = Long.parseLong(checkpoint.body().split("\n")[1]);
             }
-            Thread.sleep(100);
-        }
+            return signed[0] >= treeSize;
+        });
+        long size = signed[0];
         assertThat(size).as("a checkpoint of the whole tree was signed").isGreaterThanOrEqualTo(treeSize);
         assertThat(size).isBetween(257L, 511L);
         int width = (int) (size - 256);
@@ -583,10 +580,7 @@ class OpenApiContractIT {
                 }
             });
             stopper.start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (get("/health", null).status() != 503 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Await.untilTrue("the service is stopping", Duration.ofSeconds(30), () -> get("/health", null).status() == 503);
             for (Sample s : samples) {
                 Reply r = expect(503, send(s, ADMIN));
                 assertThat(r.header("Retry-After")).isNotNull();
