@@ -1,16 +1,16 @@
 package io.trailproof.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.note.NoteVerifier;
 import io.trailproof.core.note.TlogRejection;
 import io.trailproof.core.note.VerifierKey;
 
+import io.trailproof.core.evidence.CaptureSummary;
 import io.trailproof.core.evidence.EvidenceReport;
 import io.trailproof.core.evidence.EvidenceReportWriter;
 import io.trailproof.core.evidence.EvidenceVerifier;
-import io.trailproof.core.evidence.CaptureSummary;
 import io.trailproof.core.evidence.CheckResult;
 import io.trailproof.core.evidence.EvidenceCheck;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.evidence.Rfc3161TokenChecker;
 import io.trailproof.core.evidence.TokenChecker;
 import io.trailproof.timestamp.TrustAnchors;
