@@ -2,16 +2,19 @@ package io.trailproof.core.evidence;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.ByteArrayInputStream;
-import java.nio.charset.StandardCharsets;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.Test;
 
 /** The capture line of verify-export (src/site/evidence-format.md#capture). */
 class CaptureSummaryTest {
 
     private static String line(String events) throws Exception {
-        String pkg = "{\"format\":\"trailproof-evidence\",\"chain\":{\"events\":[]},\"events\":[" + events + "],\"merkle_proofs\":[]}";
-        return CaptureSummary.read(new ByteArrayInputStream(pkg.getBytes(StandardCharsets.UTF_8))).line();
+        CaptureSummary summary = new CaptureSummary();
+        for (JsonNode e : new ObjectMapper().readTree("[" + events + "]")) {
+            summary.add(e);
+        }
+        return summary.line();
     }
 
     private static String ev(String capture, int seq) {
