@@ -2,6 +2,7 @@ package io.trailproof.http;
 
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Api.Reply;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.RunOrder;
 import org.junit.jupiter.api.Order;
@@ -26,6 +27,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -61,23 +63,28 @@ class LimitsAndTimeoutsIT {
         }
 
         /** Reads until the server closes the connection or {@code guardMillis} pass; returns what came. */
-        String readUntilClosed(long guardMillis) throws IOException {
+        String readUntilClosed(long guardMillis) throws Exception {
             ByteArrayOutputStream got = new ByteArrayOutputStream();
-            long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(guardMillis);
             byte[] buf = new byte[8192];
-            while (System.nanoTime() < end) {
-                try {
-                    int n = in.read(buf);
-                    if (n < 0) {
-                        return got.toString(StandardCharsets.UTF_8);
+            try {
+                Await.untilTrue("the server closes the connection", Duration.ofMillis(guardMillis), () -> {
+                    try {
+                        int n = in.read(buf);
+                        if (n < 0) {
+                            return true;
+                        }
+                        got.write(buf, 0, n);
+                        return false;
+                    } catch (SocketTimeoutException e) {
+                        return false;   // nothing yet: keep waiting
+                    } catch (IOException e) {
+                        return true;    // reset by the server: closed too
                     }
-                    got.write(buf, 0, n);
-                } catch (SocketTimeoutException e) {
-                    // keep waiting
-                } catch (IOException e) { return got.toString(StandardCharsets.UTF_8); // reset by the server: closed too
-                }
+                });
+            } catch (AssertionError e) {
+                throw new AssertionError("the server did not close the connection within " + guardMillis + " ms; got: " + got, e);
             }
-            throw new AssertionError("the server did not close the connection within " + guardMillis + " ms; got: " + got);
+            return got.toString(StandardCharsets.UTF_8);
         }
 
         /** True when the server has closed the connection (a read sees the end or a reset). */
@@ -206,7 +213,7 @@ class LimitsAndTimeoutsIT {
                     return i;
                 }
             }
-            Thread.sleep(800); // with the read above, about one byte a second
+            Thread.sleep(800); // paced load, not a wait: with the read above, about one byte a second
         }
         throw new AssertionError("the server kept a trickling connection open for " + guardMillis + " ms");
     }
@@ -256,6 +263,7 @@ class LimitsAndTimeoutsIT {
         try (Raw inFlight = new Raw(server.server().port())) {
             inFlight.send("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: " + body.length() + "\r\n\r\n" + body.substring(0, 5));
+            // The server's receipt of the partial request shows nowhere from outside: a short head start.
             Thread.sleep(200);
             CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
                 try {
@@ -264,16 +272,13 @@ class LimitsAndTimeoutsIT {
                     throw new IllegalStateException(e);
                 }
             });
-            Reply refused = null;
-            long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-            while (System.nanoTime() < end) {
+            AtomicReference<Reply> draining = new AtomicReference<>();
+            Await.untilTrue("a 503 while draining", Duration.ofSeconds(20), () -> {
                 Reply r = api.get("/health");
-                if (r.status() == 503) {
-                    refused = r;
-                    break;
-                }
-                Thread.sleep(20);
-            }
+                draining.set(r);
+                return r.status() == 503;
+            });
+            Reply refused = draining.get();
             assertThat(refused).as("a 503 while draining").isNotNull();
             assertThat(refused.header("Retry-After")).isEqualTo("10");
             assertThat(refused.json().get("error").asText()).contains("shutting down");

@@ -2,6 +2,7 @@ package io.trailproof.index;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.LaunchedJvm;
 import io.trailproof.testing.RunOrder;
@@ -14,10 +15,12 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -142,23 +145,26 @@ class IndexToolsIT {
             var started = api.post("/v1/admin/index/rebuild", "{}");
             assertThat(started.status()).isEqualTo(202);
             assertThat(started.json().get("state").asText()).isEqualTo("running");
-            boolean sawRebuilding = false;
-            JsonNode status;
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(3);
-            while (true) {
-                status = api.get("/v1/admin/index").json();
-                sawRebuilding |= status.get("state").asText().equals("rebuilding");
-                // Still answering, from the old index, during the rebuild: read after write holds.
-                int before = written.get();
-                long listed = Long.parseLong(api.get("/v1/events?limit=1").header("X-Total-Count"));
-                assertThat(listed).isGreaterThanOrEqualTo(before);
-                if (status.get("rebuild").get("state").asText().equals("done") || System.nanoTime() > deadline) {
-                    break;
-                }
-                Thread.sleep(50);
+            AtomicBoolean sawRebuilding = new AtomicBoolean();
+            AtomicReference<JsonNode> last = new AtomicReference<>();
+            try {
+                Await.untilTrue("the online rebuild is done", Duration.ofMinutes(3), () -> {
+                    JsonNode polled = api.get("/v1/admin/index").json();
+                    last.set(polled);
+                    if (polled.get("state").asText().equals("rebuilding")) {
+                        sawRebuilding.set(true);
+                    }
+                    // Still answering, from the old index, during the rebuild: read after write holds.
+                    int before = written.get();
+                    long listed = Long.parseLong(api.get("/v1/events?limit=1").header("X-Total-Count"));
+                    assertThat(listed).isGreaterThanOrEqualTo(before);
+                    return polled.get("rebuild").get("state").asText().equals("done");
+                });
+            } finally {
+                ingesting.set(false);
+                ingest.join();
             }
-            ingesting.set(false);
-            ingest.join();
+            JsonNode status = last.get();
             assertThat(status.get("rebuild").get("state").asText()).isEqualTo("done");
             assertThat(status.get("generation").asText()).isEqualTo("g000002");
             assertThat(sawRebuilding).isTrue();
