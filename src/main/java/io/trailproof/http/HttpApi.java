@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.backup.OnlineBackup;
@@ -11,13 +12,8 @@ import io.trailproof.config.Settings;
 import io.trailproof.core.policy.Effect;
 import io.trailproof.core.policy.PolicyParser;
 import io.trailproof.core.policy.PolicyRejection;
-import io.trailproof.gate.Gate;
-import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import io.trailproof.erasure.ErasureService;
+import io.trailproof.gate.Gate;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.metrics.ServiceMetrics;
@@ -25,13 +21,18 @@ import io.trailproof.otlp.TraceIngest;
 import io.trailproof.stream.StreamHub;
 import io.trailproof.stream.StreamOptions;
 import io.trailproof.timestamp.TimestampService;
-import io.undertow.server.handlers.HttpContinueReadHandler;
 import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
+import io.undertow.server.handlers.HttpContinueReadHandler;
 import org.xnio.OptionMap;
 import org.xnio.Options;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -197,8 +198,14 @@ public final class HttpApi {
             adoptPolicyFile();
         }
         streams.start();
-        listener = Listener.start(host, requestedPort, WORKER_THREADS, root, undertowOptions, socketOptions,
-                connections);
+        try {
+            listener = Listener.start(host, requestedPort, WORKER_THREADS, root, undertowOptions, socketOptions,
+                    connections);
+        } catch (BindException e) {
+            // The last step of a start: the caller closes what is open, and the message names the address.
+            throw new UncheckedIOException("cannot listen on " + host + ":" + requestedPort + ": " + e.getMessage()
+                    + " (is another service using that port? set server.port)", e);
+        }
     }
 
     private void adoptPolicyFile() throws IOException {
