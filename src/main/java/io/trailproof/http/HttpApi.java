@@ -2,6 +2,7 @@ package io.trailproof.http;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.access.AccessTrail;
 import io.trailproof.backup.OnlineBackup;
 import io.trailproof.checkpoint.CheckpointService;
 import io.trailproof.checkpoint.Tiles;
@@ -70,6 +71,8 @@ public final class HttpApi {
     private final StreamHub streams;
     private final Router router;
     private final Gate gate;
+    /** The trail of who looked; null when {@code access-trail.enabled} is off. */
+    private final AccessTrail accessTrail;
     /** {@code gate.policy-file}, or null. */
     private final Path policyFile;
 
@@ -122,8 +125,12 @@ public final class HttpApi {
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).
-        draining = new Draining(new HttpContinueReadHandler(new ApiHandler(router, authenticator, bodies,
-                new MinTreeSize(ledger, settings.cluster().readWait()))));
+        HttpHandler api = new ApiHandler(router, authenticator, bodies, new MinTreeSize(ledger, settings.cluster().readWait()));
+        accessTrail = settings.accessTrail() ? new AccessTrail(new AccessWritePath(ledger, cluster), clock) : null;
+        if (accessTrail != null) {
+            api = new AccessRecording(api, accessTrail);
+        }
+        draining = new Draining(new HttpContinueReadHandler(api));
         ConsoleHandler console = new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()), draining);
         connections = new ConnectionLimits(settings.hardening().maxConnections(),
                 settings.frontDoor().maxConnectionsPerAddress(), System::nanoTime);
@@ -197,6 +204,9 @@ public final class HttpApi {
             adoptPolicyFile();
         }
         streams.start();
+        if (accessTrail != null) {
+            accessTrail.start();
+        }
         listener = Listener.start(host, requestedPort, WORKER_THREADS, root, undertowOptions, socketOptions,
                 connections);
     }
@@ -233,6 +243,9 @@ public final class HttpApi {
         draining.awaitIdle(waitMillis);
         if (listener != null) {
             listener.stop();
+        }
+        if (accessTrail != null) {
+            accessTrail.close(); // writes the last reads before the caller closes the ledger
         }
         gate.close();
     }
