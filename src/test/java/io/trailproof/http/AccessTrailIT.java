@@ -92,6 +92,8 @@ class AccessTrailIT {
         assertThat(export.status()).as(export.body()).isEqualTo(200);
         Reply missing = send("GET", "/v1/export?agent_id=nobody", ALICE, null);
         assertThat(missing.status()).isEqualTo(404);
+        Reply forbidden = send("GET", "/v1/admin/erasures", ALICE, null);
+        assertThat(forbidden.status()).isEqualTo(403);
         // Not recorded: health, metrics, the console's files, a request without a valid key.
         assertThat(send("GET", "/health", null, null).status()).isEqualTo(200);
         assertThat(send("GET", "/metrics", ALICE, null).status()).isEqualTo(200);
@@ -99,7 +101,7 @@ class AccessTrailIT {
         assertThat(send("GET", "/ui/console.css", null, null).status()).isEqualTo(200);
         assertThat(send("GET", "/v1/search?q=x", "not-a-key", null).status()).isEqualTo(401);
 
-        Await.untilTrue("alice's three reads are in the trail", DEADLINE, () -> by("alice").size() == 3);
+        Await.untilTrue("alice's four reads are in the trail", DEADLINE, () -> by("alice").size() == 4);
         List<JsonNode> alice = by("alice");
         JsonNode s = alice.get(0);
         assertThat(s.get("agent_id").asText()).isEqualTo("trailproof.access");
@@ -122,6 +124,10 @@ class AccessTrailIT {
         assertThat(refused.get("action_status").asText()).isEqualTo("error");
         assertThat(refused.at("/action_output/status").asInt()).isEqualTo(404);
         assertThat(refused.at("/action_output/results").isNull()).isTrue();
+
+        JsonNode tried = alice.get(3);
+        assertThat(tried.get("action_name").asText()).isEqualTo("GET /v1/admin/erasures");
+        assertThat(tried.at("/action_output/status").asInt()).isEqualTo(403);
 
         // Nothing else was recorded: no health, metrics, console file, unauthenticated or ingest request.
         for (JsonNode event : accessEvents()) {
