@@ -42,7 +42,11 @@ export function createAgentsView(app) {
         agent.verified_at ? el('span', { class: 'muted' }, ` (checked ${formatTime(agent.verified_at)})`) : null),
       el('td', { class: 'actions' },
         el('button', { type: 'button', class: 'verify', onclick: () => verify(id, result) }, 'Verify'),
-        el('button', { type: 'button', class: 'export', onclick: () => exportPackage(id, result) }, 'Export')),
+        el('button', { type: 'button', class: 'export', onclick: () => exportPackage(id, result) }, 'Export'),
+        el('a', { class: 'coverage', href: toSearch({ ...emptyState(), view: 'coverage', agent_id: id }), onclick: (e) => {
+          e.preventDefault();
+          app.navigate({ ...emptyState(), view: 'coverage', agent_id: id });
+        } }, 'Coverage')),
       result);
   }
 

@@ -1,5 +1,6 @@
 // The time histogram of the current search (src/site/console.md: GET /v1/search?histogram=<duration>,
-// buckets aligned to multiples of the duration from the epoch, over the event timestamp).
+// buckets aligned to multiples of the duration from the epoch, over the event timestamp, or the
+// recorded_at of an event whose timestamp was erased).
 // The bucket duration is picked so that the matches' time span makes at most MAX_BARS bars: from
 // the since/until filters when both are set, else from the oldest and newest match (two one-row
 // searches). Clicking a bar narrows the time range to that bucket.
@@ -36,7 +37,8 @@ async function span(state, signal) {
   const edge = async (sort) => {
     const body = await getJson(apiUrl('/v1/search', [...searchParams({ ...state, sort }), ['limit', '1']]), { signal });
     const first = body && Array.isArray(body.results) ? body.results[0] : null;
-    return first ? parseInstant(first.timestamp) : NaN;
+    // An erased event may have lost its timestamp: it is placed in time by its recorded_at.
+    return first ? parseInstant(first.timestamp ?? first.recorded_at) : NaN;
   };
   const [oldest, newest] = await Promise.all([edge('timestamp'), edge('-timestamp')]);
   return Number.isNaN(oldest) || Number.isNaN(newest) ? NaN : newest - oldest;

@@ -4,6 +4,7 @@
 
 import { apiKey, setApiKey } from './api.js';
 import { createAgentsView } from './agents-view.js';
+import { createCoverageView } from './coverage-view.js';
 import { createApprovalsView } from './approvals-view.js';
 import { createDetailView } from './detail-view.js';
 import { el, replace } from './dom.js';
@@ -171,6 +172,7 @@ function bindNavigation() {
 views.search = createSearchView(app);
 views.detail = createDetailView(app);
 views.agents = createAgentsView(app);
+views.coverage = createCoverageView(app);
 views.approvals = createApprovalsView(app);
 views.timestamps = createTimestampsView(app);
 bindKeyDialog();

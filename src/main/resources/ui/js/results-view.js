@@ -29,6 +29,18 @@ function highlights(event) {
   return lines;
 }
 
+/**
+ * The time cell: the event's timestamp, or, when an erasure removed it, its recorded_at (the time
+ * the service stored it, by which such an event sorts and filters), marked as such.
+ */
+function timeCell(event) {
+  if (event.timestamp === undefined && event.recorded_at !== undefined) {
+    return el('span', { class: 'time recorded', title: `timestamp erased; recorded at ${text(event.recorded_at)}` },
+      formatTime(event.recorded_at), el('span', { class: 'recorded-mark' }, ' recorded'));
+  }
+  return el('span', { class: 'time', title: text(event.timestamp) }, formatTime(event.timestamp));
+}
+
 /** A result list item; href is the address that opens the event, onOpen runs instead of following it. */
 export function resultItem(event, { href, selected, live, onOpen }) {
   const status = text(event.action_status);
@@ -41,7 +53,7 @@ export function resultItem(event, { href, selected, live, onOpen }) {
       }
     },
   },
-  el('span', { class: 'time', title: text(event.timestamp) }, formatTime(event.timestamp)),
+  timeCell(event),
   el('span', { class: 'agent' }, text(event.agent_id)),
   el('span', { class: 'seq' }, `#${text(event.sequence)}`),
   el('span', { class: 'type' }, text(event.action_type)),

@@ -4,7 +4,7 @@
 // what the server must judge (the query, dates, label keys) is passed on for it to judge.
 
 export const PAGE_SIZE = 25;
-export const VIEWS = ['search', 'agents', 'approvals', 'timestamps'];
+export const VIEWS = ['search', 'agents', 'coverage', 'approvals', 'timestamps'];
 export const SORTS = ['relevance', '-timestamp', 'timestamp'];
 
 /** Filters that are request parameters or query clauses, in the order they appear in the URL. */
@@ -13,7 +13,7 @@ export const FILTERS = ['agent_id', 'action_type', 'action_status', 'source', 's
 export function emptyState() {
   return {
     view: 'search', q: '', agent_id: '', action_type: '', action_status: '', source: '', since: '',
-    until: '', labels: [], sort: 'relevance', page: 1, event: '',
+    until: '', labels: [], sort: 'relevance', page: 1, event: '', session_id: '',
   };
 }
 
@@ -32,6 +32,7 @@ export function readState(search) {
   const page = Number(params.get('page'));
   state.page = Number.isSafeInteger(page) && page >= 1 ? page : 1;
   state.event = params.get('event') || '';
+  state.session_id = params.get('session_id') || '';
   for (const [name, value] of params) {
     if (name.startsWith('label.') && name.length > 'label.'.length) {
       state.labels.push([name.slice('label.'.length), value]);
@@ -65,6 +66,9 @@ export function toSearch(state) {
   }
   if (state.event) {
     params.set('event', state.event);
+  }
+  if (state.session_id) {
+    params.set('session_id', state.session_id);
   }
   const text = params.toString();
   return text ? `?${text}` : './';

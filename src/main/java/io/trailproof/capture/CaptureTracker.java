@@ -27,7 +27,7 @@ import java.util.function.Function;
  * <p><b>Restarts.</b> The state is derived from the log. A snapshot ({@code DIR/capture/state.bin},
  * replaced atomically) records it with the log size it covers, written every
  * {@link #SNAPSHOT_EVERY_EVENTS} events and at {@link #close}; at open the snapshot is read and the
- * log after it applied, so a start costs at most that many events of replay, and a kill -9 loses
+ * log after it applied in the background, so a start replays at most that many events, and a kill -9 loses
  * nothing (the log is the truth: a missing, unreadable or too new snapshot means a replay from the
  * log's start). Holes reported by a {@code GAP} in the log stay reported.
  *
@@ -56,7 +56,10 @@ public final class CaptureTracker {
         this.snapshotAt = position;
     }
 
-    /** Reads the snapshot in {@code dataDir} (if usable) and applies the log after it. */
+    /**
+     * Reads the snapshot in {@code dataDir} (if usable); the log after it is applied by the first
+     * {@link #catchUp} (on the reporter's thread, so a long replay never delays the start).
+     */
     public static CaptureTracker open(Path dataDir, Ledger ledger) throws IOException {
         Path file = dataDir.resolve("capture").resolve("state.bin");
         CaptureState state = null;
@@ -84,9 +87,7 @@ public final class CaptureTracker {
             state = new CaptureState();
             position = 0;
         }
-        CaptureTracker t = new CaptureTracker(ledger, file, state, position);
-        t.catchUp();
-        return t;
+        return new CaptureTracker(ledger, file, state, position);
     }
 
     /** Applies the events stored since the last call; writes a snapshot when enough were. */

@@ -134,6 +134,11 @@ final class ServerClient {
                 .POST(HttpRequest.BodyPublishers.ofByteArray(json)), HttpResponse.BodyHandlers.ofByteArray());
     }
 
+    Answer put(String path, byte[] json) throws ClientException {
+        return send(request(path).header("Content-Type", "application/json")
+                .PUT(HttpRequest.BodyPublishers.ofByteArray(json)), HttpResponse.BodyHandlers.ofByteArray());
+    }
+
     /** A POST carrying an {@code Idempotency-Key} (src/site/ingestion.md#idempotency): safe to send again after any failure. */
     Answer post(String path, byte[] json, String idempotencyKey) throws ClientException {
         return send(request(path).header("Content-Type", "application/json").header("Idempotency-Key", idempotencyKey)

@@ -8,6 +8,8 @@ import io.trailproof.core.evidence.EvidenceReport;
 import io.trailproof.core.evidence.EvidenceReportWriter;
 import io.trailproof.core.evidence.EvidenceVerifier;
 import io.trailproof.core.evidence.CaptureSummary;
+import io.trailproof.core.evidence.CheckResult;
+import io.trailproof.core.evidence.EvidenceCheck;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.evidence.Rfc3161TokenChecker;
 import io.trailproof.core.evidence.TokenChecker;
@@ -94,10 +96,16 @@ final class VerifyExportCommand implements Callable<Integer> {
                 capture = "capture: not read (" + e.getMessage() + ")";
             }
         }
+        // Gates (src/site/gates.md): the decisions of the package, stated by the gate_bindings check.
+        String gates = report.check(EvidenceCheck.GATE_BINDINGS).filter(c -> !c.failed()).map(CheckResult::detail)
+                .orElse(null);
         if (json) {
             ObjectNode out = EvidenceReportWriter.json(report);
             if (capture != null) {
                 out.put("capture", capture);
+            }
+            if (gates != null) {
+                out.put("gates", gates);
             }
             System.out.println(out.toPrettyString());
         } else {
@@ -105,6 +113,9 @@ final class VerifyExportCommand implements Callable<Integer> {
             if (capture != null) {
                 System.out.println();
                 System.out.println(capture);
+            }
+            if (gates != null) {
+                System.out.println(gates);
             }
         }
         return switch (report.verdict()) {

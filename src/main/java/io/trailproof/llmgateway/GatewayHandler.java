@@ -13,17 +13,13 @@ import org.xnio.IoUtils;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.net.ConnectException;
 import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
-import java.net.http.HttpTimeoutException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Executor;
 
@@ -52,8 +48,8 @@ final class GatewayHandler implements HttpHandler {
     private static final String PREFIX = "trailproof llm-gateway: ";
 
     private final String upstreamBase;
-    private final boolean plainHttp;
-    private final HttpClient http;
+    private final String basePath;
+    private final UpstreamClient upstream;
     private final CallRecorder recorder;
     private final String defaultAgent;
     private final Clock clock;
@@ -66,12 +62,13 @@ final class GatewayHandler implements HttpHandler {
      * @param recorder where calls are recorded, or null to pass through only
      * @param defaultAgent the agent of calls without an {@code X-Trailproof-Agent} header
      */
-    GatewayHandler(URI upstream, HttpClient http, CallRecorder recorder, String defaultAgent, Clock clock,
+    GatewayHandler(URI upstreamBase, UpstreamClient upstream, CallRecorder recorder, String defaultAgent, Clock clock,
             Executor executor, InFlight inFlight) {
-        String base = upstream.toString();
+        String base = upstreamBase.toString();
         this.upstreamBase = base.endsWith("/") ? base.substring(0, base.length() - 1) : base;
-        this.plainHttp = "http".equalsIgnoreCase(upstream.getScheme());
-        this.http = http;
+        String path = upstreamBase.getRawPath() == null ? "" : upstreamBase.getRawPath();
+        this.basePath = path.endsWith("/") ? path.substring(0, path.length() - 1) : path;
+        this.upstream = upstream;
         this.recorder = recorder;
         this.defaultAgent = defaultAgent;
         this.clock = clock;
@@ -133,9 +130,11 @@ final class GatewayHandler implements HttpHandler {
             return;
         }
 
-        HttpRequest request;
+        String target;
+        List<Map.Entry<String, String>> headers;
         try {
-            request = upstreamRequest(exchange, method, body);
+            target = target(exchange);
+            headers = upstreamHeaders(exchange.getRequestHeaders());
         } catch (IllegalArgumentException e) {
             refuse(exchange, anthropic, 400, "invalid_request_error", "the request cannot be passed on: " + e.getMessage());
             return;
@@ -144,7 +143,7 @@ final class GatewayHandler implements HttpHandler {
                 ? recorder.begin(kind, agent, session, body, at, startNanos) : null;
         CallRecorder.Ending ending = null;
         try {
-            ending = forward(exchange, request, anthropic, call != null);
+            ending = forward(exchange, method, target, headers, body, anthropic, call != null);
         } finally {
             if (call != null) {
                 recorder.end(call, ending != null ? ending : new CallRecorder.Ending(500, null, null, null, null,
@@ -153,66 +152,72 @@ final class GatewayHandler implements HttpHandler {
         }
     }
 
-    private HttpRequest upstreamRequest(HttpServerExchange exchange, String method, byte[] body) {
+    /** The upstream's request target: its base path, then the request's path and query as they came. */
+    private String target(HttpServerExchange exchange) {
         String path = exchange.getRequestURI();
         if (!path.startsWith("/")) {
             path = exchange.getRequestPath(); // an absolute-form request target: its path only
         }
         String query = exchange.getQueryString();
-        URI target = URI.create(upstreamBase + path + (query == null || query.isEmpty() ? "" : "?" + query));
-        HttpRequest.BodyPublisher publisher = body.length == 0 && WITHOUT_BODY.contains(method)
-                ? HttpRequest.BodyPublishers.noBody() : HttpRequest.BodyPublishers.ofByteArray(body);
-        HttpRequest.Builder b = HttpRequest.newBuilder(target).method(method, publisher);
-        if (plainHttp) {
-            b.version(HttpClient.Version.HTTP_1_1); // no h2c upgrade attempt on every call
+        String target = basePath + path + (query == null || query.isEmpty() ? "" : "?" + query);
+        for (int i = 0; i < target.length(); i++) {
+            char c = target.charAt(i);
+            if (c <= ' ' || c >= 0x7f) {
+                throw new IllegalArgumentException("the request target has a character that must be escaped");
+            }
         }
-        HeaderMap headers = exchange.getRequestHeaders();
+        return target;
+    }
+
+    /** The request's headers that go upstream, in order, with {@code Accept-Encoding} narrowed. */
+    private static List<Map.Entry<String, String>> upstreamHeaders(HeaderMap headers) {
         Set<String> listed = HopHeaders.connectionListed(values(headers, Headers.CONNECTION));
+        List<Map.Entry<String, String>> out = new ArrayList<>();
         for (HeaderValues values : headers) {
             String name = values.getHeaderName().toString();
             if (HopHeaders.forwardRequestHeader(name.toLowerCase(Locale.ROOT), listed)) {
                 for (String value : values) {
-                    b.header(name, value);
+                    out.add(Map.entry(name, value));
                 }
             }
         }
         String accept = HopHeaders.acceptEncoding(values(headers, Headers.ACCEPT_ENCODING));
         if (accept != null) {
-            b.header("Accept-Encoding", accept);
+            out.add(Map.entry("Accept-Encoding", accept));
         }
-        return b.build();
+        return out;
     }
 
     /** Sends the request upstream and the answer back; says how the call ended. */
-    private CallRecorder.Ending forward(HttpServerExchange exchange, HttpRequest request, boolean anthropic,
-            boolean recording) {
-        HttpResponse<InputStream> response;
+    private CallRecorder.Ending forward(HttpServerExchange exchange, String method, String target,
+            List<Map.Entry<String, String>> headers, byte[] body, boolean anthropic, boolean recording) {
+        UpstreamClient.Answer response;
         try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofInputStream());
-        } catch (IOException | InterruptedException e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            String message = unreachable(e);
+            response = upstream.send(method, target, headers, body, !WITHOUT_BODY.contains(method));
+        } catch (IOException e) {
+            String message = e instanceof UpstreamClient.Unreachable
+                    ? "the upstream " + upstreamBase + " cannot be reached (" + e.getMessage() + ")"
+                    : "the upstream " + upstreamBase + " closed the connection before answering (" + describe(e) + ")";
             refuse(exchange, anthropic, 502, "api_error", message);
             return new CallRecorder.Ending(502, null, null, null, null, message, clock.instant(), System.nanoTime());
         }
-        int status = response.statusCode();
+        int status = response.status;
         exchange.setStatusCode(status);
         HeaderMap out = exchange.getResponseHeaders();
-        Set<String> listed = HopHeaders.connectionListed(response.headers().allValues("connection"));
-        response.headers().map().forEach((name, values) -> {
-            if (HopHeaders.forwardResponseHeader(name.toLowerCase(Locale.ROOT), listed)) {
-                out.addAll(HttpString.tryFromString(name), values);
+        Set<String> listed = HopHeaders.connectionListed(response.headers("connection"));
+        for (Map.Entry<String, String> h : response.headers) {
+            if (HopHeaders.forwardResponseHeader(h.getKey().toLowerCase(Locale.ROOT), listed)) {
+                out.add(HttpString.tryFromString(h.getKey()), h.getValue());
             }
-        });
-        String contentType = response.headers().firstValue("content-type").orElse(null);
-        String contentEncoding = response.headers().firstValue("content-encoding").orElse(null);
-        String requestId = response.headers().firstValue("x-request-id")
-                .or(() -> response.headers().firstValue("request-id")).orElse(null);
+        }
+        String contentType = response.header("content-type");
+        String contentEncoding = response.header("content-encoding");
+        String requestId = response.header("x-request-id") != null ? response.header("x-request-id")
+                : response.header("request-id");
         BodyCopy copy = new BodyCopy();
         String failure = null;
-        try (InputStream up = response.body()) {
+        try (response) {
+            InputStream up = response.body;
             OutputStream client = exchange.getOutputStream();
             byte[] buffer = new byte[CHUNK];
             while (true) {
@@ -241,8 +246,6 @@ final class GatewayHandler implements HttpHandler {
                     copy.add(buffer, 0, n);
                 }
             }
-        } catch (IOException closing) {
-            // closing the upstream's stream early: the exchange is cancelled either way
         }
         if (failure == null) {
             exchange.endExchange();
@@ -256,20 +259,6 @@ final class GatewayHandler implements HttpHandler {
         }
         return new CallRecorder.Ending(status, contentType, contentEncoding, copy, requestId, failure, clock.instant(),
                 System.nanoTime());
-    }
-
-    private String unreachable(Exception e) {
-        String where = upstreamBase;
-        if (e instanceof ConnectException) {
-            return "the upstream " + where + " cannot be reached (" + describe(e) + ")";
-        }
-        if (e instanceof HttpTimeoutException) {
-            return "the upstream " + where + " did not accept the connection in time";
-        }
-        if (e instanceof InterruptedException) {
-            return "the gateway is stopping";
-        }
-        return "the upstream " + where + " closed the connection before answering (" + describe(e) + ")";
     }
 
     private static String describe(Exception e) {

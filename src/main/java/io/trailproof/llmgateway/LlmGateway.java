@@ -12,7 +12,6 @@ import io.undertow.server.handlers.GracefulShutdownHandler;
 import java.io.PrintStream;
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -69,7 +68,7 @@ public final class LlmGateway implements AutoCloseable {
     private final Undertow undertow;
     private final GracefulShutdownHandler graceful;
     private final ExecutorService calls;
-    private final HttpClient http;
+    private final UpstreamClient upstream;
     private final InFlight inFlight = new InFlight();
     private final EventShipper shipper;
     private final CallRecorder recorder;
@@ -88,11 +87,10 @@ public final class LlmGateway implements AutoCloseable {
             recorder = null;
         }
         calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("trailproof-llm-call-", 0).factory());
-        http = HttpClient.newBuilder().connectTimeout(CONNECT_TIMEOUT).followRedirects(HttpClient.Redirect.NEVER)
-                .build();
+        upstream = new UpstreamClient(options.upstream(), CONNECT_TIMEOUT);
         String agent = options.agentId() != null ? options.agentId() : DEFAULT_AGENT;
         graceful = new GracefulShutdownHandler(
-                new GatewayHandler(options.upstream(), http, recorder, agent, clock, calls, inFlight));
+                new GatewayHandler(options.upstream(), upstream, recorder, agent, clock, calls, inFlight));
         undertow = Undertow.builder()
                 .addHttpListener(options.listen().getPort(), options.listen().getHostString())
                 .setIoThreads(Math.max(2, Runtime.getRuntime().availableProcessors()))
@@ -137,7 +135,7 @@ public final class LlmGateway implements AutoCloseable {
         undertow.stop();
         calls.shutdownNow();
         inFlight.awaitNone(options.stopGrace());
-        http.shutdownNow();
+        upstream.close();
         if (recorder != null) {
             recorder.close();
             shipper.close(options.stopGrace());

@@ -12,11 +12,13 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.UUID;
 
 /**
  * Asks the service's gate (src/site/gates.md): {@code POST /v1/decisions} for a proposed call and
- * {@code GET /v1/decisions/{id}?wait=} for the state of an {@code ask}. Thread-safe; every call is one
- * request and is never retried (a second {@code POST} would record a second decision).
+ * {@code GET /v1/decisions/{id}?wait=} for the state of an {@code ask}. Thread-safe. A proposal carries
+ * an {@code Idempotency-Key} and is sent once more with it when no answer came, so a lost answer never
+ * records two decisions.
  */
 final class DecisionClient {
 
@@ -63,9 +65,16 @@ final class DecisionClient {
         } catch (IOException e) {
             throw new Refused("the proposal cannot be written as JSON: " + e.getMessage());
         }
-        JsonNode answer = send(request("/v1/decisions", timeout)
+        HttpRequest post = request("/v1/decisions", timeout)
                 .header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build());
+                .header("Idempotency-Key", UUID.randomUUID().toString().replace("-", ""))
+                .POST(HttpRequest.BodyPublishers.ofByteArray(body)).build();
+        JsonNode answer;
+        try {
+            answer = send(post);
+        } catch (Unavailable noAnswer) {
+            answer = send(post);
+        }
         String id = answer.path("decision_id").asText("");
         String decision = answer.path("decision").asText("");
         if (id.isEmpty() || !(decision.equals("allow") || decision.equals("deny") || decision.equals("ask"))) {

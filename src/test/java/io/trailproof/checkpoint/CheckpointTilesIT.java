@@ -1,5 +1,8 @@
 package io.trailproof.checkpoint;
 
+import java.util.concurrent.atomic.AtomicReference;
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -147,7 +150,7 @@ class CheckpointTilesIT {
             assertThat(health.get("status").asText()).isEqualTo("degraded");
             assertThat(health.get("problems").toString()).contains("checkpoint signing stopped");
             // The last good checkpoint stays served; nothing new is signed.
-            Thread.sleep(300);
+            Await.nothingHappensWithin("a new checkpoint is signed (every 50 ms if signing worked)");
             TlogCheckpoint served = TlogCheckpoint.parse(textOf(server.api().get("/checkpoint").body()));
             assertThat(served.size()).isEqualTo(5);
         }
@@ -164,23 +167,19 @@ class CheckpointTilesIT {
     /** Waits until /checkpoint names {@code size}; verifies it with the served key. */
     static TlogCheckpoint awaitCheckpoint(Api api, long size) throws Exception {
         NoteVerifier key = VerifierKey.parse(api.get("/v1/checkpoint/key").json().get("vkey").asText());
-        long deadline = System.nanoTime() + 10_000_000_000L;
-        while (true) {
+        AtomicReference<TlogCheckpoint> found = new AtomicReference<>();
+        Await.untilTrue("a checkpoint of size " + size, Duration.ofSeconds(30), () -> {
             Api.Reply r = api.get("/checkpoint");
-            if (r.status() == 200) {
-                assertThat(r.header("Content-Type")).isEqualTo("text/plain; charset=utf-8");
-                assertThat(r.header("Cache-Control")).isEqualTo("no-cache");
-                NoteVerification.Opened o = NoteVerification.open(r.body().getBytes(StandardCharsets.UTF_8), List.of(key));
-                TlogCheckpoint cp = TlogCheckpoint.parse(o.note().text());
-                if (cp.size() == size) {
-                    return cp;
-                }
+            if (r.status() != 200) {
+                return false;
             }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no checkpoint of size " + size + ": " + r.status() + " " + r.body());
-            }
-            Thread.sleep(20);
-        }
+            assertThat(r.header("Content-Type")).isEqualTo("text/plain; charset=utf-8");
+            assertThat(r.header("Cache-Control")).isEqualTo("no-cache");
+            NoteVerification.Opened o = NoteVerification.open(r.body().getBytes(StandardCharsets.UTF_8), List.of(key));
+            found.set(TlogCheckpoint.parse(o.note().text()));
+            return found.get().size() == size;
+        });
+        return found.get();
     }
 
     private static String textOf(String note) {

@@ -84,17 +84,14 @@ class WitnessIT {
                 // from 3 cannot match its root (422).
                 witness.store(3, new byte[32]);
                 CheckpointTilesIT.ingest(api, 10);
-                long deadline = System.nanoTime() + 10_000_000_000L;
-                String problems;
-                do {
-                    Thread.sleep(50);
-                    problems = api.get("/health").json().get("problems").toString();
-                } while (!problems.contains("SPLIT VIEW") && System.nanoTime() < deadline);
+                Await.untilTrue("the split view is reported", Duration.ofSeconds(30),
+                        () -> api.get("/health").json().get("problems").toString().contains("SPLIT VIEW"));
+                String problems = api.get("/health").json().get("problems").toString();
                 assertThat(problems).contains("SPLIT VIEW").contains(TestWitness.NAME).contains("422");
                 int requests = witness.requests.get();
                 CheckpointTilesIT.ingest(api, 5);
                 CheckpointTilesIT.awaitCheckpoint(api, 15);
-                Thread.sleep(300);
+                Await.nothingHappensWithin("the witness that showed a split view is asked again");
                 assertThat(witness.requests.get()).isEqualTo(requests);
                 String served = api.get("/checkpoint").body();
                 assertThat(served).doesNotContain(TestWitness.NAME);
@@ -103,7 +100,7 @@ class WitnessIT {
             witness.store(0, Rfc9162.emptyRoot());
             int before = witness.requests.get();
             try (InProcessServer server = InProcessServer.start(dir.resolve("data"), config(witness.url()))) {
-                Thread.sleep(300);
+                Await.nothingHappensWithin("the witness is asked again after a restart");
                 assertThat(server.api().get("/health").json().get("problems").toString()).contains("SPLIT VIEW");
                 assertThat(witness.requests.get()).isEqualTo(before);
             }
@@ -113,20 +110,17 @@ class WitnessIT {
     private static void awaitCosigned(Api api, long size) throws Exception {
         NoteVerifier log = VerifierKey.parse(logVkey());
         NoteVerifier w = VerifierKey.parse(TestWitness.vkey());
-        long deadline = System.nanoTime() + 15_000_000_000L;
-        while (true) {
-            Api.Reply r = api.get("/checkpoint");
-            if (r.status() == 200) {
-                NoteVerification.Opened o = NoteVerification.open(r.body().getBytes(StandardCharsets.UTF_8), List.of(log, w));
-                if (TlogCheckpoint.parse(o.note().text()).size() == size && o.signedBy(w)) {
-                    return;
+        try {
+            Await.untilTrue("a cosigned checkpoint of size " + size, Duration.ofSeconds(30), () -> {
+                Api.Reply r = api.get("/checkpoint");
+                if (r.status() != 200) {
+                    return false;
                 }
-            }
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("no cosigned checkpoint of size " + size + ": " + r.body()
-                        + api.get("/health").body());
-            }
-            Thread.sleep(50);
+                NoteVerification.Opened o = NoteVerification.open(r.body().getBytes(StandardCharsets.UTF_8), List.of(log, w));
+                return TlogCheckpoint.parse(o.note().text()).size() == size && o.signedBy(w);
+            });
+        } catch (AssertionError timedOut) {
+            throw new AssertionError(timedOut.getMessage() + ": " + api.get("/checkpoint").body() + api.get("/health").body());
         }
     }
 }

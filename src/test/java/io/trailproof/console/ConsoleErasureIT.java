@@ -6,6 +6,7 @@ import io.trailproof.testing.Browser;
 import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.openqa.selenium.WebElement;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -51,6 +52,24 @@ class ConsoleErasureIT {
             assertThat(browser.visible("#neighbours .checks").getText()).contains("✓ link to previous", "✓ link from next");
             assertThat(browser.visible("#detail .json").getText()).contains("\"erased\"").doesNotContain("p2@example.org");
             browser.screenshot("erased-event");
+
+            // Erased with the default fields, an event has no timestamp left: its row shows its
+            // recorded_at, marked, and the time histogram still draws (it used to vanish when the
+            // newest match was such an event).
+            JsonNode bare = api.post("/v1/events", "{\"agent_id\":\"subject\",\"action_name\":\"lookup\"}").json();
+            String bareId = bare.get("id").asText();
+            assertThat(api.post("/v1/admin/erasures", "{\"event_ids\":[\"" + bareId
+                    + "\"],\"reason\":\"subject request\"}").status()).isEqualTo(200);
+            assertThat(api.get("/v1/events/" + bareId).json().has("timestamp")).isFalse();
+            browser.open(server.api().base() + "/ui/?q=agent_id:subject");
+            browser.await(d -> !browser.all("#histogram .bar:not(.empty)").isEmpty());
+            WebElement time = browser.visible("#results li.result[data-id='" + bareId + "'] .time");
+            assertThat(time.getText()).contains("recorded");
+            assertThat(time.getAttribute("title")).isEqualTo("timestamp erased; recorded at "
+                    + bare.get("recorded_at").asText());
+            assertThat(browser.all("#histogram .bar:not(.empty)").stream()
+                    .mapToInt(b -> Integer.parseInt(b.getAttribute("data-count"))).sum()).isEqualTo(4);
+            browser.screenshot("erased-event-time");
         }
     }
 }

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.Browser;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.RunOrder;
@@ -23,6 +24,7 @@ import java.net.URLEncoder;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -255,6 +257,46 @@ class ConsoleIT {
         browser.await(d -> Files.exists(file));
         JsonNode evidence = Api.JSON.readTree(Files.readAllBytes(file));
         assertThat(evidence.toString()).contains("alice-agent");
+    }
+
+    /**
+     * The coverage view (src/site/console.md): a stream that ended with a number missing (a GAP the
+     * service records at once), an LLM call the gateway saw and the SDK did not, reached from the
+     * agents view; links open the GAP event.
+     */
+    @Test
+    void theCoverageViewShowsPathsGapsAndCrossChecks() throws Exception {
+        String t = "2026-03-05T12:00:00Z";
+        String asked = "\"action_input\":{\"model\":\"m-1\",\"messages\":[{\"role\":\"user\",\"content\":\"hi\"}]}";
+        String common = "\"agent_id\":\"carol-agent\",\"session_id\":\"carol-1\",\"timestamp\":\"" + t + "\",";
+        assertThat(api.post("/v1/batch", "[{" + common + "\"capture_method\":\"python-sdk\",\"action_type\":\"TOOL_CALL\","
+                + "\"capture_id\":\"py-c\",\"capture_seq\":1},"
+                + "{" + common + "\"capture_method\":\"python-sdk\",\"action_type\":\"LLM_CALL\"," + asked + ","
+                + "\"capture_id\":\"py-c\",\"capture_seq\":3,\"capture_last\":true},"
+                + "{" + common + "\"capture_method\":\"llm-gateway\",\"action_type\":\"LLM_CALL\"," + asked + "},"
+                + "{" + common + "\"capture_method\":\"llm-gateway\",\"action_type\":\"LLM_CALL\","
+                + "\"action_input\":{\"model\":\"m-1\",\"messages\":[{\"role\":\"user\",\"content\":\"around the SDK\"}]}}]")
+                .status()).isEqualTo(201);
+        Await.untilTrue("the GAP of the ended stream", Duration.ofSeconds(60),
+                () -> api.get("/v1/events?agent_id=carol-agent&action_type=GAP").json().size() == 1);
+        String gapId = api.get("/v1/events?agent_id=carol-agent&action_type=GAP").json().get(0).get("id").asText();
+
+        browser.open(ui + "?view=agents");
+        browser.visible("#agents-body tr[data-agent=carol-agent] a.coverage").click();
+        browser.await(d -> d.getCurrentUrl().contains("view=coverage") && d.getCurrentUrl().contains("agent_id=carol-agent"));
+        WebElement session = browser.visible("#coverage-body .coverage-session[data-session=carol-1]");
+        assertThat(browser.visible("#coverage-body tr[data-path=python-sdk]").getText()).contains("2", "LLM_CALL 1", "TOOL_CALL 1");
+        assertThat(browser.visible("#coverage-body tr[data-path=llm-gateway]").getText()).contains("2", "LLM_CALL 2");
+        WebElement gap = browser.visible("#coverage-body .coverage-gaps tr.gap");
+        assertThat(gap.getText()).contains("py-c", "2–2", "open", gapId);
+        assertThat(session.findElement(By.cssSelector(".coverage-one-path")).getText()).contains("llm-gateway");
+        assertThat(session.findElements(By.cssSelector(".coverage-one-path li"))).hasSize(1);
+        browser.screenshot("coverage");
+        assertThat(browser.severeLogs()).isEmpty();
+
+        gap.findElement(By.cssSelector("a.hash")).click();
+        browser.await(d -> d.getCurrentUrl().contains("event=" + gapId));
+        assertThat(browser.visible("#detail").getText()).contains("GAP");
     }
 
     @Test

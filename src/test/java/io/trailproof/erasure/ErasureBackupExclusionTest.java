@@ -1,5 +1,7 @@
 package io.trailproof.erasure;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -77,10 +79,8 @@ class ErasureBackupExclusionTest {
                     }
                 });
                 // the erasure is recorded, then waits for the backup before it rewrites anything
-                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (ledger.agentPositions(EventFields.ERASURES_AGENT).length == 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(5);
-                }
+                Await.until("the erasure is recorded", Duration.ofSeconds(30),
+                        () -> ledger.agentPositions(EventFields.ERASURES_AGENT).length > 0);
                 assertThat(ledger.agentPositions(EventFields.ERASURES_AGENT)).hasSize(1);
                 assertThat(erasure).isNotDone();
                 byte[] tar = tar(snapshot);
@@ -129,7 +129,7 @@ class ErasureBackupExclusionTest {
                     throw new RuntimeException(e);
                 }
             });
-            Thread.sleep(200);   // time for the backup to pass the hold if it did not wait
+            Await.nothingHappensWithin("the backup passes the erasure's hold");
             assertThat(tar).isNotDone();
             resume.countDown();
             erasure.get(60, TimeUnit.SECONDS);

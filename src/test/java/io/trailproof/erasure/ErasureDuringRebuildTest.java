@@ -1,5 +1,7 @@
 package io.trailproof.erasure;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -50,10 +52,7 @@ class ErasureDuringRebuildTest {
                 ledger.append(batch);
             }
             long size = ledger.size();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-            while (index.status().indexed() < size && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
+            Await.until("the index holds the log", Duration.ofSeconds(120), () -> index.status().indexed() >= size);
             index.startRebuild();
             // the erasure is recorded, then waits (before the log is rewritten) until the rebuild has
             // copied the first events, content and all, into its new index
@@ -66,10 +65,8 @@ class ErasureDuringRebuildTest {
             });
             new ErasureService(ledger, index).erase(new ErasureService.Selector(null, "subject", null, null, null, null),
                     EventErasure.ERASABLE, "test", null);
-            while (!index.status().rebuild().state().equals("done") && System.nanoTime() < deadline) {
-                assertThat(index.status().rebuild().state()).isNotEqualTo("failed");
-                Thread.sleep(10);
-            }
+            Await.until("the rebuild has ended", Duration.ofSeconds(120),
+                    () -> List.of("done", "failed").contains(index.status().rebuild().state()));
             assertThat(index.status().rebuild().state()).isEqualTo("done");
             assertThat(index.find(new IndexRequest("rebuilderasemark0", new EventFilter(null, null, null, null, Map.of()),
                     IndexRequest.Order.NEWEST_FIRST, 0, 10, null, true)).total()).isZero();

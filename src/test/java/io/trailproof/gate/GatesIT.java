@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Api.Reply;
 import io.trailproof.testing.Await;
+import io.trailproof.testing.Cli;
 import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.AfterAll;
@@ -15,6 +16,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.net.URI;
 import java.net.http.HttpRequest;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -256,6 +258,20 @@ class GatesIT {
         JsonNode check = expect(200, send("POST", "/v1/policy/check", READ, "{\"policy\":\"gate_compliance\",\"agent_id\":\"" + a + "\"}"))
                 .json().get("results").get(0);
         assertThat(check.get("violations").asInt()).isEqualTo(6);
+
+        // verify-export checks the same bindings offline: the violations are recorded, so the package verifies
+        String pack = expect(200, send("GET", "/v1/export?agent_id=" + a, READ, null)).body();
+        Path file = dir.resolve("binding-agent.json");
+        Files.writeString(file, pack);
+        Cli.Run verified = Cli.run("verify-export", file.toString());
+        assertThat(verified.exit()).as(verified.toString()).isEqualTo(0);
+        assertThat(verified.out()).contains("3 calls decided: 0 allowed, 1 denied, 2 approved by alice, 0 expired, 5 violations");
+        // one byte of the first bound call's decision_id changed: the package no longer verifies
+        int at = pack.indexOf("\"decision_id\":\"" + id + "\"") + "\"decision_id\":\"".length() + 35;
+        String flipped = pack.substring(0, at) + (pack.charAt(at) == '0' ? '1' : '0') + pack.substring(at + 1);
+        Files.writeString(file, flipped);
+        Cli.Run broken = Cli.run("verify-export", file.toString());
+        assertThat(broken.exit()).as(broken.toString()).isEqualTo(1);
     }
 
     @Test
@@ -274,6 +290,46 @@ class GatesIT {
         Await.untilTrue("the expired call's violation", Duration.ofSeconds(30), () -> violations("expiry-agent").size() == 1);
         assertThat(violations("expiry-agent").get(0).get("check").asText()).isEqualTo("expired");
         assertThat(chain("expiry-agent")).extracting(e -> e.get("action_type").asText()).doesNotContain("APPROVAL");
+    }
+
+    @Test
+    void theCommandLineRecordsThePolicyListsAsksAndAnswersThem() throws Exception {
+        Path file = dir.resolve("gate.yaml");
+        Files.writeString(file, """
+                policies:
+                  - name: refunds
+                    rules:
+                      - name: refunds-ask
+                        type: match
+                        query: 'action_name:refund'
+                        effect: ask
+                        reason: refunds need a person
+                """);
+        Cli.Run put = Cli.run("gate-policy", "put", file.toString(), "--server", api.base(), "--api-key", ADMIN);
+        assertThat(put.exit()).as(put.toString()).isZero();
+        Cli.Run get = Cli.run("gate-policy", "get", "--server", api.base(), "--api-key", READ);
+        assertThat(get.out()).contains("refunds-ask", "refunds need a person");
+        String one = decide("{\"agent_id\":\"cli-agent\",\"action_name\":\"refund\",\"action_input\":{\"order\":1}}")
+                .get("decision_id").asText();
+        String two = decide("{\"agent_id\":\"cli-agent\",\"action_name\":\"refund\",\"action_input\":{\"order\":2}}")
+                .get("decision_id").asText();
+        Cli.Run list = Cli.run("approvals", "list", "--server", api.base(), "--api-key", ALICE);
+        assertThat(list.exit()).as(list.toString()).isZero();
+        assertThat(list.out()).contains(one, two, "refunds need a person", "{\"order\":1}");
+        Cli.Run approve = Cli.run("approvals", "approve", one, "--comment", "customer called", "--server", api.base(),
+                "--api-key", ALICE);
+        assertThat(approve.out()).as(approve.toString()).startsWith("approved " + one + " as alice");
+        Cli.Run deny = Cli.run("approvals", "deny", two, "--server", api.base(), "--api-key", ALICE);
+        assertThat(deny.out()).as(deny.toString()).startsWith("denied " + two + " as alice");
+        Cli.Run again = Cli.run("approvals", "deny", two, "--server", api.base(), "--api-key", ALICE);
+        assertThat(again.exit()).isEqualTo(1);
+        assertThat(again.err()).contains("HTTP 409");
+        assertThat(expect(200, send("GET", "/v1/decisions/" + two, INGEST, null)).json().get("state").asText())
+                .isEqualTo("denied");
+        Files.writeString(file, "policies: [{name: p, rules: [{name: r, type: match, effect: ask}]}]");
+        Cli.Run bad = Cli.run("gate-policy", "put", file.toString(), "--server", api.base(), "--api-key", ADMIN);
+        assertThat(bad.exit()).isEqualTo(2);
+        assertThat(bad.err()).contains("policy 'p', rule 'r'", "'query'");
     }
 
     // ------------------------------------------------------------------ refusals

@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.google.protobuf.ByteString;
 import io.opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest;
@@ -71,6 +72,8 @@ class OpenApiContractIT {
     static Path dir;
     static TestTsa tsa;
     static InProcessServer server;
+    /** A TSA URL on the allow-list where nothing listens: the documented 502 of POST /v1/timestamp. */
+    static String deadTsaUrl;
     static final AnswerRecorder recorder = new AnswerRecorder();
     static Api api;
     static OpenApiContract contract;
@@ -79,9 +82,11 @@ class OpenApiContractIT {
     static void start() throws Exception {
         contract = OpenApiContract.load();
         tsa = TestTsa.start();
+        deadTsaUrl = TestTsa.deadUrl();
         server = InProcessServer.start(dir.resolve("data"), "auth.api-keys",
                 INGEST + ":ingest," + READ + ":read," + ADMIN + ":admin,approver=" + APPROVE + ":approve",
                 "timestamp.default-tsa-url", tsa.url(),
+                "timestamp.allowed-tsa-urls", deadTsaUrl,
                 "limits.max-body-bytes", Integer.toString(MAX_BODY),
                 "checkpoint.interval", "PT0.2S");
         api = server.api().recordingTo(recorder);
@@ -316,7 +321,7 @@ class OpenApiContractIT {
         expect(201, post("/v1/timestamp", ADMIN, "{}"));
         expect(201, call("POST", "/v1/timestamp", ADMIN, null, null));
         expect(400, post("/v1/timestamp", ADMIN, "{\"tsa_url\":\"ftp://tsa.example/\"}"));
-        expect(502, post("/v1/timestamp", ADMIN, "{\"tsa_url\":\"" + TestTsa.deadUrl() + "\"}"));
+        expect(502, post("/v1/timestamp", ADMIN, "{\"tsa_url\":\"" + deadTsaUrl + "\"}"));
         expect(415, call("POST", "/v1/timestamp", ADMIN, "text/plain", "{}".getBytes(StandardCharsets.UTF_8)));
         expect(413, tooLarge("/v1/timestamp", ADMIN, "application/json"));
         expect(200, get("/v1/timestamps?limit=1", READ));
@@ -423,20 +428,16 @@ class OpenApiContractIT {
     }
 
     private void transparency() throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        long size = 0;
-        Reply checkpoint = null;
         long treeSize = Api.JSON.readTree(get("/v1/merkle/root", READ).body()).get("tree_size").asLong();
-        while (System.nanoTime() < deadline) {
-            checkpoint = get("/checkpoint", null);
+        long[] signed = {0};
+        Await.untilTrue("a checkpoint of the whole tree", Duration.ofSeconds(30), () -> {
+            Reply checkpoint = get("/checkpoint", null);
             if (checkpoint.status() == 200) {
-                size = Long.parseLong(checkpoint.body().split("\n")[1]);
-                if (size >= treeSize) {
-                    break;
-                }
+                signed[0] = Long.parseLong(checkpoint.body().split("\n")[1]);
             }
-            Thread.sleep(100);
-        }
+            return signed[0] >= treeSize;
+        });
+        long size = signed[0];
         assertThat(size).as("a checkpoint of the whole tree was signed").isGreaterThanOrEqualTo(treeSize);
         assertThat(size).isBetween(257L, 511L);
         int width = (int) (size - 256);
@@ -579,10 +580,7 @@ class OpenApiContractIT {
                 }
             });
             stopper.start();
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-            while (get("/health", null).status() != 503 && System.nanoTime() < deadline) {
-                Thread.sleep(20);
-            }
+            Await.untilTrue("the service is stopping", Duration.ofSeconds(30), () -> get("/health", null).status() == 503);
             for (Sample s : samples) {
                 Reply r = expect(503, send(s, ADMIN));
                 assertThat(r.header("Retry-After")).isNotNull();

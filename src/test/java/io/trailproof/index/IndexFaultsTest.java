@@ -1,5 +1,7 @@
 package io.trailproof.index;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventValidator;
@@ -51,9 +53,11 @@ class IndexFaultsTest {
 
     /** Waits until the index holds the whole log again, after at least one injected failure. */
     private static void awaitRecovered(SearchIndex index, FaultyDirectory.Program program, long size) throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (System.nanoTime() < deadline && (program.failures() == 0 || index.status().indexed() < size)) {
-            Thread.sleep(20);
+        try {
+            Await.until("the index holds the whole log after an injected failure", Duration.ofSeconds(30),
+                    () -> program.failures() > 0 && index.status().indexed() >= size);
+        } catch (AssertionError timedOut) {
+            // the assertions below say which part is missing
         }
         assertThat(program.failures()).as("the fault was injected").isPositive();
         assertThat(index.status().indexed()).as("the follower indexed the whole log after the failure").isEqualTo(size);
@@ -111,10 +115,7 @@ class IndexFaultsTest {
                 }
                 ledger.append(more);
                 Future<SearchIndex.Results> waiting = pool.submit(() -> index.find(all));
-                long deadline = System.nanoTime() + 15_000_000_000L;
-                while (index.status().lastFailure() == null && System.nanoTime() < deadline) {
-                    Thread.sleep(20);
-                }
+                Await.until("the failed writer is noticed", Duration.ofSeconds(30), () -> index.status().lastFailure() != null);
                 SearchIndex.Failure failure = index.status().lastFailure();
                 assertThat(failure).as("the failed writer was noticed and reopened").isNotNull();
                 assertThat(failure.error()).contains("injected write failure");

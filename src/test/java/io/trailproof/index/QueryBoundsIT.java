@@ -152,9 +152,34 @@ class QueryBoundsIT {
         Await.untilTrue("the search of the client that left is cancelled", Duration.ofSeconds(60),
                 () -> searchesCancelled() == before + 1);
         // The connections of clients that stay are not disturbed.
-        Reply r = search("weather");
+        Reply r = api.get("/v1/search?q=weather&agent_id=late");
         assertThat(r.status()).isEqualTo(200);
-        assertThat(r.json().get("total").asLong()).isEqualTo(2);
+        assertThat(r.json().get("total").asLong()).isEqualTo(1);
         assertThat(searchesCancelled()).isEqualTo(before + 1);
+    }
+
+    /**
+     * Looking at the connection for a client that left takes nothing from a client that stays: a
+     * second request sent on the same connection while the first waits (HTTP/1.1 pipelining) is
+     * answered after the first, whole.
+     */
+    @Test
+    void aPipelinedRequestBehindAWatchedSearchIsAnsweredWhole() throws Exception {
+        try (Socket client = new Socket(InetAddress.getLoopbackAddress(), server.server().port())) {
+            client.setSoTimeout(60_000);
+            try (AutoCloseable held = server.server().searchIndex().holdFollower()) {
+                assertThat(api.post("/v1/events", "{\"agent_id\":\"piped\",\"action_name\":\"weather\"}").status())
+                        .isEqualTo(201);
+                client.getOutputStream().write(("GET /v1/search?q=weather&agent_id=piped HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+                        .getBytes(StandardCharsets.US_ASCII));
+                client.getOutputStream().flush();
+                client.getOutputStream().write(("GET /v1/events?agent_id=piped HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                        + "Connection: close\r\n\r\n").getBytes(StandardCharsets.US_ASCII));
+                client.getOutputStream().flush();
+            }
+            String answers = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(answers.split("HTTP/1.1 200", -1)).as(answers).hasSize(3);
+            assertThat(answers).contains("\"total\":1").contains("\"agent_id\":\"piped\"");
+        }
     }
 }

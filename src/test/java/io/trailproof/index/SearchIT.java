@@ -42,7 +42,7 @@ class SearchIT {
                   "action_output":{"rows":[{"name":"Alice Müller"}]},"duration_ms":300},
                  {"agent_id":"a2","action_type":"TOOL_CALL","action_name":"send_email","timestamp":"2026-01-15T08:30:00-05:00",
                   "labels":{"env":"prod","team":"blue"},"metadata":{"note":"quarterly numbers"}},
-                 {"agent_id":"agent-007","action_type":"DECISION","action_status":"error","timestamp":"2026-02-01T00:00:00Z",
+                 {"agent_id":"agent-007","action_type":"PLAN","action_status":"error","timestamp":"2026-02-01T00:00:00Z",
                   "labels":{"env":"prod"},"action_input":{"text":"delete all files"}},
                  {"agent_id":"a1","action_type":"TOOL_CALL","timestamp":"2025-12-31T23:59:59.999999Z","duration_ms":5}
                 ]""");

@@ -1,5 +1,7 @@
 package io.trailproof.ledger;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.json.Rfc8785;
@@ -88,13 +90,8 @@ class TamperDetectionIT {
 
     /** The re-verification at start runs in the background; wait until it has covered the agent. */
     private static void awaitVerified(Api api, String agent) throws Exception {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (agentRow(api, agent).get("verified_at").isNull()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("chain of " + agent + " was not re-verified at start");
-            }
-            Thread.sleep(20);
-        }
+        Await.untilTrue("the chain of " + agent + " is re-verified at start", Duration.ofSeconds(30),
+                () -> !agentRow(api, agent).get("verified_at").isNull());
     }
 
     @Test

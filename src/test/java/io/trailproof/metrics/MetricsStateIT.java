@@ -1,5 +1,7 @@
 package io.trailproof.metrics;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.SseClient;
@@ -32,10 +34,8 @@ class MetricsStateIT {
                 }
                 assertThat(value(api, "trailproof_index_lag_events", Map.of())).isEqualTo(3);
             }
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (value(api, "trailproof_index_lag_events", Map.of()) > 0 && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            Await.untilTrue("the index lag is back to zero", Duration.ofSeconds(30),
+                    () -> value(api, "trailproof_index_lag_events", Map.of()) == 0);
             assertThat(value(api, "trailproof_index_lag_events", Map.of())).isZero();
 
             try (SseClient stream = SseClient.open(s.server().port(), "/v1/stream")) {

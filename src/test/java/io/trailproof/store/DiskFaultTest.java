@@ -1,5 +1,7 @@
 package io.trailproof.store;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -49,13 +51,7 @@ class DiskFaultTest {
     }
 
     private static void until(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("condition not reached in 30 s");
-            }
-            Thread.sleep(1);
-        }
+        Await.until("the condition", Duration.ofSeconds(30), condition);
     }
 
     private static List<byte[]> contentAfterReopen(Path dir) throws IOException {

@@ -37,4 +37,22 @@ public final class Await {
             Thread.sleep(POLL_MILLIS);
         }
     }
+
+    /** The one fixed pause the tests may take (see {@link #nothingHappensWithin}). */
+    public static final Duration QUIET_WINDOW = Duration.ofMillis(300);
+
+    /**
+     * Waits {@link #QUIET_WINDOW} for something that must <em>not</em> happen (a request a witness
+     * must not get, a backup that must keep waiting), where no observable state could say "it will
+     * not happen" any sooner. The only fixed pause of the tests: anything that can be waited for as
+     * a condition goes through {@link #until} instead. {@code why} names what must stay undone; a
+     * test that passes only because the window was too short to see a wrong step is a weaker test,
+     * never a flaky one.
+     */
+    public static void nothingHappensWithin(String why) throws InterruptedException {
+        if (why == null || why.isBlank()) {
+            throw new IllegalArgumentException("say what must not happen");
+        }
+        Thread.sleep(QUIET_WINDOW.toMillis());
+    }
 }

@@ -1,5 +1,7 @@
 package io.trailproof.timestamp;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.json.Rfc8785;
@@ -453,20 +455,12 @@ class TimestampIT {
     }
 
     private void awaitRequests(int n) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (tsa.requests() < n && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-        }
-        assertThat(tsa.requests()).isGreaterThanOrEqualTo(n);
+        Await.until(n + " requests to the TSA", Duration.ofSeconds(30), () -> tsa.requests() >= n);
     }
 
     private static JsonNode awaitTimestamps(Api api, int n) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        Await.untilTrue(n + " timestamps", Duration.ofSeconds(30), () -> api.get("/v1/timestamps").json().size() >= n);
         JsonNode list = api.get("/v1/timestamps").json();
-        while (list.size() < n && System.nanoTime() < deadline) {
-            Thread.sleep(50);
-            list = api.get("/v1/timestamps").json();
-        }
         assertThat(list).hasSize(n);
         return list;
     }

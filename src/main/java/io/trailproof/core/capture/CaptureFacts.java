@@ -28,12 +28,17 @@ import java.util.List;
  * @param gapMissing for a {@code GAP} event: the ranges it reports, else empty
  */
 public record CaptureFacts(String agentId, String sessionId, String captureId, long seq, boolean last,
-                           long[] dropped, long recordedAtMillis, String gapCaptureId, List<long[]> gapMissing) {
+                           long[] dropped, String recordedAt, String gapCaptureId, List<long[]> gapMissing) {
 
     private static final String GAP = GAP_ACTION_TYPE;
 
     private static final byte[] SEQ_NAME = ("\"" + CAPTURE_SEQ + "\":").getBytes();
     private static final byte[] GAP_TYPE = ("\"" + ACTION_TYPE + "\":\"" + GAP + "\"").getBytes();
+
+    /** {@code recorded_at} in epoch milliseconds (0 when absent), read only where a hole needs it. */
+    public long recordedAtMillis() {
+        return recordedAt == null ? 0 : EventTime.parseTimestamp(recordedAt).toEpochMilli();
+    }
 
     public boolean isGap() {
         return gapCaptureId != null;
@@ -80,17 +85,16 @@ public record CaptureFacts(String agentId, String sessionId, String captureId, l
                 output = slice(payload, m.valueStart(), m.valueEnd());
             }
         }
-        long at = recordedAt == null ? 0 : EventTime.parseTimestamp(recordedAt).toEpochMilli();
         if (GAP.equals(actionType) && captureId == null) {
-            return gapFacts(agent, session, at, output);
+            return gapFacts(agent, session, recordedAt, output);
         }
         if (captureId == null || number < 1) {
             return null;
         }
-        return new CaptureFacts(agent, session, captureId, number, last, dropped, at, null, List.of());
+        return new CaptureFacts(agent, session, captureId, number, last, dropped, recordedAt, null, List.of());
     }
 
-    private static CaptureFacts gapFacts(String agent, String session, long at, JsonNode output) {
+    private static CaptureFacts gapFacts(String agent, String session, String at, JsonNode output) {
         if (output == null || !output.path("capture_id").isTextual() || !output.path("missing").isArray()) {
             return null;
         }

@@ -20,7 +20,9 @@ public enum EvidenceCheck {
     WINDOW("window", "The first and last events have a timestamp inside the requested time window."),
     TIMESTAMPS("timestamps", "Each timestamp is a valid RFC 3161 token over an earlier root of this same log."),
     CHECKPOINT("checkpoint", "The package's tree size and root are those of a checkpoint signed by the log's key "
-            + "(c2sp.org/tlog-checkpoint), which witnesses and monitors can compare with what everyone else was shown.");
+            + "(c2sp.org/tlog-checkpoint), which witnesses and monitors can compare with what everyone else was shown."),
+    GATE_BINDINGS("gate_bindings", "Every action bound to a gate decision was allowed by it, once, with exactly its "
+            + "arguments, or the trail records the violation (a GATE_VIOLATION event).");
 
     private final String id;
     private final String meaning;

@@ -3,6 +3,7 @@ package io.trailproof.core.evidence;
 import io.trailproof.core.note.NoteVerifier;
 
 import io.trailproof.core.event.StoredEvent;
+import io.trailproof.core.gate.GateEvent;
 import io.trailproof.core.evidence.EvidenceReport.Verdict;
 import io.trailproof.core.merkle.Rfc9162;
 
@@ -61,8 +62,9 @@ public final class EvidenceVerifier {
         ChainChecker chain = new ChainChecker(header, format.findings(), erasures);
         InclusionProofChecker inclusion = new InclusionProofChecker(header, leaves);
         TimestampsChecker timestamps = new TimestampsChecker(header, leaves, tokens);
+        GateBindingChecker gates = new GateBindingChecker();
         try {
-            new PackageReader(header, format.findings(), new Events(leaves, chain), inclusion, timestamps,
+            new PackageReader(header, format.findings(), new Events(leaves, chain, gates), inclusion, timestamps,
                     erasures).read(in);
         } catch (PackageReader.UnreadablePackage e) {
             return ReportBuilder.unreadable(e.getMessage());
@@ -83,15 +85,19 @@ public final class EvidenceVerifier {
                 .check(erasureProofs != null && !proofs.failed() ? erasureProofs : proofs)
                 .check(timestamps.result())
                 .check(CheckpointChecker.result(header, logKey))
+                .check(gates.result(GateEvent.micros(header.get(EvidenceFormat.EXPORTED_AT) == null ? null
+                        : header.get(EvidenceFormat.EXPORTED_AT).asText(null))))
                 .build(header, first, last, leaves.size(), timestamps.timestamps(), erasures.summaries());
     }
 
     /** Each event goes to the chain check and leaves its facts for the proofs and timestamps after it. */
-    private record Events(EventLeaves leaves, ChainChecker chain) implements PackageReader.EventSink {
+    private record Events(EventLeaves leaves, ChainChecker chain, GateBindingChecker gates)
+            implements PackageReader.EventSink {
         @Override
         public void event(StoredEvent event) {
             leaves.add(event.id(), event.sequence(), event.logIndex(), Rfc9162.leafHash(event.hashBytes()));
             chain.event(event);
+            gates.event(event);
         }
 
         @Override

@@ -6,6 +6,7 @@ import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,20 +17,25 @@ class CaptureStateTest {
 
     private static final long GAP_AFTER = 300_000;
 
+    /** {@code recorded_at} of an event at {@code millis}. */
+    private static String at(long millis) {
+        return Instant.ofEpochMilli(millis).toString();
+    }
+
     private static CaptureFacts ev(String capture, long seq, long at) {
-        return new CaptureFacts("a", "s", capture, seq, false, null, at, null, List.of());
+        return new CaptureFacts("a", "s", capture, seq, false, null, at(at), null, List.of());
     }
 
     private static CaptureFacts last(String capture, long seq, long at) {
-        return new CaptureFacts("a", "s", capture, seq, true, null, at, null, List.of());
+        return new CaptureFacts("a", "s", capture, seq, true, null, at(at), null, List.of());
     }
 
     private static CaptureFacts dropped(String capture, long seq, long from, long to, long at) {
-        return new CaptureFacts("a", "s", capture, seq, false, new long[] {from, to}, at, null, List.of());
+        return new CaptureFacts("a", "s", capture, seq, false, new long[] {from, to}, at(at), null, List.of());
     }
 
     private static CaptureFacts gap(String capture, long from, long to) {
-        return new CaptureFacts("a", "s", null, 0, false, null, 0, capture, List.of(new long[] {from, to}));
+        return new CaptureFacts("a", "s", null, 0, false, null, at(0), capture, List.of(new long[] {from, to}));
     }
 
     private static String ranges(List<long[]> r) {
@@ -121,7 +127,7 @@ class CaptureStateTest {
     void streamsOfTwoAgentsNeverMix() {
         CaptureState s = new CaptureState();
         s.apply(ev("c", 1, 0));
-        s.apply(new CaptureFacts("b", null, "c", 3, false, null, 0, null, List.of()));
+        s.apply(new CaptureFacts("b", null, "c", 3, false, null, at(0), null, List.of()));
         assertThat(s.holes("a", "c")).isEmpty();
         assertThat(ranges(s.holes("b", "c"))).isEqualTo("1-2");
         assertThat(s.highest("a", "c")).isEqualTo(1);

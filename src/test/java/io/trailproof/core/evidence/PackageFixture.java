@@ -52,6 +52,26 @@ final class PackageFixture {
         }
     }
 
+    /** A log of exactly these client fields, in order; event i recorded at second i of 2026-11-22. */
+    PackageFixture(List<ObjectNode> events) throws Exception {
+        for (ObjectNode fields : events) {
+            String agent = fields.get("agent_id").textValue();
+            List<StoredEvent> chain = chains.computeIfAbsent(agent, a -> new ArrayList<>());
+            String prev = chain.isEmpty() ? EventFields.GENESIS_PREV_HASH : chain.get(chain.size() - 1).hash();
+            String id = String.format("019a8b2c-1d2e-7f30-8a41-%012x", log.size());
+            StoredEvent e = StoredEvent.seal(fields, id, String.format("2026-11-22T00:00:%02d.000000Z", log.size()),
+                    chain.size() + 1, prev, log.size());
+            chain.add(e);
+            log.add(e);
+            tree.append(Rfc9162.leafHash(e.hashBytes()));
+        }
+    }
+
+    /** The id event {@code index} of the log gets. */
+    static String idOf(int index) {
+        return String.format("019a8b2c-1d2e-7f30-8a41-%012x", index);
+    }
+
     List<StoredEvent> chain(String agent) {
         return chains.get(agent);
     }

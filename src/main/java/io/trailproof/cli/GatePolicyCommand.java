@@ -1,0 +1,117 @@
+package io.trailproof.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.policy.PolicyParser;
+import io.trailproof.core.policy.PolicyRejection;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Model.CommandSpec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code trailproof gate-policy put FILE|get} (src/site/cli.md#gate-policy): records a gate policy
+ * document (YAML or JSON, checked here first with the server's own parser) through
+ * {@code PUT /v1/admin/gate-policy}, or prints the active one (src/site/gates.md).
+ */
+@Command(name = "gate-policy", mixinStandardHelpOptions = true,
+        description = "Record the gate policy (put FILE) or print the active one (get).",
+        subcommands = {GatePolicyCommand.Put.class, GatePolicyCommand.Get.class})
+final class GatePolicyCommand implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
+
+    @Override
+    public Integer call() {
+        spec.commandLine().getErr().println("trailproof: name what to do: gate-policy put FILE, or gate-policy get");
+        spec.commandLine().getErr().flush();
+        return Main.BAD_USAGE;
+    }
+
+    @Command(name = "put", mixinStandardHelpOptions = true, description = "Record FILE (YAML or JSON) as the active gate policy.")
+    static final class Put implements Callable<Integer> {
+        @Mixin
+        ClientOptions options;
+
+        @Spec
+        CommandSpec spec;
+
+        @Parameters(index = "0", paramLabel = "FILE", description = "The policy document.")
+        Path file;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            JsonNode document;
+            try {
+                document = PolicyParser.readDocument(Files.readAllBytes(file));
+            } catch (IOException e) {
+                err.println("trailproof: cannot read " + file + ": " + e.getMessage());
+                err.flush();
+                return Main.BAD_USAGE;
+            } catch (PolicyRejection e) {
+                err.println("trailproof: " + file + ": " + e.getMessage());
+                err.flush();
+                return Main.BAD_USAGE;
+            }
+            try {
+                ServerClient.Answer a = options.client().put("/v1/admin/gate-policy",
+                        ServerClient.JSON.writeValueAsBytes(document));
+                if (!a.ok()) {
+                    return ApprovalsCommand.refused(a, err);
+                }
+                out.println(options.json ? a.text() : "recorded the gate policy as event " + a.json().path("event_id").asText()
+                        + "; it is active");
+                out.flush();
+                return 0;
+            } catch (ServerClient.ClientException | IOException e) {
+                err.println("trailproof: " + e.getMessage());
+                err.flush();
+                return 1;
+            }
+        }
+    }
+
+    @Command(name = "get", mixinStandardHelpOptions = true, description = "Print the active gate policy and its event id.")
+    static final class Get implements Callable<Integer> {
+        @Mixin
+        ClientOptions options;
+
+        @Spec
+        CommandSpec spec;
+
+        @Override
+        public Integer call() {
+            PrintWriter out = spec.commandLine().getOut();
+            PrintWriter err = spec.commandLine().getErr();
+            try {
+                ServerClient.Answer a = options.client().get("/v1/admin/gate-policy");
+                if (!a.ok()) {
+                    return ApprovalsCommand.refused(a, err);
+                }
+                if (options.json) {
+                    out.println(a.text());
+                } else {
+                    ObjectNode o = (ObjectNode) a.json();
+                    out.println("# active gate policy, event " + o.path("event_id").asText());
+                    out.println(o.get("policy").toPrettyString());
+                }
+                out.flush();
+                return 0;
+            } catch (ServerClient.ClientException e) {
+                err.println("trailproof: " + e.getMessage());
+                err.flush();
+                return 1;
+            }
+        }
+    }
+}
