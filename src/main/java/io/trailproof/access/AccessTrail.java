@@ -2,7 +2,6 @@ package io.trailproof.access;
 
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import io.trailproof.background.BackgroundThread;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventTime;
 
@@ -12,6 +11,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -71,7 +72,15 @@ public final class AccessTrail implements AutoCloseable {
     private final Clock clock;
     private final BlockingQueue<ObjectNode> queue = new ArrayBlockingQueue<>(MAX_QUEUED);
     private final AtomicLong lost = new AtomicLong();
-    private final BackgroundThread thread = new BackgroundThread("trailproof-access-trail");
+    /**
+     * Never interrupted: a write of the ledger interrupted while it waits for its force fails the
+     * ledger's writes, so {@link #close} lets a write in flight finish instead.
+     */
+    private final ScheduledExecutorService thread = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "trailproof-access-trail");
+        t.setDaemon(true);
+        return t;
+    });
     private final Object writing = new Object();
 
     public AccessTrail(Writes writes, Clock clock) {
@@ -82,7 +91,7 @@ public final class AccessTrail implements AutoCloseable {
     /** Starts writing every {@link #FLUSH_EVERY}. */
     public void start() {
         long every = FLUSH_EVERY.toMillis();
-        thread.executor().scheduleWithFixedDelay(this::flush, every, every, TimeUnit.MILLISECONDS);
+        thread.scheduleWithFixedDelay(this::flush, every, every, TimeUnit.MILLISECONDS);
     }
 
     /** Queues one read, stamped with the time of its answer; never blocks. */
@@ -136,10 +145,24 @@ public final class AccessTrail implements AutoCloseable {
         }
     }
 
-    /** Stops the thread, then writes what is still queued: call before the ledger closes. */
+    /** How long {@link #close} waits for a write in flight. */
+    private static final long CLOSE_WAIT_SECONDS = 30;
+
+    /**
+     * Stops the schedule, waits for a write in flight to finish (without interrupting it), then writes
+     * what is still queued: call before the ledger closes.
+     */
     @Override
     public void close() {
-        thread.close();
+        thread.shutdown();
+        try {
+            if (!thread.awaitTermination(CLOSE_WAIT_SECONDS, TimeUnit.SECONDS)) {
+                LOG.log(System.Logger.Level.WARNING, "a write of the access trail did not finish in "
+                        + CLOSE_WAIT_SECONDS + " s; the records still queued are written now");
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         flush();
     }
 }

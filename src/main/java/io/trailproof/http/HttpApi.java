@@ -238,14 +238,17 @@ public final class HttpApi {
 
     /** Refuses new requests (503), ends every live stream, waits up to {@code waitMillis} for those in flight, then stops. */
     public void stop(long waitMillis) throws InterruptedException {
-        draining.drain();
-        streams.close(Math.min(waitMillis, STREAMS_END_MILLIS)); // streams never finish by themselves
-        draining.awaitIdle(waitMillis);
-        if (listener != null) {
-            listener.stop();
-        }
-        if (accessTrail != null) {
-            accessTrail.close(); // writes the last reads before the caller closes the ledger
+        try {
+            draining.drain();
+            streams.close(Math.min(waitMillis, STREAMS_END_MILLIS)); // streams never finish by themselves
+            draining.awaitIdle(waitMillis);
+            if (listener != null) {
+                listener.stop();
+            }
+        } finally {
+            if (accessTrail != null) {
+                accessTrail.close(); // writes the last reads before the caller closes the ledger
+            }
         }
         gate.close();
     }
