@@ -1,4 +1,5 @@
-"""``trailproof-hook``: records one Claude Code hook payload (src/site/claude-code-hook.md).
+"""``trailproof-hook``: records one coding-agent hook payload (src/site/claude-code-hook.md and,
+for ``--agent codex|gemini|cursor``, src/site/coding-agents.md).
 
 Reads the payload (JSON) on standard input, maps it to one event and sends it within a time budget
 (``TRAILPROOF_HOOK_BUDGET_MS``, default 150 ms), after first sending what earlier runs spooled. When
@@ -6,9 +7,9 @@ trailproof is down or slow the event goes to the spool instead. It always exits 
 wrong in one line on standard error. Only the standard library's lightest modules are imported, so
 the process starts fast.
 
-Standard output (which Claude Code reads) stays empty, except with ``TRAILPROOF_GATE=1`` for a
-``PreToolUse``: the hook then asks the gate first and prints Claude Code's permission decision
-(``allow`` or ``deny`` with the reason); an ``ask`` waits up to ``TRAILPROOF_ASK_WAIT`` seconds
+Standard output (which the harness reads) stays empty, except with ``TRAILPROOF_GATE=1`` for a tool
+call the harness lets a hook block (Claude Code's ``PreToolUse``...): the hook then asks the gate
+first and prints the harness's permission decision (``allow`` or ``deny`` with the reason); an ``ask`` waits up to ``TRAILPROOF_ASK_WAIT`` seconds
 (default 50) for a person's answer, then denies. When the gate cannot be asked, the call is denied
 unless ``TRAILPROOF_GATE_FAIL_MODE=open``.
 """
@@ -19,8 +20,9 @@ import json
 import os
 import sys
 import time
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
+from ._harnesses import CLAUDE_CODE, HARNESSES, Harness, Spec, claude_answer
 from ._spool import Spool, default_spool_dir
 from ._transport import Transport, new_idempotency_key
 
@@ -31,21 +33,6 @@ ASK_WAIT = 50.0  # seconds an ``ask`` is waited for: under Claude Code's 60 s ho
 DECISION_TIMEOUT = 5.0  # seconds for the service to answer ``POST /v1/decisions``
 _MAX_WAIT_PER_REQUEST = 60  # the service long-polls at most 60 s per request
 _MAX_VALUE_BYTES = 256 * 1024  # a bigger tool input or response is kept as its digest and its start
-_TYPES = {
-    "PreToolUse": "TOOL_CALL",
-    "PostToolUse": "TOOL_RESULT",
-    "PostToolUseFailure": "TOOL_RESULT",
-    "UserPromptSubmit": "USER_PROMPT",
-    "SessionStart": "SESSION_START",
-    "SessionEnd": "SESSION_END",
-    # Stop: the agent finished answering a prompt (the end of a turn, not of the session)
-    "Stop": "TURN_END",
-    "SubagentStop": "TURN_END",
-}
-# Fields every payload may carry: kept in ``metadata`` (as is every other field the event does not
-# already hold), never in ``action_input``.
-_COMMON = ("session_id", "transcript_path", "cwd", "permission_mode", "hook_event_name", "agent_id", "agent_type")
-_TOOL_EVENTS = ("PreToolUse", "PostToolUse", "PostToolUseFailure")
 
 
 def _say(message: str) -> None:
@@ -92,50 +79,81 @@ def _bounded_fields(fields: Dict[str, Any]) -> Dict[str, Any]:
     return out
 
 
-def event_for(payload: Dict[str, Any], agent_id: str) -> Dict[str, Any]:
-    """The event recorded for one hook payload; raises ValueError for a payload that is not one."""
+def _field(payload: Dict[str, Any], where: Any, used: set) -> Tuple[bool, Any]:
+    """(present, value) of a Spec field: one key's value, or several keys gathered into an object."""
+    if where is None:
+        return False, None
+    if isinstance(where, str):
+        if where not in payload:
+            return False, None
+        used.add(where)
+        value = payload[where]
+        if isinstance(value, str) and value[:1] == "{":  # Cursor sends MCP arguments as JSON text
+            try:
+                decoded = json.loads(value)
+                if isinstance(decoded, dict):
+                    return True, decoded
+            except ValueError:
+                pass
+        return True, value
+    found = {k: payload[k] for k in where if k in payload}
+    used.update(found)
+    return bool(found), found
+
+
+def event_for(payload: Dict[str, Any], agent_id: str, harness: Harness = CLAUDE_CODE) -> Dict[str, Any]:
+    """The event recorded for one hook payload of ``harness``; raises ValueError for a payload that
+    is not one."""
     name = payload.get("hook_event_name")
     if not isinstance(name, str) or not name:
         raise ValueError("the payload has no hook_event_name")
-    event: Dict[str, Any] = {"agent_id": agent_id, "source": "claude-code", "capture_method": "claude-code-hook"}
+    event: Dict[str, Any] = {"agent_id": agent_id, "source": harness.name, "capture_method": harness.capture_method}
     # the payload's fields the event holds elsewhere; every other one goes to metadata
     used = set()
-    sid = payload.get("session_id")
+    sid = payload.get(harness.session_key)
     if isinstance(sid, str) and sid:
         event["session_id"] = sid
-        used.add("session_id")
-    event["action_type"] = _TYPES.get(name, "HOOK_EVENT")
-    tool = payload.get("tool_name")
-    if name in _TOOL_EVENTS:
-        used.update(("tool_name", "tool_input", "tool_response"))
+        used.add(harness.session_key)
+    spec = harness.events.get(name, Spec("HOOK_EVENT", "event"))
+    event["action_type"] = spec.action_type
+    if spec.kind in ("call", "result", "failure"):
+        if spec.tool and spec.tool.startswith("="):
+            tool: Any = spec.tool[1:]
+        else:
+            tool = payload.get(spec.tool or "")
+            used.add(spec.tool)
         if not isinstance(tool, str) or not tool:
-            raise ValueError("a %s payload needs tool_name" % name)
+            raise ValueError("a %s payload needs %s" % (name, spec.tool))
         event["action_name"] = tool
-        if "tool_input" in payload:
-            event["action_input"] = _bounded(payload["tool_input"])
-        if name == "PostToolUse":
-            event["action_status"] = "success"
-            if "tool_response" in payload:
-                event["action_output"] = _bounded(payload["tool_response"])
-        elif name == "PostToolUseFailure":
-            event["action_status"] = "error"
+        present, value = _field(payload, spec.input, used)
+        if present:
+            event["action_input"] = _bounded(value)
+        present, value = _field(payload, spec.output, used)
+        if present:
+            event["action_output"] = _bounded(value)
+        err = None
+        if spec.kind == "failure":
             err = payload.get("error", payload.get("error_message"))
             used.add("error" if "error" in payload else "error_message")
+        elif spec.kind == "result" and isinstance(payload.get(spec.output), dict):
+            err = payload[spec.output].get("error") or None  # Gemini CLI: tool_response.error
+        if spec.kind == "failure" or err is not None:
+            event["action_status"] = "error"
             if err is not None:
                 event["error_message"] = (err if isinstance(err, str) else json.dumps(err))[:65536]
-            if "tool_response" in payload:
-                event["action_output"] = _bounded(payload["tool_response"])
-    elif name == "UserPromptSubmit":
+        elif spec.kind == "result" and harness.status_known:
+            event["action_status"] = "success"
+    elif spec.kind == "prompt":
         event["action_name"] = name
-        if "prompt" in payload:
-            event["action_input"] = _bounded({"prompt": payload["prompt"]})
-        used.add("prompt")
+        present, value = _field(payload, spec.input, used)
+        if present:
+            event["action_input"] = _bounded(value)
     else:
         # Every field this event has beyond the common ones (source and model of SessionStart, trigger
-        # of PreCompact, notification_type of Notification, ...): Claude Code adds fields over time,
-        # and none is dropped.
+        # of PreCompact, notification_type of Notification, ...): harnesses add fields over time, and
+        # none is dropped.
         event["action_name"] = name
-        detail = {k: v for k, v in payload.items() if k not in _COMMON}
+        detail = {k: v for k, v in payload.items() if k not in harness.common}
         if detail:
             event["action_input"] = _bounded_fields(detail)
         used.update(detail)
@@ -231,11 +249,7 @@ def _now() -> str:
     return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(now)) + ".%06dZ" % (int(now * 1e6) % 1000000)
 
 
-def permission(decision: str, reason: str) -> Dict[str, Any]:
-    """Claude Code's answer to a ``PreToolUse`` hook: ``allow`` or ``deny`` with the reason (shown to
-    Claude for a ``deny``)."""
-    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": decision,
-                                   "permissionDecisionReason": reason}}
+permission = claude_answer  # Claude Code's answer to a ``PreToolUse`` hook
 
 
 class _GateDown(Exception):
@@ -268,10 +282,12 @@ def _why(answer: Dict[str, Any]) -> str:
     return (" (%s)" % ": ".join(parts)) if parts else ""
 
 
-def gate(event: Dict[str, Any], env: Dict[str, str], t: Transport,
-         ask_until: float) -> Tuple[Dict[str, Any], Optional[Dict[str, Any]], Optional[str]]:
-    """Decides one ``PreToolUse``: (Claude Code's answer, the ``TOOL_CALL`` to record or None when the
-    call must not run, the line for standard error or None)."""
+def gate(event: Dict[str, Any], env: Dict[str, str], t: Transport, ask_until: float,
+         permission: Callable[[str, str], Optional[Dict[str, Any]]] = claude_answer
+         ) -> Tuple[Optional[Dict[str, Any]], Optional[Dict[str, Any]], Optional[str]]:
+    """Decides one tool call: (the harness's answer as ``permission`` forms it from ``allow`` or
+    ``deny`` and the reason, the ``TOOL_CALL`` to record or None when the call must not run, the
+    line for standard error or None)."""
     name = event.get("action_name")
     proposal = json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
     open_mode = (env.get("TRAILPROOF_GATE_FAIL_MODE") or "closed").strip().lower() == "open"
@@ -315,11 +331,13 @@ def gate(event: Dict[str, Any], env: Dict[str, str], t: Transport,
 
 
 def run(stdin: bytes, deadline: float, env: Optional[Dict[str, str]] = None,
-        answer: Optional[List[Dict[str, Any]]] = None, start: Optional[float] = None) -> Optional[str]:
-    """Records one payload; returns the line to print on standard error, or None. With the gate on
-    and a ``PreToolUse``, Claude Code's answer is appended to ``answer`` (to print on standard
-    output), and the event is recorded, bound to its decision, only when the call may run; the
-    recording then gets the same budget again, counted from when the decision arrived."""
+        answer: Optional[List[Optional[Dict[str, Any]]]] = None, start: Optional[float] = None,
+        harness: Harness = CLAUDE_CODE) -> Optional[str]:
+    """Records one payload of ``harness``; returns the line to print on standard error, or None.
+    With the gate on and a tool call the harness lets a hook block, the harness's answer is appended
+    to ``answer`` (to print on standard output unless None), and the event is recorded, bound to its
+    decision, only when the call may run; the recording then gets the same budget again, counted
+    from when the decision arrived."""
     env = dict(os.environ) if env is None else env
     if (env.get("TRAILPROOF_ENABLED") or "").strip().lower() in ("0", "false", "no", "off"):
         return None
@@ -328,19 +346,20 @@ def run(stdin: bytes, deadline: float, env: Optional[Dict[str, str]] = None,
         payload = json.loads(stdin.decode("utf-8"))
         if not isinstance(payload, dict):
             raise ValueError("the payload is not a JSON object")
-        event = event_for(payload, env.get("TRAILPROOF_AGENT_ID") or AGENT_ID)
+        event = event_for(payload, env.get("TRAILPROOF_AGENT_ID") or harness.name, harness)
     except ValueError as e:  # UnicodeDecodeError and JSONDecodeError included
         return "malformed hook payload, nothing recorded: %s" % e
     event["timestamp"] = _now()
     url = (env.get("TRAILPROOF_URL") or "http://127.0.0.1:7600").rstrip("/")
     t = Transport(url, env.get("TRAILPROOF_API_KEY") or None)
     note = None
-    if _on(env, "TRAILPROOF_GATE") and payload.get("hook_event_name") == "PreToolUse":
+    if _on(env, "TRAILPROOF_GATE") and payload.get("hook_event_name") in harness.gate_events:
         try:
             wait = float(env.get("TRAILPROOF_ASK_WAIT") or ASK_WAIT)
         except ValueError:
             wait = ASK_WAIT
-        decided, call, note = gate(event, env, t, (start if start is not None else time.monotonic()) + wait)
+        decided, call, note = gate(event, env, t, (start if start is not None else time.monotonic()) + wait,
+                                   harness.answer)
         if answer is not None:
             answer.append(decided)
         if call is None:  # not run, so not recorded: it takes no number in the capture stream either
@@ -350,7 +369,7 @@ def run(stdin: bytes, deadline: float, env: Optional[Dict[str, str]] = None,
     spool_root = env.get("TRAILPROOF_SPOOL_DIR") or default_spool_dir()
     if "session_id" in event:
         try:
-            end = payload.get("hook_event_name") == "SessionEnd"
+            end = event["action_type"] == "SESSION_END"
             event["capture_id"], event["capture_seq"] = _capture_number(spool_root, event["agent_id"],
                                                                         event["session_id"], end)
             if end:
@@ -397,8 +416,23 @@ def _record(t: Transport, spool: Spool, body: bytes, key: str, deadline: float) 
         t.close()
 
 
+def _harness(argv: List[str]) -> Harness:
+    """The harness named by ``--agent NAME`` (or ``--agent=NAME``); Claude Code without it."""
+    name = None
+    for i, arg in enumerate(argv):
+        if arg == "--agent":
+            name = argv[i + 1] if i + 1 < len(argv) else ""
+        elif arg.startswith("--agent="):
+            name = arg[len("--agent="):]
+    if name is None:
+        return CLAUDE_CODE
+    if name not in HARNESSES:
+        raise ValueError("unknown --agent %r (one of %s), nothing recorded" % (name, ", ".join(sorted(HARNESSES))))
+    return HARNESSES[name]
+
+
 def main() -> None:
-    """Console entry point: always exits 0."""
+    """Console entry point: always exits 0, which every supported harness reads as "go on"."""
     start = time.monotonic()
     try:
         budget = float(os.environ.get("TRAILPROOF_HOOK_BUDGET_MS") or 150) / 1000.0
@@ -408,15 +442,20 @@ def main() -> None:
     deadline = start + max(0.02, budget - 0.03)
     line = None
     data = b""
-    answer: List[Dict[str, Any]] = []
+    answer: List[Optional[Dict[str, Any]]] = []
+    harness = None
     try:
+        harness = _harness(sys.argv[1:])
         data = _read_stdin(start + budget / 2)
-        line = run(data, deadline, answer=answer, start=start)
+        line = run(data, deadline, answer=answer, start=start, harness=harness)
+    except ValueError as e:
+        line = str(e)
     except BaseException as e:  # never fail the agent
         line = "unexpected %s: %s" % (type(e).__name__, e)
-        if _on(os.environ, "TRAILPROOF_GATE") and not answer and b"PreToolUse" in data:  # fail closed
-            answer.append(permission("deny", "trailproof-hook failed (%s), so the call is refused" % line))
-    if answer:
+        if (harness is not None and _on(os.environ, "TRAILPROOF_GATE") and not answer
+                and any(n.encode("ascii") in data for n in harness.gate_events)):  # fail closed
+            answer.append(harness.answer("deny", "trailproof-hook failed (%s), so the call is refused" % line))
+    if answer and answer[0] is not None:
         try:
             sys.stdout.write(json.dumps(answer[0], ensure_ascii=False) + "\n")
             sys.stdout.flush()

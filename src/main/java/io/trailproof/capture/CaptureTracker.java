@@ -17,7 +17,6 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.List;
-import java.util.function.Function;
 
 /**
  * The capture streams of the log (src/site/completeness.md#gaps), kept up with the log: every
@@ -127,13 +126,6 @@ public final class CaptureTracker {
     public long position() {
         synchronized (lock) {
             return position;
-        }
-    }
-
-    /** Reads the state under the lock (tests, diagnostics). */
-    public <T> T read(Function<CaptureState, T> reader) {
-        synchronized (lock) {
-            return reader.apply(state);
         }
     }
 

@@ -1,16 +1,16 @@
 package io.trailproof.cli;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.note.NoteVerifier;
 import io.trailproof.core.note.TlogRejection;
 import io.trailproof.core.note.VerifierKey;
 
+import io.trailproof.core.evidence.CaptureSummary;
 import io.trailproof.core.evidence.EvidenceReport;
 import io.trailproof.core.evidence.EvidenceReportWriter;
 import io.trailproof.core.evidence.EvidenceVerifier;
-import io.trailproof.core.evidence.CaptureSummary;
 import io.trailproof.core.evidence.CheckResult;
 import io.trailproof.core.evidence.EvidenceCheck;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.evidence.Rfc3161TokenChecker;
 import io.trailproof.core.evidence.TokenChecker;
 import io.trailproof.timestamp.TrustAnchors;
@@ -81,21 +81,15 @@ final class VerifyExportCommand implements Callable<Integer> {
             return Main.BAD_USAGE;
         }
         EvidenceReport report;
+        // Completeness by capture sequence (src/site/evidence-format.md#capture): a fact of the trail, never a failure.
+        CaptureSummary captureSummary = new CaptureSummary();
         try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
-            report = new EvidenceVerifier(tokens, logVerifier).verify(in);
+            report = new EvidenceVerifier(tokens, logVerifier).verify(in, captureSummary::event);
         } catch (IOException e) {
             System.err.println("trailproof: cannot read " + file + ": " + e.getMessage());
             return Main.BAD_USAGE;
         }
-        String capture = null;
-        if (report.verdict() != EvidenceReport.Verdict.UNREADABLE) {
-            // Completeness by capture sequence (src/site/evidence-format.md#capture): a fact of the trail, never a failure.
-            try (InputStream in = new BufferedInputStream(Files.newInputStream(file), 1 << 16)) {
-                capture = CaptureSummary.read(in).line();
-            } catch (IOException | RuntimeException e) {
-                capture = "capture: not read (" + e.getMessage() + ")";
-            }
-        }
+        String capture = report.verdict() == EvidenceReport.Verdict.UNREADABLE ? null : captureSummary.line();
         // Gates (src/site/gates.md): the decisions of the package, stated by the gate_bindings check.
         String gates = report.check(EvidenceCheck.GATE_BINDINGS).filter(c -> !c.failed()).map(CheckResult::detail)
                 .orElse(null);

@@ -27,7 +27,7 @@ final class QueryBounds {
     /** Longest regular expression between its slashes (its parser recurses once per character). */
     static final int MAX_REGEX_CHARS = 1_000;
     /** Most states the automaton of a regular expression may have before it is made deterministic. */
-    static final long MAX_REGEX_STATES = 5_000;
+    static final long MAX_REGEX_STATES = 2_000;
 
     private QueryBounds() {
     }

@@ -95,8 +95,15 @@ final class UpstreamClient implements AutoCloseable {
     private final String hostHeader;
     private final int connectTimeoutMillis;
     private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
+    private final SSLSocketFactory tlsSockets;
 
     UpstreamClient(URI base, Duration connectTimeout) {
+        this(base, connectTimeout, (SSLSocketFactory) SSLSocketFactory.getDefault());
+    }
+
+    /** @param tlsSockets makes the TLS sockets (the JDK's default trusts the JDK's certificates) */
+    UpstreamClient(URI base, Duration connectTimeout, SSLSocketFactory tlsSockets) {
+        this.tlsSockets = tlsSockets;
         this.tls = "https".equalsIgnoreCase(base.getScheme());
         this.host = base.getHost();
         this.port = base.getPort() >= 0 ? base.getPort() : tls ? 443 : 80;
@@ -156,7 +163,7 @@ final class UpstreamClient implements AutoCloseable {
         try {
             Socket socket;
             if (tls) {
-                SSLSocket ssl = (SSLSocket) SSLSocketFactory.getDefault().createSocket();
+                SSLSocket ssl = (SSLSocket) tlsSockets.createSocket();
                 SSLParameters parameters = ssl.getSSLParameters();
                 parameters.setEndpointIdentificationAlgorithm("HTTPS");
                 if (!host.contains(":") && !host.matches("[0-9.]+")) {

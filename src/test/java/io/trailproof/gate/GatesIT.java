@@ -9,7 +9,9 @@ import io.trailproof.testing.RunOrder;
 import io.trailproof.testing.ServerProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.IntStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -37,6 +40,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * One server process for the class (restarted by the crash test, which runs last).
  */
 @Order(RunOrder.LONG)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class GatesIT {
 
     private static final String INGEST = "gates-ingest-key";
@@ -380,5 +384,55 @@ class GatesIT {
         assertThat(chain.get(0).get("sequence").asLong()).isEqualTo(1);
         expect(422, send("POST", "/v1/decisions", INGEST, "{\"agent_id\":\"fresh-agent\",\"action_name\":\"other\"}",
                 "Idempotency-Key", "same-decision"));
+    }
+
+    // ------------------------------------------------------------------ crash
+
+    /** Last: it kills the server and leaves the restarted one. */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void aKillWhileDecisionsAreWrittenLeavesEachDurableAndReplayedOrAbsentAndStoredOnRetry() throws Exception {
+        for (int round = 0; round < 2; round++) {
+            String agent = "crash-agent-" + round;
+            int n = 24;
+            List<CompletableFuture<Reply>> sent = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String body = "{\"agent_id\":\"" + agent + "\",\"action_name\":\"pay\",\"action_input\":{\"n\":" + i + "}}";
+                String key = "crash-" + round + "-" + i;
+                sent.add(CompletableFuture.supplyAsync(() -> {
+                    try {
+                        return send("POST", "/v1/decisions", INGEST, body, "Idempotency-Key", key);
+                    } catch (Exception e) {
+                        return null; // the connection died with the server: the outcome is unknown
+                    }
+                }));
+            }
+            // kill -9 once some answers came back, while the others are in flight
+            Await.until("a first decision answered", Duration.ofSeconds(30), () -> sent.stream().anyMatch(CompletableFuture::isDone));
+            server.kill();
+            List<Reply> before = new ArrayList<>();
+            for (CompletableFuture<Reply> f : sent) {
+                before.add(f.get());
+            }
+            server = start(dir.resolve("data"));
+            for (int i = 0; i < n; i++) {
+                String body = "{\"agent_id\":\"" + agent + "\",\"action_name\":\"pay\",\"action_input\":{\"n\":" + i + "}}";
+                Reply retry = expect(201, send("POST", "/v1/decisions", INGEST, body, "Idempotency-Key", "crash-" + round + "-" + i));
+                Reply first = before.get(i);
+                if (first != null && first.status() == 201) {
+                    // acknowledged before the kill: durable, and the retry gets that very answer
+                    assertThat(retry.header("Idempotent-Replayed")).as("key " + i).isEqualTo("true");
+                    assertThat(retry.body()).as("key " + i).isEqualTo(first.body());
+                }
+                String id = retry.json().get("decision_id").asText();
+                assertThat(expect(200, send("GET", "/v1/decisions/" + id, INGEST, null)).json().get("decision_id").asText())
+                        .isEqualTo(id);
+            }
+            // one decision per key, never two: what the kill took back was stored once by its retry
+            List<JsonNode> decisions = chain(agent).stream().filter(e -> e.path("action_type").asText().equals("DECISION")).toList();
+            assertThat(decisions).extracting(e -> e.get("action_input").get("n").asInt())
+                    .containsExactlyInAnyOrderElementsOf(IntStream.range(0, n).boxed().toList());
+            assertThat(send("GET", "/v1/verify?agent_id=" + agent, READ, null).json().get("valid").asBoolean()).isTrue();
+        }
     }
 }

@@ -30,7 +30,7 @@ public class EventMatcherTest {
 
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final String[] AGENTS = {"agent-007", "Agent-007", "billing-bot", "db-prod-01", "a"};
-    private static final String[] TYPES = {"TOOL_CALL", "LLM_CALL", "tool_call", "DECISION"};
+    private static final String[] TYPES = {"TOOL_CALL", "LLM_CALL", "tool_call", "PLAN"};
     private static final String[] NAMES = {"search_database", "send_email", "Refund Customer", "query-db-prod-01",
             "summarize", "delete_file"};
     private static final String[] WORDS = {"refund", "timeout", "connection", "reset", "customer", "invoice", "error",

@@ -49,12 +49,21 @@ final class FakeModelApi implements AutoCloseable {
     final Map<String, CountDownLatch> gates = new ConcurrentHashMap<>();
 
     FakeModelApi() throws IOException {
-        socket = new ServerSocket(0, 200, InetAddress.getLoopbackAddress());
+        this(new ServerSocket(0, 200, InetAddress.getLoopbackAddress()));
+    }
+
+    /** Listens on {@code socket}, which may be a TLS server socket. */
+    FakeModelApi(ServerSocket socket) {
+        this.socket = socket;
         threads.submit(this::accept);
     }
 
     String base() {
         return "http://127.0.0.1:" + socket.getLocalPort();
+    }
+
+    int port() {
+        return socket.getLocalPort();
     }
 
     CountDownLatch gate(String name) {

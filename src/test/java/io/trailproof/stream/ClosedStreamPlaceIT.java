@@ -1,5 +1,7 @@
 package io.trailproof.stream;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.WsClient;
@@ -186,10 +188,7 @@ class ClosedStreamPlaceIT {
     }
 
     private void waitForEvents(long n) throws InterruptedException {
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
         long start = server.server().ledger().size();
-        while (server.server().ledger().size() < start + n && System.nanoTime() < end) {
-            Thread.sleep(10);
-        }
+        Await.until(n + " more events", Duration.ofSeconds(30), () -> server.server().ledger().size() >= start + n);
     }
 }

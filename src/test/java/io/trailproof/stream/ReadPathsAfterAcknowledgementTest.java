@@ -1,5 +1,7 @@
 package io.trailproof.stream;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.index.IndexRequest;
@@ -118,9 +120,11 @@ class ReadPathsAfterAcknowledgementTest {
 
     /** The search index's follower reaches the acknowledged size by itself, and finds each event. */
     private static void checkIndex(SearchIndex index, long size, List<String> tokens, String shape) throws Exception {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(INDEX_WAIT_MILLIS);
-        while (index.status().indexed() < size && System.nanoTime() < deadline) {
-            Thread.sleep(5);
+        try {
+            Await.until("the follower indexed " + size + " events", Duration.ofMillis(INDEX_WAIT_MILLIS),
+                    () -> index.status().indexed() >= size);
+        } catch (AssertionError timedOut) {
+            // the assertion below says how far it got and why
         }
         assertThat(index.status().indexed()).as("events indexed after %s (last failure %s)", shape,
                 index.status().lastFailure()).isEqualTo(size);

@@ -77,8 +77,18 @@ final class PlainHttp implements Closeable {
         return read();
     }
 
+    /** A PUT of a JSON body (the gate policy). */
+    Response put(String path, byte[] json) throws IOException {
+        send("PUT", path, json, "application/json", "");
+        return read();
+    }
+
     private void send(String path, byte[] json, String contentType, String extraHeaders) throws IOException {
-        byte[] head = ("POST " + path + " HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: " + contentType + "\r\n"
+        send("POST", path, json, contentType, extraHeaders);
+    }
+
+    private void send(String method, String path, byte[] json, String contentType, String extraHeaders) throws IOException {
+        byte[] head = (method + " " + path + " HTTP/1.1\r\nHost: " + host + "\r\nContent-Type: " + contentType + "\r\n"
                 + extraHeaders + "Content-Length: " + json.length + "\r\n\r\n").getBytes(StandardCharsets.US_ASCII);
         byte[] request = new byte[head.length + json.length];
         System.arraycopy(head, 0, request, 0, head.length);

@@ -2,13 +2,9 @@ package io.trailproof.core.evidence;
 
 import static io.trailproof.core.event.EventFields.*;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import io.trailproof.core.event.StoredEvent;
 
-import java.io.IOException;
-import java.io.InputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -27,8 +23,6 @@ import java.util.TreeMap;
  */
 public final class CaptureSummary {
 
-    private static final ObjectMapper MAPPER = new ObjectMapper();
-
     /** One gap of the package. */
     public record Gap(String captureId, long from, long to, boolean recorded, boolean filled) {
         @Override
@@ -41,32 +35,16 @@ public final class CaptureSummary {
     private final Map<String, Integer> counts = new HashMap<>();
     private final List<Gap> recorded = new ArrayList<>();
 
-    private CaptureSummary() {
+    /** An empty summary, to be given each event of a package in order. */
+    public CaptureSummary() {
     }
 
-    /** Reads the {@code events} of a package (any other member is stepped over). */
-    public static CaptureSummary read(InputStream in) throws IOException {
-        CaptureSummary s = new CaptureSummary();
-        try (JsonParser p = MAPPER.getFactory().createParser(in)) {
-            if (p.nextToken() != JsonToken.START_OBJECT) {
-                return s;
-            }
-            while (p.nextToken() == JsonToken.FIELD_NAME) {
-                String name = p.currentName();
-                JsonToken t = p.nextToken();
-                if (name.equals("events") && t == JsonToken.START_ARRAY) {
-                    while (p.nextToken() == JsonToken.START_OBJECT) {
-                        s.add(MAPPER.readTree(p));
-                    }
-                } else {
-                    p.skipChildren();
-                }
-            }
-        }
-        return s;
+    /** One event of the package, in package order. */
+    public void event(StoredEvent e) {
+        add(e.json());
     }
 
-    private void add(JsonNode e) {
+    void add(JsonNode e) {
         if (GAP_ACTION_TYPE.equals(e.path(ACTION_TYPE).asText(null)) && !e.has(CAPTURE_ID)) {
             JsonNode out = e.path(ACTION_OUTPUT);
             String id = out.path("capture_id").asText(null);

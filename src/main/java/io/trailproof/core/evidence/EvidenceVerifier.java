@@ -8,6 +8,7 @@ import io.trailproof.core.evidence.EvidenceReport.Verdict;
 import io.trailproof.core.merkle.Rfc9162;
 
 import java.io.InputStream;
+import java.util.function.Consumer;
 
 /**
  * Verifies an evidence package offline (src/site/evidence-format.md): needs nothing but the document and, for
@@ -55,6 +56,14 @@ public final class EvidenceVerifier {
      * the stream and closes it.
      */
     public EvidenceReport verify(InputStream in) {
+        return verify(in, event -> { });
+    }
+
+    /**
+     * {@link #verify(InputStream)}, also handing each readable event of the package, in order, to
+     * {@code alsoEach} (the capture summary of verify-export), so the package is read once.
+     */
+    public EvidenceReport verify(InputStream in, Consumer<StoredEvent> alsoEach) {
         PackageHeader header = new PackageHeader();
         EventLeaves leaves = new EventLeaves();
         FormatChecker format = new FormatChecker(header);
@@ -64,7 +73,7 @@ public final class EvidenceVerifier {
         TimestampsChecker timestamps = new TimestampsChecker(header, leaves, tokens);
         GateBindingChecker gates = new GateBindingChecker();
         try {
-            new PackageReader(header, format.findings(), new Events(leaves, chain, gates), inclusion, timestamps,
+            new PackageReader(header, format.findings(), new Events(leaves, chain, gates, alsoEach), inclusion, timestamps,
                     erasures).read(in);
         } catch (PackageReader.UnreadablePackage e) {
             return ReportBuilder.unreadable(e.getMessage());
@@ -91,13 +100,15 @@ public final class EvidenceVerifier {
     }
 
     /** Each event goes to the chain check and leaves its facts for the proofs and timestamps after it. */
-    private record Events(EventLeaves leaves, ChainChecker chain, GateBindingChecker gates)
+    private record Events(EventLeaves leaves, ChainChecker chain, GateBindingChecker gates,
+                          Consumer<StoredEvent> alsoEach)
             implements PackageReader.EventSink {
         @Override
         public void event(StoredEvent event) {
             leaves.add(event.id(), event.sequence(), event.logIndex(), Rfc9162.leafHash(event.hashBytes()));
             chain.event(event);
             gates.event(event);
+            alsoEach.accept(event);
         }
 
         @Override
