@@ -74,7 +74,9 @@ public enum ConfigKey {
     GATE_DEFAULT("gate.default", "allow"),
     GATE_ASK_TIMEOUT("gate.ask-timeout", "PT15M"),
     GATE_APPROVAL_VALID_FOR("gate.approval-valid-for", "PT10M"),
-    GATE_POLICY_FILE("gate.policy-file", "");
+    GATE_POLICY_FILE("gate.policy-file", ""),
+    // The trail of who looked (src/site/sign-in.md#the-trail-of-who-looked)
+    ACCESS_TRAIL_ENABLED("access-trail.enabled", "auto");
 
     /** Keys under this prefix are Kafka client properties passed through as they are ({@code cluster.kafka.ssl.truststore.location}). */
     public static final String KAFKA_PASS_THROUGH_PREFIX = "cluster.kafka.";

@@ -41,7 +41,13 @@ public record Settings(
         /** {@code capture.gap-after}: how long a hole in a capture stream may stay open before a GAP records it (src/site/completeness.md#gaps). */
         Duration captureGapAfter,
         Gate gate,
-        FrontDoor frontDoor) {
+        FrontDoor frontDoor,
+        /**
+         * {@code access-trail.enabled}: every read of trail content is recorded as an ACCESS event of
+         * agent {@code trailproof.access} (src/site/sign-in.md#the-trail-of-who-looked); {@code auto}
+         * resolves to true when API keys are configured.
+         */
+        boolean accessTrail) {
 
     /**
      * Gates and approvals (src/site/gates.md).
@@ -233,6 +239,6 @@ public record Settings(
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 snapshotIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
                 streams, idempotency, redaction, checkpoints, observability, cluster, erasure, captureGapAfter, gate,
-                frontDoor);
+                frontDoor, accessTrail);
     }
 }

@@ -113,7 +113,7 @@ public final class SettingsLoader {
                 timeout, verifyInterval, segmentBytes, snapshotEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
                 checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw), gate(raw),
-                frontDoor(raw));
+                frontDoor(raw), accessTrail(raw, !keys.isEmpty()));
     }
 
     /**
@@ -145,6 +145,21 @@ public final class SettingsLoader {
             throw bad(ConfigKey.CAPTURE_GAP_AFTER, raw, "must be a positive ISO 8601 duration such as PT5M");
         }
         return d;
+    }
+
+    /**
+     * {@code access-trail.enabled} (src/site/sign-in.md#the-trail-of-who-looked): {@code true}, {@code false},
+     * or {@code auto}, on when anyone must identify themselves (API keys configured).
+     */
+    private static boolean accessTrail(Map<ConfigKey, Sourced> raw, boolean keysConfigured) throws ConfigException {
+        if (raw.get(ConfigKey.ACCESS_TRAIL_ENABLED).value().equalsIgnoreCase("auto")) {
+            return keysConfigured;
+        }
+        try {
+            return bool(raw, ConfigKey.ACCESS_TRAIL_ENABLED);
+        } catch (ConfigException e) {
+            throw bad(ConfigKey.ACCESS_TRAIL_ENABLED, raw, "must be true, false or auto");
+        }
     }
 
     /** {@code gate.*} (src/site/gates.md): the default decision, how long an ask waits, how long an approval holds. */

@@ -113,6 +113,7 @@ final class ApiHandler implements HttpHandler {
         }
         String name = authenticator.keyName(authorization);
         ex.putAttachment(Caller.KEY, new Caller(name != null ? name : Caller.ANONYMOUS));
+        ex.putAttachment(AccessRecording.ROLE, match.route().role());
         Authenticator.authorize(granted, match.route().role(), ex.getRequestMethod().toString(), ex.getRequestPath());
         ApiException wrongType = match.route().refusedContentType(
                 ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE), !RequestBodies.bodiless(ex));

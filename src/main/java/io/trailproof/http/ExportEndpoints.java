@@ -60,6 +60,7 @@ final class ExportEndpoints {
         ChainSlice slice = ledger.slice(agentId, from, to)
                 .orElseThrow(() -> ApiException.notFound("no agent with id " + Params.shorten(agentId)));
         List<TimestampRecord> stamps = PackageTimestamps.forSlice(slice, timestamps);
+        AccessRecording.results(ex, slice.length());
         ex.setStatusCode(200);
         ex.getResponseHeaders().put(Headers.CONTENT_TYPE, "application/json");
         ex.getResponseHeaders().put(Headers.CONTENT_DISPOSITION, "attachment; filename=\"" + fileName(agentId,

@@ -1,7 +1,9 @@
 package io.trailproof.http;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.access.AccessTrail;
 import io.trailproof.backup.OnlineBackup;
 import io.trailproof.checkpoint.CheckpointService;
 import io.trailproof.checkpoint.Tiles;
@@ -11,13 +13,8 @@ import io.trailproof.config.Settings;
 import io.trailproof.core.policy.Effect;
 import io.trailproof.core.policy.PolicyParser;
 import io.trailproof.core.policy.PolicyRejection;
-import io.trailproof.gate.Gate;
-import com.fasterxml.jackson.databind.JsonNode;
-import java.io.IOException;
-import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
-import java.nio.file.Path;
 import io.trailproof.erasure.ErasureService;
+import io.trailproof.gate.Gate;
 import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.metrics.ServiceMetrics;
@@ -25,13 +22,18 @@ import io.trailproof.otlp.TraceIngest;
 import io.trailproof.stream.StreamHub;
 import io.trailproof.stream.StreamOptions;
 import io.trailproof.timestamp.TimestampService;
-import io.undertow.server.handlers.HttpContinueReadHandler;
 import io.undertow.UndertowOptions;
 import io.undertow.server.HttpHandler;
+import io.undertow.server.handlers.HttpContinueReadHandler;
 import org.xnio.OptionMap;
 import org.xnio.Options;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.BindException;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
 import java.util.ArrayList;
@@ -70,6 +72,8 @@ public final class HttpApi {
     private final StreamHub streams;
     private final Router router;
     private final Gate gate;
+    /** The trail of who looked; null when {@code access-trail.enabled} is off. */
+    private final AccessTrail accessTrail;
     /** {@code gate.policy-file}, or null. */
     private final Path policyFile;
 
@@ -122,8 +126,12 @@ public final class HttpApi {
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).
-        draining = new Draining(new HttpContinueReadHandler(new ApiHandler(router, authenticator, bodies,
-                new MinTreeSize(ledger, settings.cluster().readWait()))));
+        HttpHandler api = new ApiHandler(router, authenticator, bodies, new MinTreeSize(ledger, settings.cluster().readWait()));
+        accessTrail = settings.accessTrail() ? new AccessTrail(new AccessWritePath(ledger, cluster), clock) : null;
+        if (accessTrail != null) {
+            api = new AccessRecording(api, accessTrail);
+        }
+        draining = new Draining(new HttpContinueReadHandler(api));
         ConsoleHandler console = new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()), draining);
         connections = new ConnectionLimits(settings.hardening().maxConnections(),
                 settings.frontDoor().maxConnectionsPerAddress(), System::nanoTime);
@@ -197,8 +205,17 @@ public final class HttpApi {
             adoptPolicyFile();
         }
         streams.start();
-        listener = Listener.start(host, requestedPort, WORKER_THREADS, root, undertowOptions, socketOptions,
-                connections);
+        if (accessTrail != null) {
+            accessTrail.start();
+        }
+        try {
+            listener = Listener.start(host, requestedPort, WORKER_THREADS, root, undertowOptions, socketOptions,
+                    connections);
+        } catch (BindException e) {
+            // The last step of a start: the caller closes what is open, and the message names the address.
+            throw new UncheckedIOException("cannot listen on " + host + ":" + requestedPort + ": " + e.getMessage()
+                    + " (is another service using that port? set server.port)", e);
+        }
     }
 
     private void adoptPolicyFile() throws IOException {
@@ -228,11 +245,17 @@ public final class HttpApi {
 
     /** Refuses new requests (503), ends every live stream, waits up to {@code waitMillis} for those in flight, then stops. */
     public void stop(long waitMillis) throws InterruptedException {
-        draining.drain();
-        streams.close(Math.min(waitMillis, STREAMS_END_MILLIS)); // streams never finish by themselves
-        draining.awaitIdle(waitMillis);
-        if (listener != null) {
-            listener.stop();
+        try {
+            draining.drain();
+            streams.close(Math.min(waitMillis, STREAMS_END_MILLIS)); // streams never finish by themselves
+            draining.awaitIdle(waitMillis);
+            if (listener != null) {
+                listener.stop();
+            }
+        } finally {
+            if (accessTrail != null) {
+                accessTrail.close(); // writes the last reads before the caller closes the ledger
+            }
         }
         gate.close();
     }

@@ -237,6 +237,7 @@ final class LedgerEndpoints {
         if (payload.isEmpty()) {
             throw ApiException.notFound("no event with id " + id);
         }
+        AccessRecording.results(ex, 1);
         Responses.bytes(ex, 200, payload.get());
     }
 

@@ -97,9 +97,13 @@ final class SearchEndpoints {
         StreamedMatches.Format format = StreamedMatches.format(params);
         if (format != null) {
             return new Prepared(new IndexRequest(null, filter, o, 0, StreamedMatches.MAX_ROWS, null, true),
-                    results -> StreamedMatches.answer(results, format, log, "events"));
+                    results -> {
+                        AccessRecording.results(ex, Math.min(results.total(), StreamedMatches.MAX_ROWS));
+                        return StreamedMatches.answer(results, format, log, "events");
+                    });
         }
         return new Prepared(new IndexRequest(null, filter, o, offset, limit), results -> {
+            AccessRecording.results(ex, results.results().size());
             Responses.Written body = Responses.write(g -> {
                 g.writeStartArray();
                 for (SearchIndex.Result r : results.results()) {
@@ -141,9 +145,13 @@ final class SearchEndpoints {
                         + "format=" + format.extension);
             }
             return new Prepared(new IndexRequest(q, filter, o, 0, StreamedMatches.MAX_ROWS, null, true),
-                    results -> StreamedMatches.answer(results, format, log, "search"));
+                    results -> {
+                        AccessRecording.results(ex, Math.min(results.total(), StreamedMatches.MAX_ROWS));
+                        return StreamedMatches.answer(results, format, log, "search");
+                    });
         }
         return new Prepared(new IndexRequest(q, filter, o, offset, limit, summary, false), results -> {
+            AccessRecording.results(ex, results.results().size());
             Responses.Written body = Responses.write(g -> {
                 g.writeStartObject();
                 g.writeStringField("query", q);

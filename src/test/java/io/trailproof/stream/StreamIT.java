@@ -126,10 +126,10 @@ class StreamIT {
         String q = URLEncoder.encode("action_name:\"step 3\" OR action_name:\"step 5\"", StandardCharsets.UTF_8);
         try (SseClient byAgent = SseClient.open(port(), "/v1/stream?from=0&agent_id=b");
              SseClient byQuery = SseClient.open(port(), "/v1/stream?from=0&q=" + q + "&agent_id=a");
-             SseClient byLabel = SseClient.open(port(), "/v1/stream?label.env=prod&action_type=DECISION")) {
+             SseClient byLabel = SseClient.open(port(), "/v1/stream?label.env=prod&action_type=HANDOFF")) {
             post(8, "a");
             post(4, "b");
-            api.post("/v1/events", "{\"agent_id\":\"c\",\"action_type\":\"DECISION\",\"labels\":{\"env\":\"prod\"}}");
+            api.post("/v1/events", "{\"agent_id\":\"c\",\"action_type\":\"HANDOFF\",\"labels\":{\"env\":\"prod\"}}");
             for (int i = 0; i < 4; i++) {
                 assertThat(byAgent.nextEvent().id()).isEqualTo(Long.toString(8 + i));
             }

@@ -65,6 +65,15 @@ public final class EventFields {
     public static final String POLICIES_AGENT = "trailproof.policies";
 
     /**
+     * The agent whose events record who read the trail (src/site/sign-in.md#the-trail-of-who-looked);
+     * clients may not write as it, so a reader's record cannot be forged.
+     */
+    public static final String ACCESS_AGENT = "trailproof.access";
+
+    /** {@code action_type} of a record of one read of the trail, in the chain of {@link #ACCESS_AGENT}. */
+    public static final String ACCESS_ACTION_TYPE = "ACCESS";
+
+    /**
      * The {@code action_type}s only the service writes (src/site/gates.md): a decision, an answer to
      * an ask, a failed binding, a gate policy. A client that could send them could forge its own approvals.
      */

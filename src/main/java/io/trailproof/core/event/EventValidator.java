@@ -101,6 +101,10 @@ public final class EventValidator {
                     throw new EventRejection(field, "agent_id " + ERASURES_AGENT + " is reserved for the service's "
                             + "record of erasures (src/site/erasure.md); use another agent_id");
                 }
+                if (s.equals(ACCESS_AGENT)) {
+                    throw new EventRejection(field, "agent_id " + ACCESS_AGENT + " is reserved for the service's "
+                            + "record of who read the trail (src/site/sign-in.md); use another agent_id");
+                }
                 if (s.equals(POLICIES_AGENT)) {
                     throw new EventRejection(field, "agent_id " + POLICIES_AGENT + " is reserved for the service's "
                             + "record of gate policies (src/site/gates.md); use another agent_id");

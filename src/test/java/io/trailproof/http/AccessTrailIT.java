@@ -1,0 +1,153 @@
+package io.trailproof.http;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.testing.Api;
+import io.trailproof.testing.Api.Reply;
+import io.trailproof.testing.Await;
+import io.trailproof.testing.InProcessServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The trail of who looked (src/site/sign-in.md#the-trail-of-who-looked) against the real server with
+ * named keys: a search and an export are recorded as ACCESS events of agent trailproof.access with
+ * the key's name, the route, the query string, the status and the number of results; health,
+ * metrics, the console's files and unauthenticated requests are not; clients cannot write as the
+ * agent; its chain verifies.
+ */
+class AccessTrailIT {
+
+    private static final String INGEST = "ingest-secret-2b7e";
+    private static final String ALICE = "alice-secret-5d1f";
+    private static final String AUDITOR = "auditor-secret-9c3a";
+    private static final Duration DEADLINE = Duration.ofSeconds(60);
+
+    @TempDir
+    static Path dir;
+    static InProcessServer server;
+    static Api api;
+
+    @BeforeAll
+    static void start() throws Exception {
+        server = InProcessServer.start(dir.resolve("data"), "auth.api-keys",
+                "shipper=" + INGEST + ":ingest,alice=" + ALICE + ":read,auditor=" + AUDITOR + ":admin");
+        api = server.api();
+        for (int i = 0; i < 3; i++) {
+            Reply r = send("POST", "/v1/events", INGEST, "{\"agent_id\":\"agent-007\",\"action_type\":\"TOOL_CALL\","
+                    + "\"action_name\":\"wire_transfer\",\"action_input\":{\"n\":" + i + "}}");
+            assertThat(r.status()).as(r.body()).isEqualTo(201);
+        }
+    }
+
+    @AfterAll
+    static void stop() throws Exception {
+        server.close();
+    }
+
+    private static Reply send(String method, String path, String key, String body) throws Exception {
+        HttpRequest.Builder b = HttpRequest.newBuilder(URI.create(api.base() + path));
+        if (body == null) {
+            b.method(method, HttpRequest.BodyPublishers.noBody());
+        } else {
+            b.method(method, HttpRequest.BodyPublishers.ofString(body)).header("Content-Type", "application/json");
+        }
+        if (key != null) {
+            b.header("Authorization", "Bearer " + key);
+        }
+        return api.send(b);
+    }
+
+    /** ACCESS events of the trail, oldest first, read straight from the ledger (so the reading is not itself recorded). */
+    private static List<JsonNode> accessEvents() throws Exception {
+        List<JsonNode> events = new ArrayList<>();
+        long[] positions = server.server().ledger().agentPositions("trailproof.access");
+        for (long p : positions) {
+            events.add(Api.JSON.readTree(server.server().ledger().payloadAt(p)));
+        }
+        return events;
+    }
+
+    private static List<JsonNode> by(String who) throws Exception {
+        return accessEvents().stream().filter(e -> e.at("/action_input/who").asText().equals(who)).toList();
+    }
+
+    @Test
+    void aSearchAndAnExportAreRecordedWithTheirReaderCountsAndStatus() throws Exception {
+        Await.untilTrue("the three events are searchable", DEADLINE,
+                () -> send("GET", "/v1/search?q=wire_transfer", AUDITOR, null).json().get("total").asLong() == 3);
+        Reply search = send("GET", "/v1/search?q=wire_transfer&agent_id=agent-007&limit=2", ALICE, null);
+        assertThat(search.status()).as(search.body()).isEqualTo(200);
+        Reply export = send("GET", "/v1/export?agent_id=agent-007", ALICE, null);
+        assertThat(export.status()).as(export.body()).isEqualTo(200);
+        Reply missing = send("GET", "/v1/export?agent_id=nobody", ALICE, null);
+        assertThat(missing.status()).isEqualTo(404);
+        Reply forbidden = send("GET", "/v1/admin/erasures", ALICE, null);
+        assertThat(forbidden.status()).isEqualTo(403);
+        // Not recorded: health, metrics, the console's files, a request without a valid key.
+        assertThat(send("GET", "/health", null, null).status()).isEqualTo(200);
+        assertThat(send("GET", "/metrics", ALICE, null).status()).isEqualTo(200);
+        assertThat(send("GET", "/ui/", null, null).status()).isEqualTo(200);
+        assertThat(send("GET", "/ui/console.css", null, null).status()).isEqualTo(200);
+        assertThat(send("GET", "/v1/search?q=x", "not-a-key", null).status()).isEqualTo(401);
+
+        Await.untilTrue("alice's four reads are in the trail", DEADLINE, () -> by("alice").size() == 4);
+        List<JsonNode> alice = by("alice");
+        JsonNode s = alice.get(0);
+        assertThat(s.get("agent_id").asText()).isEqualTo("trailproof.access");
+        assertThat(s.get("action_type").asText()).isEqualTo("ACCESS");
+        assertThat(s.get("action_name").asText()).isEqualTo("GET /v1/search");
+        assertThat(s.at("/action_input/method").asText()).isEqualTo("GET");
+        assertThat(s.at("/action_input/path").asText()).isEqualTo("/v1/search");
+        assertThat(s.at("/action_input/query").asText()).isEqualTo("q=wire_transfer&agent_id=agent-007&limit=2");
+        assertThat(s.at("/action_output/status").asInt()).isEqualTo(200);
+        assertThat(s.at("/action_output/results").asLong()).isEqualTo(2);
+
+        JsonNode e = alice.get(1);
+        assertThat(e.get("action_name").asText()).isEqualTo("GET /v1/export");
+        assertThat(e.at("/action_input/query").asText()).isEqualTo("agent_id=agent-007");
+        assertThat(e.at("/action_output/status").asInt()).isEqualTo(200);
+        assertThat(e.at("/action_output/results").asLong()).isEqualTo(3);
+
+        JsonNode refused = alice.get(2);
+        assertThat(refused.get("action_name").asText()).isEqualTo("GET /v1/export");
+        assertThat(refused.get("action_status").asText()).isEqualTo("error");
+        assertThat(refused.at("/action_output/status").asInt()).isEqualTo(404);
+        assertThat(refused.at("/action_output/results").isNull()).isTrue();
+
+        JsonNode tried = alice.get(3);
+        assertThat(tried.get("action_name").asText()).isEqualTo("GET /v1/admin/erasures");
+        assertThat(tried.at("/action_output/status").asInt()).isEqualTo(403);
+
+        // Nothing else was recorded: no health, metrics, console file, unauthenticated or ingest request.
+        for (JsonNode event : accessEvents()) {
+            assertThat(event.at("/action_input/path").asText()).doesNotContain("/health", "/metrics")
+                    .doesNotStartWith("/ui").isNotEqualTo("/v1/events");
+            assertThat(event.at("/action_input/who").asText()).isIn("alice", "auditor");
+        }
+        // The trail is searchable like any agent, and its chain verifies.
+        Await.untilTrue("alice's reads are searchable", DEADLINE, () -> send("GET",
+                "/v1/search?q=input:alice%20AND%20action_name:export&agent_id=trailproof.access", AUDITOR, null)
+                .json().get("total").asLong() == 2);
+        Reply verify = send("GET", "/v1/verify?agent_id=trailproof.access", AUDITOR, null);
+        assertThat(verify.json().get("valid").asBoolean()).as(verify.body()).isTrue();
+        assertThat(verify.json().get("events_verified").asLong()).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void clientsCannotWriteAsTheAccessTrail() throws Exception {
+        Reply r = send("POST", "/v1/events", INGEST, "{\"agent_id\":\"trailproof.access\",\"action_type\":\"ACCESS\"}");
+        assertThat(r.status()).isEqualTo(400);
+        assertThat(r.json().get("error").asText()).contains("reserved");
+    }
+}
