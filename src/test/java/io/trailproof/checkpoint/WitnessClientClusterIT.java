@@ -4,12 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trailproof.core.note.NoteSigner;
 import io.trailproof.core.note.VerifierKey;
+import io.trailproof.testing.Await;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -20,6 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * log signed it) is asked again rather than taken for a split view, which it is for a lone log.
  */
 class WitnessClientClusterIT {
+    private static final Duration WAIT = Duration.ofSeconds(15);
     private static final NoteSigner SIGNER = NoteSigner.of("example.com/log", new byte[32]);
 
     @TempDir
@@ -40,18 +42,18 @@ class WitnessClientClusterIT {
                 client.joinCluster((cp, sig) -> kept.add(cp.withCosignature(sig)));
                 checkpoints.onSigned(c -> client.checkpointSigned());
                 client.checkpointSigned();
-                Thread.sleep(300);
+                Await.nothingHappensWithin("a client not yet resumed asks the witness");
                 assertThat(witness.requests.get()).as("paused until this node runs the scheduled work").isZero();
 
                 client.resume();
-                await(() -> witness.requests.get() >= 1);
-                Thread.sleep(300);
+                Await.until("the resumed client asks the witness", WAIT, () -> witness.requests.get() >= 1);
+                Await.nothingHappensWithin("the client takes a witness ahead of this node for a split view");
                 assertThat(client.problem()).as("a witness ahead of this node is not a split view in a cluster").isEmpty();
                 assertThat(kept).isEmpty();
 
                 tree.size = 40;   // this node signs past the witness's size: asked again, from 30
                 checkpoints.signIfGrown();
-                await(() -> !kept.isEmpty());
+                Await.until("a cosignature is handed to the cluster", WAIT, () -> !kept.isEmpty());
                 assertThat(kept.get(0).size()).isEqualTo(40);
                 assertThat(kept.get(0).cosignatures()).hasSize(1);
                 assertThat(client.problem()).isEmpty();
@@ -59,11 +61,11 @@ class WitnessClientClusterIT {
                         .as("the cluster keeps it (through the topic), not the client").isEmpty();
 
                 client.pause();
-                Thread.sleep(200);
+                Await.nothingHappensWithin("a paused client starts a request (one already under way may still land)");
                 int asked = witness.requests.get();
                 tree.size = 50;
                 checkpoints.signIfGrown();
-                Thread.sleep(500);
+                Await.nothingHappensWithin("a paused client asks the witness about a newly signed checkpoint");
                 assertThat(witness.requests.get()).as("paused: another node asks").isEqualTo(asked);
             } finally {
                 client.close();
@@ -83,19 +85,11 @@ class WitnessClientClusterIT {
                     checkpoints, tree, Clock.systemUTC(), dir.resolve("data"));
             try {
                 client.checkpointSigned();
-                await(() -> client.problem().isPresent());
+                Await.until("the client reports a split view", WAIT, () -> client.problem().isPresent());
                 assertThat(client.problem().orElseThrow()).contains("SPLIT VIEW").contains("larger than any checkpoint");
             } finally {
                 client.close();
             }
-        }
-    }
-
-    private static void await(BooleanSupplier condition) throws InterruptedException {
-        long deadline = System.nanoTime() + 15_000_000_000L;
-        while (!condition.getAsBoolean()) {
-            assertThat(System.nanoTime()).as("condition within 15 s").isLessThan(deadline);
-            Thread.sleep(20);
         }
     }
 }

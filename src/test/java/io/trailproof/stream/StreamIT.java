@@ -2,6 +2,7 @@ package io.trailproof.stream;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.SseClient;
 import io.trailproof.testing.WsClient;
@@ -197,7 +198,8 @@ class StreamIT {
             SseClient.Frame beat = sse.next();
             assertThat(beat.comment()).isEqualTo("keep-alive");
             assertThat(beat.event()).isNull();
-            Thread.sleep(1500);
+            // Quiet for more than one heartbeat period, well past the 300 ms idle timeout.
+            Await.until("a second WebSocket heartbeat", Duration.ofSeconds(20), () -> ws.pings.get() >= 2);
             List<String> ids = post(1, "late");
             SseClient.Frame f = sse.nextEvent();
             assertThat(f.data()).isEqualTo(stored(ids.get(0)));
@@ -265,18 +267,11 @@ class StreamIT {
             }
             b.abort();
         }
-        long end = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        while (true) {
+        Await.untilTrue("closed streams free their places", Duration.ofSeconds(5), () -> {
             try (SseClient again = SseClient.open(port(), "/v1/stream")) {
-                if (again.status() == 200) {
-                    break;
-                }
+                return again.status() == 200;
             }
-            if (System.nanoTime() > end) {
-                fail("closed streams did not free their places");
-            }
-            Thread.sleep(50);
-        }
+        });
     }
 
     @Test
