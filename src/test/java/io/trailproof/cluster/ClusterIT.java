@@ -34,6 +34,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static io.trailproof.cluster.ClusterNodes.event;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -263,15 +264,13 @@ class ClusterIT {
 
     /** Polls (at most 20 s) until the node lists {@code n} timestamp records; they follow the events' apply. */
     private static JsonNode awaitTimestamps(Api api, int n) throws Exception {
-        long deadline = System.nanoTime() + 20_000_000_000L;
-        while (true) {
-            JsonNode list = api.get("/v1/timestamps").json();
-            if (list.size() >= n || System.nanoTime() > deadline) {
-                assertThat(list).hasSize(n);
-                return list;
-            }
-            Thread.sleep(50);
-        }
+        AtomicReference<JsonNode> list = new AtomicReference<>();
+        Await.untilTrue("the node lists " + n + " timestamp records", Duration.ofSeconds(20), () -> {
+            list.set(api.get("/v1/timestamps").json());
+            return list.get().size() >= n;
+        });
+        assertThat(list.get()).hasSize(n);
+        return list.get();
     }
 
     @Test
@@ -417,16 +416,17 @@ class ClusterIT {
             killedAt[0] = System.nanoTime();
         }
         kafka.stopBroker(leader);
-        long deadline = System.nanoTime() + 40_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            synchronized (firstAfterKill) {
-                if (firstAfterKill[0] != 0 && System.nanoTime() - firstAfterKill[0] > 1_000_000_000L) {
-                    break;
-                }
-            }
-            Thread.sleep(100);
+        // Writers go on for a second past the first write acknowledged after the leader died.
+        try {
+            Await.until("a second of writes after the first one acknowledged past the leader's death",
+                    Duration.ofSeconds(40), () -> {
+                        synchronized (firstAfterKill) {
+                            return firstAfterKill[0] != 0 && System.nanoTime() - firstAfterKill[0] > 1_000_000_000L;
+                        }
+                    });
+        } finally {
+            stop.set(true);
         }
-        stop.set(true);
         for (Future<?> f : writers) {
             f.get();
         }
