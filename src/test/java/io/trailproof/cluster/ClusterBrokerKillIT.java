@@ -2,6 +2,7 @@ package io.trailproof.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaProcessCluster;
 import io.trailproof.testing.RunOrder;
@@ -11,6 +12,7 @@ import org.junit.jupiter.api.io.CleanupMode;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
@@ -138,7 +140,7 @@ class ClusterBrokerKillIT {
                         assertThat(r.status()).as(writer + "-" + n + ": " + r.body()).isEqualTo(503);
                         retries.incrementAndGet();
                         assertThat(System.nanoTime()).as(writer + "-" + n + " acknowledged within 120 s").isLessThan(deadline);
-                        Thread.sleep(100);
+                        Thread.sleep(100);   // the client's back-off before retrying a 503, not a wait
                     }
                 }
                 return null;
@@ -176,7 +178,7 @@ class ClusterBrokerKillIT {
         }
         int acksAtResume = acks.size();
         if (resumedAt.get() != 0) {
-            Thread.sleep(2000);
+            Thread.sleep(2000);   // load, not a wait: the writers go on for a while on the new leader
         }
         stop.set(true);
         for (Future<?> f : work) {
@@ -231,11 +233,7 @@ class ClusterBrokerKillIT {
     }
 
     private static void awaitAcks(List<?> acks, int n, int seconds) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
-        while (acks.size() < n) {
-            assertThat(System.nanoTime()).as(n + " writes acknowledged before the kill").isLessThan(deadline);
-            Thread.sleep(20);
-        }
+        Await.until(n + " writes acknowledged before the kill", Duration.ofSeconds(seconds), () -> acks.size() >= n);
     }
 
     private static String event(String agent, int n) {

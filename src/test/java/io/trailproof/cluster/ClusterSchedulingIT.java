@@ -12,6 +12,7 @@ import io.trailproof.core.note.TlogCosignature;
 import io.trailproof.core.note.VerifierKey;
 import io.trailproof.core.timestamp.TimestampRecord;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.KafkaTestCluster;
@@ -29,11 +30,13 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -117,15 +120,12 @@ class ClusterSchedulingIT {
 
     /** Polls (at most 30 s) until the node's newest timestamp record stamps tree size {@code size}. */
     private static JsonNode awaitTimestampOf(Api api, long size) throws Exception {
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (true) {
-            JsonNode list = api.get("/v1/timestamps?limit=1").json();
-            if (!list.isEmpty() && list.get(0).get("tree_size").asLong() >= size) {
-                return list.get(0);
-            }
-            assertThat(System.nanoTime()).as("a scheduled timestamp of tree size " + size + ": " + list).isLessThan(deadline);
-            Thread.sleep(100);
-        }
+        AtomicReference<JsonNode> list = new AtomicReference<>();
+        Await.untilTrue("a scheduled timestamp of tree size " + size, Duration.ofSeconds(30), () -> {
+            list.set(api.get("/v1/timestamps?limit=1").json());
+            return !list.get().isEmpty() && list.get().get(0).get("tree_size").asLong() >= size;
+        });
+        return list.get().get(0);
     }
 
     /**
@@ -178,12 +178,9 @@ class ClusterSchedulingIT {
         // Restarted, the node stops at the same record again: it is never skipped.
         InProcessServer again = ClusterNodes.start(dirs.resolve("forged"), kafka.bootstrapServers(), "f1", topic, WRITE_TIMEOUT);
         try {
-            long deadline = System.nanoTime() + 30_000_000_000L;
+            Await.untilTrue("the restarted node stops applying", Duration.ofSeconds(30),
+                    () -> !again.api().get("/v1/cluster").json().get("applying").asBoolean());
             JsonNode c = again.api().get("/v1/cluster").json();
-            while (c.get("applying").asBoolean() && System.nanoTime() < deadline) {
-                Thread.sleep(100);
-                c = again.api().get("/v1/cluster").json();
-            }
             assertThat(c.get("applying").asBoolean()).isFalse();
             assertThat(c.get("apply_error").asText()).contains("offset 3");
             assertThat(c.get("applied_offset").asLong()).isEqualTo(2);
@@ -306,21 +303,21 @@ class ClusterSchedulingIT {
     private static String awaitCosigned(Api api, NoteSigner log, long size) throws Exception {
         List<NoteVerifier> keys = List.of(log.verifier(),
                 VerifierKey.parse(TestWitness.vkey()));
-        long deadline = System.nanoTime() + 30_000_000_000L;
-        while (true) {
+        AtomicReference<String> cosigned = new AtomicReference<>();
+        Await.untilTrue("a cosigned checkpoint of size " + size + " on " + api.base(), Duration.ofSeconds(30), () -> {
             Api.Reply r = api.get("/checkpoint");
             if (r.status() == 200) {
                 var opened = NoteVerification.open(
                         r.body().getBytes(StandardCharsets.UTF_8), keys);
                 if (TlogCheckpoint.parse(opened.note().text()).size() == size
                         && opened.signedBy(keys.get(1)) && opened.signedBy(keys.get(0))) {
-                    return r.body();
+                    cosigned.set(r.body());
+                    return true;
                 }
             }
-            assertThat(System.nanoTime()).as("a cosigned checkpoint of size " + size + " on " + api.base() + ": "
-                    + r.body()).isLessThan(deadline);
-            Thread.sleep(100);
-        }
+            return false;
+        });
+        return cosigned.get();
     }
 
     /**
@@ -328,28 +325,28 @@ class ClusterSchedulingIT {
      * {@code expected} when given); returns its id.
      */
     private static String awaitScheduler(Map<String, ?> ids, String expected) throws Exception {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (true) {
-            List<String> leading = new ArrayList<>();
-            Map<String, String> answers = new LinkedHashMap<>();
-            for (String id : ids.keySet()) {
-                Object node = ids.get(id);
-                Api api = node instanceof InProcessServer s ? s.api() : (Api) node;
-                JsonNode c = api.get("/v1/cluster").json();
-                answers.put(id, c.toString());
-                assertThat(c.get("scheduler").isBoolean()).as(c.toString()).isTrue();
-                assertThat(CONTRACT.validate(CONTRACT.document().at("/components/schemas/ClusterStatus"), c))
-                        .as("GET /v1/cluster in cluster mode against the OpenAPI document: " + c).isEmpty();
-                if (c.get("scheduler").asBoolean()) {
-                    leading.add(id);
+        AtomicReference<String> scheduler = new AtomicReference<>();
+        Await.untilTrue("one node running the scheduled work" + (expected == null ? "" : ": " + expected),
+                Duration.ofSeconds(60), () -> {
+                List<String> leading = new ArrayList<>();
+                for (String id : ids.keySet()) {
+                    Object node = ids.get(id);
+                    Api api = node instanceof InProcessServer s ? s.api() : (Api) node;
+                    JsonNode c = api.get("/v1/cluster").json();
+                    assertThat(c.get("scheduler").isBoolean()).as(c.toString()).isTrue();
+                    assertThat(CONTRACT.validate(CONTRACT.document().at("/components/schemas/ClusterStatus"), c))
+                            .as("GET /v1/cluster in cluster mode against the OpenAPI document: " + c).isEmpty();
+                    if (c.get("scheduler").asBoolean()) {
+                        leading.add(id);
+                    }
                 }
-            }
-            if (leading.size() == 1 && (expected == null || leading.get(0).equals(expected))) {
-                return leading.get(0);
-            }
-            assertThat(System.nanoTime()).as("one node running the scheduled work: " + answers).isLessThan(deadline);
-            Thread.sleep(200);
-        }
+                if (leading.size() == 1 && (expected == null || leading.get(0).equals(expected))) {
+                    scheduler.set(leading.get(0));
+                    return true;
+                }
+                return false;
+            });
+        return scheduler.get();
     }
 
     /** The node's own count of cosignature requests to the test witness with {@code outcome}. */
