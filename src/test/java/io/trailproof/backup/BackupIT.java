@@ -4,6 +4,7 @@ import io.trailproof.testing.ByteSearch;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.sun.net.httpserver.HttpServer;
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.TestTsa;
@@ -33,6 +34,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -112,17 +114,13 @@ class BackupIT {
                     return null;
                 }));
             }
-            while (stored.get() < 1000) {
-                Thread.sleep(20);
-            }
+            Await.until("1000 events stored before the first backup", Duration.ofMinutes(2), () -> stored.get() >= 1000);
             // A timestamp while the clients write: its record goes into the backup with the log.
             HttpResponse<String> stamp = http.send(HttpRequest.newBuilder(URI.create(s.api().base() + "/v1/timestamp"))
                     .header("Authorization", "Bearer " + ADMIN).header("Content-Type", "application/json")
                     .POST(HttpRequest.BodyPublishers.ofString("{}")).build(), HttpResponse.BodyHandlers.ofString());
             assertThat(stamp.statusCode()).as(stamp.body()).isEqualTo(201);
-            while (stored.get() < 2000) {
-                Thread.sleep(20);
-            }
+            Await.until("2000 events stored before the second backup", Duration.ofMinutes(2), () -> stored.get() >= 2000);
             // The CLI's backup, while the 4 clients keep writing.
             Cli.Run backup = Cli.launch(Map.of(), "backup", "-o", backupFile.toString(), "--server", s.api().base(),
                     "--api-key", ADMIN, "--json");
@@ -140,9 +138,8 @@ class BackupIT {
             assertThat(raw.headers().firstValue("X-Root")).hasValue(m.root());
             assertThat(m.treeSize()).isGreaterThanOrEqualTo(size);
             long before = stored.get();
-            while (stored.get() < before + 200) {   // ingestion goes on after the backups
-                Thread.sleep(20);
-            }
+            // ingestion goes on after the backups
+            Await.until("200 more events stored after the backups", Duration.ofMinutes(2), () -> stored.get() >= before + 200);
             stop.set(true);
             for (Future<?> f : running) {
                 f.get();
@@ -200,11 +197,12 @@ class BackupIT {
             }
             // The index was rebuilt from the log: a search sees every restored event.
             // (503 while the index catches up with the log after the start)
-            HttpResponse<String> found = get(r, "/v1/search?q=action_type:tool_call&limit=1", ADMIN);
-            for (int tries = 0; found.statusCode() == 503 && tries < 600; tries++) {
-                Thread.sleep(100);
-                found = get(r, "/v1/search?q=action_type:tool_call&limit=1", ADMIN);
-            }
+            AtomicReference<HttpResponse<String>> searched = new AtomicReference<>();
+            Await.untilTrue("the restored index answers a search", Duration.ofSeconds(60), () -> {
+                searched.set(get(r, "/v1/search?q=action_type:tool_call&limit=1", ADMIN));
+                return searched.get().statusCode() != 503;
+            });
+            HttpResponse<String> found = searched.get();
             assertThat(found.statusCode()).as(found.body()).isEqualTo(200);
             assertThat(Api.JSON.readTree(found.body()).get("total").asLong()).as(found.body()).isEqualTo(size);
             // And the CLI's verify, against the restored server.
