@@ -215,25 +215,18 @@ public final class KafkaProcessCluster implements AutoCloseable {
         props.put(AdminClientConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
         props.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "10000");
         admin = Admin.create(props);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        while (true) {
+        Await.untilTrue("all " + NODES + " brokers registered", Duration.ofSeconds(timeoutSeconds), () -> {
             for (Map.Entry<Integer, Process> p : processes.entrySet()) {
                 if (!p.getValue().isAlive()) {
                     throw new IllegalStateException("Kafka node " + p.getKey() + " exited with " + p.getValue().exitValue());
                 }
             }
             try {
-                if (admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).size() == NODES) {
-                    return;
-                }
+                return admin.describeCluster().nodes().get(10, TimeUnit.SECONDS).size() == NODES;
             } catch (ExecutionException | TimeoutException e) {
-                // not up yet
+                return false;   // not up yet
             }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("the brokers were not all registered within " + timeoutSeconds + " s");
-            }
-            Thread.sleep(200);
-        }
+        });
     }
 
     /** The brokers' listeners, {@code host:port,...}, for clients. */
@@ -274,7 +267,7 @@ public final class KafkaProcessCluster implements AutoCloseable {
                 throw new IllegalStateException("broker " + id + " did not become the leader of " + topic + " within "
                         + timeoutSeconds + " s (leader " + leaderOf(topic) + ")");
             }
-            Thread.sleep(200);
+            Thread.sleep(200);   // paces the election requests: each round asks Kafka to act, not only to answer
         }
     }
 
