@@ -93,7 +93,7 @@ class MemoryBoundsIT {
                 int client = c;
                 running.add(pool.submit(() -> {
                     long next = 0;
-                    while (System.nanoTime() < end) {
+                    while (System.nanoTime() < end) {   // load for a fixed run, not a wait
                         byte[] body = batch(client, next, 10_000);
                         HttpResponse<String> r = http.send(HttpRequest.newBuilder(uri).timeout(Duration.ofSeconds(60))
                                 .header("Content-Type", "application/json")
@@ -107,7 +107,7 @@ class MemoryBoundsIT {
                             if (r.headers().firstValue("Retry-After").isEmpty()) {
                                 wrong.add("503 without Retry-After: " + r.body());
                             }
-                            Thread.sleep(100);
+                            Thread.sleep(100);   // the client's back-off after a 503, not a wait
                         } else {
                             wrong.add(r.statusCode() + ": " + shorten(r.body()));
                         }
@@ -141,7 +141,7 @@ class MemoryBoundsIT {
                     s.getOutputStream().flush();
                     idle.add(s);
                 }
-                Thread.sleep(1000);
+                Thread.sleep(1000);   // a head start for the server to take the headers in: nothing outside shows it
                 Api api = server.api();
                 // 200 x 16 MiB is 3.2 GB: had the bodies been set aside, the 256 MB process would have exited.
                 Api.Reply r = api.post("/v1/events", "{\"agent_id\":\"still-here\"}");
