@@ -13,6 +13,7 @@ import java.util.Map;
 public final class InProcessServer implements AutoCloseable {
 
     private final TrailproofServer server;
+    private Api api;
 
     private InProcessServer(TrailproofServer server) {
         this.server = server;
@@ -34,8 +35,15 @@ public final class InProcessServer implements AutoCloseable {
         return new InProcessServer(TrailproofServer.start(settings, clock));
     }
 
-    public Api api() {
-        return new Api(server.port());
+    /**
+     * The one client of this server: every call answers the same {@link Api}, so its connections are
+     * reused instead of each call opening its own (the service caps one address's connections).
+     */
+    public synchronized Api api() {
+        if (api == null) {
+            api = new Api(server.port());
+        }
+        return api;
     }
 
     public TrailproofServer server() {
