@@ -18,8 +18,8 @@ import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { Agent, OpenAIChatCompletionsModel, run, setTraceProcessors, tool as agentsTool } from "@openai/agents";
-import { generateText, stepCountIs, tool as aiTool } from "ai";
-import { MockLanguageModelV3 } from "ai/test";
+import { generateText, stepCountIs, streamText, tool as aiTool } from "ai";
+import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { z } from "zod";
 
 import { agent, sharedServer, stopShared, tempDir, until } from "./support.mjs";
@@ -147,6 +147,36 @@ describe("trailproof/ai-sdk", () => {
     assert.deepEqual(errors, []);
   });
 
+  test("streamText is recorded the same way", async (t) => {
+    const { client, agentId, errors, onError } = newClient(t, "ai-sdk-stream");
+    const finish = (unified) => ({ type: "finish", finishReason: { unified, raw: unified }, usage: USAGE });
+    const model = new MockLanguageModelV3({
+      modelId: "fake-stream",
+      doStream: [
+        { stream: convertArrayToReadableStream([{ type: "tool-call", toolCallId: "s-1", toolName: "weather", input: '{"city":"Rome"}' }, finish("tool-calls")]) },
+        { stream: convertArrayToReadableStream([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "Warm." }, { type: "text-end", id: "t" }, finish("stop")]) },
+      ],
+    });
+    const result = streamText({
+      model,
+      prompt: "Weather in Rome?",
+      stopWhen: stepCountIs(3),
+      tools: { weather: aiTool({ inputSchema: z.object({ city: z.string() }), execute: async ({ city }) => `warm in ${city}` }) },
+      experimental_telemetry: { isEnabled: true, integrations: [trailproofTelemetry(client, { onError })] },
+    });
+    assert.equal(await result.text, "Warm.");
+    await client.flush();
+    const events = await eventsOf(agentId, (es) => es.length >= 6);
+    assert.deepEqual(
+      events.map((e) => `${e.action_type} ${e.action_name}`),
+      ["LLM_CALL fake-stream", "TOOL_CALL weather", "TOOL_RESULT weather", "LLM_RESULT fake-stream", "LLM_CALL fake-stream", "LLM_RESULT fake-stream"],
+    );
+    assert.deepEqual(events[1].action_input, { city: "Rome" });
+    assert.deepEqual(events[2].action_output, { value: "warm in Rome" });
+    assert.equal(events[5].action_output.content, "Warm.");
+    assert.deepEqual(errors, []);
+  });
+
   test("a gated tool runs once allowed, bound to its decision, and never runs when denied", async (t) => {
     const { client, agentId, errors, onError } = newClient(t, "ai-sdk-gate");
     let wiped = false;
@@ -235,7 +265,7 @@ describe("trailproof/openai-agents", () => {
     t.after(() => setTraceProcessors([]));
     const openai = fakeOpenAI([toolCallCompletion("weather", { city: "Oslo" }), completion({ content: "Sunny." }, "stop")]);
     const weather = agentsTool({ name: "weather", description: "w", parameters: z.object({ city: z.string() }), execute: async ({ city }) => `sunny in ${city}` });
-    const agent = new Agent({ name: "helper", instructions: "be brief", model: new OpenAIChatCompletionsModel(openai, "fake-gpt"), tools: [weather] });
+    const agent = new Agent({ name: "forecaster", instructions: "be brief", model: new OpenAIChatCompletionsModel(openai, "fake-gpt"), tools: [weather] });
     const result = await run(agent, "Weather in Oslo?");
     assert.equal(result.finalOutput, "Sunny.");
     await client.flush();
@@ -429,6 +459,26 @@ describe("trailproof/mcp", () => {
     assertBound(events, "weather");
     assertRefused(events, "wipe_disk");
     assert.deepEqual(errors, []);
+  });
+
+  test("when the gate cannot be asked, fail mode closed refuses the call and open lets it through", async (t) => {
+    const spool = tempDir("trailproof-ts-adapters-down-");
+    const down = new Client({ url: "http://127.0.0.1:9", agentId: agent("mcp-down"), spoolDir: spool, requestTimeoutMs: 2000, onError: () => {} });
+    t.after(async () => {
+      await down.close(100);
+      fs.rmSync(spool, { recursive: true, force: true });
+    });
+    const calls = [];
+    const errors = [];
+    const closed = await mcpPair(t, down, { gate: true, onError: (e) => errors.push(e) }, calls);
+    const refused = await closed.callTool({ name: "weather", arguments: { city: "Oslo" } });
+    assert.equal(refused.isError, true);
+    assert.match(refused.content[0].text, /^trailproof gate unavailable, weather refused: /);
+    assert.deepEqual(calls, []);
+    const open = await mcpPair(t, down, { gate: true, failMode: "open", onError: (e) => errors.push(e) }, calls);
+    assert.deepEqual((await open.callTool({ name: "weather", arguments: { city: "Oslo" } })).content, [{ type: "text", text: "sunny in Oslo" }]);
+    assert.deepEqual(calls, ["weather"]);
+    assert.equal(errors.length, 1, "fail mode open says the gate was unavailable");
   });
 
   test("a call unanswered when the transport closes is recorded as never answered", async (t) => {

@@ -1,5 +1,5 @@
 /**
- * `trailproof/ai-sdk`: the Vercel AI SDK 6 (`ai`) adapter (typescript-adapters.md#vercel-ai-sdk).
+ * `trailproof/ai-sdk`: the Vercel AI SDK 6 (`ai`) adapter (src/site/typescript-adapters.md#vercel-ai-sdk).
  *
  * `trailproofTelemetry(client)` is a telemetry integration for `experimental_telemetry.integrations`:
  * each model step becomes `LLM_CALL` + `LLM_RESULT`, each tool execution `TOOL_CALL` + `TOOL_RESULT`.

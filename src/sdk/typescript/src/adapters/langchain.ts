@@ -1,6 +1,6 @@
 /**
  * `trailproof/langchain`: a LangChain.js (`@langchain/core`) callback handler
- * (typescript-adapters.md#langchainjs).
+ * (src/site/typescript-adapters.md#langchainjs).
  */
 
 import { BaseCallbackHandler } from "@langchain/core/callbacks/base";

@@ -1,6 +1,6 @@
 /**
  * `trailproof/mcp`: a wrapper of an MCP SDK (`@modelcontextprotocol/sdk`) client `Transport`
- * (typescript-adapters.md#mcp-clients).
+ * (src/site/typescript-adapters.md#mcp-clients).
  */
 
 import type { Transport, TransportSendOptions } from "@modelcontextprotocol/sdk/shared/transport.js";

@@ -1,6 +1,6 @@
 /**
  * `trailproof/openai-agents`: the OpenAI Agents SDK (`@openai/agents`) adapter
- * (typescript-adapters.md#openai-agents-sdk).
+ * (src/site/typescript-adapters.md#openai-agents-sdk).
  *
  * `TrailproofTracingProcessor` records the spans of a run as events (function spans as `TOOL_CALL` +
  * `TOOL_RESULT`, generation and response spans as `LLM_CALL` + `LLM_RESULT`); `gateTool(client,
