@@ -406,6 +406,10 @@ function mcpServer(calls) {
     calls.push("wipe_disk");
     return { content: [{ type: "text", text: "wiped" }] };
   });
+  server.registerTool("refund", { inputSchema: { order: z.string() } }, async ({ order }) => {
+    calls.push("refund");
+    return { content: [{ type: "text", text: `refunded ${order}` }] };
+  });
   server.registerTool("broken", { inputSchema: {} }, async () => ({ content: [{ type: "text", text: "disk on fire" }], isError: true }));
   return server;
 }
@@ -424,7 +428,7 @@ describe("trailproof/mcp", () => {
     const { client, agentId, errors, onError } = newClient(t, "mcp");
     const calls = [];
     const mcp = await mcpPair(t, client, { onError }, calls);
-    assert.deepEqual((await mcp.listTools()).tools.map((x) => x.name), ["weather", "wipe_disk", "broken"]);
+    assert.deepEqual((await mcp.listTools()).tools.map((x) => x.name), ["weather", "wipe_disk", "refund", "broken"]);
     const answer = await mcp.callTool({ name: "weather", arguments: { city: "Oslo" } });
     assert.deepEqual(answer.content, [{ type: "text", text: "sunny in Oslo" }]);
     const failed = await mcp.callTool({ name: "broken", arguments: {} });
@@ -458,6 +462,28 @@ describe("trailproof/mcp", () => {
     const events = await eventsOf(agentId, (es) => ofType(es, "TOOL_RESULT").length >= 1 && ofType(es, "DECISION").length >= 2);
     assertBound(events, "weather");
     assertRefused(events, "wipe_disk");
+    assert.deepEqual(errors, []);
+  });
+
+  test("an ask waits for a person: an approved call runs bound to its decision, an unanswered one is refused", async (t) => {
+    const { client, agentId, errors, onError } = newClient(t, "mcp-ask");
+    const calls = [];
+    const mcp = await mcpPair(t, client, { onError, gate: true, askTimeoutMs: 60000 }, calls);
+    const approved = server.decisionOf(agentId).then((d) => server.answer(d.id, true, "one refund is fine"));
+    assert.deepEqual((await mcp.callTool({ name: "refund", arguments: { order: "O-77" } })).content, [{ type: "text", text: "refunded O-77" }]);
+    await approved;
+    const other = newClient(t, "mcp-ask-timeout");
+    const impatient = await mcpPair(t, other.client, { onError, gate: true, askTimeoutMs: 1000 }, calls);
+    const refused = await impatient.callTool({ name: "refund", arguments: { order: "O-78" } });
+    assert.equal(refused.isError, true);
+    assert.match(refused.content[0].text, /^trailproof gate: refund was not approved within 1 s \(rule refunds-need-a-person: /);
+    assert.deepEqual(calls, ["refund"]);
+    await client.flush();
+    const events = await eventsOf(agentId, (es) => ofType(es, "TOOL_RESULT").length >= 1 && ofType(es, "APPROVAL").length >= 1);
+    const call = ofType(events, "TOOL_CALL")[0];
+    assert.equal(call.decision_id, ofType(events, "DECISION")[0].id);
+    assert.equal(ofType(events, "APPROVAL")[0].action_output.approved, true);
+    assert.deepEqual(ofType(events, "GATE_VIOLATION"), []);
     assert.deepEqual(errors, []);
   });
 
