@@ -204,6 +204,54 @@ class FrontDoorIT {
         }
     }
 
+    /**
+     * What the HTTP parser refuses before any handler runs (a bad request line, a malformed or
+     * oversized head) is a 400 without a body, and the connection closes; a chunked body whose framing
+     * is malformed loses its connection without an answer. Neither stores anything, and the service
+     * goes on answering (src/site/security.md#framing says why these carry no message).
+     */
+    @Test
+    void whatTheParserRefusesIsA400OrAClosedConnectionAndChangesNothing() throws Exception {
+        for (Target t : targets()) {
+            long size = treeSize(t);
+            String host = "Host: " + t.host() + "\r\n";
+            for (String head : List.of("GARBAGE\r\n\r\n", "GET /he alth HTTP/1.1\r\n" + host + "\r\n",
+                    "GET /health HTTP/1.1\r\n" + host + "A header without a colon\r\n\r\n",
+                    "GET /health HTTP/1.1\r\n" + host + "X-Control: a\u0001b\r\n\r\n",
+                    "GET /health HTTP/1.1\r\n" + host + "X-Large: " + "a".repeat(2 << 20) + "\r\n\r\n",
+                    "POST /v1/events HTTP/1.1\r\n" + host + "Content-Type: application/json\r\n"
+                            + "Content-Length: 2\r\nBad\u0000Name: x\r\n\r\n{}")) {
+                String what = head.substring(0, Math.min(60, head.length()));
+                Answer a = t.send(head, "");
+                assertThat(a.status()).as(what).isEqualTo(400);
+                assertThat(a.header("connection")).as(what).isEqualToIgnoringCase("close");
+                assertThat(a.body()).as(what).isEmpty();
+            }
+            String post = "POST /v1/events HTTP/1.1\r\n" + host + "Content-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n" + t.auth() + "\r\n";
+            for (String chunks : List.of("ZZ\r\n{}\r\n0\r\n\r\n", "-2\r\n{}\r\n0\r\n\r\n",
+                    "FFFFFFFFFFFFFFFFFFFF\r\n{\"agent_id\":\"framing\"}\r\n0\r\n\r\n")) {
+                assertThat(closedWithoutAnswer(t.port(), post + chunks)).as(chunks).isTrue();
+            }
+            assertThat(treeSize(t)).as("nothing was stored").isEqualTo(size);
+        }
+    }
+
+    /** Sends {@code request} and reads until the server closes: true when it closed without a byte of answer. */
+    private static boolean closedWithoutAnswer(int port, String request) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 15_000);
+            s.setSoTimeout(15_000);
+            s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream().flush();
+            try {
+                return s.getInputStream().read() < 0;
+            } catch (IOException reset) {
+                return true;
+            }
+        }
+    }
+
     @Test
     void answersWithTrailDataAreNeverStoredAndEveryAnswerHasARequestId() throws Exception {
         for (Target t : targets()) {
