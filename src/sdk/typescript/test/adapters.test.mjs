@@ -3,10 +3,11 @@
 // with the tests' gate policy set through the admin API.
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { after, before, describe, test } from "node:test";
 
-import { Client, Denied } from "trailproof";
+import { Client, Denied, canonicalize } from "trailproof";
 import { gateTools, trailproofTelemetry } from "trailproof/ai-sdk";
 import { TrailproofCallbackHandler } from "trailproof/langchain";
 import { TrailproofTransport } from "trailproof/mcp";
@@ -411,6 +412,10 @@ function mcpServer(calls) {
     return { content: [{ type: "text", text: `refunded ${order}` }] };
   });
   server.registerTool("broken", { inputSchema: {} }, async () => ({ content: [{ type: "text", text: "disk on fire" }], isError: true }));
+  server.registerTool("dump", { inputSchema: { chars: z.number(), fail: z.boolean() } }, async ({ chars, fail }) => ({
+    content: [{ type: "text", text: "\u00e9".repeat(chars) }],
+    isError: fail,
+  }));
   return server;
 }
 
@@ -428,7 +433,7 @@ describe("trailproof/mcp", () => {
     const { client, agentId, errors, onError } = newClient(t, "mcp");
     const calls = [];
     const mcp = await mcpPair(t, client, { onError }, calls);
-    assert.deepEqual((await mcp.listTools()).tools.map((x) => x.name), ["weather", "wipe_disk", "refund", "broken"]);
+    assert.deepEqual((await mcp.listTools()).tools.map((x) => x.name), ["weather", "wipe_disk", "refund", "broken", "dump"]);
     const answer = await mcp.callTool({ name: "weather", arguments: { city: "Oslo" } });
     assert.deepEqual(answer.content, [{ type: "text", text: "sunny in Oslo" }]);
     const failed = await mcp.callTool({ name: "broken", arguments: {} });
@@ -446,6 +451,24 @@ describe("trailproof/mcp", () => {
     assert.ok(result.duration_ms >= 0);
     assert.equal(brokenResult.action_status, "error");
     assert.equal(brokenResult.error_message, "disk on fire");
+    assert.deepEqual(errors, []);
+  });
+
+  test("content larger than an event may hold is summarised, never refused or lost", async (t) => {
+    const { client, agentId, errors, onError } = newClient(t, "mcp-large");
+    const mcp = await mcpPair(t, client, { onError }, []);
+    const big = await mcp.callTool({ name: "dump", arguments: { chars: 600_000, fail: false } });
+    assert.equal(big.content[0].text.length, 600_000, "the answer passes through whole");
+    await mcp.callTool({ name: "dump", arguments: { chars: 100_000, fail: true } });
+    await client.flush();
+    const events = await eventsOf(agentId, (es) => es.length >= 4);
+    const summary = events[1].action_output;
+    assert.equal(summary.omitted, "larger than one event may hold (1 MiB)");
+    const canonical = Buffer.from(canonicalize(big), "utf8");
+    assert.equal(summary.canonical_bytes, canonical.length);
+    assert.equal(summary.canonical_sha256, createHash("sha256").update(canonical).digest("hex"));
+    assert.equal(events[3].action_status, "error");
+    assert.equal(events[3].error_message, "\u00e9".repeat(65_536));
     assert.deepEqual(errors, []);
   });
 
