@@ -18,7 +18,7 @@ import { tool as lcTool } from "@langchain/core/tools";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { Agent, OpenAIChatCompletionsModel, run, setTraceProcessors, tool as agentsTool } from "@openai/agents";
+import { Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, run, setTraceProcessors, tool as agentsTool } from "@openai/agents";
 import { generateText, stepCountIs, streamText, tool as aiTool } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { z } from "zod";
@@ -289,6 +289,37 @@ describe("trailproof/openai-agents", () => {
     assert.equal(result1.action_output.content, "Sunny.");
     assert.equal(toolCall.metadata.trace_id, call0.metadata.trace_id);
     assert.match(toolCall.metadata.trace_id, /^trace_/);
+    assert.deepEqual(errors, []);
+  });
+
+  test("with a Responses API model, the response spans are recorded as model calls", async (t) => {
+    const { client, agentId, errors, onError } = newClient(t, "openai-agents-responses");
+    setTraceProcessors([new TrailproofTracingProcessor(client, { onError })]);
+    t.after(() => setTraceProcessors([]));
+    const usage = (i, o) => ({ input_tokens: i, output_tokens: o, total_tokens: i + o, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } });
+    const answers = [
+      { id: "resp_1", object: "response", model: "fake-resp", status: "completed", usage: usage(12, 4),
+        output: [{ type: "function_call", id: "fc_1", call_id: "call_1", name: "weather", arguments: '{"city":"Oslo"}', status: "completed" }] },
+      { id: "resp_2", object: "response", model: "fake-resp", status: "completed", usage: usage(20, 2),
+        output: [{ type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Sunny.", annotations: [] }] }] },
+    ];
+    let n = 0;
+    const openai = { baseURL: "http://fake.invalid", responses: { create: async () => answers[n++] } };
+    const weather = agentsTool({ name: "weather", description: "w", parameters: z.object({ city: z.string() }), execute: async ({ city }) => `sunny in ${city}` });
+    const agent = new Agent({ name: "forecaster", instructions: "be brief", model: new OpenAIResponsesModel(openai, "fake-resp"), tools: [weather] });
+    assert.equal((await run(agent, "Weather in Oslo?")).finalOutput, "Sunny.");
+    await client.flush();
+    const events = await eventsOf(agentId, (es) => es.length >= 6);
+    assert.deepEqual(
+      events.map((e) => `${e.action_type} ${e.action_name}`),
+      ["LLM_CALL fake-resp", "LLM_RESULT fake-resp", "TOOL_CALL weather", "TOOL_RESULT weather", "LLM_CALL fake-resp", "LLM_RESULT fake-resp"],
+    );
+    assert.equal(events[0].action_input.messages[0].content, "Weather in Oslo?");
+    assert.deepEqual(events[1].action_output, {
+      model: "fake-resp", tool_calls: [{ id: "call_1", name: "weather", input: '{"city":"Oslo"}' }], finish_reason: "completed",
+      usage: { input_tokens: 12, output_tokens: 4 }, response_id: "resp_1",
+    });
+    assert.equal(events[5].action_output.content, "Sunny.");
     assert.deepEqual(errors, []);
   });
 
