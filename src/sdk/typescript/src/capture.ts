@@ -1,4 +1,4 @@
-/** The capture helper `client.audited(fn, options)` (typescript-sdk.md#capture). */
+/** The capture helper `client.audited(fn, options)` (src/site/typescript-sdk.md#capture). */
 
 import type { Client } from "./client.js";
 import { ApprovalTimeout, Denied, Unavailable } from "./errors.js";

@@ -7,7 +7,7 @@
  *     await client.flush();
  *     console.log(await client.verify(receipt));
  *
- * See typescript-sdk.md in the trailproof documentation.
+ * See src/site/typescript-sdk.md in the trailproof documentation.
  */
 
 export { Client, Receipt, CAPTURE_METHOD, type Ack, type ClientOptions, type LogFields } from "./client.js";

@@ -3,10 +3,11 @@
 // with the tests' gate policy set through the admin API.
 
 import assert from "node:assert/strict";
+import { createHash } from "node:crypto";
 import * as fs from "node:fs";
 import { after, before, describe, test } from "node:test";
 
-import { Client, Denied } from "trailproof";
+import { Client, Denied, canonicalize } from "trailproof";
 import { gateTools, trailproofTelemetry } from "trailproof/ai-sdk";
 import { TrailproofCallbackHandler } from "trailproof/langchain";
 import { TrailproofTransport } from "trailproof/mcp";
@@ -17,7 +18,7 @@ import { tool as lcTool } from "@langchain/core/tools";
 import { Client as McpClient } from "@modelcontextprotocol/sdk/client/index.js";
 import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
-import { Agent, OpenAIChatCompletionsModel, run, setTraceProcessors, tool as agentsTool } from "@openai/agents";
+import { Agent, OpenAIChatCompletionsModel, OpenAIResponsesModel, run, setTraceProcessors, tool as agentsTool } from "@openai/agents";
 import { generateText, stepCountIs, streamText, tool as aiTool } from "ai";
 import { MockLanguageModelV3, convertArrayToReadableStream } from "ai/test";
 import { z } from "zod";
@@ -291,6 +292,37 @@ describe("trailproof/openai-agents", () => {
     assert.deepEqual(errors, []);
   });
 
+  test("with a Responses API model, the response spans are recorded as model calls", async (t) => {
+    const { client, agentId, errors, onError } = newClient(t, "openai-agents-responses");
+    setTraceProcessors([new TrailproofTracingProcessor(client, { onError })]);
+    t.after(() => setTraceProcessors([]));
+    const usage = (i, o) => ({ input_tokens: i, output_tokens: o, total_tokens: i + o, input_tokens_details: { cached_tokens: 0 }, output_tokens_details: { reasoning_tokens: 0 } });
+    const answers = [
+      { id: "resp_1", object: "response", model: "fake-resp", status: "completed", usage: usage(12, 4),
+        output: [{ type: "function_call", id: "fc_1", call_id: "call_1", name: "weather", arguments: '{"city":"Oslo"}', status: "completed" }] },
+      { id: "resp_2", object: "response", model: "fake-resp", status: "completed", usage: usage(20, 2),
+        output: [{ type: "message", id: "msg_1", role: "assistant", status: "completed", content: [{ type: "output_text", text: "Sunny.", annotations: [] }] }] },
+    ];
+    let n = 0;
+    const openai = { baseURL: "http://fake.invalid", responses: { create: async () => answers[n++] } };
+    const weather = agentsTool({ name: "weather", description: "w", parameters: z.object({ city: z.string() }), execute: async ({ city }) => `sunny in ${city}` });
+    const agent = new Agent({ name: "forecaster", instructions: "be brief", model: new OpenAIResponsesModel(openai, "fake-resp"), tools: [weather] });
+    assert.equal((await run(agent, "Weather in Oslo?")).finalOutput, "Sunny.");
+    await client.flush();
+    const events = await eventsOf(agentId, (es) => es.length >= 6);
+    assert.deepEqual(
+      events.map((e) => `${e.action_type} ${e.action_name}`),
+      ["LLM_CALL fake-resp", "LLM_RESULT fake-resp", "TOOL_CALL weather", "TOOL_RESULT weather", "LLM_CALL fake-resp", "LLM_RESULT fake-resp"],
+    );
+    assert.equal(events[0].action_input.messages[0].content, "Weather in Oslo?");
+    assert.deepEqual(events[1].action_output, {
+      model: "fake-resp", tool_calls: [{ id: "call_1", name: "weather", input: '{"city":"Oslo"}' }], finish_reason: "completed",
+      usage: { input_tokens: 12, output_tokens: 4 }, response_id: "resp_1",
+    });
+    assert.equal(events[5].action_output.content, "Sunny.");
+    assert.deepEqual(errors, []);
+  });
+
   test("a gated tool runs once allowed, bound to its decision; a denied one answers the refusal", async (t) => {
     const { client, agentId, errors, onError } = newClient(t, "openai-agents-gate");
     setTraceProcessors([new TrailproofTracingProcessor(client, { onError })]);
@@ -411,6 +443,10 @@ function mcpServer(calls) {
     return { content: [{ type: "text", text: `refunded ${order}` }] };
   });
   server.registerTool("broken", { inputSchema: {} }, async () => ({ content: [{ type: "text", text: "disk on fire" }], isError: true }));
+  server.registerTool("dump", { inputSchema: { chars: z.number(), fail: z.boolean() } }, async ({ chars, fail }) => ({
+    content: [{ type: "text", text: "\u00e9".repeat(chars) }],
+    isError: fail,
+  }));
   return server;
 }
 
@@ -428,7 +464,7 @@ describe("trailproof/mcp", () => {
     const { client, agentId, errors, onError } = newClient(t, "mcp");
     const calls = [];
     const mcp = await mcpPair(t, client, { onError }, calls);
-    assert.deepEqual((await mcp.listTools()).tools.map((x) => x.name), ["weather", "wipe_disk", "refund", "broken"]);
+    assert.deepEqual((await mcp.listTools()).tools.map((x) => x.name), ["weather", "wipe_disk", "refund", "broken", "dump"]);
     const answer = await mcp.callTool({ name: "weather", arguments: { city: "Oslo" } });
     assert.deepEqual(answer.content, [{ type: "text", text: "sunny in Oslo" }]);
     const failed = await mcp.callTool({ name: "broken", arguments: {} });
@@ -446,6 +482,24 @@ describe("trailproof/mcp", () => {
     assert.ok(result.duration_ms >= 0);
     assert.equal(brokenResult.action_status, "error");
     assert.equal(brokenResult.error_message, "disk on fire");
+    assert.deepEqual(errors, []);
+  });
+
+  test("content larger than an event may hold is summarised, never refused or lost", async (t) => {
+    const { client, agentId, errors, onError } = newClient(t, "mcp-large");
+    const mcp = await mcpPair(t, client, { onError }, []);
+    const big = await mcp.callTool({ name: "dump", arguments: { chars: 600_000, fail: false } });
+    assert.equal(big.content[0].text.length, 600_000, "the answer passes through whole");
+    await mcp.callTool({ name: "dump", arguments: { chars: 100_000, fail: true } });
+    await client.flush();
+    const events = await eventsOf(agentId, (es) => es.length >= 4);
+    const summary = events[1].action_output;
+    assert.equal(summary.omitted, "larger than one event may hold (1 MiB)");
+    const canonical = Buffer.from(canonicalize(big), "utf8");
+    assert.equal(summary.canonical_bytes, canonical.length);
+    assert.equal(summary.canonical_sha256, createHash("sha256").update(canonical).digest("hex"));
+    assert.equal(events[3].action_status, "error");
+    assert.equal(events[3].error_message, "\u00e9".repeat(65_536));
     assert.deepEqual(errors, []);
   });
 

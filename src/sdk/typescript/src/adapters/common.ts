@@ -4,7 +4,10 @@
  * tool runs.
  */
 
+import { createHash } from "node:crypto";
+
 import { ApprovalTimeout, Denied, Unavailable } from "../errors.js";
+import { canonicalize } from "../jcs.js";
 import { jsonable } from "../values.js";
 import type { Client, LogFields } from "../client.js";
 
@@ -37,7 +40,7 @@ export function report(onError: ((error: unknown) => void) | undefined, error: u
       return;
     }
   } catch {
-    // An onError that throws is not allowed to break the agent either: fall through to stderr.
+    // An onError that throws is not allowed to break the agent either: fall back to a warning.
   }
   try {
     process.emitWarning(describe(error), "TrailproofWarning");
@@ -55,10 +58,52 @@ export function guard(onError: ((error: unknown) => void) | undefined, fn: () =>
   }
 }
 
-/** Logs one event; whatever `log` throws (a full queue, say) goes to `onError`. Never throws. */
+/** One event's canonical form may be at most 1 MiB (events.md#accepted-fields). */
+const MAX_EVENT_BYTES = 1_048_576;
+/** What an input or output may take of it, leaving room for the event's other fields. */
+export const MAX_CONTENT_BYTES = MAX_EVENT_BYTES - 65_536;
+/** `error_message` holds at most 64 KiB (UTF-16 code units). */
+export const MAX_ERROR_CHARS = 65_536;
+
+/**
+ * `value` as `action_input` / `action_output` may hold it: a JSON object (anything else as
+ * `{"value": ...}`), or, when its RFC 8785 form is larger than an event may hold, a summary saying so
+ * that lets anyone match it against the original: `{"omitted": "larger than one event may hold
+ * (1 MiB)", "canonical_bytes", "canonical_sha256"}`, as the MCP proxy and the LLM gateway record it.
+ */
+export function fit(value: unknown): Record<string, unknown> {
+  const j = jsonable(value);
+  const obj = j !== null && typeof j === "object" && !Array.isArray(j) ? (j as Record<string, unknown>) : { value: j ?? null };
+  // A UTF-16 code unit is at most 3 bytes of UTF-8, and the canonical form is no longer than JSON's.
+  if (JSON.stringify(obj).length * 3 <= MAX_CONTENT_BYTES) return obj;
+  const canonical = Buffer.from(canonicalize(obj), "utf8");
+  if (canonical.length <= MAX_CONTENT_BYTES) return obj;
+  return {
+    omitted: "larger than one event may hold (1 MiB)",
+    canonical_bytes: canonical.length,
+    canonical_sha256: createHash("sha256").update(canonical).digest("hex"),
+  };
+}
+
+/** `s` cut to at most `max` UTF-16 code units, never between the two halves of a surrogate pair. */
+export function cut(s: string, max: number): string {
+  if (s.length <= max) return s;
+  const code = s.charCodeAt(max - 1);
+  return s.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
+}
+
+/**
+ * Logs one event, its input and output fitted (`fit`) and its error message cut to 64 KiB, so the
+ * service never refuses it for its size; whatever `log` throws (a full queue, say) goes to
+ * `onError`. Never throws.
+ */
 export function record(client: Client, onError: ((error: unknown) => void) | undefined, fields: LogFields): void {
   guard(onError, () => {
-    client.log(fields);
+    const f: LogFields = { ...fields };
+    if (f.input !== undefined) f.input = fit(f.input);
+    if (f.output !== undefined) f.output = fit(f.output);
+    if (f.error !== undefined) f.error = cut(f.error, MAX_ERROR_CHARS);
+    client.log(f);
   });
 }
 
@@ -98,6 +143,7 @@ export function asObject(value: unknown): Record<string, unknown> {
   if (j !== null && typeof j === "object" && !Array.isArray(j)) return j as Record<string, unknown>;
   return j === undefined ? {} : { value: j };
 }
+
 
 /** Leaves out the fields whose value is undefined (an absent field, not a null one). */
 export function defined<T extends Record<string, unknown>>(o: T): T {

@@ -11,8 +11,6 @@ import { type GateOptions, askGate, asObject, defined, guard, record, report } f
 const ADAPTER = "mcp";
 /** Calls sent and not yet answered that the wrapper remembers at most (older ones are forgotten). */
 const MAX_PENDING = 10_000;
-/** The longest `error_message` the service takes (64 KiB of UTF-16 code units). */
-const MAX_ERROR = 65_536;
 
 export interface McpTransportOptions extends GateOptions {
   /** Ask the gate before each `tools/call` is sent (default false). */
@@ -39,11 +37,11 @@ function isAnswer(m: Any): boolean {
   return m && m.method === undefined && m.id !== undefined && ("result" in m || "error" in m);
 }
 
-/** The text content of a tool result, for `error_message` (at most 64 KiB). */
+/** The text content of a tool result, for `error_message` (which `record` cuts to 64 KiB). */
 function textOf(result: Any | undefined): string {
   const parts = Array.isArray(result?.content) ? result.content : [];
   const text = parts.filter((c: Any) => c?.type === "text" && typeof c.text === "string").map((c: Any) => c.text).join("\n");
-  return (text || "the tool reported an error").slice(0, MAX_ERROR);
+  return text || "the tool reported an error";
 }
 
 /**
@@ -160,7 +158,7 @@ export class TrailproofTransport implements Transport {
     this.pending.delete(id);
     const failed = "error" in m || m.result?.isError === true;
     this.result(call, "error" in m ? { error: m.error } : asObject(m.result), failed,
-      failed ? ("error" in m ? String(m.error?.message ?? "JSON-RPC error").slice(0, MAX_ERROR) : textOf(m.result)) : undefined);
+      failed ? ("error" in m ? String(m.error?.message ?? "JSON-RPC error") : textOf(m.result)) : undefined);
   }
 
   private result(call: Pending, output: Record<string, unknown> | undefined, failed: boolean, error: string | undefined): void {
