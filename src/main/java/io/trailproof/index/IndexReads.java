@@ -47,7 +47,8 @@ final class IndexReads {
     static final Duration CATCH_UP_WAIT = Duration.ofSeconds(30);
     /**
      * How long a person's list or search waits for the index to catch up before it is answered from
-     * what is indexed, with how far behind that is (src/site/search.md#read-after-write).
+     * what is indexed, with how far behind that is (src/site/search.md#read-after-write), unless
+     * {@code index.catch-up-wait-ms} says otherwise ({@link #partialAfter(Duration)}).
      */
     static final Duration PARTIAL_AFTER = Duration.ofSeconds(5);
     /**
@@ -80,6 +81,7 @@ final class IndexReads {
     private boolean closed; // guarded by signal
     private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
     private final AtomicLong cancelled = new AtomicLong();
+    private volatile Duration partialAfter = PARTIAL_AFTER;
 
     IndexReads(Ledger ledger, Clock clock, Lock swapReadLock, Live live) {
         this.ledger = ledger;
@@ -92,7 +94,7 @@ final class IndexReads {
     Results find(IndexRequest request, boolean partial)
             throws BadQueryException, IndexUnavailableException, IOException {
         long target = ledger.size();
-        long deadline = System.nanoTime() + (partial ? PARTIAL_AFTER : CATCH_UP_WAIT).toNanos();
+        long deadline = System.nanoTime() + (partial ? partialAfter : CATCH_UP_WAIT).toNanos();
         while (true) {
             if (!awaitIndexed(target, deadline)) {
                 Results results = partial ? findPartial(request, target) : null;
@@ -108,6 +110,14 @@ final class IndexReads {
         }
     }
 
+    /** See {@link SearchIndex#answeringPartiallyAfter}. */
+    void partialAfter(Duration wait) {
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("a wait cannot be negative: " + wait);
+        }
+        partialAfter = wait;
+    }
+
     /** See {@link SearchIndex#searchesCancelled}. */
     long cancelled() {
         return cancelled.get();
@@ -116,7 +126,7 @@ final class IndexReads {
     /** See {@link SearchIndex#findAsync}. */
     CompletableFuture<Results> findAsync(IndexRequest request, Executor searchThreads) {
         CompletableFuture<Results> result = new CompletableFuture<>();
-        findWhenIndexed(request, ledger.size(), System.nanoTime() + PARTIAL_AFTER.toNanos(), searchThreads, result);
+        findWhenIndexed(request, ledger.size(), System.nanoTime() + partialAfter.toNanos(), searchThreads, result);
         return result;
     }
 

@@ -65,7 +65,7 @@ public final class SearchIndex implements Closeable {
     /**
      * A page of results, the total number of matches, and their summary (null when none was asked).
      * {@code behind} is 0 when every event durable at the request's start was searched; otherwise the
-     * answer came from what was indexed after the bounded wait ({@link IndexReads#PARTIAL_AFTER}) and
+     * answer came from what was indexed after the bounded wait ({@link #answeringPartiallyAfter}) and
      * {@code behind} is how many of those events it may not hold (an upper bound).
      */
     public record Results(long total, List<Result> results, MatchSummary summary, long behind) {
@@ -481,7 +481,7 @@ public final class SearchIndex implements Closeable {
     }
 
     /**
-     * As {@link #find}, for a person's request: after {@link IndexReads#PARTIAL_AFTER} without the
+     * As {@link #find}, for a person's request: after {@link #answeringPartiallyAfter} without the
      * index catching up it answers from what is indexed, and {@link Results#behind()} says how far
      * behind that is. Never for work that must see every event (an erasure's matches).
      *
@@ -494,7 +494,7 @@ public final class SearchIndex implements Closeable {
     /**
      * As {@link #findOrPartial}, but no thread waits for the index: the request is parked until the
      * follower has indexed every event that was durable when this call started, then searched on
-     * {@code searchThreads}; after {@link IndexReads#PARTIAL_AFTER}, or at once when
+     * {@code searchThreads}; after {@link #answeringPartiallyAfter}, or at once when
      * {@link IndexReads#MAX_WAITING} requests already wait, it is answered from what is indexed
      * ({@link Results#behind()}). Completes exceptionally with {@link BadQueryException},
      * {@link IndexUnavailableException} (the index failed, is damaged, or the service is closing) or an
@@ -502,6 +502,16 @@ public final class SearchIndex implements Closeable {
      */
     public CompletableFuture<Results> findAsync(IndexRequest request, Executor searchThreads) {
         return reads.findAsync(request, searchThreads);
+    }
+
+    /**
+     * Sets how long {@link #findOrPartial} and {@link #findAsync} wait for the index before they answer
+     * from what is indexed ({@code index.catch-up-wait-ms}; {@link IndexReads#PARTIAL_AFTER} until set).
+     * Returns this index.
+     */
+    public SearchIndex answeringPartiallyAfter(Duration wait) {
+        reads.partialAfter(wait);
+        return this;
     }
 
     /** Searches cancelled since the start because their client had gone ({@link IndexRequest#clientGone}). */

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trailproof.core.merkle.InMemorySubtreeHashes;
 import io.trailproof.core.merkle.Reference;
+import io.trailproof.testing.Await;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -274,7 +275,7 @@ class MerkleNodeStoreRepairTest {
             }
             Future<byte[]> root = readers.submit(() -> store.root(560));
             Future<List<byte[]>> proof = readers.submit(() -> store.inclusionProof(600, N));
-            Thread.sleep(200);   // not a wait for state: the readers must still be waiting after it
+            Await.nothingHappensWithin("a reader answering before the check");
             assertThat(root.isDone()).isFalse();
             assertThat(proof.isDone()).isFalse();
             assertThat(store.whenChecked().isDone()).isFalse();
