@@ -561,6 +561,16 @@ describe("trailproof/mcp", () => {
     assert.equal(errors.length, 1, "fail mode open says the gate was unavailable");
   });
 
+  test("a failure inside the wrapper goes to onError and every message still passes", async (t) => {
+    const errors = [];
+    const broken = { enabled: true, log() { throw new Error("queue full"); } };
+    const calls = [];
+    const mcp = await mcpPair(t, broken, { onError: (e) => errors.push(e) }, calls);
+    assert.deepEqual((await mcp.callTool({ name: "weather", arguments: { city: "Oslo" } })).content, [{ type: "text", text: "sunny in Oslo" }]);
+    assert.deepEqual(calls, ["weather"]);
+    assert.equal(errors.length, 2, "the TOOL_CALL and the TOOL_RESULT that could not be queued");
+  });
+
   test("a call unanswered when the transport closes is recorded as never answered", async (t) => {
     const { client, agentId, onError } = newClient(t, "mcp-close");
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();

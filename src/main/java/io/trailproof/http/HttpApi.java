@@ -241,6 +241,11 @@ public final class HttpApi {
         return budget.capacity();
     }
 
+    /** Requests taken in (their head read) and not yet answered. */
+    public long requestsInFlight() {
+        return draining.inFlight();
+    }
+
     /** How long a stop waits for streams to end cleanly before closing their connections. */
     private static final long STREAMS_END_MILLIS = 2_000;
 

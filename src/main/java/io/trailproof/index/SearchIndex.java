@@ -102,6 +102,8 @@ public final class SearchIndex implements Closeable {
     private long lastReopenNanos = System.nanoTime() - REOPEN_BACKOFF_NANOS; // follower only
     /** Set by {@link #holdFollower}: the follower waits before its next step. */
     private volatile CountDownLatch hold;
+    /** Set while the follower waits at {@link #hold}. */
+    private volatile boolean holding;
 
     private SearchIndex(Ledger ledger, IndexDirectory dirs, IndexOptions options, Clock clock, EventIndex index,
                         Path generation) {
@@ -303,8 +305,15 @@ public final class SearchIndex implements Closeable {
     private void awaitHold() throws InterruptedException {
         CountDownLatch latch = hold;
         while (latch != null && !closed && !latch.await(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
+            holding = true;
             latch = hold;
         }
+        holding = false;
+    }
+
+    /** True while the follower waits at a {@link #holdFollower} hold: it takes no further step until released. */
+    public boolean followerHeld() {
+        return holding;
     }
 
     // ---------------------------------------------------------------- erasure (src/site/erasure.md)

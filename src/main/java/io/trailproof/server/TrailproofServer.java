@@ -322,6 +322,11 @@ public final class TrailproofServer implements AutoCloseable {
         return index;
     }
 
+    /** Requests the HTTP listener has taken in (their head read) and not yet answered: what a stop waits for. */
+    public long requestsInFlight() {
+        return http.requestsInFlight();
+    }
+
     /**
      * Stops accepting, finishes requests in flight, forces and checkpoints the log, releases the directory.
      * After a failed start, closes what it had opened, in the same order.

@@ -1,5 +1,6 @@
 package io.trailproof.index;
 
+import io.trailproof.testing.Await;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
@@ -41,7 +42,8 @@ class IndexStallIT {
             HttpClient client = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
             List<CompletableFuture<HttpResponse<String>>> waiting = new ArrayList<>();
             try (AutoCloseable stalled = server.server().searchIndex().holdFollower()) {
-                Thread.sleep(300); // the follower reaches the hold
+                Await.until("the follower waits at the hold", Duration.ofSeconds(30),
+                        () -> server.server().searchIndex().followerHeld());
                 assertThat(api.post("/v1/events", "{\"agent_id\":\"a\",\"action_name\":\"needle\"}").status()).isEqualTo(201);
                 for (int i = 0; i < WAITING; i++) {
                     String path = i % 2 == 0 ? "/v1/events?agent_id=a" : "/v1/search?q=needle";
@@ -49,7 +51,8 @@ class IndexStallIT {
                             + server.server().port() + path)).timeout(Duration.ofSeconds(60)).build(),
                             HttpResponse.BodyHandlers.ofString()));
                 }
-                Thread.sleep(1000); // they arrive and wait for the index
+                Await.until("every request is waiting for the index", Duration.ofSeconds(60),
+                        () -> server.server().requestsInFlight() >= WAITING);
                 assertThat(waiting).noneMatch(CompletableFuture::isDone);
 
                 for (int round = 0; round < 3; round++) {
