@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 
-import { audited, type AuditedOptions, type Audited } from "./capture.js";
+import { type Action, type ActionFields, type Audited, type AuditedOptions, action, audited } from "./capture.js";
 import { NotSent, QueueFull, RejectedEvent, TrailproofError } from "./errors.js";
 import { Decision, decide, type DecideOptions } from "./gate.js";
 import { Spool, defaultSpoolDir } from "./spool.js";
@@ -441,6 +441,15 @@ export class Client {
   audited<A extends unknown[], R>(fn: (...args: A) => R, options?: AuditedOptions): (...args: A) => R;
   audited<A extends unknown[], R>(fn: (...args: A) => R, options: AuditedOptions = {}): Audited<A, R> {
     return audited(this, fn, options);
+  }
+
+  /**
+   * Runs `body(a)` and records one action when it ends (src/site/typescript-sdk.md#capture): set
+   * `a.output` (and optionally `a.status`) inside; an error is recorded and rethrown. Returns what
+   * `body` returns (a promise is awaited before the event is recorded); `a.receipt` is then set.
+   */
+  action<R>(fields: ActionFields, body: (a: Action) => R): R {
+    return action(this, fields, body);
   }
 
   // ------------------------------------------------------------------ queue

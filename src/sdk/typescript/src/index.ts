@@ -11,7 +11,7 @@
  */
 
 export { Client, Receipt, CAPTURE_METHOD, type Ack, type ClientOptions, type LogFields } from "./client.js";
-export type { AuditedOptions } from "./capture.js";
+export { Action, type ActionFields, type AuditedOptions } from "./capture.js";
 export {
   ApprovalTimeout,
   Denied,

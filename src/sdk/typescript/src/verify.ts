@@ -310,8 +310,10 @@ export async function verifyStored(client: Client, target: Receipt | string, tim
  * An erased event is accepted only when the erasure event it names is itself intact (its hash
  * recomputes), in the signed tree, of agent `trailproof.erasures`, and names this event's id at its
  * log index, with the same time and fields (src/site/erasure.md#the-erasure-is-on-the-trail).
+ * Exported for the tests only.
+ * @internal
  */
-async function checkErasureRecord(client: Client, v: Verification, eventJson: Buffer, key: string | null): Promise<void> {
+export async function checkErasureRecord(client: Client, v: Verification, eventJson: Buffer, key: string | null): Promise<void> {
   const erased = v.erased ?? {};
   const erasureId = erased.erasure_id;
   if (typeof erasureId !== "string") {

@@ -109,6 +109,10 @@ print(json.dumps(len(c._spool.pending())))
     const damaged = spool.write("b".repeat(32), '[{"agent_id": "' + name + '", "action_ty');
     const newer = spool.write("c".repeat(32), JSON.stringify({ format: 2, events: [event(99)] }));
     spool.write("d".repeat(32), JSON.stringify([event(1)]));
+    // a batch another process is still writing: its temporary file is no batch yet, for either SDK
+    const writing = path.join(spool.dir, ".tmp-" + path.basename(spool.write("e".repeat(32), "[]")));
+    fs.renameSync(writing.replace(".tmp-", ""), writing);
+    fs.writeFileSync(writing, '[{"agent_id": "' + name + '", "action_type": "ST');
     await open();
     const errors = [];
     const ts = new Client({ url, agentId: name, spoolDir, onError: (e) => errors.push(e) });
@@ -137,6 +141,7 @@ c.flush(30); c.close()
 print(json.dumps([e.message for e in errors]))
 `);
     assert.deepEqual(py, []);
+    assert.ok(fs.existsSync(writing));
   });
 });
 
