@@ -34,7 +34,7 @@ class GateStartTest {
 
     private Gate gate(Ledger ledger) {
         GateWrites writes = (fields, claim) -> ledger.appendComposedAsync(fields, null)
-                .thenApply(o -> new GateWrites.Stored(o.event().logIndex(), false));
+                .thenApply(o -> new GateWrites.Stored(o.event().logIndex(), false, o.event()));
         return new Gate(ledger, writes, null, Effect.ASK, Duration.ofMinutes(5), Duration.ofMinutes(5),
                 Clock.systemUTC());
     }
