@@ -83,7 +83,10 @@ public final class ScaleBench {
         Path data = Files.createTempDirectory("trailproof-scale-data");
         Path work = Files.createTempDirectory("trailproof-scale-wrk");
         LoadGenerator g = new LoadGenerator(dist, total);
-        ServerUnderTest server = ServerUnderTest.start(dist, data, (heap + " " + System.getProperty("bench.serverOpts", "")).trim());
+        // The GC log says whether a search's tail is a collection's pause (GcPauses).
+        Path gcLog = work.resolve("gc.log");
+        ServerUnderTest server = ServerUnderTest.start(dist, data, (heap + " -Xlog:gc:file=" + gcLog + " "
+                + System.getProperty("bench.serverOpts", "")).trim());
         g.port = server.port;
         try {
             long t0 = System.nanoTime();
@@ -106,9 +109,13 @@ public final class ScaleBench {
             ServerProbe.awaitQuiet(server.pid());
 
             Random r = new Random(7);
+            GcPauses gc = GcPauses.from(gcLog);
             long[] c0 = ServerProbe.cpuNanos(server.pid());
             double[] sel = g.latency("/v1/search", 1000, i -> selective(r));
             long[] c1 = ServerProbe.cpuNanos(server.pid());
+            GcPauses.Seen pauses = gc.since();
+            table.add("  GC pauses during them: " + pauses.count() + ", longest" + at, pauses.longestMs(), "ms", "", true,
+                    0, "");
             table.add("selective search p50" + at, sel[0], "ms", "", true, 0, "");
             table.add("selective search p99" + at, sel[1], "ms", "<= 50", sel[1] <= 50, 0, "");
             table.add("  server CPU per selective search" + at, (c1[0] - c0[0]) / 1e6 / 1200, "ms", "", true, 0, "");
