@@ -75,6 +75,7 @@ public final class SettingsLoader {
         int port = (int) longIn(raw, ConfigKey.SERVER_PORT, 0, 65535);
         Path dataDir = path(nonEmpty(raw, ConfigKey.DATA_DIR));
         List<ApiKey> keys = apiKeys(raw.get(ConfigKey.AUTH_API_KEYS));
+        Optional<Settings.SignIn> signIn = SignInSettings.read(raw, host);
         long maxBody = longIn(raw, ConfigKey.LIMITS_MAX_BODY_BYTES, 1024, Integer.MAX_VALUE);
         int maxBatch = (int) longIn(raw, ConfigKey.LIMITS_MAX_BATCH_EVENTS, 1, MAX_BATCH_EVENTS);
         URI tsa = httpUrl(raw, ConfigKey.TIMESTAMP_DEFAULT_TSA_URL);
@@ -113,7 +114,7 @@ public final class SettingsLoader {
                 timeout, verifyInterval, segmentBytes, snapshotEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
                 checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw), gate(raw),
-                frontDoor(raw), accessTrail(raw, !keys.isEmpty()));
+                frontDoor(raw), accessTrail(raw, !keys.isEmpty() || signIn.isPresent()), signIn);
     }
 
     /**
@@ -149,7 +150,7 @@ public final class SettingsLoader {
 
     /**
      * {@code access-trail.enabled} (src/site/sign-in.md#the-trail-of-who-looked): {@code true}, {@code false},
-     * or {@code auto}, on when anyone must identify themselves (API keys configured).
+     * or {@code auto}, on when anyone must identify themselves (API keys or sign-in configured).
      */
     private static boolean accessTrail(Map<ConfigKey, Sourced> raw, boolean keysConfigured) throws ConfigException {
         if (raw.get(ConfigKey.ACCESS_TRAIL_ENABLED).value().equalsIgnoreCase("auto")) {
@@ -375,7 +376,7 @@ public final class SettingsLoader {
         return d;
     }
 
-    private static boolean bool(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
+    static boolean bool(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
         String v = raw.get(key).value().toLowerCase(Locale.ROOT);
         return switch (v) {
             case "true" -> true;
@@ -396,7 +397,7 @@ public final class SettingsLoader {
         }
     }
 
-    private static Duration duration(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
+    static Duration duration(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
         String v = raw.get(key).value();
         if (v.isEmpty() || v.equalsIgnoreCase("off")) {
             return Duration.ZERO;
@@ -412,7 +413,7 @@ public final class SettingsLoader {
         }
     }
 
-    private static URI httpUrl(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
+    static URI httpUrl(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
         String v = raw.get(key).value();
         try {
             URI uri = new URI(v);
@@ -477,7 +478,7 @@ public final class SettingsLoader {
         return keys;
     }
 
-    private static List<String> list(String value) {
+    static List<String> list(String value) {
         List<String> out = new ArrayList<>();
         for (String part : value.split(",")) {
             if (!part.isBlank()) {
@@ -499,9 +500,10 @@ public final class SettingsLoader {
         return Path.of(value);
     }
 
-    private static ConfigException bad(ConfigKey key, Map<ConfigKey, Sourced> raw, String why) {
+    static ConfigException bad(ConfigKey key, Map<ConfigKey, Sourced> raw, String why) {
         Sourced s = raw.get(key);
-        String shown = key == ConfigKey.AUTH_API_KEYS ? "(hidden)" : "'" + s.value() + "'";
+        String shown = key == ConfigKey.AUTH_API_KEYS || key == ConfigKey.AUTH_OIDC_CLIENT_SECRET ? "(hidden)"
+                : "'" + s.value() + "'";
         return new ConfigException("configuration key " + key.key() + " = " + shown + " (from " + s.source() + ") " + why);
     }
 
