@@ -83,6 +83,7 @@ class SignInIT {
         providerPort = freePort();
         provider = provider(newKey());
         provider.start(providerPort);
+        warmUp();
         int port = freePort();
         base = "http://localhost:" + port;
         Clock clock = new Clock() {
@@ -279,6 +280,7 @@ class SignInIT {
         provider.shutdown();
         provider = provider(newKey());
         provider.start(providerPort);
+        warmUp();
         String cookie = signInWithoutBrowser("after-rotation-sub", "rotated@example.com", List.of("trail-readers"));
         assertThat(withCookie("GET", "/v1/search?q=wire_transfer", cookie, null, null).statusCode()).isEqualTo(200);
     }
@@ -348,6 +350,19 @@ class SignInIT {
                     && f.getClassName().equals(OAuth2TokenProvider.class.getName())));
             return forged != null && signing ? forged : super.signingKey(issuerId);
         }
+    }
+
+    /**
+     * Reads the provider's discovery document once with a generous deadline: its first answer loads
+     * its whole stack, which on a busy machine can take longer than the service's read time-out.
+     */
+    private static void warmUp() throws Exception {
+        HttpRequest r = HttpRequest.newBuilder(URI.create(provider.wellKnownUrl(ISSUER_ID).toString()))
+                .timeout(Duration.ofSeconds(60)).GET().build();
+        assertThat(HTTP.send(r, HttpResponse.BodyHandlers.ofString()).statusCode()).isEqualTo(200);
+        assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(provider.jwksUrl(ISSUER_ID).toString()))
+                .timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString()).statusCode())
+                .isEqualTo(200);
     }
 
     private static ECKey newKey() throws Exception {
