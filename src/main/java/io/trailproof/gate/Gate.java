@@ -56,6 +56,8 @@ public final class Gate implements Closeable {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** The scope of the keys the gate itself records under (never a caller's Idempotency-Key scope, which is hex or empty). */
     private static final String KEY_SCOPE = "gate";
+    /** The longest log whose first pass the start waits for (a few tens of milliseconds of reading). */
+    static final long FIRST_PASS_AT_START_EVENTS = 50_000;
 
     private final Ledger ledger;
     private final GateWrites writes;
@@ -91,15 +93,31 @@ public final class Gate implements Closeable {
         });
     }
 
-    /** Reads the log once (the state at start), then follows it. */
+    /**
+     * Reads the log once (the state at start), then follows it. A log of at most
+     * {@link #FIRST_PASS_AT_START_EVENTS} events is read before this returns; a longer one on the
+     * gate's thread, so that the start does not grow with the log ({@link #loaded()}).
+     */
     public void start() throws IOException {
         log.open();
+        if (ledger.size() <= FIRST_PASS_AT_START_EVENTS) {
+            log.catchUp();
+        }   // else the first pass over the log runs on the gate's thread (follow, below)
         ledger.onSizeAdvanced(() -> {
             if (!closed && wakeQueued.compareAndSet(false, true)) {
                 thread.execute(this::follow);
             }
         });
         thread.execute(this::follow);
+    }
+
+    /**
+     * Whether the gate's state is read from the log as it was at the start. Until then a gate request
+     * waits for that first pass (ingestion never does): {@code GET /health} lists {@code gate} under
+     * {@code loading}.
+     */
+    public boolean loaded() {
+        return log.loaded();
     }
 
     /** On the gate's thread: catch up, then write the violations not recorded yet. */
@@ -110,7 +128,9 @@ public final class Gate implements Closeable {
                 recordViolation(u);
             }
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "the gate could not follow the log: " + e);
+            if (!closed) {   // a first pass the stop interrupted is read again at the next start
+                LOG.log(System.Logger.Level.WARNING, "the gate could not follow the log: " + e);
+            }
         }
     }
 

@@ -56,15 +56,28 @@ final class GateEndpoints {
     }
 
     void register(Router router) {
-        router.add("POST", "/v1/decisions", ApiKey.Role.INGEST, (ex, p) -> blocking(ex, decide(ex)), this::decide)
+        router.add("POST", "/v1/decisions", ApiKey.Role.INGEST, (ex, p) -> blocking(ex, decide(ex)),
+                        whenLoaded(this::decide))
                 .add("GET", "/v1/decisions/{id}", ApiKey.Role.INGEST, (ex, p) -> blocking(ex, decision(ex)),
-                        this::decision)
+                        whenLoaded(this::decision))
                 .add("GET", "/v1/approvals", ApiKey.Role.APPROVE, (ex, p) -> pending(ex))
                 .add("POST", "/v1/approvals/{id}", ApiKey.Role.APPROVE, (ex, p) -> blocking(ex, answer(ex)),
-                        this::answer)
+                        whenLoaded(this::answer))
                 .add("PUT", "/v1/admin/gate-policy", ApiKey.Role.ADMIN, (ex, p) -> blocking(ex, putPolicy(ex)),
-                        this::putPolicy)
+                        whenLoaded(this::putPolicy))
                 .add("GET", "/v1/admin/gate-policy", ApiKey.Role.READ, (ex, p) -> activePolicy(ex));
+    }
+
+    /**
+     * The I/O-thread form of a gate endpoint. Until the gate has read its state from the log after a
+     * start ({@link Gate#loaded()}) it answers 503 with {@code Retry-After} at once: waiting there for
+     * that first pass would hold the I/O thread, and with it the writes of every connection it serves.
+     * (A request on a worker thread, the other form, waits for the pass instead.)
+     */
+    private Router.NonBlockingEndpoint whenLoaded(Router.NonBlockingEndpoint endpoint) {
+        return ex -> gate.loaded() ? endpoint.start(ex) : CompletableFuture.failedFuture(new ApiException(503,
+                "the gate is still reading its state from the log after the start (GET /health lists it under "
+                        + "loading); retry in a moment", Map.of("Retry-After", "1")));
     }
 
     private static void blocking(HttpServerExchange ex, CompletionStage<Router.Answer> stage) throws Exception {
