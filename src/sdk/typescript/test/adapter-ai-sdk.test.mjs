@@ -144,6 +144,32 @@ describe("trailproof/ai-sdk", () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a gated tool that streams preliminary results asks before its first value", async (t) => {
+    const { client, agentId, errors, onError } = newClient(t, "ai-sdk-gate-stream");
+    const ran = [];
+    const progress = (name) =>
+      aiTool({
+        inputSchema: z.object({ disk: z.string() }),
+        async *execute({ disk }) {
+          ran.push(name);
+          yield { disk, done: 0.5 };
+          yield { disk, done: 1 };
+        },
+      });
+    const tools = gateTools(client, { check_disk: progress("check_disk"), wipe_disk: progress("wipe_disk") }, { onError });
+    const allowed = await generateText({ model: aiModel("check_disk", { disk: "sda" }, "ok"), prompt: "c", tools, stopWhen: stepCountIs(3) });
+    assert.deepEqual(allowed.steps[0].toolResults[0].output, { disk: "sda", done: 1 });
+    const refused = await generateText({ model: aiModel("wipe_disk", { disk: "sda" }, "no"), prompt: "w", tools, stopWhen: stepCountIs(3) });
+    assert.ok(refused.steps[0].content.find((p) => p.type === "tool-error").error instanceof Denied);
+    assert.deepEqual(ran, ["check_disk"], "the denied tool never ran");
+    await client.flush();
+    const events = await eventsOf(agentId, (es) => ofType(es, "TOOL_RESULT").length >= 1 && ofType(es, "DECISION").length >= 2);
+    assertBound(events, "check_disk");
+    assertRefused(events, "wipe_disk");
+    assert.deepEqual(ofType(events, "TOOL_RESULT")[0].action_output, { disk: "sda", done: 1 });
+    assert.deepEqual(errors, []);
+  });
+
   test("a failure inside the adapter goes to onError, never into the generation", async (t) => {
     const errors = [];
     const broken = { enabled: true, log() { throw new Error("queue full"); } };

@@ -7,7 +7,7 @@ import { describe, test } from "node:test";
 import { Denied } from "trailproof";
 import { TrailproofCallbackHandler } from "trailproof/langchain";
 
-import { FakeListChatModel } from "@langchain/core/utils/testing";
+import { FakeLLM, FakeListChatModel } from "@langchain/core/utils/testing";
 import { tool as lcTool } from "@langchain/core/tools";
 import { z } from "zod";
 
@@ -42,6 +42,19 @@ describe("trailproof/langchain", () => {
     assert.deepEqual(toolResult.action_output, { content: "sunny in Oslo", status: "success", tool_call_id: "tc-1" });
     assert.equal(brokenResult.action_status, "error");
     assert.equal(brokenResult.error_message, "disk on fire");
+    assert.deepEqual(errors, []);
+  });
+
+  test("a text-completion model (an LLM, not a chat model) is recorded with its prompts", async (t) => {
+    const { client, agentId, errors, onError } = newClient(t, "langchain-llm");
+    const handler = new TrailproofCallbackHandler(client, { onError });
+    assert.equal(await new FakeLLM({}).invoke("echo this", { callbacks: [handler] }), "echo this");
+    await client.flush();
+    const events = await eventsOf(agentId, (es) => es.length >= 2);
+    assert.deepEqual(events.map((e) => e.action_type), ["LLM_CALL", "LLM_RESULT"]);
+    assert.deepEqual(events[0].action_input.prompts, ["echo this"]);
+    assert.equal(events[1].action_output.content, "echo this");
+    assert.equal(events[1].action_name, events[0].action_name);
     assert.deepEqual(errors, []);
   });
 

@@ -43,21 +43,21 @@ final class SignInSettings {
             }
             return Optional.empty();
         }
-        URI issuerUri = SettingsLoader.httpUrl(raw, ConfigKey.AUTH_OIDC_ISSUER);
+        URI issuerUri = ConfigValues.httpUrl(raw, ConfigKey.AUTH_OIDC_ISSUER);
         String clientId = raw.get(ConfigKey.AUTH_OIDC_CLIENT_ID).value().trim();
         if (clientId.isEmpty()) {
-            throw SettingsLoader.bad(ConfigKey.AUTH_OIDC_CLIENT_ID, raw,
+            throw ConfigValues.bad(ConfigKey.AUTH_OIDC_CLIENT_ID, raw,
                     "is needed with auth.oidc.issuer: the client id the provider gave this service");
         }
         String secret = raw.get(ConfigKey.AUTH_OIDC_CLIENT_SECRET).value().trim();
         URI redirect = redirectUri(raw, publicUrl);
-        List<String> scopes = SettingsLoader.list(raw.get(ConfigKey.AUTH_OIDC_SCOPES).value());
+        List<String> scopes = ConfigValues.list(raw.get(ConfigKey.AUTH_OIDC_SCOPES).value());
         if (!scopes.contains("openid")) {
-            throw SettingsLoader.bad(ConfigKey.AUTH_OIDC_SCOPES, raw, "must include openid");
+            throw ConfigValues.bad(ConfigKey.AUTH_OIDC_SCOPES, raw, "must include openid");
         }
         String claim = raw.get(ConfigKey.AUTH_OIDC_ROLES_CLAIM).value().trim();
         if (claim.isEmpty()) {
-            throw SettingsLoader.bad(ConfigKey.AUTH_OIDC_ROLES_CLAIM, raw, "must name an ID token claim, such as groups");
+            throw ConfigValues.bad(ConfigKey.AUTH_OIDC_ROLES_CLAIM, raw, "must name an ID token claim, such as groups");
         }
         Duration idle = positive(raw, ConfigKey.AUTH_SESSION_IDLE_TIMEOUT, "PT30M");
         Duration maxAge = positive(raw, ConfigKey.AUTH_SESSION_MAX_AGE, "PT12H");
@@ -67,7 +67,7 @@ final class SignInSettings {
                     + "service and set server.public-url to its https:// address, or bind 127.0.0.1");
         }
         return Optional.of(new Settings.SignIn(issuerUri, clientId, secret.isEmpty() ? Optional.empty() : Optional.of(secret),
-                redirect, scopes, claim, roleMap(raw), SettingsLoader.bool(raw, ConfigKey.AUTH_OIDC_STRICT), idle, maxAge,
+                redirect, scopes, claim, roleMap(raw), ConfigValues.bool(raw, ConfigKey.AUTH_OIDC_STRICT), idle, maxAge,
                 publicUrl));
     }
 
@@ -77,13 +77,13 @@ final class SignInSettings {
         if (v.isEmpty()) {
             return Optional.empty();
         }
-        URI uri = SettingsLoader.httpUrl(raw, ConfigKey.SERVER_PUBLIC_URL);
+        URI uri = ConfigValues.httpUrl(raw, ConfigKey.SERVER_PUBLIC_URL);
         if (!uri.getScheme().equalsIgnoreCase("https")) {
-            throw SettingsLoader.bad(ConfigKey.SERVER_PUBLIC_URL, raw, "must be an https:// address (the TLS proxy's)");
+            throw ConfigValues.bad(ConfigKey.SERVER_PUBLIC_URL, raw, "must be an https:// address (the TLS proxy's)");
         }
         if (uri.getRawPath() != null && !uri.getRawPath().isEmpty() && !uri.getRawPath().equals("/")
                 || uri.getRawQuery() != null || uri.getRawFragment() != null || uri.getRawUserInfo() != null) {
-            throw SettingsLoader.bad(ConfigKey.SERVER_PUBLIC_URL, raw,
+            throw ConfigValues.bad(ConfigKey.SERVER_PUBLIC_URL, raw,
                     "must be scheme, host and port only, such as https://trail.example.com");
         }
         return Optional.of(URI.create(uri.getScheme().toLowerCase(Locale.ROOT) + "://" + uri.getRawAuthority()));
@@ -95,28 +95,28 @@ final class SignInSettings {
      */
     private static URI redirectUri(Map<ConfigKey, Sourced> raw, Optional<URI> publicUrl) throws ConfigException {
         if (raw.get(ConfigKey.AUTH_OIDC_REDIRECT_URI).value().isBlank()) {
-            throw SettingsLoader.bad(ConfigKey.AUTH_OIDC_REDIRECT_URI, raw, "is needed with auth.oidc.issuer: "
+            throw ConfigValues.bad(ConfigKey.AUTH_OIDC_REDIRECT_URI, raw, "is needed with auth.oidc.issuer: "
                     + "this service's " + CALLBACK_PATH + " as the browser reaches it, registered at the provider");
         }
-        URI uri = SettingsLoader.httpUrl(raw, ConfigKey.AUTH_OIDC_REDIRECT_URI);
+        URI uri = ConfigValues.httpUrl(raw, ConfigKey.AUTH_OIDC_REDIRECT_URI);
         if (!CALLBACK_PATH.equals(uri.getRawPath()) || uri.getRawQuery() != null || uri.getRawFragment() != null) {
-            throw SettingsLoader.bad(ConfigKey.AUTH_OIDC_REDIRECT_URI, raw, "must end in " + CALLBACK_PATH
+            throw ConfigValues.bad(ConfigKey.AUTH_OIDC_REDIRECT_URI, raw, "must end in " + CALLBACK_PATH
                     + " with no query, such as https://trail.example.com" + CALLBACK_PATH);
         }
         if (publicUrl.isPresent()) {
             URI p = publicUrl.get();
             if (!uri.getScheme().equalsIgnoreCase("https") || !uri.getRawAuthority().equalsIgnoreCase(p.getRawAuthority())) {
-                throw SettingsLoader.bad(ConfigKey.AUTH_OIDC_REDIRECT_URI, raw, "must be on server.public-url ("
+                throw ConfigValues.bad(ConfigKey.AUTH_OIDC_REDIRECT_URI, raw, "must be on server.public-url ("
                         + p + CALLBACK_PATH + ")");
             }
         } else if (!isLoopback(uri.getHost())) {
-            throw SettingsLoader.bad(ConfigKey.AUTH_OIDC_REDIRECT_URI, raw, "names a host other than loopback: set "
+            throw ConfigValues.bad(ConfigKey.AUTH_OIDC_REDIRECT_URI, raw, "names a host other than loopback: set "
                     + "server.public-url to the https:// address of the TLS proxy in front of the service");
         }
         try {
             return new URI(uri.getScheme().toLowerCase(Locale.ROOT), uri.getRawAuthority(), CALLBACK_PATH, null, null);
         } catch (URISyntaxException e) {
-            throw SettingsLoader.bad(ConfigKey.AUTH_OIDC_REDIRECT_URI, raw, "must be an http or https URL");
+            throw ConfigValues.bad(ConfigKey.AUTH_OIDC_REDIRECT_URI, raw, "must be an http or https URL");
         }
     }
 
@@ -126,10 +126,10 @@ final class SignInSettings {
      */
     private static Map<String, Set<ApiKey.Role>> roleMap(Map<ConfigKey, Sourced> raw) throws ConfigException {
         Map<String, Set<ApiKey.Role>> map = new LinkedHashMap<>();
-        for (String entry : SettingsLoader.list(raw.get(ConfigKey.AUTH_OIDC_ROLE_MAP).value())) {
+        for (String entry : ConfigValues.list(raw.get(ConfigKey.AUTH_OIDC_ROLE_MAP).value())) {
             int equals = entry.lastIndexOf('=');
             if (equals <= 0) {
-                throw SettingsLoader.bad(ConfigKey.AUTH_OIDC_ROLE_MAP, raw, "entries are <claim value>=<role>, such as "
+                throw ConfigValues.bad(ConfigKey.AUTH_OIDC_ROLE_MAP, raw, "entries are <claim value>=<role>, such as "
                         + "trail-readers=read,trail-admins=admin; got '" + entry + "'");
             }
             Set<ApiKey.Role> roles = map.computeIfAbsent(entry.substring(0, equals).trim(),
@@ -140,7 +140,7 @@ final class SignInSettings {
                     case "read" -> roles.add(ApiKey.Role.READ);
                     case "approve" -> roles.add(ApiKey.Role.APPROVE);
                     case "admin" -> roles.add(ApiKey.Role.ADMIN);
-                    default -> throw SettingsLoader.bad(ConfigKey.AUTH_OIDC_ROLE_MAP, raw, "has unknown role '" + role
+                    default -> throw ConfigValues.bad(ConfigKey.AUTH_OIDC_ROLE_MAP, raw, "has unknown role '" + role
                             + "'; a person's roles are read, approve, admin");
                 }
             }
@@ -149,9 +149,9 @@ final class SignInSettings {
     }
 
     private static Duration positive(Map<ConfigKey, Sourced> raw, ConfigKey key, String example) throws ConfigException {
-        Duration d = SettingsLoader.duration(raw, key);
+        Duration d = ConfigValues.duration(raw, key);
         if (d.toMillis() < 1) {
-            throw SettingsLoader.bad(key, raw, "must be a positive ISO 8601 duration such as " + example);
+            throw ConfigValues.bad(key, raw, "must be a positive ISO 8601 duration such as " + example);
         }
         return d;
     }

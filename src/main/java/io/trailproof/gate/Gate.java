@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventHash;
 import io.trailproof.core.event.EventTime;
+import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.gate.ArgsDigest;
 import io.trailproof.core.gate.GateFields;
 import io.trailproof.core.json.Rfc8785;
@@ -216,7 +217,18 @@ public final class Gate implements Closeable {
 
     /** The body of the 201 answer of {@code POST /v1/decisions}, from the stored {@code DECISION} event at {@code logIndex}. */
     public byte[] decisionAnswer(long logIndex) throws IOException {
-        JsonNode event = MAPPER.readTree(ledger.payloadAt(logIndex));
+        return decisionAnswerOf(MAPPER.readTree(ledger.payloadAt(logIndex)));
+    }
+
+    /**
+     * The same from the {@code DECISION} event this service just stored, as the write returned it:
+     * nothing is read back from the log.
+     */
+    public byte[] decisionAnswer(StoredEvent stored) throws IOException {
+        return decisionAnswerOf(stored.json());
+    }
+
+    private static byte[] decisionAnswerOf(JsonNode event) throws IOException {
         JsonNode out = event.path(EventFields.ACTION_OUTPUT);
         ObjectNode o = NODES.objectNode();
         o.put("decision_id", event.path(EventFields.ID).asText());

@@ -8,6 +8,7 @@ import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventLimits;
 import io.trailproof.core.event.EventRejection;
 import io.trailproof.core.event.EventValidator;
+import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.core.policy.PolicyRejection;
@@ -114,7 +115,7 @@ final class GateEndpoints {
             if (claim != null) {
                 claim.release();
             }
-        }), s -> s.replayed() ? decisionReplay(s.logIndex()) : decisionCreated(s.logIndex(), false));
+        }), s -> s.replayed() ? decisionReplay(s.logIndex()) : decisionCreated(s.event()));
     }
 
     /** A proposal: an event's fields, {@code action_type} {@code TOOL_CALL} when absent, no {@code decision_id}. */
@@ -143,17 +144,20 @@ final class GateEndpoints {
     }
 
     private Router.Answer decisionReplay(long logIndex) throws IOException {
-        return decisionCreated(logIndex, true);
-    }
-
-    private Router.Answer decisionCreated(long logIndex, boolean replayed) throws IOException {
         byte[] answer = gate.decisionAnswer(logIndex);
         String id = gate.eventId(logIndex);
         return ex -> {
-            if (replayed) {
-                ex.getResponseHeaders().put(IdempotentRequests.REPLAYED, "true");
-            }
+            ex.getResponseHeaders().put(IdempotentRequests.REPLAYED, "true");
             ex.getResponseHeaders().put(Headers.LOCATION, DECISIONS + id);
+            Responses.bytes(ex, 201, answer);
+        };
+    }
+
+    /** A new decision's answer, from the event as the write returned it (nothing is read back). */
+    private Router.Answer decisionCreated(StoredEvent stored) throws IOException {
+        byte[] answer = gate.decisionAnswer(stored);
+        return ex -> {
+            ex.getResponseHeaders().put(Headers.LOCATION, DECISIONS + stored.id());
             Responses.bytes(ex, 201, answer);
         };
     }
@@ -297,7 +301,11 @@ final class GateEndpoints {
         Router.Answer of(GateWrites.Stored stored) throws IOException;
     }
 
-    /** The answer once the write is durable; a key conflict is a 422, an event too large a 400. */
+    /**
+     * The answer once the write is durable; a key conflict is a 422, an event too large a 400. The
+     * answer is made when it is written (on the connection's thread), not in the stage: the stage
+     * completes on the log's flusher thread, whose next force would wait for it.
+     */
     private static CompletionStage<Router.Answer> answered(CompletableFuture<GateWrites.Stored> stored, StoredAnswer answer) {
         return stored.handle((s, error) -> {
             if (error != null) {
@@ -311,11 +319,7 @@ final class GateEndpoints {
                 }
                 throw error instanceof CompletionException c ? c : new CompletionException(error);
             }
-            try {
-                return answer.of(s);
-            } catch (IOException e) {
-                throw new CompletionException(e);
-            }
+            return ex -> answer.of(s).write(ex);
         });
     }
 }
