@@ -37,6 +37,7 @@ public enum ConfigKey {
     INGEST_MAX_QUEUED_EVENTS("ingest.max-queued-events", "65536"),
     INDEX_RAM_BUFFER_MB("index.ram-buffer-mb", "auto"),
     LIMITS_MAX_IN_FLIGHT_BYTES("limits.max-in-flight-bytes", "auto"),
+    LIMITS_MAX_IN_FLIGHT_BYTES_PER_ADDRESS("limits.max-in-flight-bytes-per-address", "auto"),
     STREAM_MAX_SUBSCRIBERS("stream.max-subscribers", "1000"),
     STREAM_MAX_BUFFERED_EVENTS("stream.max-buffered-events", "10000"),
     STREAM_HEARTBEAT("stream.heartbeat", "PT15S"),

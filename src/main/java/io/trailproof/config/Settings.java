@@ -219,12 +219,13 @@ public record Settings(
      * @param maxQueuedEvents single events waiting for the sequencer; more are answered 503
      * @param indexRamBufferMb Lucene's RAM buffer in MiB, 0 = sized from the heap
      * @param maxInFlightBytes request bytes being parsed and sealed at once, 0 = sized from the heap
+     * @param maxInFlightBytesPerAddress what one client address may hold of them, 0 = 3/4 of them
      * @param verifyCpuShare share of one core the periodic re-verification of every chain may take, in (0, 1]
      */
     public record Hardening(boolean acceptTruncation, int maxConnections, int maxQueuedEvents, int indexRamBufferMb,
-                            long maxInFlightBytes, double verifyCpuShare) {
+                            long maxInFlightBytes, long maxInFlightBytesPerAddress, double verifyCpuShare) {
         public static Hardening defaults() {
-            return new Hardening(false, 1024, 65536, 0, 0, 0.25);
+            return new Hardening(false, 1024, 65536, 0, 0, 0, 0.25);
         }
     }
 

@@ -102,6 +102,7 @@ public final class SettingsLoader {
                 (int) longIn(raw, ConfigKey.INGEST_MAX_QUEUED_EVENTS, 1, 10_000_000),
                 (int) autoOrLong(raw, ConfigKey.INDEX_RAM_BUFFER_MB, 1, 65_536),
                 autoOrLong(raw, ConfigKey.LIMITS_MAX_IN_FLIGHT_BYTES, 1 << 20, 1L << 40),
+                autoOrLong(raw, ConfigKey.LIMITS_MAX_IN_FLIGHT_BYTES_PER_ADDRESS, 1 << 16, 1L << 40),
                 share(raw, ConfigKey.VERIFY_CPU_SHARE));
         Duration retention = duration(raw, ConfigKey.IDEMPOTENCY_RETENTION);
         if (retention.isZero() || retention.toMillis() < 1) {

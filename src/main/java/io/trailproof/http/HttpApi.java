@@ -87,7 +87,8 @@ public final class HttpApi {
         // was most of its latency and all of its tail.
         Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, health(ledger, checkpoints));
         router.add("GET", "/health", null, health, ex -> CompletableFuture.completedFuture(e -> health.handle(e, null)));
-        budget = InFlightBudget.of(settings.hardening().maxInFlightBytes());
+        budget = InFlightBudget.of(settings.hardening().maxInFlightBytes(),
+                settings.hardening().maxInFlightBytesPerAddress());
         RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs(), budget);
         Authenticator authenticator = new Authenticator(settings.apiKeys());
         IdempotentRequests idempotency = new IdempotentRequests(ledger, authenticator);

@@ -1,5 +1,8 @@
 package io.trailproof.http;
 
+import java.net.InetAddress;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -9,6 +12,11 @@ import java.util.concurrent.TimeUnit;
  * events cost more heap than their bytes say); it is held until the answer has been sent. Load
  * beyond the budget waits for a moment and is then refused with a 503, so memory stays bounded
  * whatever clients send instead of ending in an {@code OutOfMemoryError}.
+ *
+ * <p>One client address holds at most its share of the budget
+ * ({@code limits.max-in-flight-bytes-per-address}, 3/4 of it unless set): one address sending many
+ * slow bodies waits for its own share and leaves the rest to other addresses
+ * (src/site/security.md#memory). A request larger than the share could never be admitted: a 413.
  *
  * <p>Thread-safe; {@link #tryTake} never blocks (I/O threads use it), {@link #take} waits.
  */
@@ -31,19 +39,39 @@ final class InFlightBudget {
     /** Share of the maximum heap the automatic budget lets requests take; the rest is the index buffer, the ledger's tables and room for the collector. */
     static final double HEAP_SHARE = 3.0 / 8;
 
-    private final long capacity;
-    private long held;
+    /**
+     * Share of the budget one address may hold unless configured: enough for a lone client to send the
+     * largest body the budget allows but a quarter, so that the quarter always stays for others.
+     */
+    static final double ADDRESS_SHARE = 3.0 / 4;
 
-    InFlightBudget(long capacity) {
-        if (capacity < 1) {
-            throw new IllegalArgumentException("the in-flight budget must be positive, got " + capacity);
+    private final long capacity;
+    private final long perAddress;
+    private long held;
+    /** Weight held per client address; an address holding nothing has no entry. */
+    private final Map<InetAddress, Long> byAddress = new HashMap<>();
+
+    InFlightBudget(long capacity, long perAddress) {
+        if (capacity < 1 || perAddress < 1) {
+            throw new IllegalArgumentException("the in-flight budget and its share per address must be positive, got "
+                    + capacity + " and " + perAddress);
         }
         this.capacity = capacity;
+        this.perAddress = Math.min(perAddress, capacity);
     }
 
-    /** {@code configured} (limits.max-in-flight-bytes) when set, else sized from this JVM's maximum heap. */
-    static InFlightBudget of(long configured) {
-        return new InFlightBudget(configured > 0 ? configured : fromHeap(Runtime.getRuntime().maxMemory()));
+    /**
+     * {@code configured} (limits.max-in-flight-bytes) when set, else sized from this JVM's maximum heap;
+     * {@code configuredPerAddress} (limits.max-in-flight-bytes-per-address) when set, else {@link #ADDRESS_SHARE} of it.
+     */
+    static InFlightBudget of(long configured, long configuredPerAddress) {
+        long capacity = configured > 0 ? configured : fromHeap(Runtime.getRuntime().maxMemory());
+        return new InFlightBudget(capacity, configuredPerAddress > 0 ? configuredPerAddress : defaultShare(capacity));
+    }
+
+    /** The share of one address unless configured: {@link #ADDRESS_SHARE} of {@code capacity}. */
+    static long defaultShare(long capacity) {
+        return Math.max(1, (long) (capacity * ADDRESS_SHARE));
     }
 
     /** The automatic budget for a heap of {@code maxHeapBytes}: 6 MiB of request bytes at 256 MiB. */
@@ -55,40 +83,58 @@ final class InFlightBudget {
         return capacity;
     }
 
-    /** Whether a request of this weight could ever be admitted (if not, it is a 413). */
-    boolean fits(long weight) {
-        return weight <= capacity;
+    /** What one address may hold at once. */
+    long perAddress() {
+        return perAddress;
     }
 
-    /** Takes {@code weight} if it is free now. */
-    synchronized boolean tryTake(long weight) {
-        if (held + weight > capacity) {
+    /** Whether one request of this weight could ever be admitted (if not, it is a 413). */
+    boolean fits(long weight) {
+        return weight <= perAddress;
+    }
+
+    /** Takes {@code weight} for a request from {@code from} if it is free now, in the budget and in the address's share. */
+    synchronized boolean tryTake(InetAddress from, long weight) {
+        long mine = byAddress.getOrDefault(from, 0L);
+        if (held + weight > capacity || mine + weight > perAddress) {
             return false;
         }
         held += weight;
+        byAddress.put(from, mine + weight);
         return true;
     }
 
-    /** Takes {@code weight}, waiting up to {@code millis} for it to become free; false when it did not. */
-    synchronized boolean take(long weight, long millis) throws InterruptedException {
+    /** As {@link #tryTake}, waiting up to {@code millis} for room; false when none came. */
+    synchronized boolean take(InetAddress from, long weight, long millis) throws InterruptedException {
         long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(millis);
-        while (held + weight > capacity) {
+        while (!tryTake(from, weight)) {
             long left = TimeUnit.NANOSECONDS.toMillis(end - System.nanoTime());
             if (left <= 0) {
                 return false;
             }
             wait(left);
         }
-        held += weight;
         return true;
     }
 
-    synchronized void give(long weight) {
+    /** Gives back {@code weight} taken for a request from {@code from}. */
+    synchronized void give(InetAddress from, long weight) {
         held -= weight;
+        long mine = byAddress.getOrDefault(from, 0L) - weight;
+        if (mine > 0) {
+            byAddress.put(from, mine);
+        } else {
+            byAddress.remove(from);
+        }
         notifyAll();
     }
 
     synchronized long held() {
         return held;
+    }
+
+    /** What {@code from} holds now. */
+    synchronized long heldBy(InetAddress from) {
+        return byAddress.getOrDefault(from, 0L);
     }
 }

@@ -8,6 +8,8 @@ import org.xnio.IoUtils;
 import org.xnio.XnioExecutor;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Locale;
@@ -32,7 +34,9 @@ import java.util.function.Consumer;
  * answer has been sent: a declared length whole from its first byte, a chunked body byte by byte
  * as it arrives. When the budget is taken, reading the body pauses (the client waits, TCP holds
  * the rest) for up to {@link #BUDGET_WAIT_MILLIS}; then the answer is 503 with {@code Retry-After}.
- * A body that could never fit the budget is a 413.
+ * A body that could never fit the budget is a 413. One client address holds at most its share of the
+ * budget ({@link InFlightBudget#perAddress}): its further bodies wait for its own requests to end,
+ * and other addresses are admitted meanwhile.
  */
 final class RequestBodies {
 
@@ -253,7 +257,8 @@ final class RequestBodies {
         }
         if (!budget.fits(wanted)) {
             throw new ApiException(413, what + " needs more memory than this server sets "
-                    + "aside for requests (" + budget.capacity() + " request bytes, limits.max-in-flight-bytes); "
+                    + "aside for one client's requests (" + budget.perAddress() + " request bytes, "
+                    + "limits.max-in-flight-bytes-per-address of limits.max-in-flight-bytes); "
                     + "send fewer events at once or give the server a larger heap");
         }
         if (!held.take(extra, BUDGET_WAIT_MILLIS)) {
@@ -265,7 +270,8 @@ final class RequestBodies {
     private Held hold(HttpServerExchange ex) {
         Held held = ex.getAttachment(HELD);
         if (held == null) {
-            Held created = new Held();
+            InetSocketAddress source = ex.getSourceAddress();
+            Held created = new Held(source == null ? null : source.getAddress());
             ex.putAttachment(HELD, created);
             ex.addExchangeCompleteListener((e, next) -> {
                 created.giveAll();
@@ -276,16 +282,21 @@ final class RequestBodies {
         return held;
     }
 
-    /** One request's share of the budget. */
+    /** One request's share of the budget, counted against its client address. */
     private final class Held {
+        private final InetAddress from;
         private final AtomicLong weight = new AtomicLong();
+
+        Held(InetAddress from) {
+            this.from = from;
+        }
 
         long weight() {
             return weight.get();
         }
 
         boolean tryTake(long n) {
-            if (!budget.tryTake(n)) {
+            if (!budget.tryTake(from, n)) {
                 return false;
             }
             weight.addAndGet(n);
@@ -293,7 +304,7 @@ final class RequestBodies {
         }
 
         boolean take(long n, long millis) throws InterruptedException {
-            if (!budget.take(n, millis)) {
+            if (!budget.take(from, n, millis)) {
                 return false;
             }
             weight.addAndGet(n);
@@ -303,7 +314,7 @@ final class RequestBodies {
         void giveAll() {
             long w = weight.getAndSet(0);
             if (w > 0) {
-                budget.give(w);
+                budget.give(from, w);
             }
         }
     }
@@ -398,13 +409,15 @@ final class RequestBodies {
 
     private ApiException tooLargeForMemory(long bytes) {
         return new ApiException(413, "a request body of " + bytes + " bytes needs more memory than this server sets "
-                + "aside for requests (" + budget.capacity() + " request bytes, limits.max-in-flight-bytes, sized from "
-                + "the heap unless set); send it in smaller batches or give the server a larger heap");
+                + "aside for one client's requests (" + budget.perAddress() + " request bytes, "
+                + "limits.max-in-flight-bytes-per-address of limits.max-in-flight-bytes, both sized from the heap "
+                + "unless set); send it in smaller batches or give the server a larger heap");
     }
 
     private ApiException busy() {
-        return new ApiException(503, "the server is short of memory for requests now (other requests' data is being "
-                + "processed); retry in a moment", Map.of("Retry-After", BUSY_RETRY_AFTER_SECONDS));
+        return new ApiException(503, "the server is short of memory for requests now (other requests' data, or this "
+                + "client's own earlier requests, are being processed); retry in a moment",
+                Map.of("Retry-After", BUSY_RETRY_AFTER_SECONDS));
     }
 
     private static boolean isJson(String contentType) {

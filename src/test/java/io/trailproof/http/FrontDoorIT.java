@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.RunOrder;
 import org.junit.jupiter.api.AfterAll;
@@ -20,6 +21,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -42,14 +44,17 @@ class FrontDoorIT {
     @TempDir
     static Path dir;
 
-    /** No keys, metrics and the access log off: the request id must be echoed all the same. */
+    /**
+     * No keys, metrics and the access log off: the request id must be echoed all the same. 4 MiB for
+     * request bodies, so one address's share of it (3 MiB) is a few slow bodies.
+     */
     private static InProcessServer open;
     private static InProcessServer keyed;
 
     @BeforeAll
     static void start() throws Exception {
         open = InProcessServer.start(dir.resolve("open"), "metrics.enabled", "false", "log.access", "false",
-                "server.host-names", "trail.example.com");
+                "server.host-names", "trail.example.com", "limits.max-in-flight-bytes", "4194304");
         // "Changes nothing" is checked with the tree size, which records of reads would grow.
         keyed = InProcessServer.start(dir.resolve("keyed"), "auth.api-keys", KEY, "access-trail.enabled", "false");
     }
@@ -199,6 +204,54 @@ class FrontDoorIT {
         }
     }
 
+    /**
+     * What the HTTP parser refuses before any handler runs (a bad request line, a malformed or
+     * oversized head) is a 400 without a body, and the connection closes; a chunked body whose framing
+     * is malformed loses its connection without an answer. Neither stores anything, and the service
+     * goes on answering (src/site/security.md#framing says why these carry no message).
+     */
+    @Test
+    void whatTheParserRefusesIsA400OrAClosedConnectionAndChangesNothing() throws Exception {
+        for (Target t : targets()) {
+            long size = treeSize(t);
+            String host = "Host: " + t.host() + "\r\n";
+            for (String head : List.of("GARBAGE\r\n\r\n", "GET /he alth HTTP/1.1\r\n" + host + "\r\n",
+                    "GET /health HTTP/1.1\r\n" + host + "A header without a colon\r\n\r\n",
+                    "GET /health HTTP/1.1\r\n" + host + "X-Control: a\u0001b\r\n\r\n",
+                    "GET /health HTTP/1.1\r\n" + host + "X-Large: " + "a".repeat(2 << 20) + "\r\n\r\n",
+                    "POST /v1/events HTTP/1.1\r\n" + host + "Content-Type: application/json\r\n"
+                            + "Content-Length: 2\r\nBad\u0000Name: x\r\n\r\n{}")) {
+                String what = head.substring(0, Math.min(60, head.length()));
+                Answer a = t.send(head, "");
+                assertThat(a.status()).as(what).isEqualTo(400);
+                assertThat(a.header("connection")).as(what).isEqualToIgnoringCase("close");
+                assertThat(a.body()).as(what).isEmpty();
+            }
+            String post = "POST /v1/events HTTP/1.1\r\n" + host + "Content-Type: application/json\r\n"
+                    + "Transfer-Encoding: chunked\r\n" + t.auth() + "\r\n";
+            for (String chunks : List.of("ZZ\r\n{}\r\n0\r\n\r\n", "-2\r\n{}\r\n0\r\n\r\n",
+                    "FFFFFFFFFFFFFFFFFFFF\r\n{\"agent_id\":\"framing\"}\r\n0\r\n\r\n")) {
+                assertThat(closedWithoutAnswer(t.port(), post + chunks)).as(chunks).isTrue();
+            }
+            assertThat(treeSize(t)).as("nothing was stored").isEqualTo(size);
+        }
+    }
+
+    /** Sends {@code request} and reads until the server closes: true when it closed without a byte of answer. */
+    private static boolean closedWithoutAnswer(int port, String request) throws IOException {
+        try (Socket s = new Socket()) {
+            s.connect(new InetSocketAddress("127.0.0.1", port), 15_000);
+            s.setSoTimeout(15_000);
+            s.getOutputStream().write(request.getBytes(StandardCharsets.ISO_8859_1));
+            s.getOutputStream().flush();
+            try {
+                return s.getInputStream().read() < 0;
+            } catch (IOException reset) {
+                return true;
+            }
+        }
+    }
+
     @Test
     void answersWithTrailDataAreNeverStoredAndEveryAnswerHasARequestId() throws Exception {
         for (Target t : targets()) {
@@ -267,6 +320,44 @@ class FrontDoorIT {
             assertThat(stillOpen(held)).as("connections the one address still holds").isBetween(1, 256);
         } finally {
             for (SocketChannel c : held) {
+                c.close();
+            }
+        }
+    }
+
+    /**
+     * One address starts 64 bodies of a declared 1 MiB and never finishes them: it holds its share of
+     * the request memory (3 of 4 MiB), which its own next request finds taken; a client from another
+     * address is still answered at once, each time.
+     */
+    @Test
+    void oneAddressSendingSlowBodiesLeavesRequestMemoryToOthers() throws Exception {
+        int port = open.server().port();
+        String host = "Host: 127.0.0.1:" + port + "\r\n";
+        String event = "{\"agent_id\":\"memory-share\"}";
+        String small = "POST /v1/events HTTP/1.1\r\n" + host + "Content-Type: application/json\r\nContent-Length: "
+                + event.length() + "\r\nConnection: close\r\n\r\n" + event;
+        List<SocketChannel> slow = new ArrayList<>();
+        try {
+            for (int i = 0; i < 64; i++) {
+                SocketChannel c = SocketChannel.open(new InetSocketAddress("127.0.0.1", port));
+                slow.add(c);
+                c.write(ByteBuffer.wrap(("POST /v1/events HTTP/1.1\r\n" + host + "Content-Type: application/json\r\n"
+                        + "Content-Length: 1048576\r\n\r\n{\"a").getBytes(StandardCharsets.US_ASCII)));
+            }
+            InetAddress one = InetAddress.getByName("127.0.0.1");
+            Await.untilTrue("the slow address's own next request finds its share taken (503)", Duration.ofSeconds(60),
+                    () -> exchangeFrom(one, port, small, 15_000).status() == 503);
+            List<Long> millis = new ArrayList<>();
+            for (int i = 0; i < 30; i++) {
+                long started = System.nanoTime();
+                Answer a = exchangeFrom(InetAddress.getByName("127.0.0.2"), port, small, 5_000);
+                millis.add(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started));
+                assertThat(a.status()).as(a.body()).isEqualTo(201);
+            }
+            assertThat(millis).as("each try from another address, in ms").allMatch(m -> m <= 2_000);
+        } finally {
+            for (SocketChannel c : slow) {
                 c.close();
             }
         }
