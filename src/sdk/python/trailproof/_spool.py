@@ -64,7 +64,8 @@ class Spool:
             names = os.listdir(self.dir)
         except FileNotFoundError:
             return []
-        return [os.path.join(self.dir, n) for n in sorted(n for n in names if n.endswith(_SUFFIX))]
+        # a name starting with "." is the temporary file of a batch still being written
+        return [os.path.join(self.dir, n) for n in sorted(names) if n.endswith(_SUFFIX) and not n.startswith(".")]
 
     def __len__(self) -> int:
         return len(self.pending())

@@ -1,6 +1,6 @@
-/** The capture helper `client.audited(fn, options)` (typescript-sdk.md#capture). */
+/** The capture helper `client.audited(fn, options)` (src/site/typescript-sdk.md#capture). */
 
-import type { Client } from "./client.js";
+import type { Client, Receipt } from "./client.js";
 import { ApprovalTimeout, Denied, Unavailable } from "./errors.js";
 import { FAIL_MODES, type FailMode } from "./gate.js";
 import { jsonable } from "./values.js";
@@ -142,4 +142,71 @@ export function audited<A extends unknown[], R>(client: Client, fn: (...args: A)
     record(input, start, true, out, null, undefined);
     return out;
   };
+}
+
+/** What `client.action` records besides the outcome. */
+export interface ActionFields {
+  /** Default `TOOL_CALL`. */
+  actionType?: string;
+  actionName?: string;
+  input?: unknown;
+  labels?: Record<string, string>;
+  metadata?: Record<string, unknown>;
+  decisionId?: string;
+}
+
+/**
+ * One action being recorded by `client.action`: set `output` (and optionally `status`) inside the
+ * body; `receipt` is the event's receipt once the body has ended.
+ */
+export class Action {
+  output: unknown = undefined;
+  status: string | undefined = undefined;
+  receipt: Receipt | null = null;
+  constructor(readonly fields: ActionFields) {}
+}
+
+/**
+ * Runs `body(action)` and records one event when it ends (returns, or settles when it returns a
+ * promise): `action.output` as output, `action.status` or `success`, or the error, rethrown
+ * unchanged. Resolves or returns what `body` does.
+ */
+export function action<R>(client: Client, fields: ActionFields, body: (a: Action) => R): R {
+  const a = new Action(fields);
+  const start = performance.now();
+  const finish = (failed: boolean, error?: unknown): void => {
+    a.receipt = client.log({
+      actionType: fields.actionType ?? "TOOL_CALL",
+      actionName: fields.actionName,
+      input: fields.input,
+      output: a.output === null ? undefined : a.output,
+      status: a.status ?? (failed ? "error" : "success"),
+      error: failed ? errorText(error) : undefined,
+      durationMs: performance.now() - start,
+      labels: fields.labels,
+      metadata: fields.metadata,
+      decisionId: fields.decisionId,
+    });
+  };
+  let out: R;
+  try {
+    out = body(a);
+  } catch (e) {
+    finish(true, e);
+    throw e;
+  }
+  if (isThenable(out)) {
+    return Promise.resolve(out).then(
+      (v) => {
+        finish(false);
+        return v;
+      },
+      (e) => {
+        finish(true, e);
+        throw e;
+      },
+    ) as R;
+  }
+  finish(false);
+  return out;
 }

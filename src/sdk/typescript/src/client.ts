@@ -1,12 +1,12 @@
 /**
  * The trailproof client: events queued by the caller, sent in the background in batches
- * (typescript-sdk.md of the trailproof documentation).
+ * (src/site/typescript-sdk.md of the trailproof documentation).
  */
 
 import { randomBytes } from "node:crypto";
 import * as path from "node:path";
 
-import { audited, type AuditedOptions, type Audited } from "./capture.js";
+import { type Action, type ActionFields, type Audited, type AuditedOptions, action, audited } from "./capture.js";
 import { NotSent, QueueFull, RejectedEvent, TrailproofError } from "./errors.js";
 import { Decision, decide, type DecideOptions } from "./gate.js";
 import { Spool, defaultSpoolDir } from "./spool.js";
@@ -23,7 +23,7 @@ import { asObject, jsonable, mayHoldLoneSurrogate, utcNow } from "./values.js";
 import { type Verification, verifyStored } from "./verify.js";
 
 const DEFAULT_URL = "http://127.0.0.1:7600";
-/** The capture path this SDK names in every event (completeness.md#coverage). */
+/** The capture path this SDK names in every event (src/site/completeness.md#coverage). */
 export const CAPTURE_METHOD = "typescript-sdk";
 
 /** The stored event's identity, once its batch is acknowledged. */
@@ -103,36 +103,50 @@ function programName(): string {
  * receipt nobody awaits never causes an unhandled rejection.
  */
 export class Receipt {
-  /** The event as sent (after `beforeSend`), or null when the client is disabled. */
-  readonly event: Record<string, unknown> | null;
-  private settled = false;
-  private readonly promise: Promise<Ack | null>;
-  private resolveFn!: (v: Ack | null) => void;
-  private rejectFn!: (e: Error) => void;
+  // The queued item whose JSON text is the event as sent: the text alone is kept, not the objects
+  // it was made of, so a queue of events is cheap for the garbage collector.
+  private readonly item: { data: string } | null;
+  private state: 0 | 1 | 2 = 0; // pending, resolved, rejected
+  private value: Ack | null = null;
+  private error: Error | null = null;
+  // Created only when someone asks: most receipts are never awaited, and a promise per event is
+  // garbage the event loop pays for.
+  private promise: Promise<Ack | null> | null = null;
+  private settle: ((state: 1 | 2) => void) | null = null;
 
-  constructor(event: Record<string, unknown> | null) {
-    this.event = event;
-    this.promise = new Promise<Ack | null>((resolve, reject) => {
-      this.resolveFn = resolve;
-      this.rejectFn = reject;
-    });
-    this.promise.catch(() => undefined);
+  constructor(item: { data: string } | null) {
+    this.item = item;
+  }
+
+  /** The event as sent (after `beforeSend`; a fresh copy each time), or null when the client is disabled. */
+  get event(): Record<string, unknown> | null {
+    return this.item === null ? null : (JSON.parse(this.item.data) as Record<string, unknown>);
   }
 
   /** True once acknowledged, refused or spooled. */
   get done(): boolean {
-    return this.settled;
+    return this.state !== 0;
   }
 
   /** The acknowledgement; with `timeoutMs`, rejects with a `TrailproofError` when it takes longer. */
   result(timeoutMs?: number): Promise<Ack | null> {
-    if (timeoutMs === undefined || this.settled) return this.promise;
+    if (this.promise === null) {
+      if (this.state === 1) this.promise = Promise.resolve(this.value);
+      else if (this.state === 2) this.promise = Promise.reject(this.error);
+      else {
+        this.promise = new Promise<Ack | null>((resolve, reject) => {
+          this.settle = (state) => (state === 1 ? resolve(this.value) : reject(this.error));
+        });
+      }
+    }
+    if (timeoutMs === undefined || this.state !== 0) return this.promise;
+    const settled = this.promise;
     return new Promise<Ack | null>((resolve, reject) => {
       const timer = setTimeout(
         () => reject(new TrailproofError(`the event was not acknowledged within ${timeoutMs} ms`)),
         timeoutMs,
       );
-      this.promise.then(
+      settled.then(
         (v) => {
           clearTimeout(timer);
           resolve(v);
@@ -147,17 +161,19 @@ export class Receipt {
 
   /** @internal */
   _resolve(ack: Ack | null): boolean {
-    if (this.settled) return false;
-    this.settled = true;
-    this.resolveFn(ack);
+    if (this.state !== 0) return false;
+    this.state = 1;
+    this.value = ack;
+    this.settle?.(1);
     return true;
   }
 
   /** @internal */
   _reject(error: Error): boolean {
-    if (this.settled) return false;
-    this.settled = true;
-    this.rejectFn(error);
+    if (this.state !== 0) return false;
+    this.state = 2;
+    this.error = error;
+    this.settle?.(2);
     return true;
   }
 }
@@ -197,7 +213,7 @@ function installExitHooks(): void {
 }
 
 /**
- * Sends events to trailproof (typescript-sdk.md#client).
+ * Sends events to trailproof (src/site/typescript-sdk.md#client).
  *
  * `log()` never waits for the network: events go to a bounded queue (`maxQueue`) that a background
  * loop sends in batches of up to `batchSize` at least every `flushIntervalMs`, each batch with one
@@ -223,7 +239,7 @@ export class Client {
   readonly logKey: string | null;
   readonly onError: ((error: TrailproofError) => void) | null;
   readonly beforeSend: ((event: Record<string, unknown>) => Record<string, unknown>) | null;
-  /** This client's capture stream (completeness.md#capture-sequences): `ts-` and 32 hex digits. */
+  /** This client's capture stream (src/site/completeness.md#capture-sequences): `ts-` and 32 hex digits. */
   readonly captureId: string;
 
   private readonly spool: Spool;
@@ -320,9 +336,10 @@ export class Client {
       event = jsonable(event) as Record<string, unknown>;
       data = JSON.stringify(event);
     }
-    const receipt = new Receipt(event);
-    this.push({ data, receipt, seq });
-    return receipt;
+    const item: Item = { data, receipt: null, seq };
+    item.receipt = new Receipt(item);
+    this.push(item);
+    return item.receipt;
   }
 
   /** The fields a logged event and a proposal to the gate share, in the same order. */
@@ -393,7 +410,7 @@ export class Client {
 
   /**
    * Asks the gate whether `actionName` with `input` may run now and resolves to its `Decision`
-   * (typescript-sdk.md#gates). The service has recorded the `DECISION` event when it resolves.
+   * (src/site/typescript-sdk.md#gates). The service has recorded the `DECISION` event when it resolves.
    * Rejects with `Unavailable` when trailproof cannot be reached or answers 408, 429 or 5xx,
    * `RejectedEvent` for a proposal the service refuses (400), and `TrailproofError` for any other
    * refusal (401, 403). With the client disabled, the answer is `allow` with no `decisionId`.
@@ -417,13 +434,22 @@ export class Client {
   }
 
   /**
-   * Wraps a sync or async function so that each call is recorded (typescript-sdk.md#capture); with
+   * Wraps a sync or async function so that each call is recorded (src/site/typescript-sdk.md#capture); with
    * `gate: true` each call is first proposed to the gate and the wrapper returns a promise.
    */
   audited<A extends unknown[], R>(fn: (...args: A) => R, options: AuditedOptions & { gate: true }): (...args: A) => Promise<Awaited<R>>;
   audited<A extends unknown[], R>(fn: (...args: A) => R, options?: AuditedOptions): (...args: A) => R;
   audited<A extends unknown[], R>(fn: (...args: A) => R, options: AuditedOptions = {}): Audited<A, R> {
     return audited(this, fn, options);
+  }
+
+  /**
+   * Runs `body(a)` and records one action when it ends (src/site/typescript-sdk.md#capture): set
+   * `a.output` (and optionally `a.status`) inside; an error is recorded and rethrown. Returns what
+   * `body` returns (a promise is awaited before the event is recorded); `a.receipt` is then set.
+   */
+  action<R>(fields: ActionFields, body: (a: Action) => R): R {
+    return action(this, fields, body);
   }
 
   // ------------------------------------------------------------------ queue
@@ -557,7 +583,7 @@ export class Client {
     const n = this.queue.length;
     if (n > this.head && this.queue[n - 1].seq === last && last > 0 && dropped === null) {
       const item = this.queue[n - 1];
-      const event = item.receipt?.event ? { ...item.receipt.event } : (JSON.parse(item.data) as Record<string, unknown>);
+      const event = JSON.parse(item.data) as Record<string, unknown>;
       event.capture_last = true;
       item.data = JSON.stringify(event);
       return;
@@ -575,7 +601,9 @@ export class Client {
     };
     if (this.sessionId) event.session_id = String(this.sessionId);
     if (dropped !== null) event.capture_dropped = dropped;
-    this.push({ data: JSON.stringify(event), receipt: new Receipt(event), seq });
+    const item: Item = { data: JSON.stringify(event), receipt: null, seq };
+    item.receipt = new Receipt(item);
+    this.push(item);
   }
 
   /** @internal The process is exiting: spool everything unsent, synchronously. */
@@ -602,7 +630,7 @@ export class Client {
   // ------------------------------------------------------------------ verification
 
   /**
-   * Checks one stored event locally (typescript-sdk.md#verification): its RFC 8785 hash, its
+   * Checks one stored event locally (src/site/typescript-sdk.md#verification): its RFC 8785 hash, its
    * inclusion proof, the checkpoint's Ed25519 signature and consistency with the last trusted
    * checkpoint. A receipt is waited for up to `timeoutMs`.
    */
@@ -803,13 +831,11 @@ export class Client {
   }
 
   private rejectItem(item: Item, message: string): void {
-    let event = item.receipt?.event ?? null;
-    if (event === null) {
-      try {
-        event = JSON.parse(item.data) as Record<string, unknown>;
-      } catch {
-        event = null;
-      }
+    let event: Record<string, unknown> | null;
+    try {
+      event = JSON.parse(item.data) as Record<string, unknown>;
+    } catch {
+      event = null;
     }
     const err = new RejectedEvent(message, event);
     this.report(err);

@@ -1,6 +1,6 @@
 /**
  * Decisions before the action: `client.decide(...)` and the `Decision` it resolves to
- * (typescript-sdk.md#gates).
+ * (src/site/typescript-sdk.md#gates).
  *
  * A decision is asked with `POST /v1/decisions` (the service records it as a `DECISION` event
  * before it answers); an `ask` is waited for with `GET /v1/decisions/{id}?wait=...`. Both are
@@ -15,7 +15,7 @@ export type FailMode = "closed" | "open";
 export const FAIL_MODES: readonly FailMode[] = ["closed", "open"];
 /** The states in which the proposed call may run: an `allow` decision, or an `ask` a person approved. */
 const RUNS = ["allow", "approved"];
-/** The service long-polls at most 60 s per request (gates.md). */
+/** The service long-polls at most 60 s per request (src/site/gates.md). */
 export const MAX_WAIT_PER_REQUEST_MS = 60_000;
 const FINAL = ["allow", "deny", "approved", "denied", "expired"];
 

@@ -7,11 +7,11 @@
  *     await client.flush();
  *     console.log(await client.verify(receipt));
  *
- * See typescript-sdk.md in the trailproof documentation.
+ * See src/site/typescript-sdk.md in the trailproof documentation.
  */
 
 export { Client, Receipt, CAPTURE_METHOD, type Ack, type ClientOptions, type LogFields } from "./client.js";
-export type { AuditedOptions } from "./capture.js";
+export { Action, type ActionFields, type AuditedOptions } from "./capture.js";
 export {
   ApprovalTimeout,
   Denied,

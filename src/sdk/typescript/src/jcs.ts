@@ -1,5 +1,5 @@
 /**
- * RFC 8785 (JSON Canonicalization Scheme) and the event hash (events.md#event-hash).
+ * RFC 8785 (JSON Canonicalization Scheme) and the event hash (src/site/events.md#event-hash).
  *
  * The event hash is the lowercase hex SHA-256 of the UTF-8 bytes of the canonical form of the stored
  * event without its `hash` and `log_index` members. Numbers are IEEE-754 doubles written as

@@ -1,6 +1,6 @@
 /**
  * RFC 9162 (Certificate Transparency 2.0) section 2.1 with SHA-256: leaf and node hashes and the
- * verification of inclusion and consistency proofs (concepts.md#the-merkle-tree).
+ * verification of inclusion and consistency proofs (src/site/concepts.md#the-merkle-tree).
  */
 
 import { createHash } from "node:crypto";

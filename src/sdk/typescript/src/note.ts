@@ -1,5 +1,5 @@
 /**
- * C2SP signed notes and tlog checkpoints, as the service publishes them (checkpoints.md).
+ * C2SP signed notes and tlog checkpoints, as the service publishes them (src/site/checkpoints.md).
  *
  * A note is UTF-8 text without control characters other than newline: the signed text (ending in a
  * newline), a blank line, then signature lines `— <key name> <base64(4-byte key id || signature)>`.

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 
 export const USER_AGENT = "trailproof-typescript/0.1.0";
 
-/** A fresh key for one batch: 32 hex characters of randomness (ingestion.md#idempotency). */
+/** A fresh key for one batch: 32 hex characters of randomness (src/site/ingestion.md#idempotency). */
 export function newIdempotencyKey(): string {
   return randomBytes(16).toString("hex");
 }

@@ -1,5 +1,5 @@
 /**
- * Turning arbitrary JavaScript values into JSON the service accepts (events.md#accepted-fields of
+ * Turning arbitrary JavaScript values into JSON the service accepts (src/site/events.md#accepted-fields of
  * the trailproof documentation): exact where JSON can hold the value exactly, a string otherwise.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Local verification of a stored event (typescript-sdk.md#verification): its RFC 8785 hash, its
+ * Local verification of a stored event (src/site/typescript-sdk.md#verification): its RFC 8785 hash, its
  * RFC 9162 inclusion under a signed checkpoint, the checkpoint's Ed25519 signature by the log's key,
  * and the checkpoint's consistency with the last one this spool directory trusted. The trust file
  * is the Python SDK's (`<spool dir>/trusted-checkpoints.json`), so both SDKs share what they trust.
@@ -81,7 +81,7 @@ export function checkEventProof(
     if (logIndex === null) v.problems.push("the event has no valid log_index");
     const erased = event.erased;
     if (erased !== undefined && erased !== null) {
-      // Erased content (erasure.md): the hash cannot be recomputed; the hash as committed is what the
+      // Erased content (src/site/erasure.md): the hash cannot be recomputed; the hash as committed is what the
       // receipt, the proof and the tree are checked against.
       v.erased = typeof erased === "object" && !Array.isArray(erased) ? (erased as Record<string, unknown>) : {};
       if (typeof stated === "string" && HEX64.test(stated)) {
@@ -309,9 +309,11 @@ export async function verifyStored(client: Client, target: Receipt | string, tim
 /**
  * An erased event is accepted only when the erasure event it names is itself intact (its hash
  * recomputes), in the signed tree, of agent `trailproof.erasures`, and names this event's id at its
- * log index, with the same time and fields (erasure.md#the-erasure-is-on-the-trail).
+ * log index, with the same time and fields (src/site/erasure.md#the-erasure-is-on-the-trail).
+ * Exported for the tests only.
+ * @internal
  */
-async function checkErasureRecord(client: Client, v: Verification, eventJson: Buffer, key: string | null): Promise<void> {
+export async function checkErasureRecord(client: Client, v: Verification, eventJson: Buffer, key: string | null): Promise<void> {
   const erased = v.erased ?? {};
   const erasureId = erased.erasure_id;
   if (typeof erasureId !== "string") {

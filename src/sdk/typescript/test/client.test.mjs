@@ -297,6 +297,36 @@ describe("redaction, settings, capture", () => {
     assert.deepEqual([ev[3].action_name, ev[3].error_message], ["failLater", "TypeError: later"]);
   });
 
+  it("action records a block, sync or async, with its output, status or error", async () => {
+    const { client } = setup();
+    const name = agent("action");
+    const c = client(name);
+    let handle;
+    const v = c.action({ actionName: "fetch_invoice", input: { id: 7 } }, (a) => {
+      handle = a;
+      a.output = { total: 12 };
+      return "sync";
+    });
+    assert.equal(v, "sync");
+    assert.ok(handle.receipt);
+    assert.equal(
+      await c.action({ actionType: "LLM_CALL", actionName: "ask" }, async (a) => {
+        a.output = "an answer";
+        a.status = "partial";
+        return 5;
+      }),
+      5,
+    );
+    await assert.rejects(c.action({ actionName: "broken" }, async () => {
+      throw new RangeError("k");
+    }), RangeError);
+    assert.ok(await c.flush(30000));
+    assert.equal((await handle.receipt.result()).sequence, 1);
+    const ev = await server.events(name);
+    assert.deepEqual(ev.map((e) => [e.action_type, e.action_name, e.action_status]), [["TOOL_CALL", "fetch_invoice", "success"], ["LLM_CALL", "ask", "partial"], ["TOOL_CALL", "broken", "error"]]);
+    assert.deepEqual([ev[0].action_input, ev[0].action_output, ev[1].action_output, ev[2].error_message], [{ id: 7 }, { total: 12 }, { value: "an answer" }, "RangeError: k"]);
+  });
+
   it("values JSON cannot hold exactly are recorded as strings, lone surrogates as U+FFFD", async () => {
     const { client } = setup();
     const name = agent("values");

@@ -1,7 +1,7 @@
 // Test support: the real packaged server, started as an operator would, a recording proxy, and the
 // Python SDK run as a child process.
 
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
@@ -320,14 +320,20 @@ export class Proxy {
   }
 }
 
-/** Runs a Python snippet with the Python SDK importable; answers its standard output, parsed as JSON. */
-export function runPython(code, env = {}) {
+/**
+ * Runs a Python snippet with the Python SDK importable (asynchronously: proxies of this process keep
+ * working); answers the last line of its standard output, parsed as JSON.
+ */
+export async function runPython(code, env = {}) {
   const python = process.env.TRAILPROOF_PYTHON || "python3";
-  const r = spawnSync(python, ["-c", code], {
-    env: { ...process.env, PYTHONPATH: PYTHON_SDK, ...env },
-    encoding: "utf8",
-    timeout: 120000,
-  });
-  if (r.status !== 0) throw new Error(`python failed (${r.status}): ${r.stderr}`);
-  return JSON.parse(r.stdout.trim().split("\n").pop());
+  const child = spawn(python, ["-c", code], { env: { ...process.env, PYTHONPATH: PYTHON_SDK, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout.on("data", (d) => (out += d));
+  child.stderr.on("data", (d) => (err += d));
+  const timer = setTimeout(() => child.kill("SIGKILL"), 120000);
+  const status = await new Promise((resolve) => child.once("close", (c) => resolve(c)));
+  clearTimeout(timer);
+  if (status !== 0) throw new Error(`python failed (${status}): ${err}`);
+  return JSON.parse(out.trim().split("\n").pop());
 }

@@ -168,3 +168,41 @@ describe("verify", () => {
     assert.match(v.problems.join(" "), /not consistent|another root/);
   });
 });
+
+describe("an erased event", () => {
+  let c;
+  let erased;
+  let kept;
+  let answer;
+
+  before(async () => {
+    c = client(agent("erased"));
+    erased = c.log({ actionType: "TOOL_CALL", actionName: "lookup", input: { email: "someone@example.com" } });
+    kept = c.log({ actionType: "TOOL_CALL", actionName: "lookup", input: { email: "other@example.com" } });
+    assert.ok(await c.flush(30000));
+    answer = await server.post("/v1/admin/erasures", { event_ids: [(await erased.result()).id], reason: "art. 17 request" });
+  });
+
+  it("verifies against its receipt and names its erasure", async () => {
+    const v = await c.verify(erased);
+    assert.deepEqual(v.problems, []);
+    assert.equal(v.erased.erasure_id, answer.erasure_id);
+    assert.ok(v.notes.some((n) => n.includes("was not recomputed")), v.notes.join("\n"));
+    assert.ok(v.notes.some((n) => n.includes("names this event")), v.notes.join("\n"));
+    assert.equal((await c.verify(kept)).ok, true);
+  });
+
+  it("an event made to look erased by an erasure that does not name it fails", async () => {
+    const { Verification, checkErasureRecord } = await import("../dist/verify.js");
+    const keptId = (await kept.result()).id;
+    const forged = JSON.parse((await server.getBytes("/v1/events/" + keptId)).toString("utf8"));
+    const erasedForm = (await server.get("/v1/events/" + (await erased.result()).id)).erased;
+    delete forged.action_input;
+    forged.erased = erasedForm;
+    const v = new Verification();
+    v.erased = erasedForm;
+    await checkErasureRecord(c, v, Buffer.from(JSON.stringify(forged)), (await server.get("/v1/checkpoint/key")).vkey);
+    assert.equal(v.ok, false);
+    assert.ok(v.problems.some((p) => p.includes("erasure without record")), v.problems.join("\n"));
+  });
+});

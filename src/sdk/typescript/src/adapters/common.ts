@@ -40,7 +40,7 @@ export function report(onError: ((error: unknown) => void) | undefined, error: u
       return;
     }
   } catch {
-    // An onError that throws is not allowed to break the agent either: fall through to stderr.
+    // An onError that throws is not allowed to break the agent either: fall back to a warning.
   }
   try {
     process.emitWarning(describe(error), "TrailproofWarning");

@@ -3,7 +3,6 @@ package io.trailproof.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
@@ -36,56 +35,31 @@ final class ApprovalsCommand implements Callable<Integer> {
     }
 
     @Command(name = "list", mixinStandardHelpOptions = true, description = "The asks waiting for a person, oldest first.")
-    static final class ListAsks implements Callable<Integer> {
-        @Mixin
-        ClientOptions options;
-
-        @Spec
-        CommandSpec spec;
+    static final class ListAsks extends ServerCallCommand {
+        @Override
+        ServerClient.Answer send(ServerClient client) throws ServerClient.ClientException {
+            return client.get("/v1/approvals?state=pending&limit=1000");
+        }
 
         @Override
-        public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
-            try {
-                ServerClient.Answer a = options.client().get("/v1/approvals?state=pending&limit=1000");
-                if (!a.ok()) {
-                    return refused(a, err);
-                }
-                if (options.json) {
-                    out.println(a.text());
-                } else {
-                    JsonNode asks = a.json();
-                    if (asks.isEmpty()) {
-                        out.println("no asks are waiting");
-                    }
-                    for (JsonNode ask : asks) {
-                        out.println(ask.path("decision_id").asText() + "  " + ask.path("agent_id").asText()
-                                + (ask.hasNonNull("session_id") ? "/" + ask.path("session_id").asText() : "")
-                                + "  " + ask.path("action_name").asText("(no action_name)") + " "
-                                + ask.path("action_input").toString());
-                        out.println("    rule " + ask.path("rule").asText("-") + ": " + ask.path("reason").asText("")
-                                + "; expires " + ask.path("expires_at").asText());
-                    }
-                }
-                out.flush();
-                return 0;
-            } catch (ServerClient.ClientException e) {
-                err.println("trailproof: " + e.getMessage());
-                err.flush();
-                return 1;
+        void print(ServerClient.Answer answer, PrintWriter out) throws ServerClient.ClientException {
+            JsonNode asks = answer.json();
+            if (asks.isEmpty()) {
+                out.println("no asks are waiting");
+            }
+            for (JsonNode ask : asks) {
+                out.println(ask.path("decision_id").asText() + "  " + ask.path("agent_id").asText()
+                        + (ask.hasNonNull("session_id") ? "/" + ask.path("session_id").asText() : "")
+                        + "  " + ask.path("action_name").asText("(no action_name)") + " "
+                        + ask.path("action_input").toString());
+                out.println("    rule " + ask.path("rule").asText("-") + ": " + ask.path("reason").asText("")
+                        + "; expires " + ask.path("expires_at").asText());
             }
         }
     }
 
     /** Approve and deny share everything but the answer. */
-    abstract static class Answer implements Callable<Integer> {
-        @Mixin
-        ClientOptions options;
-
-        @Spec
-        CommandSpec spec;
-
+    abstract static class Answer extends ServerCallCommand {
         @Parameters(index = "0", paramLabel = "ID", description = "The decision_id of the ask.")
         String id;
 
@@ -95,35 +69,25 @@ final class ApprovalsCommand implements Callable<Integer> {
         abstract boolean approve();
 
         @Override
-        public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
+        ServerClient.Answer send(ServerClient client) throws ServerClient.ClientException {
             ObjectNode body = ServerClient.JSON.createObjectNode().put("approve", approve());
             if (comment != null) {
                 body.put("comment", comment);
             }
-            try {
-                ServerClient.Answer a = options.client().post("/v1/approvals/" + id,
-                        body.toString().getBytes(StandardCharsets.UTF_8));
-                if (!a.ok()) {
-                    return refused(a, err);
-                }
-                JsonNode r = a.json();
-                if (options.json) {
-                    out.println(a.text());
-                } else {
-                    out.println((approve() ? "approved " : "denied ") + r.path("decision_id").asText() + " as "
-                            + r.path("approver").asText() + (approve() ? ", valid until " + r.path("valid_until").asText() : "")
-                            + " (event " + r.path("event").path("id").asText() + ")");
-                }
-                out.flush();
-                return 0;
-            } catch (ServerClient.ClientException e) {
-                err.println("trailproof: " + e.getMessage() + (e.mayHaveArrived()
-                        ? " (the answer may have been recorded: see trailproof approvals list)" : ""));
-                err.flush();
-                return 1;
-            }
+            return client.post("/v1/approvals/" + id, body.toString().getBytes(StandardCharsets.UTF_8));
+        }
+
+        @Override
+        void print(ServerClient.Answer answer, PrintWriter out) throws ServerClient.ClientException {
+            JsonNode r = answer.json();
+            out.println((approve() ? "approved " : "denied ") + r.path("decision_id").asText() + " as "
+                    + r.path("approver").asText() + (approve() ? ", valid until " + r.path("valid_until").asText() : "")
+                    + " (event " + r.path("event").path("id").asText() + ")");
+        }
+
+        @Override
+        String whereToLookIfItArrived() {
+            return " (the answer may have been recorded: see trailproof approvals list)";
         }
     }
 
@@ -141,11 +105,5 @@ final class ApprovalsCommand implements Callable<Integer> {
         boolean approve() {
             return false;
         }
-    }
-
-    static int refused(ServerClient.Answer a, PrintWriter err) {
-        err.println("trailproof: " + a.error());
-        err.flush();
-        return a.status() == 400 ? Main.BAD_USAGE : 1;
     }
 }

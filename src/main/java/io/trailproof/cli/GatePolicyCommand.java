@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.policy.PolicyParser;
 import io.trailproof.core.policy.PolicyRejection;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 import picocli.CommandLine.Model.CommandSpec;
@@ -37,81 +36,41 @@ final class GatePolicyCommand implements Callable<Integer> {
     }
 
     @Command(name = "put", mixinStandardHelpOptions = true, description = "Record FILE (YAML or JSON) as the active gate policy.")
-    static final class Put implements Callable<Integer> {
-        @Mixin
-        ClientOptions options;
-
-        @Spec
-        CommandSpec spec;
-
+    static final class Put extends ServerCallCommand {
         @Parameters(index = "0", paramLabel = "FILE", description = "The policy document.")
         Path file;
 
         @Override
-        public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
+        ServerClient.Answer send(ServerClient client) throws ServerClient.ClientException, IOException, UsageException {
             JsonNode document;
             try {
                 document = PolicyParser.readDocument(Files.readAllBytes(file));
             } catch (IOException e) {
-                err.println("trailproof: cannot read " + file + ": " + e.getMessage());
-                err.flush();
-                return Main.BAD_USAGE;
+                throw new UsageException("cannot read " + file + ": " + e.getMessage());
             } catch (PolicyRejection e) {
-                err.println("trailproof: " + file + ": " + e.getMessage());
-                err.flush();
-                return Main.BAD_USAGE;
+                throw new UsageException(file + ": " + e.getMessage());
             }
-            try {
-                ServerClient.Answer a = options.client().put("/v1/admin/gate-policy",
-                        ServerClient.JSON.writeValueAsBytes(document));
-                if (!a.ok()) {
-                    return ApprovalsCommand.refused(a, err);
-                }
-                out.println(options.json ? a.text() : "recorded the gate policy as event " + a.json().path("event_id").asText()
-                        + "; it is active");
-                out.flush();
-                return 0;
-            } catch (ServerClient.ClientException | IOException e) {
-                err.println("trailproof: " + e.getMessage());
-                err.flush();
-                return 1;
-            }
+            return client.put("/v1/admin/gate-policy", ServerClient.JSON.writeValueAsBytes(document));
+        }
+
+        @Override
+        void print(ServerClient.Answer answer, PrintWriter out) throws ServerClient.ClientException {
+            out.println("recorded the gate policy as event " + answer.json().path("event_id").asText() + "; it is active");
         }
     }
 
     @Command(name = "get", mixinStandardHelpOptions = true, description = "Print the active gate policy and its event id.")
-    static final class Get implements Callable<Integer> {
-        @Mixin
-        ClientOptions options;
-
-        @Spec
-        CommandSpec spec;
+    static final class Get extends ServerCallCommand {
+        @Override
+        ServerClient.Answer send(ServerClient client) throws ServerClient.ClientException {
+            return client.get("/v1/admin/gate-policy");
+        }
 
         @Override
-        public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
-            try {
-                ServerClient.Answer a = options.client().get("/v1/admin/gate-policy");
-                if (!a.ok()) {
-                    return ApprovalsCommand.refused(a, err);
-                }
-                if (options.json) {
-                    out.println(a.text());
-                } else {
-                    ObjectNode o = (ObjectNode) a.json();
-                    out.println("# active gate policy, event " + o.path("event_id").asText());
-                    out.println(o.get("policy").toPrettyString());
-                }
-                out.flush();
-                return 0;
-            } catch (ServerClient.ClientException e) {
-                err.println("trailproof: " + e.getMessage());
-                err.flush();
-                return 1;
-            }
+        void print(ServerClient.Answer answer, PrintWriter out) throws ServerClient.ClientException {
+            ObjectNode o = (ObjectNode) answer.json();
+            out.println("# active gate policy, event " + o.path("event_id").asText());
+            out.println(o.get("policy").toPrettyString());
         }
     }
 }

@@ -2,11 +2,11 @@ package io.trailproof.cli;
 
 import io.trailproof.llmgateway.LlmGateway;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
-import java.net.URISyntaxException;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
@@ -37,12 +37,8 @@ final class LlmGatewayCommand implements Callable<Integer> {
             description = "Address to listen on (default: " + DEFAULT_LISTEN + "; port 0 picks a free one).")
     String listen = DEFAULT_LISTEN;
 
-    @Option(names = "--server", paramLabel = "URL",
-            description = "trailproof server base URL (default: $TRAILPROOF_URL or " + ClientOptions.DEFAULT_SERVER + ").")
-    String server;
-
-    @Option(names = "--api-key", paramLabel = "KEY", description = "API key with the ingest role (default: $TRAILPROOF_API_KEY).")
-    String apiKey;
+    @Mixin
+    RecorderOptions recorder;
 
     @Option(names = "--agent-id", paramLabel = "ID",
             description = "Agent id of calls without an X-Trailproof-Agent header (default: $TRAILPROOF_AGENT_ID, "
@@ -61,25 +57,16 @@ final class LlmGatewayCommand implements Callable<Integer> {
 
     @Override
     public Integer call() throws InterruptedException {
-        URI upstreamUri = httpUrl(upstream, "--upstream");
-        String url = server != null ? server : env.getOrDefault("TRAILPROOF_URL", ClientOptions.DEFAULT_SERVER);
-        URI serverUri = httpUrl(url, "--server");
+        URI upstreamUri = RecordingTarget.httpUrl(upstream, "--upstream", System.err);
         InetSocketAddress address = address(listen);
-        if (upstreamUri == null || serverUri == null || address == null) {
+        RecordingTarget target = recorder.target(agentId, env, System.err);
+        if (upstreamUri == null || address == null || target == null) {
             return Main.BAD_USAGE;
         }
-        String agent = agentId != null ? agentId : env.get("TRAILPROOF_AGENT_ID");
-        if (agent != null && agent.isEmpty()) {
-            agent = null;
-        }
-        if (agent != null && (agent.length() > 256 || agent.codePoints().anyMatch(Character::isISOControl))) {
-            System.err.println("trailproof: --agent-id must be 1 to 256 characters without control characters");
-            return Main.BAD_USAGE;
-        }
-        String key = apiKey != null ? apiKey : env.get("TRAILPROOF_API_KEY");
-        boolean recording = !"false".equalsIgnoreCase(env.getOrDefault("TRAILPROOF_ENABLED", "true").trim());
-        LlmGateway.Options options = new LlmGateway.Options(upstreamUri, address, serverUri, key, agent,
-                McpProxyCommand.spoolDir(env, url), recording, Duration.ofSeconds(1), Duration.ofSeconds(10));
+        boolean recording = target.recording();
+        URI serverUri = target.server();
+        LlmGateway.Options options = new LlmGateway.Options(upstreamUri, address, serverUri, target.apiKey(),
+                target.agentId(), target.spoolDir(), recording, Duration.ofSeconds(1), Duration.ofSeconds(10));
         LlmGateway gateway;
         try {
             gateway = LlmGateway.start(options, System.err, Clock.systemUTC(), () -> UUID.randomUUID().toString());
@@ -96,20 +83,6 @@ final class LlmGatewayCommand implements Callable<Integer> {
         stop.await();
         gateway.close();
         return 0;
-    }
-
-    private static URI httpUrl(String url, String option) {
-        try {
-            URI uri = new URI(url);
-            if (!("http".equalsIgnoreCase(uri.getScheme()) || "https".equalsIgnoreCase(uri.getScheme()))
-                    || uri.getHost() == null || uri.getRawQuery() != null || uri.getRawFragment() != null) {
-                throw new URISyntaxException(url, "not an http or https URL without query");
-            }
-            return uri;
-        } catch (URISyntaxException e) {
-            System.err.println("trailproof: " + option + " must be an http or https URL without query or fragment: " + url);
-            return null;
-        }
     }
 
     /** {@code HOST:PORT}, {@code [IPv6]:PORT} or {@code :PORT} (all addresses). */

@@ -7,7 +7,6 @@ import io.trailproof.core.policy.PolicyEngine;
 import io.trailproof.core.policy.PolicyParser;
 import io.trailproof.core.policy.PolicyRejection;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
@@ -53,13 +52,7 @@ final class PolicyCommand implements Runnable {
     @Command(name = "check", mixinStandardHelpOptions = true,
             description = "Run policies over the trail on the server; exit 0 when none failed, 1 when a 'fail' rule "
                     + "failed, 2 on a malformed document or bad usage.")
-    static final class Check implements Callable<Integer> {
-
-        @Mixin
-        ClientOptions options;
-
-        @Spec
-        CommandSpec spec;
+    static final class Check extends ServerCallCommand {
 
         @Option(names = "--file", paramLabel = "F", description = "A policy document (YAML or JSON); default: the built-in policies.")
         Path file;
@@ -77,9 +70,7 @@ final class PolicyCommand implements Runnable {
         String until;
 
         @Override
-        public Integer call() {
-            PrintWriter out = spec.commandLine().getOut();
-            PrintWriter err = spec.commandLine().getErr();
+        ServerClient.Answer send(ServerClient client) throws ServerClient.ClientException, IOException, UsageException {
             ObjectNode body = ServerClient.JSON.createObjectNode();
             if (file != null) {
                 try {
@@ -87,30 +78,22 @@ final class PolicyCommand implements Runnable {
                     PolicyEngine.select(PolicyParser.parsePolicies(policies), policy);
                     body.set("policies", policies);
                 } catch (PolicyRejection e) {
-                    err.println("trailproof: " + file + ": " + e.getMessage());
-                    return Main.BAD_USAGE;
+                    throw new UsageException(file + ": " + e.getMessage());
                 }
             }
             body.put("policy", policy).put("agent_id", agentId).put("since", since).put("until", until);
-            try {
-                ServerClient.Answer answer = options.client().post("/v1/policy/check",
-                        ServerClient.JSON.writeValueAsBytes(body));
-                if (!answer.ok()) {
-                    err.println("trailproof: " + answer.error());
-                    return answer.status() == 400 ? Main.BAD_USAGE : 1;
-                }
-                JsonNode report = answer.json();
-                if (options.json) {
-                    out.println(answer.text());
-                } else {
-                    printTable(report, out);
-                }
-                out.flush();
-                return report.path("passed").asBoolean(false) ? 0 : 1;
-            } catch (ServerClient.ClientException | IOException e) {
-                err.println("trailproof: " + e.getMessage());
-                return 1;
-            }
+            return client.post("/v1/policy/check", ServerClient.JSON.writeValueAsBytes(body));
+        }
+
+        @Override
+        void print(ServerClient.Answer answer, PrintWriter out) throws ServerClient.ClientException {
+            printTable(answer.json(), out);
+        }
+
+        /** 1 when a rule of severity fail failed, with or without --json. */
+        @Override
+        int exitCode(ServerClient.Answer answer) throws ServerClient.ClientException {
+            return answer.json().path("passed").asBoolean(false) ? 0 : 1;
         }
 
         /** One row per rule, then each violated rule's examples, then the verdict. */

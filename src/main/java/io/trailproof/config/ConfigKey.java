@@ -36,6 +36,7 @@ public enum ConfigKey {
     SERVER_MAX_CONNECTIONS_PER_ADDRESS("server.max-connections-per-address", "256"),
     INGEST_MAX_QUEUED_EVENTS("ingest.max-queued-events", "65536"),
     INDEX_RAM_BUFFER_MB("index.ram-buffer-mb", "auto"),
+    INDEX_CATCH_UP_WAIT_MS("index.catch-up-wait-ms", "5000"),
     LIMITS_MAX_IN_FLIGHT_BYTES("limits.max-in-flight-bytes", "auto"),
     LIMITS_MAX_IN_FLIGHT_BYTES_PER_ADDRESS("limits.max-in-flight-bytes-per-address", "auto"),
     STREAM_MAX_SUBSCRIBERS("stream.max-subscribers", "1000"),

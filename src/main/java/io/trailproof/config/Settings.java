@@ -221,11 +221,14 @@ public record Settings(
      * @param maxInFlightBytes request bytes being parsed and sealed at once, 0 = sized from the heap
      * @param maxInFlightBytesPerAddress what one client address may hold of them, 0 = 3/4 of them
      * @param verifyCpuShare share of one core the periodic re-verification of every chain may take, in (0, 1]
+     * @param indexCatchUpWaitMs how long a list or search waits for the index to catch up before it is
+     *     answered from what is indexed (with {@code X-Index-Behind})
      */
     public record Hardening(boolean acceptTruncation, int maxConnections, int maxQueuedEvents, int indexRamBufferMb,
-                            long maxInFlightBytes, long maxInFlightBytesPerAddress, double verifyCpuShare) {
+                            long maxInFlightBytes, long maxInFlightBytesPerAddress, double verifyCpuShare,
+                            int indexCatchUpWaitMs) {
         public static Hardening defaults() {
-            return new Hardening(false, 1024, 65536, 0, 0, 0, 0.25);
+            return new Hardening(false, 1024, 65536, 0, 0, 0, 0.25, 5000);
         }
     }
 

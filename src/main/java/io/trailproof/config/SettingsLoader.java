@@ -1,5 +1,16 @@
 package io.trailproof.config;
 
+import static io.trailproof.config.ConfigValues.autoOrLong;
+import static io.trailproof.config.ConfigValues.bad;
+import static io.trailproof.config.ConfigValues.bool;
+import static io.trailproof.config.ConfigValues.duration;
+import static io.trailproof.config.ConfigValues.httpUrl;
+import static io.trailproof.config.ConfigValues.list;
+import static io.trailproof.config.ConfigValues.longIn;
+import static io.trailproof.config.ConfigValues.nonEmpty;
+import static io.trailproof.config.ConfigValues.path;
+import static io.trailproof.config.ConfigValues.share;
+
 import java.io.IOException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -7,16 +18,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.Optional;
-import java.util.HashSet;
-import java.util.regex.Pattern;
 import io.trailproof.config.ConfigSources.Sourced;
 import io.trailproof.core.note.CosignatureVerifier;
 import io.trailproof.core.note.SignedNote;
@@ -74,7 +80,7 @@ public final class SettingsLoader {
         String host = nonEmpty(raw, ConfigKey.SERVER_HOST);
         int port = (int) longIn(raw, ConfigKey.SERVER_PORT, 0, 65535);
         Path dataDir = path(nonEmpty(raw, ConfigKey.DATA_DIR));
-        List<ApiKey> keys = apiKeys(raw.get(ConfigKey.AUTH_API_KEYS));
+        List<ApiKey> keys = ApiKeyEntries.parse(raw.get(ConfigKey.AUTH_API_KEYS));
         long maxBody = longIn(raw, ConfigKey.LIMITS_MAX_BODY_BYTES, 1024, Integer.MAX_VALUE);
         int maxBatch = (int) longIn(raw, ConfigKey.LIMITS_MAX_BATCH_EVENTS, 1, MAX_BATCH_EVENTS);
         URI tsa = httpUrl(raw, ConfigKey.TIMESTAMP_DEFAULT_TSA_URL);
@@ -103,7 +109,8 @@ public final class SettingsLoader {
                 (int) autoOrLong(raw, ConfigKey.INDEX_RAM_BUFFER_MB, 1, 65_536),
                 autoOrLong(raw, ConfigKey.LIMITS_MAX_IN_FLIGHT_BYTES, 1 << 20, 1L << 40),
                 autoOrLong(raw, ConfigKey.LIMITS_MAX_IN_FLIGHT_BYTES_PER_ADDRESS, 1 << 16, 1L << 40),
-                share(raw, ConfigKey.VERIFY_CPU_SHARE));
+                share(raw, ConfigKey.VERIFY_CPU_SHARE),
+                (int) longIn(raw, ConfigKey.INDEX_CATCH_UP_WAIT_MS, 0, 600_000));
         Duration retention = duration(raw, ConfigKey.IDEMPOTENCY_RETENTION);
         if (retention.isZero() || retention.toMillis() < 1) {
             throw bad(ConfigKey.IDEMPOTENCY_RETENTION, raw, "must be a positive ISO 8601 duration such as PT24H");
@@ -338,172 +345,4 @@ public final class SettingsLoader {
         return new Settings.Streams((int) longIn(raw, ConfigKey.STREAM_MAX_SUBSCRIBERS, 1, 1_000_000),
                 (int) longIn(raw, ConfigKey.STREAM_MAX_BUFFERED_EVENTS, 1, 10_000_000), heartbeat);
     }
-
-    private static String nonEmpty(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
-        String v = raw.get(key).value();
-        if (v.isEmpty()) {
-            throw bad(key, raw, "must not be empty");
-        }
-        return v;
-    }
-
-    private static long longIn(Map<ConfigKey, Sourced> raw, ConfigKey key, long min, long max) throws ConfigException {
-        String v = raw.get(key).value();
-        long n;
-        try {
-            n = Long.parseLong(v);
-        } catch (NumberFormatException e) {
-            throw bad(key, raw, "must be a whole number");
-        }
-        if (n < min || n > max) {
-            throw bad(key, raw, "must be between " + min + " and " + max);
-        }
-        return n;
-    }
-
-    /** A share in (0, 1], written as a decimal ({@code 0.25}). */
-    private static double share(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
-        String v = raw.get(key).value();
-        double d;
-        try {
-            d = v.matches("[0-9]*\\.?[0-9]+") ? Double.parseDouble(v) : Double.NaN;
-        } catch (NumberFormatException e) {
-            d = Double.NaN;
-        }
-        if (!(d > 0 && d <= 1)) {
-            throw bad(key, raw, "must be a decimal above 0 and at most 1, such as 0.25");
-        }
-        return d;
-    }
-
-    private static boolean bool(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
-        String v = raw.get(key).value().toLowerCase(Locale.ROOT);
-        return switch (v) {
-            case "true" -> true;
-            case "false" -> false;
-            default -> throw bad(key, raw, "must be true or false");
-        };
-    }
-
-    /** {@code auto} (0: the service sizes it from the heap) or a whole number in range. */
-    private static long autoOrLong(Map<ConfigKey, Sourced> raw, ConfigKey key, long min, long max) throws ConfigException {
-        if (raw.get(key).value().equalsIgnoreCase("auto")) {
-            return 0;
-        }
-        try {
-            return longIn(raw, key, min, max);
-        } catch (ConfigException e) {
-            throw bad(key, raw, "must be 'auto' or a whole number between " + min + " and " + max);
-        }
-    }
-
-    private static Duration duration(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
-        String v = raw.get(key).value();
-        if (v.isEmpty() || v.equalsIgnoreCase("off")) {
-            return Duration.ZERO;
-        }
-        try {
-            Duration d = Duration.parse(v);
-            if (d.isNegative()) {
-                throw bad(key, raw, "must not be negative");
-            }
-            return d;
-        } catch (DateTimeParseException e) {
-            throw bad(key, raw, "must be an ISO 8601 duration such as PT1H, or 'off'");
-        }
-    }
-
-    private static URI httpUrl(Map<ConfigKey, Sourced> raw, ConfigKey key) throws ConfigException {
-        String v = raw.get(key).value();
-        try {
-            URI uri = new URI(v);
-            String scheme = uri.getScheme() == null ? "" : uri.getScheme().toLowerCase(Locale.ROOT);
-            if (!(scheme.equals("http") || scheme.equals("https")) || uri.getHost() == null) {
-                throw bad(key, raw, "must be an http or https URL");
-            }
-            return uri;
-        } catch (URISyntaxException e) {
-            throw bad(key, raw, "must be an http or https URL");
-        }
-    }
-
-    /** What a key name may hold: it appears in logs and records, so it is short and plain. */
-    private static final Pattern KEY_NAME = Pattern.compile("[A-Za-z0-9_.@-]{1,64}");
-
-    /**
-     * {@code auth.api-keys}: entries {@code key}, {@code key:roles} and {@code name=key:roles}
-     * (src/site/configuration.md). An entry is named when it holds a {@code =} followed by something
-     * other than {@code =}: base64 keys end in padding {@code =} and keep working unnamed. No message
-     * ever holds a key: only the entry's position, its name, and what is wrong.
-     */
-    private static List<ApiKey> apiKeys(Sourced sourced) throws ConfigException {
-        List<ApiKey> keys = new ArrayList<>();
-        Set<String> names = new HashSet<>();
-        for (String entry : list(sourced.value())) {
-            String at = "auth.api-keys (from " + sourced.source() + ") entry " + (keys.size() + 1);
-            String name = null;
-            int equals = entry.indexOf('=');
-            if (equals >= 0 && !entry.substring(equals).chars().allMatch(c -> c == '=')) {
-                name = entry.substring(0, equals).trim();
-                entry = entry.substring(equals + 1);
-                if (!KEY_NAME.matcher(name).matches()) {
-                    throw new ConfigException(at + " has a name that is not 1 to 64 of A-Z a-z 0-9 _ . @ -; "
-                            + "write name=key:roles");
-                }
-                if (!names.add(name)) {
-                    throw new ConfigException(at + " is named '" + name + "' like an earlier entry; names must be unique");
-                }
-            }
-            int colon = entry.indexOf(':');
-            String secret = colon < 0 ? entry : entry.substring(0, colon);
-            if (secret.isEmpty()) {
-                throw new ConfigException(at + " has an empty key");
-            }
-            Set<ApiKey.Role> roles = EnumSet.noneOf(ApiKey.Role.class);
-            if (colon < 0) {
-                roles = EnumSet.allOf(ApiKey.Role.class);
-            } else {
-                for (String role : entry.substring(colon + 1).split("\\+")) {
-                    try {
-                        roles.add(ApiKey.Role.valueOf(role.trim().toUpperCase(Locale.ROOT)));
-                    } catch (IllegalArgumentException e) {
-                        // The key itself is never echoed: only its position and the role.
-                        throw new ConfigException(at + (name == null ? "" : " ('" + name + "')") + " has unknown role '"
-                                + role + "'; roles are ingest, read, approve, admin");
-                    }
-                }
-            }
-            keys.add(new ApiKey(name, secret, roles));
-        }
-        return keys;
-    }
-
-    private static List<String> list(String value) {
-        List<String> out = new ArrayList<>();
-        for (String part : value.split(",")) {
-            if (!part.isBlank()) {
-                out.add(part.trim());
-            }
-        }
-        return out;
-    }
-
-    private static Path path(String value) {
-        if (value.equals("~") || value.startsWith("~/")) {
-            // Like a shell: $HOME first, the JVM's idea of the home directory when it is unset.
-            String home = System.getenv("HOME");
-            if (home == null || home.isEmpty()) {
-                home = System.getProperty("user.home");
-            }
-            return Path.of(home, value.substring(1).replaceFirst("^/", ""));
-        }
-        return Path.of(value);
-    }
-
-    private static ConfigException bad(ConfigKey key, Map<ConfigKey, Sourced> raw, String why) {
-        Sourced s = raw.get(key);
-        String shown = key == ConfigKey.AUTH_API_KEYS ? "(hidden)" : "'" + s.value() + "'";
-        return new ConfigException("configuration key " + key.key() + " = " + shown + " (from " + s.source() + ") " + why);
-    }
-
 }

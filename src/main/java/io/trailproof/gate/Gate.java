@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventHash;
 import io.trailproof.core.event.EventTime;
+import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.gate.ArgsDigest;
 import io.trailproof.core.gate.GateFields;
 import io.trailproof.core.json.Rfc8785;
@@ -56,6 +57,8 @@ public final class Gate implements Closeable {
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
     /** The scope of the keys the gate itself records under (never a caller's Idempotency-Key scope, which is hex or empty). */
     private static final String KEY_SCOPE = "gate";
+    /** The longest log whose first pass the start waits for (a few tens of milliseconds of reading). */
+    static final long FIRST_PASS_AT_START_EVENTS = 50_000;
 
     private final Ledger ledger;
     private final GateWrites writes;
@@ -91,15 +94,31 @@ public final class Gate implements Closeable {
         });
     }
 
-    /** Reads the log once (the state at start), then follows it. */
+    /**
+     * Reads the log once (the state at start), then follows it. A log of at most
+     * {@link #FIRST_PASS_AT_START_EVENTS} events is read before this returns; a longer one on the
+     * gate's thread, so that the start does not grow with the log ({@link #loaded()}).
+     */
     public void start() throws IOException {
         log.open();
+        if (ledger.size() <= FIRST_PASS_AT_START_EVENTS) {
+            log.catchUp();
+        }   // else the first pass over the log runs on the gate's thread (follow, below)
         ledger.onSizeAdvanced(() -> {
             if (!closed && wakeQueued.compareAndSet(false, true)) {
                 thread.execute(this::follow);
             }
         });
         thread.execute(this::follow);
+    }
+
+    /**
+     * Whether the gate's state is read from the log as it was at the start. Until then a gate request
+     * waits for that first pass (ingestion never does): {@code GET /health} lists {@code gate} under
+     * {@code loading}.
+     */
+    public boolean loaded() {
+        return log.loaded();
     }
 
     /** On the gate's thread: catch up, then write the violations not recorded yet. */
@@ -110,7 +129,9 @@ public final class Gate implements Closeable {
                 recordViolation(u);
             }
         } catch (RuntimeException e) {
-            LOG.log(System.Logger.Level.WARNING, "the gate could not follow the log: " + e);
+            if (!closed) {   // a first pass the stop interrupted is read again at the next start
+                LOG.log(System.Logger.Level.WARNING, "the gate could not follow the log: " + e);
+            }
         }
     }
 
@@ -196,7 +217,18 @@ public final class Gate implements Closeable {
 
     /** The body of the 201 answer of {@code POST /v1/decisions}, from the stored {@code DECISION} event at {@code logIndex}. */
     public byte[] decisionAnswer(long logIndex) throws IOException {
-        JsonNode event = MAPPER.readTree(ledger.payloadAt(logIndex));
+        return decisionAnswerOf(MAPPER.readTree(ledger.payloadAt(logIndex)));
+    }
+
+    /**
+     * The same from the {@code DECISION} event this service just stored, as the write returned it:
+     * nothing is read back from the log.
+     */
+    public byte[] decisionAnswer(StoredEvent stored) throws IOException {
+        return decisionAnswerOf(stored.json());
+    }
+
+    private static byte[] decisionAnswerOf(JsonNode event) throws IOException {
         JsonNode out = event.path(EventFields.ACTION_OUTPUT);
         ObjectNode o = NODES.objectNode();
         o.put("decision_id", event.path(EventFields.ID).asText());

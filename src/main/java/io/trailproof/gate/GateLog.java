@@ -52,6 +52,8 @@ final class GateLog {
     private final PolicyEventReader reader = new PolicyEventReader(Set.of(GateFields.DECISION_ID));
 
     private long cursor;
+    /** See {@link #loaded()}; written under the lock, read without it. */
+    private volatile boolean loaded;
     private final Bindings bindings = new Bindings();
     private final Map<String, DecisionInfo> infos = new LinkedHashMap<>();
     private final Map<String, Unrecorded> unrecorded = new LinkedHashMap<>();
@@ -70,8 +72,9 @@ final class GateLog {
     }
 
     /**
-     * The first pass: takes the latest policy document of the log (found by the policies agent's
-     * positions, not by a scan), then reads the whole log once.
+     * Takes the latest policy document of the log (found by the policies agent's positions, not by a
+     * scan). The first {@link #catchUp} then reads the whole log once: the gate's thread runs it after
+     * the start ({@link #loaded}), and a reader that comes first waits for it under this object's lock.
      */
     synchronized void open() throws IOException {
         long[] positions = ledger.agentPositions(GateFields.POLICIES_AGENT);
@@ -86,13 +89,18 @@ final class GateLog {
                 }
             }
         }
-        catchUp();
+    }
+
+    /** True once a catch-up reached the log's size as it was at the start (the first pass is done). */
+    boolean loaded() {
+        return loaded;
     }
 
     /** Brings the state to the ledger's readable size. */
     synchronized void catchUp() {
         long end = ledger.size();
         if (cursor >= end) {
+            loaded = true;
             return;
         }
         List<String> approvals = new ArrayList<>();
@@ -105,6 +113,7 @@ final class GateLog {
             throw new UncheckedIOException(e);
         }
         cursor = Math.max(cursor, end);
+        loaded = true;
         approvals.forEach(answered);
     }
 

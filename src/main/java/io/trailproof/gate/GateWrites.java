@@ -1,6 +1,7 @@
 package io.trailproof.gate;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.StoredEvent;
 import io.trailproof.ledger.DedupeTable;
 
 import java.util.concurrent.CompletableFuture;
@@ -22,8 +23,13 @@ public interface GateWrites {
      */
     CompletableFuture<Stored> append(ObjectNode fields, DedupeTable.Claim claim);
 
-    /** Where the event is (or was, for a replay): its log index. */
-    record Stored(long logIndex, boolean replayed) {
+    /**
+     * Where the event is (or was, for a replay): its log index; and, for an event stored by this
+     * write, the stored event itself, so that an answer is made without reading it back.
+     *
+     * @param event the event as stored (id, hash, log index set), or null for a replay
+     */
+    record Stored(long logIndex, boolean replayed, StoredEvent event) {
     }
 
     /** The key was recorded with other content. */

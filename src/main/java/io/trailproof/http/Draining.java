@@ -41,6 +41,11 @@ final class Draining implements HttpHandler {
         next.handleRequest(ex);
     }
 
+    /** Requests taken in and not yet answered. */
+    long inFlight() {
+        return active.get();
+    }
+
     /** From now on new requests are refused; those in flight go on. */
     void drain() {
         draining = true;

@@ -8,6 +8,7 @@ import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventLimits;
 import io.trailproof.core.event.EventRejection;
 import io.trailproof.core.event.EventValidator;
+import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.core.policy.PolicyRejection;
@@ -56,15 +57,28 @@ final class GateEndpoints {
     }
 
     void register(Router router) {
-        router.add("POST", "/v1/decisions", ApiKey.Role.INGEST, (ex, p) -> blocking(ex, decide(ex)), this::decide)
+        router.add("POST", "/v1/decisions", ApiKey.Role.INGEST, (ex, p) -> blocking(ex, decide(ex)),
+                        whenLoaded(this::decide))
                 .add("GET", "/v1/decisions/{id}", ApiKey.Role.INGEST, (ex, p) -> blocking(ex, decision(ex)),
-                        this::decision)
+                        whenLoaded(this::decision))
                 .add("GET", "/v1/approvals", ApiKey.Role.APPROVE, (ex, p) -> pending(ex))
                 .add("POST", "/v1/approvals/{id}", ApiKey.Role.APPROVE, (ex, p) -> blocking(ex, answer(ex)),
-                        this::answer)
+                        whenLoaded(this::answer))
                 .add("PUT", "/v1/admin/gate-policy", ApiKey.Role.ADMIN, (ex, p) -> blocking(ex, putPolicy(ex)),
-                        this::putPolicy)
+                        whenLoaded(this::putPolicy))
                 .add("GET", "/v1/admin/gate-policy", ApiKey.Role.READ, (ex, p) -> activePolicy(ex));
+    }
+
+    /**
+     * The I/O-thread form of a gate endpoint. Until the gate has read its state from the log after a
+     * start ({@link Gate#loaded()}) it answers 503 with {@code Retry-After} at once: waiting there for
+     * that first pass would hold the I/O thread, and with it the writes of every connection it serves.
+     * (A request on a worker thread, the other form, waits for the pass instead.)
+     */
+    private Router.NonBlockingEndpoint whenLoaded(Router.NonBlockingEndpoint endpoint) {
+        return ex -> gate.loaded() ? endpoint.start(ex) : CompletableFuture.failedFuture(new ApiException(503,
+                "the gate is still reading its state from the log after the start (GET /health lists it under "
+                        + "loading); retry in a moment", Map.of("Retry-After", "1")));
     }
 
     private static void blocking(HttpServerExchange ex, CompletionStage<Router.Answer> stage) throws Exception {
@@ -101,7 +115,7 @@ final class GateEndpoints {
             if (claim != null) {
                 claim.release();
             }
-        }), s -> s.replayed() ? decisionReplay(s.logIndex()) : decisionCreated(s.logIndex(), false));
+        }), s -> s.replayed() ? decisionReplay(s.logIndex()) : decisionCreated(s.event()));
     }
 
     /** A proposal: an event's fields, {@code action_type} {@code TOOL_CALL} when absent, no {@code decision_id}. */
@@ -130,17 +144,20 @@ final class GateEndpoints {
     }
 
     private Router.Answer decisionReplay(long logIndex) throws IOException {
-        return decisionCreated(logIndex, true);
-    }
-
-    private Router.Answer decisionCreated(long logIndex, boolean replayed) throws IOException {
         byte[] answer = gate.decisionAnswer(logIndex);
         String id = gate.eventId(logIndex);
         return ex -> {
-            if (replayed) {
-                ex.getResponseHeaders().put(IdempotentRequests.REPLAYED, "true");
-            }
+            ex.getResponseHeaders().put(IdempotentRequests.REPLAYED, "true");
             ex.getResponseHeaders().put(Headers.LOCATION, DECISIONS + id);
+            Responses.bytes(ex, 201, answer);
+        };
+    }
+
+    /** A new decision's answer, from the event as the write returned it (nothing is read back). */
+    private Router.Answer decisionCreated(StoredEvent stored) throws IOException {
+        byte[] answer = gate.decisionAnswer(stored);
+        return ex -> {
+            ex.getResponseHeaders().put(Headers.LOCATION, DECISIONS + stored.id());
             Responses.bytes(ex, 201, answer);
         };
     }
@@ -284,7 +301,11 @@ final class GateEndpoints {
         Router.Answer of(GateWrites.Stored stored) throws IOException;
     }
 
-    /** The answer once the write is durable; a key conflict is a 422, an event too large a 400. */
+    /**
+     * The answer once the write is durable; a key conflict is a 422, an event too large a 400. The
+     * answer is made when it is written (on the connection's thread), not in the stage: the stage
+     * completes on the log's flusher thread, whose next force would wait for it.
+     */
     private static CompletionStage<Router.Answer> answered(CompletableFuture<GateWrites.Stored> stored, StoredAnswer answer) {
         return stored.handle((s, error) -> {
             if (error != null) {
@@ -298,11 +319,7 @@ final class GateEndpoints {
                 }
                 throw error instanceof CompletionException c ? c : new CompletionException(error);
             }
-            try {
-                return answer.of(s);
-            } catch (IOException e) {
-                throw new CompletionException(e);
-            }
+            return ex -> answer.of(s).write(ex);
         });
     }
 }

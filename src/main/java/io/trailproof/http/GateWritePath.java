@@ -36,7 +36,8 @@ final class GateWritePath implements GateWrites {
         if (cluster != null) {
             return cluster.submitComposed(List.of(fields), claim, new AnswerSpec.Single()).thenApply(outcome -> switch (outcome) {
                 case ReplicaOutcome.Stored s -> stored(s.outcomes().get(0));
-                case ReplicaOutcome.Replayed r -> new Stored(IdempotentRequests.singleLogIndex(r.record().answer()), true);
+                case ReplicaOutcome.Replayed r -> new Stored(IdempotentRequests.singleLogIndex(r.record().answer()), true,
+                        null);
                 case ReplicaOutcome.Conflicting c -> throw new CompletionException(new KeyConflict());
                 case ReplicaOutcome.Erased e -> throw new IllegalStateException("a write was answered by an erasure");
             });
@@ -50,6 +51,6 @@ final class GateWritePath implements GateWrites {
             // Composed events are small and valid; a refusal (over 1 MiB with a huge input) is the caller's 400.
             throw new CompletionException(new IllegalArgumentException(o.error()));
         }
-        return new Stored(o.event().logIndex(), false);
+        return new Stored(o.event().logIndex(), false, o.event());
     }
 }

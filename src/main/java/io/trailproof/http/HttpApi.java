@@ -85,7 +85,7 @@ public final class HttpApi {
         router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail.
-        Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, health(ledger, checkpoints));
+        Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, healthOf(ledger, checkpoints));
         router.add("GET", "/health", null, health, ex -> CompletableFuture.completedFuture(e -> health.handle(e, null)));
         budget = InFlightBudget.of(settings.hardening().maxInFlightBytes(),
                 settings.hardening().maxInFlightBytesPerAddress());
@@ -173,9 +173,14 @@ public final class HttpApi {
     /**
      * {@code status} is "ok" while the ledger has no problem and "degraded" while it has one (an
      * accepted loss of acknowledged events, derived files found wrong, writes stopped); each is a
-     * sentence in {@code problems}.
+     * sentence in {@code problems}. {@code loading} names what the start left to read in the
+     * background (the tree's check, the gate's state); empty once everything is loaded.
      */
-    private static ObjectNode health(Ledger ledger, CheckpointService checkpoints) {
+    private ObjectNode healthOf(Ledger ledger, CheckpointService checkpoints) {
+        return health(ledger, checkpoints, gate);
+    }
+
+    private static ObjectNode health(Ledger ledger, CheckpointService checkpoints, Gate gate) {
         List<String> problems = new ArrayList<>(ledger.health().problems());
         problems.addAll(checkpoints.problems());
         ObjectNode o = Responses.MAPPER.createObjectNode()
@@ -185,6 +190,12 @@ public final class HttpApi {
         o.put("checkpoint_size", checkpoints.latest().map(c -> c.size()).orElse(-1L));
         ArrayNode list = o.putArray("problems");
         problems.forEach(list::add);
+        // What is still being read after the start (src/site/operations.md#start-up); writes never wait for it.
+        ArrayNode loading = o.putArray("loading");
+        ledger.loading().forEach(loading::add);
+        if (gate != null && !gate.loaded()) {
+            loading.add("gate");
+        }
         return o;
     }
 
@@ -239,6 +250,11 @@ public final class HttpApi {
     /** Request bytes that may be in flight at once (limits.max-in-flight-bytes, or the size chosen from the heap). */
     public long maxInFlightBytes() {
         return budget.capacity();
+    }
+
+    /** Requests taken in (their head read) and not yet answered. */
+    public long requestsInFlight() {
+        return draining.inFlight();
     }
 
     /** How long a stop waits for streams to end cleanly before closing their connections. */

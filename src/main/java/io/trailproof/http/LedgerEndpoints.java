@@ -65,10 +65,10 @@ final class LedgerEndpoints {
                 .get("/v1/stats", (ex, p) -> stats(ex))
                 .get("/v1/verify", (ex, p) -> verify(ex))
                 .add("GET", "/v1/merkle/root", ApiKey.Role.READ, (ex, p) -> root(ex),
-                        ex -> CompletableFuture.completedFuture(this::root))
+                        ex -> treeChecked(this::root))
                 .add("GET", "/v1/merkle/proof", ApiKey.Role.READ, (ex, p) -> proof(ex),
                         ex -> tlogProof != null && tlogProof.asked(ex) ? tlogProof.start(ex)
-                                : CompletableFuture.completedFuture(this::proof))
+                                : treeChecked(this::proof))
                 .get("/v1/merkle/consistency", (ex, p) -> consistency(ex));
     }
 
@@ -292,6 +292,15 @@ final class LedgerEndpoints {
             o.put("erased", r.erased());
         }
         Responses.json(ex, 200, o);
+    }
+
+    /**
+     * {@code answer} once the tree's check after the start is done (at once, nearly always): the I/O
+     * thread never waits for it (src/site/operations.md#start-up).
+     */
+    private CompletionStage<Router.Answer> treeChecked(Router.Answer answer) {
+        CompletableFuture<Void> checked = ledger.whenTreeChecked();
+        return checked.isDone() ? CompletableFuture.completedFuture(answer) : checked.thenApply(v -> answer);
     }
 
     /**

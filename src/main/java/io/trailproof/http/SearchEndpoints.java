@@ -37,6 +37,8 @@ import java.util.concurrent.Semaphore;
 final class SearchEndpoints {
 
     private static final String LABEL = "label.";
+    /** The header of an answer from an index that had not caught up with the log. */
+    static final String INDEX_BEHIND = "X-Index-Behind";
     private static final Set<String> LIST_PARAMS = Set.of("agent_id", "action_type", "action_status", "source", "since",
             "until", "order", "limit", "offset", "format");
     private static final Set<String> SEARCH_PARAMS = Set.of("q", "agent_id", "action_type", "action_status", "source",
@@ -195,7 +197,7 @@ final class SearchEndpoints {
                 return;
             }
             try {
-                answer.complete(prepared.rendering().render(results));
+                answer.complete(withBehind(prepared.rendering().render(results), results));
             } catch (Exception | Error e) {
                 answer.completeExceptionally(e);
             }
@@ -212,13 +214,27 @@ final class SearchEndpoints {
         SearchIndex.Results results;
         try {
             // Not watched for a client that leaves: the unread body comes before anything that would tell.
-            results = index.find(prepared.request());
+            results = index.findOrPartial(prepared.request());
         } catch (BadQueryException | IndexUnavailableException e) {
             throw (ApiException) refusal(e);
         } finally {
             blockedWaiting.release();
         }
-        prepared.rendering().render(results).write(ex);
+        withBehind(prepared.rendering().render(results), results).write(ex);
+    }
+
+    /**
+     * An answer from an index still catching up (src/site/search.md#read-after-write) says so:
+     * {@value #INDEX_BEHIND} is how many events durable at the request's start it may not hold.
+     */
+    private static Router.Answer withBehind(Router.Answer answer, SearchIndex.Results results) {
+        if (results.behind() <= 0) {
+            return answer;
+        }
+        return e -> {
+            e.getResponseHeaders().put(new HttpString(INDEX_BEHIND), Long.toString(results.behind()));
+            answer.write(e);
+        };
     }
 
     /** The answer to a failure of the index: 400 for a bad query, 503 when the index cannot answer now. */

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -39,10 +40,20 @@ final class IndexReads {
     /** Logs under the search index's name, as before it was split: log settings for it still apply. */
     private static final System.Logger LOG = System.getLogger(SearchIndex.class.getName());
 
-    /** How long a request waits for the index to catch up before it is answered 503. */
+    /**
+     * How long work that must see every event (an erasure's matches) waits for the index to catch up
+     * before it is refused.
+     */
     static final Duration CATCH_UP_WAIT = Duration.ofSeconds(30);
     /**
-     * Requests that may wait for the index at once ({@link #findAsync}); more are refused at once.
+     * How long a person's list or search waits for the index to catch up before it is answered from
+     * what is indexed, with how far behind that is (src/site/search.md#read-after-write), unless
+     * {@code index.catch-up-wait-ms} says otherwise ({@link #partialAfter(Duration)}).
+     */
+    static final Duration PARTIAL_AFTER = Duration.ofSeconds(5);
+    /**
+     * Requests that may wait for the index at once ({@link #findAsync}); more are answered at once from
+     * what is indexed.
      * A waiting request holds no thread, only its connection and a few objects.
      */
     static final int MAX_WAITING = 4096;
@@ -70,6 +81,7 @@ final class IndexReads {
     private boolean closed; // guarded by signal
     private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
     private final AtomicLong cancelled = new AtomicLong();
+    private volatile Duration partialAfter = PARTIAL_AFTER;
 
     IndexReads(Ledger ledger, Clock clock, Lock swapReadLock, Live live) {
         this.ledger = ledger;
@@ -78,17 +90,32 @@ final class IndexReads {
         this.live = live;
     }
 
-    /** See {@link SearchIndex#find}. */
-    Results find(IndexRequest request) throws BadQueryException, IndexUnavailableException, IOException {
+    /** See {@link SearchIndex#find} ({@code partial} false) and {@link SearchIndex#findOrPartial} (true). */
+    Results find(IndexRequest request, boolean partial)
+            throws BadQueryException, IndexUnavailableException, IOException {
         long target = ledger.size();
-        long deadline = System.nanoTime() + CATCH_UP_WAIT.toNanos();
+        long deadline = System.nanoTime() + (partial ? partialAfter : CATCH_UP_WAIT).toNanos();
         while (true) {
-            awaitIndexed(target, deadline);
+            if (!awaitIndexed(target, deadline)) {
+                Results results = partial ? findPartial(request, target) : null;
+                if (results == null) {
+                    throw notCaughtUp(target);
+                }
+                return results;
+            }
             Results results = findIfIndexed(request, target);
             if (results != null) {
                 return results;
             }
         }
+    }
+
+    /** See {@link SearchIndex#answeringPartiallyAfter}. */
+    void partialAfter(Duration wait) {
+        if (wait.isNegative()) {
+            throw new IllegalArgumentException("a wait cannot be negative: " + wait);
+        }
+        partialAfter = wait;
     }
 
     /** See {@link SearchIndex#searchesCancelled}. */
@@ -99,7 +126,7 @@ final class IndexReads {
     /** See {@link SearchIndex#findAsync}. */
     CompletableFuture<Results> findAsync(IndexRequest request, Executor searchThreads) {
         CompletableFuture<Results> result = new CompletableFuture<>();
-        findWhenIndexed(request, ledger.size(), System.nanoTime() + CATCH_UP_WAIT.toNanos(), searchThreads, result);
+        findWhenIndexed(request, ledger.size(), System.nanoTime() + partialAfter.toNanos(), searchThreads, result);
         return result;
     }
 
@@ -152,7 +179,7 @@ final class IndexReads {
 
     private void findWhenIndexed(IndexRequest request, long target, long deadline, Executor searchThreads,
                                  CompletableFuture<Results> result) {
-        whenIndexed(target, deadline).whenComplete((ready, notReady) -> {
+        whenIndexed(target, deadline).whenComplete((covered, notReady) -> {
             if (notReady != null) {
                 result.completeExceptionally(notReady);
                 return;
@@ -161,11 +188,13 @@ final class IndexReads {
             try {
                 searchThreads.execute(() -> {
                     try {
-                        Results results = findIfIndexed(request, target);
-                        if (results == null) {
+                        Results results = covered ? findIfIndexed(request, target) : findPartial(request, target);
+                        if (results != null) {
+                            result.complete(results);
+                        } else if (covered) {
                             findWhenIndexed(request, target, deadline, searchThreads, result);
                         } else {
-                            result.complete(results);
+                            result.completeExceptionally(notCaughtUp(target));
                         }
                     } catch (Exception | Error e) {
                         result.completeExceptionally(e);
@@ -187,11 +216,39 @@ final class IndexReads {
         swapReadLock.lock();
         try {
             EventIndex index = live.current();
-            if (!covers(index, target)) {
+            return covers(index, target) ? search(index, request, target, target) : null;
+        } finally {
+            swapReadLock.unlock();
+        }
+    }
+
+    /**
+     * The page from what the live index holds of the first {@code target} events, with how many of them
+     * it may lack; null when the index cannot answer at all (a write failed: it is being reopened).
+     */
+    private Results findPartial(IndexRequest request, long target)
+            throws BadQueryException, IndexUnavailableException, IOException {
+        swapReadLock.lock();
+        try {
+            EventIndex index = live.current();
+            if (index.writeFailure() != null) {
                 return null;
             }
+            return search(index, request, Math.min(index.size(), target), target);
+        } finally {
+            swapReadLock.unlock();
+        }
+    }
+
+    /**
+     * Searches {@code index} made searchable up to {@code searchable} events, for a request that
+     * asked for {@code target}; null when the index's writer failed meanwhile. Under the swap lock.
+     */
+    private Results search(EventIndex index, IndexRequest request, long searchable, long target)
+            throws BadQueryException, IndexUnavailableException, IOException {
+        try {
             try {
-                index.makeSearchable(target);
+                index.makeSearchable(searchable);
             } catch (IndexWriterFailedException e) {
                 return null; // the follower reopens it and indexes again
             }
@@ -215,7 +272,7 @@ final class IndexReads {
                 }
                 out.add(new Result(hit.logIndex(), payload, hit.score(), highlights));
             }
-            return new Results(page.total(), out, page.summary());
+            return new Results(page.total(), out, page.summary(), target - searchable);
         } catch (SearchCancelledException e) {
             long n = cancelled.incrementAndGet();
             LOG.log(System.Logger.Level.INFO, "search cancelled: its client closed the connection before the answer ("
@@ -226,8 +283,6 @@ final class IndexReads {
             live.rebuildDamaged();
             throw new IndexUnavailableException("the search index is damaged and is being rebuilt from the log; "
                     + "retry in a minute (progress: GET /v1/admin/index)");
-        } finally {
-            swapReadLock.unlock();
         }
     }
 
@@ -236,7 +291,8 @@ final class IndexReads {
         return index.size() >= target && index.writeFailure() == null;
     }
 
-    private void awaitIndexed(long target, long deadline) throws IndexUnavailableException {
+    /** Waits until the live index covers {@code target} (true) or the deadline passes (false). */
+    private boolean awaitIndexed(long target, long deadline) throws IndexUnavailableException {
         synchronized (signal) {
             while (!covers(live.current(), target)) {
                 if (closed) {
@@ -244,7 +300,7 @@ final class IndexReads {
                 }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
-                    throw notCaughtUp(target);
+                    return false;
                 }
                 nudged = true;
                 signal.notifyAll();
@@ -256,34 +312,39 @@ final class IndexReads {
                 }
             }
         }
+        return true;
     }
 
-    /** Completes once the live index covers {@code target}; fails at the deadline, when too many wait, or at close. */
-    private CompletableFuture<Void> whenIndexed(long target, long deadline) {
+    /**
+     * Completes with true once the live index covers {@code target}, with false at the deadline or at
+     * once when {@link #MAX_WAITING} requests wait already (the caller then answers from what is
+     * indexed); fails only at close.
+     */
+    private CompletableFuture<Boolean> whenIndexed(long target, long deadline) {
         synchronized (signal) {
             if (closed) {
                 return CompletableFuture.failedFuture(new IndexUnavailableException("the service is shutting down"));
             }
             if (covers(live.current(), target)) {
-                return CompletableFuture.completedFuture(null);
+                return CompletableFuture.completedFuture(true);
             }
             nudged = true;
             signal.notifyAll();
         }
         CompletableFuture<Void> ready = parked.park(target);
         if (ready == null) {
-            return CompletableFuture.failedFuture(new IndexUnavailableException(parked.max() + " requests are "
-                    + "already waiting for the search index to catch up with the log (" + live.current().size() + " of "
-                    + target + " events indexed); retry shortly"));
+            return CompletableFuture.completedFuture(false);
         }
         EventIndex index = live.current();
         if (covers(index, target)) {
             parked.release(index.size()); // it grew between the check and the parking
         }
         long left = Math.max(1, deadline - System.nanoTime());
-        return ready.orTimeout(left, TimeUnit.NANOSECONDS).exceptionallyCompose(e -> {
+        return ready.orTimeout(left, TimeUnit.NANOSECONDS).thenApply(v -> true).exceptionallyCompose(e -> {
             parked.forget(ready);
-            return CompletableFuture.failedFuture(e instanceof TimeoutException ? notCaughtUp(target) : e);
+            Throwable cause = e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
+            return cause instanceof TimeoutException ? CompletableFuture.completedFuture(false)
+                    : CompletableFuture.failedFuture(cause);
         });
     }
 

@@ -62,8 +62,16 @@ public final class SearchIndex implements Closeable {
     public record Result(long logIndex, byte[] payload, float score, Map<String, List<String>> highlights) {
     }
 
-    /** A page of results, the total number of matches, and their summary (null when none was asked). */
-    public record Results(long total, List<Result> results, MatchSummary summary) {
+    /**
+     * A page of results, the total number of matches, and their summary (null when none was asked).
+     * {@code behind} is 0 when every event durable at the request's start was searched; otherwise the
+     * answer came from what was indexed after the bounded wait ({@link #answeringPartiallyAfter}) and
+     * {@code behind} is how many of those events it may not hold (an upper bound).
+     */
+    public record Results(long total, List<Result> results, MatchSummary summary, long behind) {
+        public Results(long total, List<Result> results, MatchSummary summary) {
+            this(total, results, summary, 0);
+        }
     }
 
     /**
@@ -102,6 +110,8 @@ public final class SearchIndex implements Closeable {
     private long lastReopenNanos = System.nanoTime() - REOPEN_BACKOFF_NANOS; // follower only
     /** Set by {@link #holdFollower}: the follower waits before its next step. */
     private volatile CountDownLatch hold;
+    /** Set while the follower waits at {@link #hold}. */
+    private volatile boolean holding;
 
     private SearchIndex(Ledger ledger, IndexDirectory dirs, IndexOptions options, Clock clock, EventIndex index,
                         Path generation) {
@@ -303,8 +313,15 @@ public final class SearchIndex implements Closeable {
     private void awaitHold() throws InterruptedException {
         CountDownLatch latch = hold;
         while (latch != null && !closed && !latch.await(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
+            holding = true;
             latch = hold;
         }
+        holding = false;
+    }
+
+    /** True while the follower waits at a {@link #holdFollower} hold: it takes no further step until released. */
+    public boolean followerHeld() {
+        return holding;
     }
 
     // ---------------------------------------------------------------- erasure (src/site/erasure.md)
@@ -460,18 +477,41 @@ public final class SearchIndex implements Closeable {
      * @throws IndexUnavailableException when the index could not catch up in time or is damaged
      */
     public Results find(IndexRequest request) throws BadQueryException, IndexUnavailableException, IOException {
-        return reads.find(request);
+        return reads.find(request, false);
     }
 
     /**
-     * As {@link #find}, but no thread waits for the index: the request is parked until the follower
-     * has indexed every event that was durable when this call started, then searched on
-     * {@code searchThreads}. Completes exceptionally with {@link BadQueryException},
-     * {@link IndexUnavailableException} (not caught up within {@link IndexReads#CATCH_UP_WAIT}, more than
-     * {@link IndexReads#MAX_WAITING} requests already waiting, damaged, closing) or an {@link IOException}.
+     * As {@link #find}, for a person's request: after {@link #answeringPartiallyAfter} without the
+     * index catching up it answers from what is indexed, and {@link Results#behind()} says how far
+     * behind that is. Never for work that must see every event (an erasure's matches).
+     *
+     * @throws IndexUnavailableException when the index failed (not merely behind), is damaged or closing
+     */
+    public Results findOrPartial(IndexRequest request) throws BadQueryException, IndexUnavailableException, IOException {
+        return reads.find(request, true);
+    }
+
+    /**
+     * As {@link #findOrPartial}, but no thread waits for the index: the request is parked until the
+     * follower has indexed every event that was durable when this call started, then searched on
+     * {@code searchThreads}; after {@link #answeringPartiallyAfter}, or at once when
+     * {@link IndexReads#MAX_WAITING} requests already wait, it is answered from what is indexed
+     * ({@link Results#behind()}). Completes exceptionally with {@link BadQueryException},
+     * {@link IndexUnavailableException} (the index failed, is damaged, or the service is closing) or an
+     * {@link IOException}.
      */
     public CompletableFuture<Results> findAsync(IndexRequest request, Executor searchThreads) {
         return reads.findAsync(request, searchThreads);
+    }
+
+    /**
+     * Sets how long {@link #findOrPartial} and {@link #findAsync} wait for the index before they answer
+     * from what is indexed ({@code index.catch-up-wait-ms}; {@link IndexReads#PARTIAL_AFTER} until set).
+     * Returns this index.
+     */
+    public SearchIndex answeringPartiallyAfter(Duration wait) {
+        reads.partialAfter(wait);
+        return this;
     }
 
     /** Searches cancelled since the start because their client had gone ({@link IndexRequest#clientGone}). */

@@ -287,6 +287,23 @@ public final class Ledger implements Closeable {
         return health;
     }
 
+    /**
+     * What the ledger is still loading after its start, for {@code GET /health}: {@code "tree check"}
+     * while the Merkle tree's upper levels are checked (roots and proofs wait for it; writes do
+     * not). Empty once everything is loaded.
+     */
+    public List<String> loading() {
+        return tree.checked() ? List.of() : List.of("tree check");
+    }
+
+    /**
+     * Completes once the tree's check after the start is done: for answers given on an I/O thread,
+     * which must not wait for it there.
+     */
+    public CompletableFuture<Void> whenTreeChecked() {
+        return tree.whenChecked();
+    }
+
     /** Writes a snapshot covering everything applied so far. */
     void snapshotHeads() throws IOException {
         headSnapshots.snapshot();

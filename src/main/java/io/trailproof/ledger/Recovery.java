@@ -69,8 +69,9 @@ final class Recovery {
         }
         PositionJournal.cutTo(journal, journalBytes);
         agents.journaledUpTo(covered);
-        MerkleNodeStore tree = MerkleNodeStore.open(dataDir.resolve("merkle"), covered);
-        TreeRepairs.report("at start", tree.repairs(), health);
+        // The upper levels are checked beside the catch-up and after the start; readers wait for it.
+        MerkleNodeStore tree = MerkleNodeStore.openCheckingLater(dataDir.resolve("merkle"), covered);
+        TreeCheckAtStart.start(tree, health);
         try {
             String lastHash = snapshot == null ? EventFields.GENESIS_PREV_HASH : snapshot.lastHash();
             Instant lastRecordedAt = snapshot == null ? Instant.EPOCH : Instant.parse(snapshot.lastRecordedAt());

@@ -113,7 +113,8 @@ public final class TrailproofServer implements AutoCloseable {
         joinCluster();
         // After the cluster node: in cluster mode timestamps are published through the topic.
         TimestampService timestamps = timestamps(trust);
-        index = SearchIndex.open(settings.dataDir(), ledger, clock, settings.hardening().indexRamBufferMb());
+        index = SearchIndex.open(settings.dataDir(), ledger, clock, settings.hardening().indexRamBufferMb())
+                .answeringPartiallyAfter(Duration.ofMillis(settings.hardening().indexCatchUpWaitMs()));
         // After the cluster node: in cluster mode the witnesses' cosignatures reach the other nodes through it.
         checkpointing.addWitnesses(clock, cluster);
         if (settings.observability().metricsEnabled()) {
@@ -320,6 +321,11 @@ public final class TrailproofServer implements AutoCloseable {
 
     public SearchIndex searchIndex() {
         return index;
+    }
+
+    /** Requests the HTTP listener has taken in (their head read) and not yet answered: what a stop waits for. */
+    public long requestsInFlight() {
+        return http.requestsInFlight();
     }
 
     /**

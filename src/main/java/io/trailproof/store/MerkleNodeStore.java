@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The Merkle tree's perfect-subtree hashes on disk (src/site/concepts.md#the-merkle-tree and src/site/storage.md): one append-only file per
@@ -80,7 +81,9 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     private record SizedRoot(long size, long generation, byte[] root) {
     }
     private boolean directoryDirty;
-    private List<String> repairs = List.of();
+    private volatile List<String> repairs = List.of();
+    /** Done once the levels above 0 are checked after the open (see {@link #openCheckingLater}). */
+    private final CompletableFuture<Void> checked = new CompletableFuture<>();
 
     private MerkleNodeStore(Path dir, int chunkNodes, int residentFromLevel) {
         this.dir = dir;
@@ -96,12 +99,28 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
      * SHA-256 per stored leaf.
      */
     public static MerkleNodeStore open(Path dir, long trustedLeaves) throws IOException {
-        return open(dir, trustedLeaves, CHUNK_NODES, RESIDENT_FROM_LEVEL);
+        return open(dir, trustedLeaves, CHUNK_NODES, RESIDENT_FROM_LEVEL, true);
+    }
+
+    /**
+     * As {@link #open(Path, long)}, but the check of the levels above 0 (one SHA-256 per leaf: the
+     * only part of an open that grows with the tree) is left to {@link #checkAfterOpen()}, which the
+     * caller runs on a thread of its own. Appends go on meanwhile; every reader ({@link #get},
+     * {@link #nodes}, {@link #root}, the proofs) waits until the check and its repairs are done, so
+     * no node the check would rewrite is served (see {@link #whenChecked()} for waiting without a thread).
+     */
+    public static MerkleNodeStore openCheckingLater(Path dir, long trustedLeaves) throws IOException {
+        return open(dir, trustedLeaves, CHUNK_NODES, RESIDENT_FROM_LEVEL, false);
     }
 
     /** As {@link #open(Path, long)} with tunables, so tests can exercise chunk and cache edges. */
     static MerkleNodeStore open(Path dir, long trustedLeaves, int chunkNodes, int residentFromLevel)
             throws IOException {
+        return open(dir, trustedLeaves, chunkNodes, residentFromLevel, true);
+    }
+
+    private static MerkleNodeStore open(Path dir, long trustedLeaves, int chunkNodes, int residentFromLevel,
+                                        boolean checkNow) throws IOException {
         if (trustedLeaves < 0) {
             throw new IllegalArgumentException("trusted leaves must be >= 0, was " + trustedLeaves);
         }
@@ -137,8 +156,11 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
             }
             store.size = leaves;
             store.flushedSize = leaves;
-            // Memory was just loaded from the files, so the file copies need no second look.
-            store.repairs = List.copyOf(UpperLevelCheck.run(store.levels, leaves, 0, true));
+            if (checkNow) {
+                // Memory was just loaded from the files, so the file copies need no second look.
+                store.repairs = List.copyOf(UpperLevelCheck.run(store.levels, leaves, 0, true));
+                store.checked.complete(null);
+            }
             store.force();
         } catch (IOException | RuntimeException e) {
             store.closeFiles();
@@ -148,11 +170,50 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     }
 
     /**
-     * What {@link #open} found wrong in the levels above 0 and rewrote from level 0: one sentence per
-     * level file, naming it and the first wrong node index. Empty when every node matched.
+     * What {@link #open} (or {@link #checkAfterOpen()}) found wrong in the levels above 0 and rewrote
+     * from level 0: one sentence per level file, naming it and the first wrong node index. Empty when
+     * every node matched, and until a deferred check is done.
      */
     public List<String> repairs() {
         return repairs;
+    }
+
+    /**
+     * The check {@link #openCheckingLater} deferred: every level above 0 recomputed from level 0 and
+     * compared (as {@link #checkUpperLevels()}), wrong nodes rewritten and forced; then readers are let
+     * through, also when the check failed (its exception is thrown here, for the caller to report).
+     *
+     * @return the repairs, as {@link #repairs()}
+     */
+    public List<String> checkAfterOpen() throws IOException {
+        try {
+            repairs = checkUpperLevels();
+            return repairs;
+        } finally {
+            checked.complete(null);
+        }
+    }
+
+    /** Completes once the levels above 0 are checked after the open; readers wait for it. */
+    public CompletableFuture<Void> whenChecked() {
+        return checked.copy();
+    }
+
+    /** True once {@link #close} ran. */
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Whether the check after the open is done (always, for {@link #open}). */
+    public boolean checked() {
+        return checked.isDone();
+    }
+
+    /** Readers wait here for a deferred check; at once when it is done. */
+    private void awaitChecked() {
+        if (!checked.isDone()) {
+            checked.join();
+        }
     }
 
     /**
@@ -244,7 +305,9 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     public synchronized void append(byte[] leafHash) throws IOException {
         ensureOpen();
         long n = size;
-        List<MerkleNode> created = MerkleAppender.newNodes(this, n, leafHash);
+        // Straight from the levels: an append never waits for a deferred check (which repairs what it
+        // computes from a wrong node, since it recomputes every node up to the size it finds).
+        List<MerkleNode> created = MerkleAppender.newNodes((level, index) -> levels[level].get(index), n, leafHash);
         for (MerkleNode node : created) {
             MerkleLevel level = levels[node.level()];
             if (level == null) {
@@ -274,6 +337,7 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
                     "no node at level " + level + ", index " + index + " in a tree of " + n + " leaves");
         }
         ensureOpen();
+        awaitChecked();
         return levels[level].get(index);
     }
 
@@ -288,12 +352,14 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
                     + " in a tree of " + n + " leaves");
         }
         ensureOpen();
+        awaitChecked();
         return levels[level].nodes(from, count);
     }
 
     /** MTH of the first {@code treeSize} leaves, for any size up to {@link #size()}. */
     public byte[] root(long treeSize) {
         requireSize(treeSize);
+        awaitChecked();
         long generation = repairGeneration;
         SizedRoot last = lastRoot;
         if (last != null && last.size() == treeSize && last.generation() == generation) {

@@ -140,7 +140,8 @@ final class SegmentReads {
             if (seg != windowSegment || pos < windowStart || pos + FrameCodec.HEADER_BYTES > windowStart + windowLength) {
                 windowSegment = seg;
                 windowStart = pos;
-                int want = (int) Math.max(0, Math.min(window.length, seg.readableEnd() - pos));
+                int want = (int) Math.max(0, Math.min(windowReach(seg, segs, indexes, done[0], pos),
+                        seg.readableEnd() - pos));
                 windowLength = seg.read(ByteBuffer.wrap(window, 0, want), pos);
             }
             int at = (int) (pos - windowStart);
@@ -157,6 +158,26 @@ final class SegmentReads {
             int p = at + FrameCodec.HEADER_BYTES;
             visitor.accept(index, Arrays.copyOfRange(window, p, p + f.length));
         }
+    }
+
+    /**
+     * How many bytes from {@code pos} (the frame of {@code indexes[i]} in {@code seg}) one read of
+     * {@link #readEach} takes: up to a typical frame past the last of the following indexes in the
+     * same segment that start within {@link #READ_WINDOW_BYTES}, so that a sparse walk (one agent's
+     * events among many agents') reads about a frame per event, not a whole window.
+     */
+    private long windowReach(Segment seg, Segment[] segs, long[] indexes, int i, long pos) {
+        int si = segmentIndexOf(segs, indexes[i]);
+        long segmentEnd = si + 1 < segs.length ? segs[si + 1].start : Long.MAX_VALUE;
+        long reach = FIRST_READ_BYTES;
+        for (int j = i + 1; j < indexes.length && indexes[j] < segmentEnd; j++) {
+            long next = seg.position(indexes[j], table) - pos + FIRST_READ_BYTES;
+            if (next > READ_WINDOW_BYTES) {
+                break;
+            }
+            reach = next;
+        }
+        return Math.min(reach, READ_WINDOW_BYTES);
     }
 
     /**

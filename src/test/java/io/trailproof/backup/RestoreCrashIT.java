@@ -1,5 +1,7 @@
 package io.trailproof.backup;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.InProcessServer;
 import io.trailproof.testing.ServerProcess;
@@ -56,14 +58,12 @@ class RestoreCrashIT {
                 tar.toString(), "--data-dir", target.toString())).redirectErrorStream(true)
                 .redirectOutput(dir.resolve("out").toFile())).start();
         // Kill it as soon as it has started writing into its staging directory.
+        Await.untilTrue("the restore writes into its staging directory, or ends", Duration.ofSeconds(60),
+                () -> stagingHasFiles() || !p.isAlive());
         boolean killed = false;
-        for (int i = 0; i < 6000 && p.isAlive(); i++) {
-            if (stagingHasFiles()) {
-                p.destroyForcibly();
-                killed = true;
-                break;
-            }
-            Thread.sleep(5);
+        if (p.isAlive() && stagingHasFiles()) {
+            p.destroyForcibly();
+            killed = true;
         }
         assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(killed).as("the restore was killed before it finished: " + Files.readString(dir.resolve("out")))

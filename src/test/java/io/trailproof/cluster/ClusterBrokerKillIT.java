@@ -119,10 +119,10 @@ class ClusterBrokerKillIT {
                 for (int n = 0; !stop.get(); n++) {
                     String path = batch ? "/v1/batch" : "/v1/events";
                     String body = batch ? batch(writer, n, 5) : event(writer, n);
-                    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
-                    while (true) {
+                    int number = n;
+                    Await.untilTrue(writer + "-" + n + " acknowledged", Duration.ofSeconds(120), () -> {
                         long sentAt = System.nanoTime();
-                        Api.Reply r = postKeyed(api, path, body, writer + "-" + n);
+                        Api.Reply r = postKeyed(api, path, body, writer + "-" + number);
                         if (r.status() == 201) {
                             List<String> ids = new ArrayList<>();
                             if (batch) {
@@ -130,18 +130,18 @@ class ClusterBrokerKillIT {
                             } else {
                                 ids.add(r.json().get("id").asText());
                             }
-                            acks.add(new Ack(writer, n, ids));
+                            acks.add(new Ack(writer, number, ids));
                             long kill = killedAt.get();
                             if (kill != 0 && sentAt > kill) {
                                 resumedAt.compareAndSet(0, System.nanoTime());
                             }
-                            break;
+                            return true;
                         }
-                        assertThat(r.status()).as(writer + "-" + n + ": " + r.body()).isEqualTo(503);
+                        assertThat(r.status()).as(writer + "-" + number + ": " + r.body()).isEqualTo(503);
                         retries.incrementAndGet();
-                        assertThat(System.nanoTime()).as(writer + "-" + n + " acknowledged within 120 s").isLessThan(deadline);
-                        Thread.sleep(100);   // the client's back-off before retrying a 503, not a wait
-                    }
+                        Await.pace(Duration.ofMillis(100), "the client's back-off before retrying a 503");
+                        return false;
+                    });
                 }
                 return null;
             }));
@@ -161,24 +161,24 @@ class ClusterBrokerKillIT {
         // Wait (generously: the machine is shared) for a write sent after the kill to be acknowledged,
         // then let the writers go on for a while on the new leader.
         // Meanwhile, when Kafka names a new partition leader (for the report: the rest is the clients').
-        long waitUntil = killedAt.get() + TimeUnit.SECONDS.toNanos(90);
-        long newLeaderAt = 0;
-        while (resumedAt.get() == 0 && System.nanoTime() < waitUntil && work.stream().noneMatch(Future::isDone)) {
-            if (newLeaderAt == 0) {
+        AtomicLong newLeaderSeen = new AtomicLong();
+        Await.within(Duration.ofSeconds(90), () -> {
+            if (newLeaderSeen.get() == 0) {
                 try {
                     int now = kafka.leaderOf(TOPIC);
                     if (now != leader && now != -1) {
-                        newLeaderAt = System.nanoTime();
+                        newLeaderSeen.set(System.nanoTime());
                     }
                 } catch (Exception e) {
                     // no answer during the election: ask again
                 }
             }
-            Thread.sleep(50);
-        }
+            return resumedAt.get() != 0 || work.stream().anyMatch(Future::isDone);
+        });
+        long newLeaderAt = newLeaderSeen.get();
         int acksAtResume = acks.size();
         if (resumedAt.get() != 0) {
-            Thread.sleep(2000);   // load, not a wait: the writers go on for a while on the new leader
+            Await.pace(Duration.ofSeconds(2), "load: the writers go on for a while on the new leader");
         }
         stop.set(true);
         for (Future<?> f : work) {

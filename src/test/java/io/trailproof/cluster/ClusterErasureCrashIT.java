@@ -1,5 +1,7 @@
 package io.trailproof.cluster;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.ByteSearch;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
@@ -81,7 +83,7 @@ class ClusterErasureCrashIT {
                     Api.Reply cluster = k1.api().get("/v1/cluster");
                     assertThat(cluster.json().get("applying").asBoolean()).as(cluster.body()).isTrue();
                     Path k1dir = dirs.resolve("k1");
-                    assertThat(ClusterNodes.await(60, () -> ByteSearch.filesContaining(k1dir, marker).isEmpty()))
+                    assertThat(Await.within(Duration.ofSeconds(60), () -> ByteSearch.filesContaining(k1dir, marker).isEmpty()))
                             .as("files of k1 with the erased content: " + ByteSearch.filesContaining(k1dir, marker))
                             .isTrue();
                     assertThat(Files.exists(k1dir.resolve("erasure-pending"))).isFalse();

@@ -109,7 +109,7 @@ class ClusterErasureIT {
 
             for (String id : List.of("e2", "e3")) {
                 Api api = apis.get(id);
-                assertThat(ClusterNodes.await(60, () -> {
+                assertThat(Await.within(Duration.ofSeconds(60), () -> {
                     Api.Reply r = api.get("/v1/events/" + subject.get(6) + "?min_tree_size=15");
                     return r.status() == 200 && r.json().has("erased")
                             && ByteSearch.filesContaining(dirs.resolve(id), marker).isEmpty();
@@ -165,7 +165,7 @@ class ClusterErasureIT {
             // One node runs the scheduled work once the group settled with all three; its first pass
             // found nothing.
             assertThat(ClusterNodes.awaitSchedulerGroup(kafka.bootstrapServers(), topic, 3, 60)).isTrue();
-            assertThat(ClusterNodes.await(60, () -> schedulers(nodes).size() == 1)).isTrue();
+            assertThat(Await.within(Duration.ofSeconds(60), () -> schedulers(nodes).size() == 1)).isTrue();
             Instant lastRecorded = null;
             for (int i = 0; i < 5; i++) {
                 Api.Reply r = nodes.get("r" + (i % 3 + 1)).api().post("/v1/events", event("agent", marker + i));
@@ -182,7 +182,7 @@ class ClusterErasureIT {
             Map<String, Api> apis = new LinkedHashMap<>();
             nodes.forEach((id, n) -> apis.put(id, n.api()));
             for (Map.Entry<String, Api> n : apis.entrySet()) {
-                assertThat(ClusterNodes.await(90, () -> {
+                assertThat(Await.within(Duration.ofSeconds(90), () -> {
                     Api.Reply list = n.getValue().get("/v1/admin/erasures");
                     return list.status() == 200 && list.json().size() == 1
                             && ByteSearch.filesContaining(dirs.resolve(n.getKey()), marker).isEmpty();
@@ -198,7 +198,7 @@ class ClusterErasureIT {
             apis.put(leader, nodes.get(leader).api());
             Map<String, List<JsonNode>> logs = ClusterNodes.assertIdentical(apis, 6);
             assertThat(logs.get(leader).stream().filter(e -> e.has("erased")).count()).isEqualTo(5);
-            assertThat(ClusterNodes.await(30, () -> ByteSearch.filesContaining(dirs.resolve(leader), marker).isEmpty()))
+            assertThat(Await.within(Duration.ofSeconds(30), () -> ByteSearch.filesContaining(dirs.resolve(leader), marker).isEmpty()))
                     .isTrue();
             assertThat(erasureRecords(topic)).isEqualTo(1);
         } finally {

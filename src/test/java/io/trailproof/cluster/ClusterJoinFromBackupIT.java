@@ -1,5 +1,7 @@
 package io.trailproof.cluster;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.ByteSearch;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.testing.Api;
@@ -124,7 +126,7 @@ class ClusterJoinFromBackupIT {
             Map<String, List<JsonNode>> logs = ClusterNodes.assertIdentical(apis, 11);
             assertThat(logs.get("c").stream().filter(e -> e.has("erased")).count()).isEqualTo(2);
             assertThat(apis.get("c").get("/v1/admin/erasures").body()).isEqualTo(a.get("/v1/admin/erasures").body());
-            assertThat(ClusterNodes.await(60, () -> ByteSearch.filesContaining(c, marker).isEmpty()))
+            assertThat(Await.within(Duration.ofSeconds(60), () -> ByteSearch.filesContaining(c, marker).isEmpty()))
                     .as("files of c with the erased content: " + ByteSearch.filesContaining(c, marker)).isTrue();
             // And it goes on with the others.
             assertThat(apis.get("c").post("/v1/events", event("keeper", "fromc")).status()).isEqualTo(201);

@@ -1,5 +1,6 @@
 package io.trailproof.cluster;
 
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.http.OpenApiContract;
 import io.trailproof.testing.Api;
@@ -28,7 +29,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -153,7 +153,7 @@ final class ClusterNodes {
     static boolean awaitSchedulerGroup(String bootstrapServers, String topic, int members, int seconds) throws Exception {
         String group = "trailproof-" + topic + "-scheduler";
         try (Admin admin = Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers))) {
-            return await(seconds, () -> {
+            return Await.within(Duration.ofSeconds(seconds), () -> {
                 try {
                     ConsumerGroupDescription d = admin.describeConsumerGroups(List.of(group)).describedGroups().get(group).get();
                     return d.groupState() == GroupState.STABLE && d.members().size() == members;
@@ -165,17 +165,5 @@ final class ClusterNodes {
                 }
             });
         }
-    }
-
-    /** Waits up to {@code seconds} for {@code condition}. */
-    static boolean await(int seconds, Callable<Boolean> condition) throws Exception {
-        long deadline = System.nanoTime() + seconds * 1_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            if (condition.call()) {
-                return true;
-            }
-            Thread.sleep(100);
-        }
-        return condition.call();
     }
 }

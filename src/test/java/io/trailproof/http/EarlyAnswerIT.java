@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import io.trailproof.testing.Await;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.AfterEach;
@@ -122,7 +123,7 @@ class EarlyAnswerIT {
                 try {
                     while (true) {
                         out.write(kb);
-                        Thread.sleep(100);
+                        Await.pace(Duration.ofMillis(100), "the trickle: a kilobyte every 100 ms");
                     }
                 } catch (IOException | InterruptedException e) {
                     // closed by the server

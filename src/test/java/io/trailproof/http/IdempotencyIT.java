@@ -1,5 +1,7 @@
 package io.trailproof.http;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.trailproof.ledger.DedupeKey;
 import io.trailproof.ledger.DedupeRecord;
@@ -21,6 +23,7 @@ import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
@@ -93,16 +96,19 @@ class IdempotencyIT {
             List<Integer> conflicts = Collections.synchronizedList(new ArrayList<>());
             for (int i = 0; i < 10; i++) {
                 Callable<Reply> call = () -> {
-                    for (int attempt = 0; attempt < 60; attempt++) {
-                        Reply r = post(s, "/v1/batch", body, "ten-at-once");
-                        if (r.status() != 409) {
-                            return r;
-                        }
-                        conflicts.add(409);
-                        assertThat(r.header("Retry-After")).isEqualTo("1");
-                        Thread.sleep(200);
-                    }
-                    throw new AssertionError("still in flight after 60 tries");
+                    AtomicReference<Reply> answered = new AtomicReference<>();
+                    Await.untilTrue("the first request under the key is answered, and this one with it",
+                            Duration.ofSeconds(60), () -> {
+                                Reply r = post(s, "/v1/batch", body, "ten-at-once");
+                                if (r.status() != 409) {
+                                    answered.set(r);
+                                    return true;
+                                }
+                                conflicts.add(409);
+                                assertThat(r.header("Retry-After")).isEqualTo("1");
+                                return false;
+                            });
+                    return answered.get();
                 };
                 replies.add(pool.submit(call));
             }

@@ -24,6 +24,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -197,25 +198,27 @@ class LimitsAndTimeoutsIT {
 
     /** Sends {@code text} a byte a second until the server closes; returns how many bytes went out. */
     private static int trickleUntilClosed(Raw raw, String text, long guardMillis) throws Exception {
-        long end = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(guardMillis);
         byte[] bytes = text.getBytes(StandardCharsets.UTF_8);
-        int i = 0;
-        while (System.nanoTime() < end) {
+        AtomicInteger sent = new AtomicInteger();
+        Await.untilTrue("the server closes a trickling connection", Duration.ofMillis(guardMillis), () -> {
             if (raw.closedByServer()) {
-                return i;
+                return true;
             }
+            int i = sent.get();
             if (i < bytes.length) {
                 try {
                     raw.out.write(bytes[i]);
                     raw.out.flush();
-                    i++;
+                    sent.incrementAndGet();
                 } catch (IOException e) {
-                    return i;
+                    return true;
                 }
             }
-            Thread.sleep(800); // paced load, not a wait: with the read above, about one byte a second
-        }
-        throw new AssertionError("the server kept a trickling connection open for " + guardMillis + " ms");
+            // With the read above, about one byte a second.
+            Await.pace(Duration.ofMillis(800), "the trickle");
+            return false;
+        });
+        return sent.get();
     }
 
     @Test
@@ -263,8 +266,8 @@ class LimitsAndTimeoutsIT {
         try (Raw inFlight = new Raw(server.server().port())) {
             inFlight.send("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Content-Length: " + body.length() + "\r\n\r\n" + body.substring(0, 5));
-            // The server's receipt of the partial request shows nowhere from outside: a short head start.
-            Thread.sleep(200);
+            Await.until("the partial request is in flight", Duration.ofSeconds(30),
+                    () -> server.server().requestsInFlight() >= 1);
             CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> {
                 try {
                     server.close();

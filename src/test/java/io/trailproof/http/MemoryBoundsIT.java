@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import io.trailproof.testing.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trailproof.testing.Api;
@@ -107,7 +108,7 @@ class MemoryBoundsIT {
                             if (r.headers().firstValue("Retry-After").isEmpty()) {
                                 wrong.add("503 without Retry-After: " + r.body());
                             }
-                            Thread.sleep(100);   // the client's back-off after a 503, not a wait
+                            Await.pace(Duration.ofMillis(100), "the client's back-off after a 503");
                         } else {
                             wrong.add(r.statusCode() + ": " + shorten(r.body()));
                         }
@@ -141,7 +142,8 @@ class MemoryBoundsIT {
                     s.getOutputStream().flush();
                     idle.add(s);
                 }
-                Thread.sleep(1000);   // a head start for the server to take the headers in: nothing outside shows it
+                // The server's taking in the heads shows nowhere outside a process of its own.
+                Await.nothingHappensWithin("memory set aside for 200 declared 16 MiB bodies (the process would exit)");
                 Api api = server.api();
                 // 200 x 16 MiB is 3.2 GB: had the bodies been set aside, the 256 MB process would have exited.
                 Api.Reply r = api.post("/v1/events", "{\"agent_id\":\"still-here\"}");

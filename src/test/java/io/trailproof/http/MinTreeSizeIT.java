@@ -1,5 +1,7 @@
 package io.trailproof.http;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.trailproof.testing.Api;
@@ -9,6 +11,7 @@ import java.net.http.HttpRequest;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -62,17 +65,18 @@ class MinTreeSizeIT {
     void aWaitingReadIsAnsweredOnceTheSizeArrives() throws Exception {
         try (InProcessServer server = InProcessServer.start(dir, "cluster.read-wait", "PT20S")) {
             Api api = server.api();
-            Thread writer = new Thread(() -> {
+            CompletableFuture<Api.Reply> read = CompletableFuture.supplyAsync(() -> {
                 try {
-                    Thread.sleep(300);
-                    api.post("/v1/events", "{\"agent_id\":\"late\"}");
+                    return api.get("/v1/events?min_tree_size=1&agent_id=late");
                 } catch (Exception e) {
-                    throw new RuntimeException(e);
+                    throw new IllegalStateException(e);
                 }
             });
-            writer.start();
-            Api.Reply r = api.get("/v1/events?min_tree_size=1&agent_id=late");
-            writer.join();
+            Await.until("the read is waiting for the size", Duration.ofSeconds(30),
+                    () -> server.server().requestsInFlight() >= 1);
+            assertThat(read).isNotDone();
+            api.post("/v1/events", "{\"agent_id\":\"late\"}");
+            Api.Reply r = read.get(30, TimeUnit.SECONDS);
             assertThat(r.status()).isEqualTo(200);
             assertThat(r.json().size()).isEqualTo(1);
         }
@@ -88,7 +92,8 @@ class MinTreeSizeIT {
             for (int i = 0; i < waiting; i++) {
                 reads.add(pool.submit(() -> api.get("/v1/stats?min_tree_size=1").status()));
             }
-            Thread.sleep(1000);   // let them park
+            Await.until("every read is waiting for the size", Duration.ofSeconds(60),
+                    () -> server.server().requestsInFlight() >= waiting);
             long t0 = System.nanoTime();
             assertThat(api.get("/v1/stats").status()).isEqualTo(200);   // needs a worker thread
             assertThat((System.nanoTime() - t0) / 1_000_000).as("a worker was free").isLessThan(10_000);

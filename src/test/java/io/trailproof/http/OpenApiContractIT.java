@@ -574,7 +574,8 @@ class OpenApiContractIT {
             out.write(("POST /v1/events HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
                     + "Authorization: Bearer " + INGEST + "\r\nContent-Length: 100\r\n\r\n{").getBytes(StandardCharsets.US_ASCII));
             out.flush();
-            Thread.sleep(200);
+            Await.until("the request whose body never comes is in flight", Duration.ofSeconds(30),
+                    () -> server.server().requestsInFlight() >= 1);
             Thread stopper = new Thread(() -> {
                 try {
                     server.close();

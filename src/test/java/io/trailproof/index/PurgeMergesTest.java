@@ -1,5 +1,7 @@
 package io.trailproof.index;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.background.Pacer;
@@ -77,14 +79,18 @@ class PurgeMergesTest {
                             EventErasure.ERASABLE));
                 }
             }
-            // the merge goes on a second after the documents were deleted, while the purge runs
+            // The merge goes on once the purge waits (for it, or for anything else): the documents are
+            // deleted by then and the purge is running.
+            Thread purging = Thread.currentThread();
             Thread release = new Thread(() -> {
                 try {
-                    Thread.sleep(1000);
+                    Await.until("the purge waits", Duration.ofSeconds(60), () -> purging.getState() == Thread.State.WAITING
+                            || purging.getState() == Thread.State.TIMED_WAITING || purging.getState() == Thread.State.BLOCKED);
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
+                } finally {
+                    held.release.countDown();
                 }
-                held.release.countDown();
             });
             release.start();
             index.replace(erased, Pacer.unpaced());

@@ -1,5 +1,7 @@
 package io.trailproof.ledger;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.json.Rfc8785;
@@ -84,7 +86,7 @@ class CrashSafetyIT {
                     t.start();
                     clients.add(t);
                 }
-                Thread.sleep(150 + random.nextInt(1200));
+                Await.pace(Duration.ofMillis(150 + random.nextInt(1200)), "the random moment of the kill, under load");
                 server.kill();
                 running.set(false);
                 for (Thread t : clients) {

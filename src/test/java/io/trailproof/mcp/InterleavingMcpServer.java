@@ -1,5 +1,7 @@
 package io.trailproof.mcp;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
@@ -57,7 +59,7 @@ public final class InterleavingMcpServer {
                 int pause = random.nextInt(4);
                 workers.execute(() -> {
                     try {
-                        Thread.sleep(pause);
+                        Await.pace(Duration.ofMillis(pause), "a tool call that takes its time");
                         write(out, lock, "{\"jsonrpc\":\"2.0\",\"id\":" + id + ",\"result\":{\"content\":[{\"type\":\"text\","
                                 + "\"text\":\"answer " + id + "\"}]}}\n", "out " + id, timeline);
                     } catch (Exception e) {

@@ -76,7 +76,7 @@ class PumpTest {
 
         MessageFramer stalling = new MessageFramer(1024, (bytes, length) -> {
             try {
-                Thread.sleep(300); // the pump is descheduled here
+                Await.pace(Duration.ofMillis(300), "the pump is descheduled here");
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }

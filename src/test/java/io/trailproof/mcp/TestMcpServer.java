@@ -1,5 +1,7 @@
 package io.trailproof.mcp;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.modelcontextprotocol.json.McpJsonMapper;
 import io.modelcontextprotocol.json.jackson2.JacksonMcpJsonMapper;
@@ -144,7 +146,7 @@ public final class TestMcpServer {
 
     private static void sleep(long ms) {
         try {
-            Thread.sleep(ms);
+            Await.pace(Duration.ofMillis(ms), "a server that takes its time");
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -1,5 +1,7 @@
 package io.trailproof.otlp;
 
+import java.time.Duration;
+import io.trailproof.testing.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
@@ -65,9 +67,8 @@ class OtlpCrashIT {
                     return null;
                 }));
             }
-            while (acknowledged.get() < EXPORTS / 4) {
-                Thread.sleep(5);
-            }
+            Await.until("a quarter of the exports acknowledged", Duration.ofMinutes(5),
+                    () -> acknowledged.get() >= EXPORTS / 4);
             System.out.printf("OtlpCrashIT: killing after %.1f s%n", (System.nanoTime() - t0) / 1e9);
             server.kill();
             for (Future<?> f : sending) {

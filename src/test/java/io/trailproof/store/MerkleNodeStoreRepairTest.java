@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.trailproof.core.merkle.InMemorySubtreeHashes;
 import io.trailproof.core.merkle.Reference;
+import io.trailproof.testing.Await;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -253,6 +254,42 @@ class MerkleNodeStoreRepairTest {
         try (MerkleNodeStore store = MerkleNodeStore.open(dir, N)) {
             assertThat(store.repairs()).isEmpty();
             assertEveryRootMatchesTheLeaves(store, N);
+        }
+    }
+
+    /**
+     * The check deferred past the start: appends go on before it, every reader waits for it, and
+     * what they then get is the repaired tree; the node it rewrote is never served.
+     */
+    @Test
+    void aCheckAfterTheOpenRepairsBeforeAnyReaderSeesTheTree() throws Exception {
+        int before = N - 40;
+        Path dir = storeOf(before, MerkleNodeStore.CHUNK_NODES, MerkleNodeStore.RESIDENT_FROM_LEVEL);
+        flipByte(dir, 5, 16, 13);   // under every root of 544..575 leaves
+        flipByte(dir, 9, 0, 3);     // the top node: under every root from 512 leaves on
+        ExecutorService readers = Executors.newFixedThreadPool(2);
+        try (MerkleNodeStore store = MerkleNodeStore.openCheckingLater(dir, before)) {
+            assertThat(store.checked()).isFalse();
+            for (int i = before; i < N; i++) {
+                store.append(leafHashes.get(i));   // never waits for the check
+            }
+            Future<byte[]> root = readers.submit(() -> store.root(560));
+            Future<List<byte[]>> proof = readers.submit(() -> store.inclusionProof(600, N));
+            Await.nothingHappensWithin("a reader answering before the check");
+            assertThat(root.isDone()).isFalse();
+            assertThat(proof.isDone()).isFalse();
+            assertThat(store.whenChecked().isDone()).isFalse();
+
+            assertThat(store.checkAfterOpen()).hasSize(2);
+            assertThat(store.checked()).isTrue();
+            assertThat(root.get(30, TimeUnit.SECONDS)).isEqualTo(roots.get(560));
+            assertThat(proof.get(30, TimeUnit.SECONDS)).containsExactlyElementsOf(proofs.inclusionProof(600, N));
+            assertEveryRootMatchesTheLeaves(store, N);
+        } finally {
+            readers.shutdownNow();
+        }
+        try (MerkleNodeStore store = MerkleNodeStore.open(dir, N)) {
+            assertThat(store.repairs()).isEmpty();
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.trailproof.stream;
 
+import io.trailproof.testing.Await;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import io.trailproof.index.EventMatcherTest;
@@ -64,7 +65,7 @@ class StreamSearchEqualityIT {
                     nonEmpty += want.isEmpty() ? 0 : 1;
                 }
                 assertThat(nonEmpty).isGreaterThan(EventMatcherTest.QUERIES.size());
-                Thread.sleep(500);
+                Await.nothingHappensWithin("a stream sends an event the search does not find");
                 for (Map.Entry<String, SseClient> e : streams.entrySet()) {
                     e.getValue().timeout(20);
                     try {

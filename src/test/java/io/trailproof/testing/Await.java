@@ -8,6 +8,10 @@ import java.util.function.BooleanSupplier;
  * Waiting on a condition instead of a fixed sleep: returns as soon as the condition holds (polled
  * every few milliseconds), so a test is as quick as the machine allows and still holds on a loaded
  * one; fails with what was awaited when the time is up.
+ *
+ * <p>The only place the tests pause: {@link #pace} for pauses that are part of a test's load,
+ * {@link #nothingHappensWithin} for a check that something does not happen. No other test source
+ * sleeps or writes a loop against a deadline ({@code TestSourcesTest} checks it).
  */
 public final class Await {
 
@@ -29,13 +33,37 @@ public final class Await {
 
     /** As {@link #until(String, Duration, BooleanSupplier)}, for a condition that may throw (e.g. an HTTP call). */
     public static void untilTrue(String what, Duration timeout, Callable<Boolean> condition) throws Exception {
+        if (!within(timeout, condition)) {
+            throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting until " + what);
+        }
+    }
+
+    /**
+     * Waits until {@code condition} holds, at most {@code timeout}: true as soon as it does, false when
+     * the time is up (checked once more at the end). For callers that report a timeout their own way.
+     */
+    public static boolean within(Duration timeout, Callable<Boolean> condition) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.call()) {
             if (System.nanoTime() - deadline > 0) {
-                throw new AssertionError("timed out after " + timeout.toMillis() + " ms waiting until " + what);
+                return condition.call();
             }
             Thread.sleep(POLL_MILLIS);
         }
+        return true;
+    }
+
+    /**
+     * A pause that is part of what a test does, never a wait for the system's state: the pace of a
+     * load or of a trickling client, a client's back-off before it retries, a counterpart made slow on
+     * purpose (a TSA that hangs, a pump descheduled), the random moment of a kill under load. Anything
+     * the test then checks is awaited with {@link #until}; {@code why} says what the pause stands for.
+     */
+    public static void pace(Duration pause, String why) throws InterruptedException {
+        if (why == null || why.isBlank()) {
+            throw new IllegalArgumentException("say what the pause stands for");
+        }
+        Thread.sleep(pause);
     }
 
     /** The one fixed pause the tests may take (see {@link #nothingHappensWithin}). */

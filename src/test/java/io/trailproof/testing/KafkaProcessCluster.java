@@ -256,18 +256,22 @@ public final class KafkaProcessCluster implements AutoCloseable {
         replicas.add(0, id);
         admin.alterPartitionReassignments(Map.of(partition, Optional.of(new NewPartitionReassignment(replicas))))
                 .all().get(30, TimeUnit.SECONDS);
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(timeoutSeconds);
-        while (leaderOf(topic) != id) {
+        boolean led = Await.within(Duration.ofSeconds(timeoutSeconds), () -> {
+            if (leaderOf(topic) == id) {
+                return true;
+            }
             try {
                 admin.electLeaders(ElectionType.PREFERRED, Set.of(partition)).all().get(30, TimeUnit.SECONDS);
             } catch (ExecutionException e) {
                 // not needed (already leader) or not yet possible (the reassignment is being applied): look again
             }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("broker " + id + " did not become the leader of " + topic + " within "
-                        + timeoutSeconds + " s (leader " + leaderOf(topic) + ")");
-            }
-            Thread.sleep(200);   // paces the election requests: each round asks Kafka to act, not only to answer
+            // Each round asks Kafka to act, not only to answer.
+            Await.pace(Duration.ofMillis(200), "the pace of the election requests");
+            return false;
+        });
+        if (!led) {
+            throw new IllegalStateException("broker " + id + " did not become the leader of " + topic + " within "
+                    + timeoutSeconds + " s (leader " + leaderOf(topic) + ")");
         }
     }
 

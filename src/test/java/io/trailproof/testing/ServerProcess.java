@@ -1,5 +1,6 @@
 package io.trailproof.testing;
 
+import java.time.Duration;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -160,18 +161,9 @@ public final class ServerProcess implements AutoCloseable {
     }
 
     /** Waits until the process has printed {@code text} (anywhere in its output so far); false on timeout or exit. */
-    public boolean awaitOutput(String text, long timeoutMillis) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
-        while (System.nanoTime() < deadline) {
-            if (everything.indexOf(text) >= 0) {
-                return true;
-            }
-            if (!process.isAlive()) {
-                return everything.indexOf(text) >= 0;
-            }
-            Thread.sleep(20);
-        }
-        return false;
+    public boolean awaitOutput(String text, long timeoutMillis) throws Exception {
+        Await.within(Duration.ofMillis(timeoutMillis), () -> everything.indexOf(text) >= 0 || !process.isAlive());
+        return everything.indexOf(text) >= 0;
     }
 
     /** Everything the process printed so far. */

@@ -1,5 +1,6 @@
 package io.trailproof.testing;
 
+import java.time.Duration;
 import com.sun.net.httpserver.HttpServer;
 import org.bouncycastle.asn1.ASN1Boolean;
 import org.bouncycastle.asn1.ASN1Encoding;
@@ -114,7 +115,7 @@ public final class TestTsa implements AutoCloseable {
                     }
                     Mode m = mode;
                     if (m == Mode.HANG) {
-                        Thread.sleep(5_000);
+                        Await.pace(Duration.ofSeconds(5), "a TSA that hangs");
                     }
                     if (m == Mode.HTTP_500) {
                         exchange.sendResponseHeaders(500, -1);
@@ -129,7 +130,7 @@ public final class TestTsa implements AutoCloseable {
                             for (int at = 0; at < answer.length; at += piece) {
                                 out.write(answer, at, Math.min(piece, answer.length - at));
                                 out.flush();
-                                Thread.sleep(300);
+                                Await.pace(Duration.ofMillis(300), "a TSA that drips its answer");
                             }
                         } else {
                             out.write(answer);

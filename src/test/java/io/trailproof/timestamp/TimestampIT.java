@@ -449,7 +449,7 @@ class TimestampIT {
     void scheduledTimestampingIsOffByDefault() throws Exception {
         try (InProcessServer s = server()) {
             events(s.api(), 2);
-            Thread.sleep(500);
+            Await.nothingHappensWithin("a scheduled request to the TSA while timestamp.interval is unset");
             assertThat(tsa.requests()).isZero();
         }
     }

@@ -37,7 +37,8 @@ public final class DecisionsBench {
         Path data = Files.createTempDirectory("trailproof-gates-bench");
         Path body = Files.createTempFile("gates-bench", ".json");
         Files.writeString(body, EVENT);
-        try (ServerUnderTest server = ServerUnderTest.start(dist, data, "-Xmx1g")) {
+        try (ServerUnderTest server = ServerUnderTest.start(dist, data, "-Xmx1g " + System.getProperty("bench.serverOpts", ""))) {
+            long pid = server.process.pid();
             try (PlainHttp http = new PlainHttp(server.port)) {
                 int status = http.put("/v1/admin/gate-policy", policy().getBytes(StandardCharsets.UTF_8)).status();
                 if (status != 201) {
@@ -47,49 +48,74 @@ public final class DecisionsBench {
             String base = "http://127.0.0.1:" + server.port;
             System.out.printf(Locale.ROOT, "gates bench: %d round(s) of %d s per path and connection count, 20-rule policy%n%n",
                     rounds, seconds);
-            System.out.println("| client, connections | POST /v1/events p50 / p99 ms | POST /v1/decisions p50 / p99 ms | p99 ratio |");
-            System.out.println("|---|---|---|---|");
+            System.out.println("| client, connections | POST /v1/events p50 / p99 ms | POST /v1/decisions p50 / p99 ms | p99 ratio "
+                    + "| server CPU us/request, events / decisions |");
+            System.out.println("|---|---|---|---|---|");
             for (int connections : new int[] {1, 16}) {
                 if (wrk != null) {
                     List<Double> events = new ArrayList<>();
                     List<Double> decisions = new ArrayList<>();
                     List<Double> e50 = new ArrayList<>();
                     List<Double> d50 = new ArrayList<>();
+                    Cpu cpu = new Cpu();
                     for (int r = 0; r < rounds; r++) {
-                        Wrk.Result e = wrk.run(base + "/v1/events", connections, seconds, Map.of("WRK_BODY_FILE", body.toString()));
-                        Wrk.Result d = wrk.run(base + "/v1/decisions", connections, seconds, Map.of("WRK_BODY_FILE", body.toString()));
-                        events.add(e.p99());
-                        decisions.add(d.p99());
-                        e50.add(e.p50());
-                        d50.add(d.p50());
+                        for (int k = 0; k < 2; k++) {
+                            boolean decision = (r + k) % 2 == 1; // events first in even rounds, decisions first in odd ones
+                            long c0 = ServerProbe.cpuNanos(pid)[0];
+                            Wrk.Result w = wrk.run(base + (decision ? "/v1/decisions" : "/v1/events"), connections, seconds,
+                                    Map.of("WRK_BODY_FILE", body.toString()));
+                            cpu.add(decision, ServerProbe.cpuNanos(pid)[0] - c0, w.requests());
+                            (decision ? decisions : events).add(w.p99());
+                            (decision ? d50 : e50).add(w.p50());
+                        }
                     }
-                    row("wrk, " + connections, e50, events, d50, decisions);
+                    row("wrk, " + connections, e50, events, d50, decisions, cpu);
                 }
                 List<Double> events = new ArrayList<>();
                 List<Double> decisions = new ArrayList<>();
                 List<Double> e50 = new ArrayList<>();
                 List<Double> d50 = new ArrayList<>();
+                Cpu cpu = new Cpu();
                 for (int r = 0; r < rounds; r++) {
-                    double[] e = own(server.port, connections, seconds, "/v1/events");
-                    double[] d = own(server.port, connections, seconds, "/v1/decisions");
-                    e50.add(e[0]);
-                    events.add(e[1]);
-                    d50.add(d[0]);
-                    decisions.add(d[1]);
+                    for (int k = 0; k < 2; k++) {
+                        boolean decision = (r + k) % 2 == 1;
+                        long c0 = ServerProbe.cpuNanos(pid)[0];
+                        double[] o = own(server.port, connections, seconds, decision ? "/v1/decisions" : "/v1/events");
+                        cpu.add(decision, ServerProbe.cpuNanos(pid)[0] - c0, (long) o[2]);
+                        (decision ? decisions : events).add(o[1]);
+                        (decision ? d50 : e50).add(o[0]);
+                    }
                 }
-                row("own client, " + connections, e50, events, d50, decisions);
+                row("own client, " + connections, e50, events, d50, decisions, cpu);
             }
         }
     }
 
-    private static void row(String what, List<Double> e50, List<Double> e99, List<Double> d50, List<Double> d99) {
-        System.out.printf(Locale.ROOT, "| %s | %.2f / %.2f | %.2f / %.2f | %.2fx (rounds: %s) |%n", what, median(e50),
-                median(e99), median(d50), median(d99), median(d99) / median(e99),
-                String.join(", ", IntStream.range(0, d99.size())
-                        .mapToObj(i -> String.format(Locale.ROOT, "%.2f", d99.get(i) / e99.get(i))).toList()));
+    /** Server CPU time and requests, summed over the rounds of one path. */
+    private static final class Cpu {
+        private final long[] nanos = new long[2];
+        private final long[] requests = new long[2];
+
+        void add(boolean decision, long cpuNanos, long count) {
+            nanos[decision ? 1 : 0] += cpuNanos;
+            requests[decision ? 1 : 0] += count;
+        }
+
+        double microsPerRequest(boolean decision) {
+            int k = decision ? 1 : 0;
+            return requests[k] == 0 ? 0 : nanos[k] / 1e3 / requests[k];
+        }
     }
 
-    /** The project's own closed-loop client for {@code seconds}: p50 and p99 in ms. */
+    private static void row(String what, List<Double> e50, List<Double> e99, List<Double> d50, List<Double> d99, Cpu cpu) {
+        System.out.printf(Locale.ROOT, "| %s | %.2f / %.2f | %.2f / %.2f | %.2fx (rounds: %s) | %.0f / %.0f |%n", what,
+                median(e50), median(e99), median(d50), median(d99), median(d99) / median(e99),
+                String.join(", ", IntStream.range(0, d99.size())
+                        .mapToObj(i -> String.format(Locale.ROOT, "%.2f", d99.get(i) / e99.get(i))).toList()),
+                cpu.microsPerRequest(false), cpu.microsPerRequest(true));
+    }
+
+    /** The project's own closed-loop client for {@code seconds}: p50 and p99 in ms, and the number of requests. */
     private static double[] own(int port, int clients, int seconds, String path) throws Exception {
         byte[] body = EVENT.getBytes(StandardCharsets.UTF_8);
         long until = System.nanoTime() + seconds * 1_000_000_000L;
@@ -131,7 +157,8 @@ public final class DecisionsBench {
             k += (int) s[0];
         }
         Arrays.sort(all);
-        return new double[] {all[(int) (all.length * 0.50)] / 1e6, all[Math.min(all.length - 1, (int) (all.length * 0.99))] / 1e6};
+        return new double[] {all[(int) (all.length * 0.50)] / 1e6, all[Math.min(all.length - 1, (int) (all.length * 0.99))] / 1e6,
+            all.length};
     }
 
     private static String policy() {

@@ -88,7 +88,8 @@ public final class LlmGatewayBench {
         Undertow upstream = b.upstream();
         upstream.start();
         int upstreamPort = ((InetSocketAddress) upstream.getListenerInfo().get(0).getAddress()).getPort();
-        try (ServerUnderTest trail = ServerUnderTest.start(dist, work.resolve("data"), "-Xmx1g");
+        try (ServerUnderTest trail = ServerUnderTest.start(dist, work.resolve("data"),
+                "-Xmx1g " + System.getProperty("bench.serverOpts", ""));
              Gateway recording = Gateway.start(dist, upstreamPort, trail.port, work.resolve("spool"), true);
              Gateway passing = Gateway.start(dist, upstreamPort, trail.port, work.resolve("spool"), false)) {
             String[] names = {"direct", "gateway, recording", "gateway, recording off"};
@@ -97,8 +98,10 @@ public final class LlmGatewayBench {
             for (int port : ports) {
                 wrk.run("http://127.0.0.1:" + port + "/v1/chat/completions", 16, Math.max(3, seconds / 2), env); // warm-up
             }
-            System.out.printf(Locale.ROOT, "%n| wrk, POST /v1/chat/completions | connections | round | calls/s | p50 ms | p99 ms |%n"
-                    + "|---|---|---|---|---|---|%n");
+            long[] pids = {-1, recording.process.pid(), passing.process.pid()};
+            long serverPid = trail.process.pid();
+            System.out.printf(Locale.ROOT, "%n| wrk, POST /v1/chat/completions | connections | round | calls/s | p50 ms | p99 ms "
+                    + "| gateway CPU us/call | trailproof server CPU us/call |%n|---|---|---|---|---|---|---|---|%n");
             List<double[]> summary = new ArrayList<>();
             for (int connections : new int[] {1, 16}) {
                 double[][] p99 = new double[3][2];
@@ -106,12 +109,22 @@ public final class LlmGatewayBench {
                 for (int round = 0; round < 2; round++) {
                     for (int k = 0; k < 3; k++) {
                         int target = round == 0 ? k : 2 - k;
+                        ServerProbe.awaitQuiet(serverPid); // what the previous round recorded is ingested
+                        long gateway0 = pids[target] < 0 ? 0 : ServerProbe.cpuNanos(pids[target])[0];
+                        long server0 = ServerProbe.cpuNanos(serverPid)[0];
                         Wrk.Result r = wrk.run("http://127.0.0.1:" + ports[target] + "/v1/chat/completions", connections,
                                 seconds, env);
+                        if (target == 1) {
+                            ServerProbe.awaitQuiet(serverPid); // the recorded events of this round reach the server
+                        }
+                        double gatewayCpu = pids[target] < 0 ? 0
+                                : (ServerProbe.cpuNanos(pids[target])[0] - gateway0) / 1e3 / r.requests();
+                        double serverCpu = (ServerProbe.cpuNanos(serverPid)[0] - server0) / 1e3 / r.requests();
                         p50[target][round] = r.p50();
                         p99[target][round] = r.p99();
-                        System.out.printf(Locale.ROOT, "| %s | %d | %d | %,.0f | %.3f | %.3f |%n", names[target], connections,
-                                round + 1, r.rate(), r.p50(), r.p99());
+                        System.out.printf(Locale.ROOT, "| %s | %d | %d | %,.0f | %.3f | %.3f | %s | %.0f |%n", names[target],
+                                connections, round + 1, r.rate(), r.p50(), r.p99(),
+                                pids[target] < 0 ? "" : String.format(Locale.ROOT, "%.0f", gatewayCpu), serverCpu);
                     }
                 }
                 summary.add(new double[] {connections, mean(p50[0]), mean(p99[0]), mean(p50[1]), mean(p99[1]),
@@ -234,7 +247,7 @@ public final class LlmGatewayBench {
                     "http://127.0.0.1:" + serverPort, "--agent-id", "bench-agent").redirectErrorStream(true);
             pb.environment().put("TRAILPROOF_SPOOL_DIR", spool.toString());
             pb.environment().put("TRAILPROOF_ENABLED", Boolean.toString(recording));
-            pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx512m");
+            pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx512m " + System.getProperty("bench.gatewayOpts." + recording, ""));
             Process p = pb.start();
             CompletableFuture<Integer> port = new CompletableFuture<>();
             Thread reader = new Thread(() -> {

@@ -63,4 +63,48 @@ class EventTimeTest {
                     .isEqualTo(reference.format(t.truncatedTo(ChronoUnit.MICROS)));
         }
     }
+
+    @Test
+    void commonFormAgreesWithTheFormatterOnSeededAndMutatedTexts() {
+        Random r = new Random(8601);
+        String alphabet = "0123456789-:.TZtz+ 9";
+        int accepted = 0;
+        for (int i = 0; i < 8_000; i++) {
+            long seconds = r.nextLong(Instant.parse("0000-01-01T00:00:00Z").getEpochSecond(),
+                    Instant.parse("9999-12-31T23:59:59Z").getEpochSecond() + 1);
+            String text = Instant.ofEpochSecond(seconds, r.nextInt(1_000_000_000)).toString();
+            StringBuilder b = new StringBuilder(text);
+            switch (r.nextInt(4)) {
+                case 0 -> { } // as written: Z, and 0, 3, 6 or 9 fraction digits
+                case 1 -> b.setCharAt(r.nextInt(b.length()), alphabet.charAt(r.nextInt(alphabet.length())));
+                case 2 -> b.deleteCharAt(r.nextInt(b.length()));
+                default -> { // fields out of range, days past 28, fraction lengths 1 to 10
+                    String[] edges = {"00", "13", "24", "29", "30", "31", "59", "60", "99"};
+                    int at = new int[] {5, 8, 11, 14, 17}[r.nextInt(5)];
+                    b.replace(at, at + 2, edges[r.nextInt(edges.length)]);
+                    if (r.nextBoolean() && b.charAt(b.length() - 1) == 'Z') {
+                        int dot = b.indexOf(".");
+                        String digits = "1234567890".substring(0, 1 + r.nextInt(10));
+                        b.replace(dot < 0 ? 19 : dot, b.length() - 1, "." + digits);
+                    }
+                }
+            }
+            String candidate = b.toString();
+            Object expected;
+            try {
+                expected = EventTime.parseWithFormatter(candidate);
+                accepted++;
+            } catch (DateTimeParseException e) {
+                expected = DateTimeParseException.class;
+            }
+            Object actual;
+            try {
+                actual = EventTime.parseTimestamp(candidate);
+            } catch (DateTimeParseException e) {
+                actual = DateTimeParseException.class;
+            }
+            assertThat(actual).as(candidate).isEqualTo(expected);
+        }
+        assertThat(accepted).isBetween(2_400, 7_200);
+    }
 }
