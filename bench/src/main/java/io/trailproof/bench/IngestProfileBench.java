@@ -144,10 +144,14 @@ public final class IngestProfileBench {
                 b.server.close(); // a clean stop writes the recording
             }
             for (Build b : builds) {
-                b.luceneMicros = luceneAlone(b.dist, events / 2);
-            }
-            for (Build b : builds) {
                 print(b);
+            }
+            // Lucene alone, in the same run, after the servers stopped (so that neither disturbs the other).
+            for (Build b : builds) {
+                b.luceneMicros = luceneAlone(b.dist, events / 2);
+                double perEvent = b.threadCpu.values().stream().mapToLong(Long::longValue).sum() / 1e3 / b.events;
+                System.out.printf(Locale.ROOT, "%s: server %.1f µs/event; Lucene alone, the same documents: %.1f µs/event;"
+                        + " server / Lucene alone %.2f%n", b.name, perEvent, b.luceneMicros, perEvent / b.luceneMicros);
             }
         } finally {
             for (Build b : builds) {
@@ -231,8 +235,7 @@ public final class IngestProfileBench {
         double perEvent = all / 1e3 / b.events;
         double java = b.threadCpu.getOrDefault("Java", 0L) / 1e3 / b.events;
         System.out.printf(Locale.ROOT, "%n%s (%s): %,d events in rounds, %,.0f events/s durable, server CPU %.1f µs/event"
-                        + " (%,d CPU samples); Lucene alone, same documents: %.1f µs/event (server / Lucene alone %.2f)%n",
-                b.name, b.dist, b.events, b.events / b.seconds, perEvent, total, b.luceneMicros, perEvent / b.luceneMicros);
+                        + " (%,d CPU samples)%n", b.name, b.dist, b.events, b.events / b.seconds, perEvent, total);
         System.out.printf(Locale.ROOT, "| %-52s | %8s | %6s |%n", "where", "µs/event", "share");
         System.out.printf(Locale.ROOT, "|%s|%s|%s|%n", "-".repeat(54), "-".repeat(10), "-".repeat(8));
         for (String p : PARTS) {
@@ -252,8 +255,7 @@ public final class IngestProfileBench {
 
     /** {@link IndexingBench} on {@code dist}'s classes in a JVM of its own; its median CPU per event. */
     private static double luceneAlone(Path dist, long events) throws Exception {
-        String self = Path.of(IngestProfileBench.class.getProtectionDomain().getCodeSource().getLocation().toURI())
-                .toString();
+        String self = System.getProperty("java.class.path");
         String java = ProcessHandle.current().info().command().orElse("java");
         Process p = new ProcessBuilder(java, "-Xmx1g", "-cp", dist.resolve("lib") + "/*:" + self,
                 IndexingBench.class.getName(), "--events", Long.toString(events), "--repetitions", "4")
