@@ -13,8 +13,10 @@
 //   the SDK's sender posts the same batches one after another.
 //
 // CPU is this process's (`process.cpuUsage()`, user + system) over the round divided by the events;
-// the server's CPU is not counted. Then the event-loop check: a client kept at about 1,000 queued
-// events (refilled each turn while its sender drains it) times every `log()` call, and
+// the server's CPU is not counted. Then the event-loop check, in this process and again in a child
+// with V8's background threads off (so that the process's CPU time is the event loop thread's): a
+// client kept at about 1,000 queued events (refilled each turn while its sender drains it) times every
+// `log()` call after a warm-up, garbage collections are recorded beside the calls, and
 // `perf_hooks.monitorEventLoopDelay` records the longest turn of the loop (the SDK's sender work and
 // garbage collection included). The machines are shared: compare the ratios, not figures across runs.
 
@@ -38,6 +40,7 @@ const { values, positionals } = parseArgs({
     "batch-size": { type: "string", default: "100" },
     rounds: { type: "string", default: "3" },
     "log-calls": { type: "string", default: "20000" },
+    "loop-only": { type: "string" },
   },
 });
 const dist = positionals[0] ?? "target/trailproof";
@@ -101,15 +104,18 @@ async function measure(name, fn) {
 }
 
 /**
- * Times every log() while the queue holds about 1,000 events and the sender drains it: each turn of
- * the loop logs at most 50 events, topping the queue up to 1,000. Each call's wall time and its
- * thread's CPU time are recorded: on a loaded machine a call can be descheduled midway, which is
- * wall time the event loop lost to other processes, not work the call did.
+ * Times every log() while the queue holds about 1,000 events and the sender drains it, after as many
+ * untimed calls (warm-up): each turn of the loop logs at most 50 events, topping the queue up to
+ * 1,000. Each call's wall time and the process's CPU time during it (`process.cpuUsage()`: every
+ * thread, so V8's background compiler and collector too, unless --single-threaded) are recorded: on
+ * a loaded machine a call can be descheduled midway, which is wall time the event loop lost to
+ * other processes, not work the call did.
  */
 async function eventLoop(url, spoolDir) {
   const c = new Client({ url, agentId: "bench-loop", batchSize: BATCH, maxQueue: 5000, spoolDir, flushIntervalMs: 50 });
   const wall = [];
   const cpu = [];
+  let userMax = 0;
   let depthSum = 0;
   const h = monitorEventLoopDelay({ resolution: 1 });
   const gcs = []; // [start, end] of every garbage collection, to tell which slow calls it explains
@@ -120,6 +126,14 @@ async function eventLoop(url, spoolDir) {
   const slow = [];
   let i = 0;
   while (c.pending < 1000) c.log({ actionType: "TOOL_CALL", actionName: "fill", input: input(i++) });
+  // warm-up, untimed: the same calls until the JIT has compiled them (with --single-threaded it
+  // compiles on the event loop's thread, inside whichever call gets hot)
+  for (i = 0; i < LOG_CALLS; ) {
+    for (let k = 0; k < 50 && c.pending < 1000 && i < LOG_CALLS; k++, i++) {
+      c.log({ actionType: "TOOL_CALL", actionName: "search_documents", input: input(i), output: output(i), status: "success", durationMs: 12 });
+    }
+    await new Promise((r) => setImmediate(r));
+  }
   h.enable();
   i = 0;
   while (i < LOG_CALLS) {
@@ -133,6 +147,7 @@ async function eventLoop(url, spoolDir) {
       if (ms > 1) slow.push([t, t + ms]);
       const used = process.cpuUsage(c0);
       cpu.push((used.user + used.system) / 1000);
+      userMax = Math.max(userMax, used.user / 1000);
     }
     await new Promise((r) => setImmediate(r));
   }
@@ -152,12 +167,35 @@ async function eventLoop(url, spoolDir) {
     meanDepth: depthSum / wall.length,
     wall: stats(wall),
     cpu: stats(cpu),
+    userMax,
     slow: slow.length,
     duringGc,
     gcCount: gcs.length,
     gcMax: gcs.reduce((m, [a, b]) => Math.max(m, b - a), 0),
     loopMax: h.max / 1e6, loopP99: h.percentile(99) / 1e6,
   };
+}
+
+if (values["loop-only"]) {
+  // the event-loop check alone, against a running server, answered as JSON (see below)
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "trailproof-ts-bench-loop-"));
+  console.log(JSON.stringify(await eventLoop(values["loop-only"], dir)));
+  fs.rmSync(dir, { recursive: true, force: true });
+  process.exit(0);
+}
+
+/**
+ * The event-loop check in a child Node with V8's background threads off (`--single-threaded`): the
+ * process's CPU time during a call is then its event loop's thread's, garbage collection included.
+ */
+async function eventLoopSingleThreaded(url) {
+  const child = spawn(process.execPath, ["--single-threaded", fileURLToPath(import.meta.url), "--loop-only", url,
+    "--batch-size", String(BATCH), "--log-calls", String(LOG_CALLS)], { stdio: ["ignore", "pipe", "inherit"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const code = await new Promise((r) => child.once("close", r));
+  if (code !== 0) throw new Error(`the single-threaded check exited with ${code}`);
+  return JSON.parse(out.trim().split("\n").pop());
 }
 
 const data = fs.mkdtempSync(path.join(os.tmpdir(), "trailproof-ts-bench-"));
@@ -193,14 +231,18 @@ try {
   console.log(`${"round".padEnd(24)} ${"events/s".padStart(10)} ${"client CPU us/ev".padStart(18)}`);
   for (const x of rows) console.log(`${x.name.padEnd(24)} ${x.rate.toFixed(0).padStart(10)} ${x.cpuUs.toFixed(1).padStart(18)}`);
   console.log(`median client CPU per event: SDK ${sdkCpu.toFixed(1)} us, bare fetch ${base.toFixed(1)} us: ${(sdkCpu / base).toFixed(2)}x (goal: at most 2x)`);
-  const e = await eventLoop(url, path.join(data, "spool"));
   const us = (ms) => `${(ms * 1000).toFixed(1)} us`;
-  const line = (what, x) => `${what}: p50 ${us(x.p50)}, p99 ${us(x.p99)}, p99.9 ${us(x.p999)}, max ${x.max.toFixed(3)} ms, ${x.over1ms} of ${e.calls} over 1 ms`;
-  console.log(`log() with ${e.meanDepth.toFixed(0)} events queued on average (goal: at most 1 ms)`);
-  console.log("  " + line("wall time", e.wall));
-  console.log("  " + line("the process's CPU time during the call (every thread)", e.cpu));
-  console.log(`  of the ${e.slow} calls over 1 ms of wall time, ${e.duringGc} overlapped one of the ${e.gcCount} garbage collections (longest ${e.gcMax.toFixed(2)} ms)`);
-  console.log(`event loop meanwhile (sender work and GC included): p99 delay ${e.loopP99.toFixed(2)} ms, longest ${e.loopMax.toFixed(2)} ms`);
+  for (const [title, e] of [
+    ["in this process", await eventLoop(url, path.join(data, "spool"))],
+    ["in a child with V8's background threads off (--single-threaded: CPU time is the event loop thread's)", await eventLoopSingleThreaded(url)],
+  ]) {
+    const line = (what, x) => `${what}: p50 ${us(x.p50)}, p99 ${us(x.p99)}, p99.9 ${us(x.p999)}, max ${x.max.toFixed(3)} ms, ${x.over1ms} of ${e.calls} over 1 ms`;
+    console.log(`log() with ${e.meanDepth.toFixed(0)} events queued on average, ${title} (goal: at most 1 ms)`);
+    console.log("  " + line("wall time", e.wall));
+    console.log("  " + line("the process's CPU time during the call", e.cpu) + `; user time alone at most ${e.userMax.toFixed(3)} ms`);
+    console.log(`  of the ${e.slow} calls over 1 ms of wall time, ${e.duringGc} overlapped one of the ${e.gcCount} garbage collections (longest ${e.gcMax.toFixed(2)} ms)`);
+    console.log(`  event loop meanwhile (sender work and GC included): p99 delay ${e.loopP99.toFixed(2)} ms, longest ${e.loopMax.toFixed(2)} ms`);
+  }
 } finally {
   try {
     process.kill(-server.pid, "SIGTERM");

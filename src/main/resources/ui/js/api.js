@@ -1,8 +1,22 @@
 // The console's only way to the service: the public API under /v1 (src/site/http-api.md), with the API key
 // typed by the user and kept in sessionStorage (gone when the tab closes; never in the URL, never
-// in localStorage). Every failure becomes an ApiError carrying the server's own sentence.
+// in localStorage), or the sign-in session's cookie (which no script can read) plus its CSRF token,
+// sent on every request that changes anything. Every failure becomes an ApiError carrying the
+// server's own sentence.
 
 const KEY_STORAGE = 'trailproof.api-key';
+
+/** The signed-in session's CSRF token (src/site/sign-in.md#sessions-cookies-and-csrf), or ''. */
+let csrfToken = '';
+
+export function setCsrfToken(token) {
+  csrfToken = typeof token === 'string' ? token : '';
+}
+
+/** Headers of a request that changes something: the key, or the session's CSRF token. */
+export function changeHeaders() {
+  return { ...authHeaders(), ...(csrfToken ? { 'X-CSRF-Token': csrfToken } : {}) };
+}
 
 /** A refused or failed request: status (0 when the server could not be reached) and one sentence. */
 export class ApiError extends Error {
@@ -60,7 +74,7 @@ export async function get(url, { signal } = {}) {
   let response;
   try {
     response = await fetch(url, {
-      headers: authHeaders(), signal, cache: 'no-store', credentials: 'omit', referrerPolicy: 'no-referrer',
+      headers: authHeaders(), signal, cache: 'no-store', credentials: 'same-origin', referrerPolicy: 'no-referrer',
     });
   } catch (e) {
     if (e.name === 'AbortError') {
@@ -82,8 +96,8 @@ export async function postJson(url, body, { signal } = {}) {
   let response;
   try {
     response = await fetch(url, {
-      method: 'POST', body: JSON.stringify(body), signal, cache: 'no-store', credentials: 'omit',
-      referrerPolicy: 'no-referrer', headers: { ...authHeaders(), 'Content-Type': 'application/json' },
+      method: 'POST', body: JSON.stringify(body), signal, cache: 'no-store', credentials: 'same-origin',
+      referrerPolicy: 'no-referrer', headers: { ...changeHeaders(), 'Content-Type': 'application/json' },
     });
   } catch (e) {
     if (e.name === 'AbortError') {

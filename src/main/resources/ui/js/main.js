@@ -9,6 +9,9 @@ import { createApprovalsView } from './approvals-view.js';
 import { createDetailView } from './detail-view.js';
 import { el, replace } from './dom.js';
 import { createSearchView } from './search-view.js';
+import {
+  displayName, goSignIn, hasRole, loadSession, session, signedOutHere, signInAvailable, signInNow, signOut,
+} from './signin.js';
 import { setShowsLocal, showsLocal } from './time.js';
 import { createTimestampsView } from './timestamps-view.js';
 import { readState, toSearch, VIEWS, withChanges } from './url-state.js';
@@ -26,15 +29,23 @@ const app = {
   },
 
   /**
-   * Shows a failed request where it happened: a 401 opens the key dialog with the server's
-   * sentence; an abort (a newer render) is ignored; anything else is written into `where`.
+   * Shows a failed request where it happened: a 401 sends the person to sign in (keeping this
+   * address) when the service signs people in and no key is in use, else opens the key dialog with
+   * the server's sentence; an abort (a newer render) is ignored; anything else is written into `where`.
    */
   fail(error, where, what) {
     if (!error || error.name === 'AbortError') {
       return;
     }
     if (error.status === 401) {
-      askForKey(error.message);
+      if (signInAvailable() && !apiKey()) {
+        if (!signedOutHere() && goSignIn()) {
+          return;
+        }
+        showSignedOut();
+      } else {
+        askForKey(error.message);
+      }
     }
     if (where) {
       where.append(el('p', { class: 'error', role: 'alert' }, `${what}: ${error.message || error}`));
@@ -112,6 +123,36 @@ function updateKeyButton() {
   replace($('key-button'), apiKey() ? 'API key ✓' : 'API key');
 }
 
+// Sign-in (src/site/console.md#signing-in): who is signed in, sign-out, and what the roles allow.
+function showSession() {
+  const s = session();
+  $('who').hidden = !s;
+  $('sign-out').hidden = !s;
+  $('sign-in').hidden = Boolean(s) || !signInAvailable();
+  $('key-button').hidden = Boolean(s);
+  if (s) {
+    replace($('who'), displayName(s));
+    $('who').title = `signed in: ${displayName(s)} (${s.subject}); roles ${(s.roles || []).join(', ')}`;
+    // What the roles may not do is not offered: approvals need the approve role.
+    $('nav-approvals').hidden = !hasRole('approve');
+  }
+}
+
+function showSignedOut() {
+  $('sign-in').hidden = false;
+  $('sign-out').hidden = true;
+  $('who').hidden = true;
+  const bar = $('notice');
+  replace(bar, 'You are signed out. Press "Sign in" to continue.');
+  bar.className = 'notice info';
+  bar.hidden = false;
+}
+
+function bindSignIn() {
+  $('sign-in').addEventListener('click', () => signInNow());
+  $('sign-out').addEventListener('click', () => signOut());
+}
+
 function bindTimeZone() {
   const button = $('tz-toggle');
   const label = () => replace(button, showsLocal() ? 'Times: local' : 'Times: UTC');
@@ -180,4 +221,12 @@ updateKeyButton();
 bindTimeZone();
 bindKeyboard();
 bindNavigation();
-render();
+bindSignIn();
+loadSession().then(() => {
+  showSession();
+  if (!session() && signInAvailable() && !apiKey() && signedOutHere()) {
+    showSignedOut();
+    return;
+  }
+  render();
+});

@@ -55,7 +55,7 @@ export function startTail(params, { onEvent, onState }) {
         const from = next === null ? [] : [['from', String(next)]];
         const response = await fetch(apiUrl('/v1/stream', [...params, ...from]), {
           headers: { ...authHeaders(), Accept: 'text/event-stream' },
-          signal: controller.signal, cache: 'no-store', credentials: 'omit',
+          signal: controller.signal, cache: 'no-store', credentials: 'same-origin',
         });
         if (!response.ok) {
           let message = `the stream answered ${response.status}`;

@@ -78,7 +78,19 @@ public enum ConfigKey {
     GATE_APPROVAL_VALID_FOR("gate.approval-valid-for", "PT10M"),
     GATE_POLICY_FILE("gate.policy-file", ""),
     // The trail of who looked (src/site/sign-in.md#the-trail-of-who-looked)
-    ACCESS_TRAIL_ENABLED("access-trail.enabled", "auto");
+    ACCESS_TRAIL_ENABLED("access-trail.enabled", "auto"),
+    // Sign-in of people through OpenID Connect (src/site/sign-in.md#signing-in-people)
+    AUTH_OIDC_ISSUER("auth.oidc.issuer", ""),
+    AUTH_OIDC_CLIENT_ID("auth.oidc.client-id", ""),
+    AUTH_OIDC_CLIENT_SECRET("auth.oidc.client-secret", ""),
+    AUTH_OIDC_REDIRECT_URI("auth.oidc.redirect-uri", ""),
+    AUTH_OIDC_SCOPES("auth.oidc.scopes", "openid,email,profile"),
+    AUTH_OIDC_ROLES_CLAIM("auth.oidc.roles-claim", "groups"),
+    AUTH_OIDC_ROLE_MAP("auth.oidc.role-map", ""),
+    AUTH_OIDC_STRICT("auth.oidc.strict", "true"),
+    AUTH_SESSION_IDLE_TIMEOUT("auth.session.idle-timeout", "PT30M"),
+    AUTH_SESSION_MAX_AGE("auth.session.max-age", "PT12H"),
+    SERVER_PUBLIC_URL("server.public-url", "");
 
     /** Keys under this prefix are Kafka client properties passed through as they are ({@code cluster.kafka.ssl.truststore.location}). */
     public static final String KAFKA_PASS_THROUGH_PREFIX = "cluster.kafka.";

@@ -134,7 +134,8 @@ final class ConfigValues {
 
     static ConfigException bad(ConfigKey key, Map<ConfigKey, Sourced> raw, String why) {
         Sourced s = raw.get(key);
-        String shown = key == ConfigKey.AUTH_API_KEYS ? "(hidden)" : "'" + s.value() + "'";
+        String shown = key == ConfigKey.AUTH_API_KEYS || key == ConfigKey.AUTH_OIDC_CLIENT_SECRET ? "(hidden)"
+                : "'" + s.value() + "'";
         return new ConfigException("configuration key " + key.key() + " = " + shown + " (from " + s.source() + ") " + why);
     }
 }

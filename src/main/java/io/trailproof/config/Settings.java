@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /** The service's validated configuration: every value typed and checked (see {@link SettingsLoader}). */
 public record Settings(
@@ -47,7 +48,40 @@ public record Settings(
          * agent {@code trailproof.access} (src/site/sign-in.md#the-trail-of-who-looked); {@code auto}
          * resolves to true when API keys are configured.
          */
-        boolean accessTrail) {
+        boolean accessTrail,
+        /** Sign-in of people through OpenID Connect; empty when {@code auth.oidc.issuer} is not set. */
+        Optional<SignIn> signIn) {
+
+    /**
+     * Sign-in of people through an OpenID Connect provider (src/site/sign-in.md#signing-in-people).
+     *
+     * @param issuer {@code auth.oidc.issuer}: the provider's issuer URL, where discovery starts
+     * @param clientId {@code auth.oidc.client-id}
+     * @param clientSecret {@code auth.oidc.client-secret}: empty for a public client (PKCE alone)
+     * @param redirectUri {@code auth.oidc.redirect-uri}: this service's {@code /auth/callback} as the browser reaches it
+     * @param scopes {@code auth.oidc.scopes}: the scopes asked for, {@code openid} among them
+     * @param rolesClaim {@code auth.oidc.roles-claim}: the ID token claim whose values the role map reads
+     * @param roleMap {@code auth.oidc.role-map}: claim value to the roles it gives
+     * @param strict {@code auth.oidc.strict}: a person without a mapped role is refused (else gets read)
+     * @param idleTimeout {@code auth.session.idle-timeout}
+     * @param maxAge {@code auth.session.max-age}
+     * @param publicUrl {@code server.public-url}: the service's external https address behind a TLS proxy
+     */
+    public record SignIn(URI issuer, String clientId, Optional<String> clientSecret, URI redirectUri,
+                         List<String> scopes, String rolesClaim, Map<String, Set<ApiKey.Role>> roleMap,
+                         boolean strict, Duration idleTimeout, Duration maxAge, Optional<URI> publicUrl) {
+
+        public SignIn {
+            scopes = List.copyOf(scopes);
+            roleMap = Map.copyOf(roleMap);
+        }
+
+        @Override
+        public String toString() {
+            return "SignIn[issuer=" + issuer + ", clientId=" + clientId + ", clientSecret="
+                    + (clientSecret.isPresent() ? "(set)" : "(none)") + ", redirectUri=" + redirectUri + "]";
+        }
+    }
 
     /**
      * Gates and approvals (src/site/gates.md).
@@ -243,6 +277,6 @@ public record Settings(
                 defaultTsaUrl, allowedTsaUrls, trustAnchors, timestampTimeoutMs, verifyInterval, logSegmentBytes,
                 snapshotIntervalEvents, timestampInterval, idleTimeoutMs, headerTimeoutMs, bodyTimeoutMs, hardening,
                 streams, idempotency, redaction, checkpoints, observability, cluster, erasure, captureGapAfter, gate,
-                frontDoor, accessTrail);
+                frontDoor, accessTrail, signIn);
     }
 }

@@ -81,6 +81,7 @@ public final class SettingsLoader {
         int port = (int) longIn(raw, ConfigKey.SERVER_PORT, 0, 65535);
         Path dataDir = path(nonEmpty(raw, ConfigKey.DATA_DIR));
         List<ApiKey> keys = ApiKeyEntries.parse(raw.get(ConfigKey.AUTH_API_KEYS));
+        Optional<Settings.SignIn> signIn = SignInSettings.read(raw, host);
         long maxBody = longIn(raw, ConfigKey.LIMITS_MAX_BODY_BYTES, 1024, Integer.MAX_VALUE);
         int maxBatch = (int) longIn(raw, ConfigKey.LIMITS_MAX_BATCH_EVENTS, 1, MAX_BATCH_EVENTS);
         URI tsa = httpUrl(raw, ConfigKey.TIMESTAMP_DEFAULT_TSA_URL);
@@ -121,7 +122,7 @@ public final class SettingsLoader {
                 timeout, verifyInterval, segmentBytes, snapshotEvery, timestampInterval, idleTimeout, headerTimeout,
                 bodyTimeout, hardening, streams(raw), idempotency, redaction(raw),
                 checkpoints(raw), observability(raw), cluster(raw, kafka), erasure(raw), captureGapAfter(raw), gate(raw),
-                frontDoor(raw), accessTrail(raw, !keys.isEmpty()));
+                frontDoor(raw), accessTrail(raw, !keys.isEmpty() || signIn.isPresent()), signIn);
     }
 
     /**
@@ -157,7 +158,7 @@ public final class SettingsLoader {
 
     /**
      * {@code access-trail.enabled} (src/site/sign-in.md#the-trail-of-who-looked): {@code true}, {@code false},
-     * or {@code auto}, on when anyone must identify themselves (API keys configured).
+     * or {@code auto}, on when anyone must identify themselves (API keys or sign-in configured).
      */
     private static boolean accessTrail(Map<ConfigKey, Sourced> raw, boolean keysConfigured) throws ConfigException {
         if (raw.get(ConfigKey.ACCESS_TRAIL_ENABLED).value().equalsIgnoreCase("auto")) {

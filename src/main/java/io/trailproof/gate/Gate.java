@@ -100,8 +100,13 @@ public final class Gate implements Closeable {
      * gate's thread, so that the start does not grow with the log ({@link #loaded()}).
      */
     public void start() throws IOException {
+        start(FIRST_PASS_AT_START_EVENTS);
+    }
+
+    /** {@link #start()} with the longest log read before returning chosen (tests: 0 leaves it all to the thread). */
+    void start(long firstPassAtStartEvents) throws IOException {
         log.open();
-        if (ledger.size() <= FIRST_PASS_AT_START_EVENTS) {
+        if (ledger.size() <= firstPassAtStartEvents) {
             log.catchUp();
         }   // else the first pass over the log runs on the gate's thread (follow, below)
         ledger.onSizeAdvanced(() -> {

@@ -2,10 +2,13 @@ package io.trailproof.http;
 
 import io.trailproof.config.ApiKey;
 import io.trailproof.ledger.LedgerUnavailableException;
+import io.trailproof.signin.Sessions;
+import io.trailproof.signin.SignIn;
 import io.undertow.server.HttpHandler;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.util.SameThreadExecutor;
 import io.undertow.util.Headers;
+import io.undertow.util.Methods;
 
 import java.io.IOException;
 import java.util.Map;
@@ -21,10 +24,12 @@ import java.util.concurrent.CompletionStage;
  * a small body, the I/O thread starts it and answers when its stage completes). Every outcome takes the src/site/http-api.md#conventions
  * shape; a stack trace goes to the server log under a reference, never to the client.
  *
- * <p>Order of refusals: an open route (/health) needs nothing. Anything else, including an
- * unknown path or a wrong method, first needs a valid key when keys are configured (401), so that a
- * caller without one learns nothing about what exists; then 404 / 405; then the role (403); then
- * the content type (415); then the body limits (413).
+ * <p>Order of refusals: an open route (/health, /auth/*) needs nothing. Anything else, including an
+ * unknown path or a wrong method, first needs a valid key when keys are configured, or a live sign-in
+ * session when people sign in (401), so that a caller without one learns nothing about what exists;
+ * then 404 / 405; then, for a request made with the session cookie that changes anything, its CSRF
+ * token (403); then the role (403); then the content type (415); then the body limits (413). A
+ * request with an {@code Authorization} header is judged by its key alone, whatever cookie it carries.
  */
 final class ApiHandler implements HttpHandler {
 
@@ -38,8 +43,11 @@ final class ApiHandler implements HttpHandler {
     private final RequestBodies bodies;
     /** min_tree_size on reads. */
     private final MinTreeSize minTreeSize;
+    /** Sign-in of people; null when it is off. */
+    private final SignIn signIn;
 
-    ApiHandler(Router router, Authenticator authenticator, RequestBodies bodies, MinTreeSize minTreeSize) {
+    ApiHandler(Router router, Authenticator authenticator, RequestBodies bodies, MinTreeSize minTreeSize, SignIn signIn) {
+        this.signIn = signIn;
         this.router = router;
         this.authenticator = authenticator;
         this.bodies = bodies;
@@ -107,20 +115,44 @@ final class ApiHandler implements HttpHandler {
             return match;
         }
         String authorization = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
-        Set<ApiKey.Role> granted = authenticator.authenticate(authorization);
+        Sessions.Session session = authorization == null ? session(ex) : null;
+        Set<ApiKey.Role> granted = session != null ? session.person().roles() : authenticator.authenticate(authorization);
         if (unrouted != null) {
             throw unrouted;
         }
-        String name = authenticator.keyName(authorization);
+        String name = session != null ? session.person().recordedName() : authenticator.keyName(authorization);
         ex.putAttachment(Caller.KEY, new Caller(name != null ? name : Caller.ANONYMOUS));
         ex.putAttachment(AccessRecording.ROLE, match.route().role());
-        Authenticator.authorize(granted, match.route().role(), ex.getRequestMethod().toString(), ex.getRequestPath());
+        if (session != null && !ex.getRequestMethod().equals(Methods.GET) && !ex.getRequestMethod().equals(Methods.HEAD)) {
+            AuthEndpoints.checkCsrf(ex, session);
+        }
+        Authenticator.authorize(granted, match.route().role(), ex.getRequestMethod().toString(), ex.getRequestPath(),
+                session != null);
         ApiException wrongType = match.route().refusedContentType(
                 ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE), !RequestBodies.bodiless(ex));
         if (wrongType != null) {
             throw wrongType;
         }
         return match;
+    }
+
+    /**
+     * The signed-in person's session of a request sent without a key: null when sign-in is off or the
+     * request carries no session cookie.
+     *
+     * @throws ApiException 401 when the cookie names no live session (signed out, past a time-out, or
+     *     the service restarted): the console then sends the person to sign in again
+     */
+    private Sessions.Session session(HttpServerExchange ex) throws ApiException {
+        if (signIn == null) {
+            return null;
+        }
+        String id = SessionCookies.read(ex, SessionCookies.SESSION);
+        if (id == null) {
+            return null;
+        }
+        return signIn.session(id).orElseThrow(() -> new ApiException(401, "the sign-in session has ended (signed out, "
+                + "idle for too long, too old, or the service restarted): sign in again at " + AuthEndpoints.LOGIN));
     }
 
     /**

@@ -28,12 +28,22 @@ final class Authenticator {
     static final String CHALLENGE = "Bearer";
     private static final String SCHEME = "bearer ";
 
+    private final boolean signIn;
     private final List<byte[]> digests;
     private final List<Set<ApiKey.Role>> roles;
     /** Configured name per key (null for an unnamed key), by the hex SHA-256 of the key. */
     private final Map<String, String> names = new HashMap<>();
 
     Authenticator(List<ApiKey> keys) {
+        this(keys, false);
+    }
+
+    /**
+     * @param signIn whether people sign in too: then a request needs a key or a session even when
+     *     no keys are configured
+     */
+    Authenticator(List<ApiKey> keys, boolean signIn) {
+        this.signIn = signIn;
         this.digests = keys.stream().map(k -> sha256(k.secret())).toList();
         for (ApiKey k : keys) {
             if (k.name() != null) {
@@ -58,11 +68,13 @@ final class Authenticator {
      * @throws ApiException 401 when the key is missing, malformed or unknown
      */
     Set<ApiKey.Role> authenticate(String authorization) throws ApiException {
-        if (!enabled()) {
+        if (!enabled() && !signIn) {
             return EnumSet.allOf(ApiKey.Role.class);
         }
         if (authorization == null || authorization.isBlank()) {
-            throw unauthorized("this request needs an API key: send the header Authorization: Bearer <key>");
+            throw unauthorized(signIn ? "this request needs a signed-in person (sign in at /auth/login) or an API key "
+                    + "(the header Authorization: Bearer <key>)"
+                    : "this request needs an API key: send the header Authorization: Bearer <key>");
         }
         String header = authorization.strip();
         if (header.length() <= SCHEME.length() || !header.substring(0, SCHEME.length()).toLowerCase(Locale.ROOT)
@@ -120,12 +132,27 @@ final class Authenticator {
      */
     static void authorize(Set<ApiKey.Role> granted, ApiKey.Role needed, String method, String path)
             throws ApiException {
-        if (needed == null || granted.contains(ApiKey.Role.ADMIN) || granted.contains(needed)
-                || needed == ApiKey.Role.READ && granted.contains(ApiKey.Role.APPROVE)) {
+        authorize(granted, needed, method, path, false);
+    }
+
+    /** As {@link #authorize(Set, ApiKey.Role, String, String)}; {@code person}: the refusal speaks of a signed-in person's roles. */
+    static void authorize(Set<ApiKey.Role> granted, ApiKey.Role needed, String method, String path, boolean person)
+            throws ApiException {
+        if (grants(granted, needed)) {
             return;
         }
-        throw new ApiException(403, "this API key lacks the " + needed.name().toLowerCase(Locale.ROOT)
-                + " role needed for " + method + " " + Params.shorten(path) + "; use a key with that role");
+        String role = needed.name().toLowerCase(Locale.ROOT);
+        throw new ApiException(403, person
+                ? "your roles lack the " + role + " role needed for " + method + " " + Params.shorten(path)
+                        + "; ask the administrator of trailproof for it"
+                : "this API key lacks the " + role + " role needed for " + method + " " + Params.shorten(path)
+                        + "; use a key with that role");
+    }
+
+    /** Whether {@code granted} includes {@code needed}: admin grants everything, approve includes read. */
+    static boolean grants(Set<ApiKey.Role> granted, ApiKey.Role needed) {
+        return needed == null || granted.contains(ApiKey.Role.ADMIN) || granted.contains(needed)
+                || needed == ApiKey.Role.READ && granted.contains(ApiKey.Role.APPROVE);
     }
 
     private static ApiException unauthorized(String message) {

@@ -60,7 +60,7 @@ final class ConsoleHandler implements HttpHandler {
             return;
         }
         HeaderMap headers = ex.getResponseHeaders();
-        SECURITY_HEADERS.forEach(headers::put);
+        securityHeaders(headers);
         boolean head = ex.getRequestMethod().equals(Methods.HEAD);
         if (!head && !ex.getRequestMethod().equals(Methods.GET)) {
             headers.put(Headers.ALLOW, "GET, HEAD");
@@ -94,6 +94,11 @@ final class ConsoleHandler implements HttpHandler {
         } else {
             ex.getResponseSender().send(ByteBuffer.wrap(file.bytes()));
         }
+    }
+
+    /** Sets the console's security headers (also on the sign-in pages). */
+    static void securityHeaders(HeaderMap headers) {
+        SECURITY_HEADERS.forEach(headers::put);
     }
 
     /** The API's error shape ({@code {"error"}}, src/site/http-api.md#conventions), with the security headers already set. */

@@ -33,12 +33,10 @@ final class ErasureEndpoints {
 
     private final ErasureService erasures;
     private final RequestBodies bodies;
-    private final Authenticator authenticator;
 
-    ErasureEndpoints(ErasureService erasures, RequestBodies bodies, Authenticator authenticator) {
+    ErasureEndpoints(ErasureService erasures, RequestBodies bodies) {
         this.erasures = erasures;
         this.bodies = bodies;
-        this.authenticator = authenticator;
     }
 
     void register(Router router) {
@@ -153,11 +151,12 @@ final class ErasureEndpoints {
     }
 
     /**
-     * The name the erasure record keeps for the key that asked: the name the access log gives it
-     * ({@code key-} and the first 8 hex digits of its SHA-256), never the key; null when
-     * authentication is off.
+     * The name the erasure record keeps for who asked: the signed-in person, or the key's name as the
+     * access log gives it ({@code key-} and the first 8 hex digits of its SHA-256 for an unnamed key),
+     * never the key; null when authentication is off.
      */
-    private String keyName(HttpServerExchange ex) {
-        return authenticator.keyName(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
+    private static String keyName(HttpServerExchange ex) {
+        String name = Caller.of(ex).name();
+        return Caller.ANONYMOUS.equals(name) ? null : name;
     }
 }

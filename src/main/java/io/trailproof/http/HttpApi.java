@@ -19,6 +19,7 @@ import io.trailproof.index.SearchIndex;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.metrics.ServiceMetrics;
 import io.trailproof.otlp.TraceIngest;
+import io.trailproof.signin.SignIn;
 import io.trailproof.stream.StreamHub;
 import io.trailproof.stream.StreamOptions;
 import io.trailproof.timestamp.TimestampService;
@@ -77,11 +78,14 @@ public final class HttpApi {
     /** {@code gate.policy-file}, or null. */
     private final Path policyFile;
 
-    /** {@code metrics} is null when {@code metrics.enabled} is false: nothing is recorded and /metrics is a 404. */
+    /**
+     * {@code metrics} is null when {@code metrics.enabled} is false: nothing is recorded and /metrics is a 404.
+     * {@code signIn} is null when people do not sign in (no {@code auth.oidc.issuer}): the /auth routes then answer 404.
+     */
     public HttpApi(Settings settings, Ledger ledger, SearchIndex index, TimestampService timestamps,
                    CheckpointService checkpoints, Tiles tiles, ServiceMetrics metrics,
                    ClusterNode cluster, Clock clock,
-                   ErasureService erasures) {
+                   ErasureService erasures, SignIn signIn) {
         router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail.
@@ -90,7 +94,8 @@ public final class HttpApi {
         budget = InFlightBudget.of(settings.hardening().maxInFlightBytes(),
                 settings.hardening().maxInFlightBytesPerAddress());
         RequestBodies bodies = new RequestBodies(settings.maxBodyBytes(), settings.bodyTimeoutMs(), budget);
-        Authenticator authenticator = new Authenticator(settings.apiKeys());
+        Authenticator authenticator = new Authenticator(settings.apiKeys(), signIn != null);
+        new AuthEndpoints(signIn).register(router);
         IdempotentRequests idempotency = new IdempotentRequests(ledger, authenticator);
         ClusterWrites clusterWrites = cluster == null ? null : new ClusterWrites(cluster, idempotency);
         new LedgerEndpoints(ledger, bodies, settings.maxBatchEvents(), idempotency)
@@ -109,8 +114,7 @@ public final class HttpApi {
         policyFile = gateSettings.policyFile().orElse(null);
         new GateEndpoints(gate, bodies, idempotency).register(router);
         new CoverageEndpoint(ledger).register(router);
-        new ErasureEndpoints(erasures, bodies, authenticator)
-                .register(router);
+        new ErasureEndpoints(erasures, bodies).register(router);
         streams = new StreamHub(ledger, new StreamOptions(settings.streams().maxSubscribers(),
                 settings.streams().maxBufferedEvents(), settings.streams().heartbeat()));
         new StreamEndpoint(ledger, streams).register(router);
@@ -127,7 +131,8 @@ public final class HttpApi {
         // A request sent with "Expect: 100-continue" gets its 100 when its body is first read, after
         // routing, authentication and the size check: a refused one is answered without the body being
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).
-        HttpHandler api = new ApiHandler(router, authenticator, bodies, new MinTreeSize(ledger, settings.cluster().readWait()));
+        HttpHandler api = new ApiHandler(router, authenticator, bodies, new MinTreeSize(ledger, settings.cluster().readWait()),
+                signIn);
         accessTrail = settings.accessTrail() ? new AccessTrail(new AccessWritePath(ledger, cluster), clock) : null;
         if (accessTrail != null) {
             api = new AccessRecording(api, accessTrail);

@@ -86,7 +86,8 @@ final class RequestTelemetry implements HttpHandler {
 
     /**
      * One access line: method, path (without the query string, which may hold search terms about the
-     * audited data), status, duration, bytes sent, the API key's name (never the key) and the request id.
+     * audited data), status, duration, bytes sent, who (the signed-in person or the API key's name, never
+     * the key) and the request id.
      */
     private void access(HttpServerExchange ex, int status, long nanos) {
         String method = ex.getRequestMethod().toString();
@@ -94,7 +95,9 @@ final class RequestTelemetry implements HttpHandler {
         String path = ex.getRequestPath().replaceAll("\\p{Cntrl}", "?");
         double millis = Math.round(nanos / 1e4) / 100.0;
         long bytes = ex.getResponseBytesSent();
-        String key = status == 401 ? null : authenticator.keyName(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
+        Caller caller = ex.getAttachment(Caller.KEY);
+        String key = status == 401 ? null : caller != null ? (Caller.ANONYMOUS.equals(caller.name()) ? null : caller.name())
+                : authenticator.keyName(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
         String id = ex.getAttachment(RequestIds.REQUEST_ID);
         LogFields.of("method", method, "path", path, "status", status, "duration_ms", millis, "bytes", bytes,
                         "key_name", key, "request_id", id)

@@ -19,6 +19,8 @@ import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.ledger.ReplicaOutcome;
 import io.trailproof.metrics.ServiceMetrics;
+import io.trailproof.signin.ProviderUnusable;
+import io.trailproof.signin.SignIn;
 import io.trailproof.store.DataDirLock;
 import io.trailproof.timestamp.LogTimestampStore;
 import io.trailproof.timestamp.TimestampScheduler;
@@ -58,6 +60,8 @@ public final class TrailproofServer implements AutoCloseable {
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
     private final DataDirLock lock;
+    /** Sign-in of people; null when auth.oidc.issuer is not set. */
+    private final SignIn signIn;
     // Null until opened, in this order.
     private TimestampStore timestampStore;
     private Ledger ledger;
@@ -78,17 +82,19 @@ public final class TrailproofServer implements AutoCloseable {
     private GapReporter gaps;
     private boolean stopped;
 
-    private TrailproofServer(Settings settings, Clock clock, DataDirLock lock) {
+    private TrailproofServer(Settings settings, Clock clock, DataDirLock lock, SignIn signIn) {
         this.settings = settings;
         this.clock = clock;
         this.lock = lock;
+        this.signIn = signIn;
     }
 
     /** Refuses an unsafe configuration, takes the data directory, opens the ledger and starts serving. */
     public static TrailproofServer start(Settings settings, Clock clock) throws IOException, StartException {
         // Checked before the data directory is touched: a refused start changes nothing.
         TimestampTrust trust = checkConfiguration(settings);
-        TrailproofServer server = new TrailproofServer(settings, clock, DataDirLock.acquire(settings.dataDir()));
+        SignIn signIn = signIn(settings, clock);
+        TrailproofServer server = new TrailproofServer(settings, clock, DataDirLock.acquire(settings.dataDir()), signIn);
         try {
             server.openAndStart(trust);
             return server;
@@ -123,7 +129,7 @@ public final class TrailproofServer implements AutoCloseable {
         }
         ErasureService erasures = completeInterruptedErasures();
         HttpApi api = new HttpApi(settings, ledger, index, timestamps, checkpointing.service(),
-                checkpointing.tiles(), metrics, cluster, clock, erasures);
+                checkpointing.tiles(), metrics, cluster, clock, erasures, signIn);
         if (cluster != null) {
             leadScheduledWork(timestamps);
         }
@@ -411,6 +417,24 @@ public final class TrailproofServer implements AutoCloseable {
                     + "(--insecure-no-auth): anyone who can reach this port can write and read the audit trail");
         }
         return trust;
+    }
+
+    /**
+     * Discovers the OpenID Connect provider when sign-in is configured, before anything is opened: a
+     * provider that cannot be used stops the start with a message naming auth.oidc.issuer.
+     */
+    private static SignIn signIn(Settings settings, Clock clock) throws StartException {
+        if (settings.signIn().isEmpty()) {
+            return null;
+        }
+        Settings.SignIn s = settings.signIn().get();
+        try {
+            return SignIn.start(s, clock, new SecureRandom());
+        } catch (ProviderUnusable e) {
+            throw new StartException("auth.oidc.issuer = " + s.issuer() + " cannot be used for sign-in: " + e.getMessage()
+                    + ". Check the issuer URL (its /.well-known/openid-configuration must answer) and that this host "
+                    + "can reach the provider");
+        }
     }
 
     /**

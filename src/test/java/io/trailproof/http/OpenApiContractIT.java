@@ -66,7 +66,11 @@ class OpenApiContractIT {
             "GET /checkpoint 404", "the empty tree is signed as the service starts: only a request in the first "
                     + "milliseconds, or a log whose signing is refused (CheckpointCrashIT), sees it",
             "POST /v1/admin/erasures 409", "answered in cluster mode only, which needs Kafka",
-            "GET /v1/admin/erasures 409", "as POST /v1/admin/erasures 409");
+            "GET /v1/admin/erasures 409", "as POST /v1/admin/erasures 409",
+            "GET /auth/login *", "sign-in needs an OpenID Connect provider; SignInIT drives it against one",
+            "GET /auth/callback *", "as GET /auth/login",
+            "POST /auth/logout *", "as GET /auth/login",
+            "GET /auth/session *", "as GET /auth/login");
 
     @TempDir
     static Path dir;

@@ -10,14 +10,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The OpenAPI document passes the rules of Redocly's {@code recommended} ruleset (listed on
- * {@link OpenApiLint}), so that a user's linter or generator finds nothing to complain about; and the
- * rules themselves find what they should, on a small document made to break each of them.
+ * {@link OpenApiLint}), so that a user's linter or generator finds nothing to complain about but the
+ * one warning below; and the rules themselves find what they should, on a small document made to
+ * break each of them.
  */
 class OpenApiLintTest {
 
+    /**
+     * The two sign-in routes a browser navigates through answer only redirects (or a page), never a
+     * 2XX: Redocly's {@code operation-2xx-response} (a warning in {@code recommended}) flags them.
+     */
+    private static final Set<String> REDIRECTS_ONLY = Set.of(
+            "operation-2xx-response at /paths/~1auth~1login/get: Operation must have at least one `2XX` response.",
+            "operation-2xx-response at /paths/~1auth~1callback/get: Operation must have at least one `2XX` response.");
+
     @Test
     void theDocumentBreaksNoRecommendedRule() throws Exception {
-        assertThat(OpenApiLint.check(OpenApiContract.load().document())).isEmpty();
+        assertThat(OpenApiLint.check(OpenApiContract.load().document()).stream().map(Object::toString))
+                .containsExactlyInAnyOrderElementsOf(REDIRECTS_ONLY);
     }
 
     private static final String CLEAN = """
