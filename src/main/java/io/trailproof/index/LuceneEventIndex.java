@@ -9,8 +9,11 @@ import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.IndexWriter;
 import org.apache.lucene.index.IndexWriterConfig;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.SearcherManager;
+import org.apache.lucene.search.Sort;
+import org.apache.lucene.search.SortField;
 import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.Directory;
 import org.apache.lucene.store.FSDirectory;
@@ -43,8 +46,19 @@ public final class LuceneEventIndex implements EventIndex {
      * free text is no longer copied into {@code text} (an index of format 1 would answer the same
      * queries, but bigger and slower to build; it is rebuilt so that every index has one layout).
      * 3: the facetable keyword fields and labels also hold a sorted doc value (facets, src/site/console.md).
+     * 4: the index is sorted by {@link #INDEX_SORT} (an index of format 3 holds the same documents
+     * unsorted; Lucene cannot sort an existing index in place, so it is rebuilt).
      */
-    static final String FORMAT = "3";
+    static final String FORMAT = "4";
+
+    /**
+     * The order of the documents inside every segment: newest {@code log_index} first, the order in
+     * which every search breaks ties ({@link RequestQuery#sort}). A search in that order (a listing
+     * or a search whose every match scores the same) stops reading a segment once it holds a page's
+     * worth of hits, so its cost follows the page and the number of segments, not the number of
+     * matches (src/site/search.md#how-the-index-follows-the-log).
+     */
+    static final Sort INDEX_SORT = new Sort(new SortField(IndexFields.LOG_INDEX, SortField.Type.LONG, true));
     static final String COMMIT_FORMAT = "format";
     static final String COMMIT_LOG_SIZE = "log_size";
     static final String COMMIT_LAST_HASH = "last_hash";
@@ -112,25 +126,30 @@ public final class LuceneEventIndex implements EventIndex {
         IndexAnalyzer analyzer = new IndexAnalyzer();
         IndexWriter writer = null;
         try {
+            // The format is read from the last commit before a writer opens it: a writer whose index
+            // sort differs from the segments' refuses to open, which would look like damage.
+            Map<String, String> data = new TreeMap<>();
+            boolean held = false;
+            if (DirectoryReader.indexExists(directory)) {
+                SegmentInfos last = SegmentInfos.readLatestCommit(directory);
+                data.putAll(last.getUserData());
+                held = last.totalMaxDoc() > 0;
+            }
+            if ((!data.isEmpty() || held) && !FORMAT.equals(data.get(COMMIT_FORMAT))) {
+                throw new OtherFormatException("index format " + data.get(COMMIT_FORMAT) + " is not the current format "
+                        + FORMAT);
+            }
             IndexWriterConfig config = new IndexWriterConfig(analyzer)
                     .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
                     .setCommitOnClose(false)
                     .setRAMBufferSizeMB(options.ramBufferMb())
+                    .setIndexSort(INDEX_SORT)
                     .setMergePolicy(new PurgeMerges())
                     .setMergeScheduler(new ConcurrentMergeScheduler());
             writer = new IndexWriter(directory, config);
             long size = 0;
             String lastHash = null;
-            Map<String, String> data = new TreeMap<>();
-            Iterable<Map.Entry<String, String>> live = writer.getLiveCommitData();
-            if (live != null) {
-                live.forEach(e -> data.put(e.getKey(), e.getValue()));
-            }
             if (!data.isEmpty() || writer.getDocStats().numDocs > 0) {
-                if (!FORMAT.equals(data.get(COMMIT_FORMAT))) {
-                    throw new OtherFormatException("index format " + data.get(COMMIT_FORMAT) + " is not the current format "
-                            + FORMAT);
-                }
                 size = Long.parseLong(data.get(COMMIT_LOG_SIZE));
                 lastHash = data.get(COMMIT_LAST_HASH);
                 if (writer.getDocStats().numDocs != size) {
@@ -182,8 +201,8 @@ public final class LuceneEventIndex implements EventIndex {
 
     /**
      * Builds and adds the documents in slices on several threads: IndexWriter inverts and flushes
-     * each thread's documents separately, so indexing uses every core. Document order inside the
-     * index does not matter (results are ordered by log_index), and {@link #size()} moves only once
+     * each thread's documents separately, so indexing uses every core. The order documents arrive in
+     * does not matter (each segment is sorted by log_index when written), and {@link #size()} moves only once
      * every slice is in. If any slice fails, every slice is waited for and the writer is rolled back
      * to the last commit: a slice that did get in is gone again, so indexing again from
      * {@link #size()} never adds an entry twice.
@@ -268,8 +287,19 @@ public final class LuceneEventIndex implements EventIndex {
             docs.add(built.document());
             last = built.hash();
         }
-        writer.addDocuments(docs);
+        addEach(docs);
         return last;
+    }
+
+    /**
+     * Adds the documents one at a time: Lucene refuses a block of several documents in a sorted
+     * index (a block is kept together, which a sort cannot promise). A failure part way is handled
+     * as any failed write: the writer is rolled back to its last commit.
+     */
+    private void addEach(List<Document> docs) throws IOException {
+        for (Document doc : docs) {
+            writer.addDocument(doc);
+        }
     }
 
     /** Documents replaced since the last {@link #mergeAwayReplaced}: for its log line. */
@@ -289,7 +319,7 @@ public final class LuceneEventIndex implements EventIndex {
         }
         try {
             writer.deleteDocuments(LongPoint.newSetQuery(IndexFields.LOG_INDEX, indexes));
-            writer.addDocuments(docs);
+            addEach(docs);
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("replacing " + indexes.length + " erased events", e);
         }

@@ -68,6 +68,10 @@ final class LuceneSearches {
             IndexSearcher searcher = new IndexSearcher(ExitableDirectoryReader.wrap(
                     (DirectoryReader) base.getIndexReader(), timeout));
             searcher.setTimeout(timeout);
+            if (request.order() == IndexRequest.Order.RELEVANCE && ConstantScores.of(query, searcher.getIndexReader())) {
+                // Every match scores the same: relevance is the index's own order, which stops early.
+                sort = RequestQuery.NEWEST_LOGGED_FIRST;
+            }
             List<EventIndex.Hit> hits = new ArrayList<>();
             long total;
             try {

@@ -34,6 +34,15 @@ final class MatchSummaries {
 
     static MatchSummary of(IndexSearcher searcher, Query query, SummaryRequest request)
             throws IOException, BadQueryException {
+        if (EveryEventSummaries.applies(searcher, query)) {
+            return EveryEventSummaries.of(searcher.getIndexReader(), request);
+        }
+        return byWalking(searcher, query, request);
+    }
+
+    /** The summary from one walk over every match: the general path (also a test's reference for the others). */
+    static MatchSummary byWalking(IndexSearcher searcher, Query query, SummaryRequest request)
+            throws IOException, BadQueryException {
         FacetsCollector matches = searcher.search(query, new FacetsCollectorManager());
         Map<String, List<MatchSummary.FacetCount>> facets = request.facets().isEmpty() ? Map.of()
                 : facets(matches, request.facets());
@@ -96,14 +105,31 @@ final class MatchSummaries {
         }
         Map<String, List<MatchSummary.FacetCount>> out = new LinkedHashMap<>();
         for (int f = 0; f < n; f++) {
-            List<MatchSummary.FacetCount> top = new ArrayList<>();
-            totals.get(f).forEach((value, count) -> top.add(new MatchSummary.FacetCount(value, count)));
-            top.sort(Comparator.comparingLong(MatchSummary.FacetCount::count).reversed()
-                    .thenComparing(MatchSummary.FacetCount::value));
-            out.put(fields.get(f), top.size() > SummaryRequest.TOP_VALUES
-                    ? List.copyOf(top.subList(0, SummaryRequest.TOP_VALUES)) : top);
+            out.put(fields.get(f), top(totals.get(f)));
         }
         return out;
+    }
+
+    /** The {@link SummaryRequest#TOP_VALUES} values with the highest counts, most frequent first, ties in value order. */
+    static List<MatchSummary.FacetCount> top(Map<String, Long> counts) {
+        List<MatchSummary.FacetCount> top = new ArrayList<>();
+        counts.forEach((value, count) -> {
+            if (count > 0) {
+                top.add(new MatchSummary.FacetCount(value, count));
+            }
+        });
+        top.sort(Comparator.comparingLong(MatchSummary.FacetCount::count).reversed()
+                .thenComparing(MatchSummary.FacetCount::value));
+        return top.size() > SummaryRequest.TOP_VALUES ? List.copyOf(top.subList(0, SummaryRequest.TOP_VALUES)) : top;
+    }
+
+    /** Refuses a histogram of more than {@link SummaryRequest#MAX_BUCKETS} buckets from its first match to its last. */
+    static void checkBuckets(long buckets) throws BadQueryException {
+        if (buckets > SummaryRequest.MAX_BUCKETS) {
+            throw new BadQueryException("the histogram would have " + buckets
+                    + " buckets from the first match to the last; the limit is " + SummaryRequest.MAX_BUCKETS
+                    + ": choose a longer bucket duration or a narrower time range");
+        }
     }
 
     /**
@@ -131,11 +157,7 @@ final class MatchSummaries {
             return List.of();
         }
         long buckets = last - first + 1;
-        if (buckets > SummaryRequest.MAX_BUCKETS) {
-            throw new BadQueryException("the histogram would have " + buckets
-                    + " buckets from the first match to the last; the limit is " + SummaryRequest.MAX_BUCKETS
-                    + ": choose a longer bucket duration or a narrower time range");
-        }
+        checkBuckets(buckets);
         long[] counts = new long[(int) buckets];
         for (FacetsCollector.MatchingDocs docs : matches.getMatchingDocs()) {
             NumericDocValues times = docs.context().reader().getNumericDocValues(IndexFields.TIMESTAMP);

@@ -80,20 +80,31 @@ final class Paging {
     }
 
     /**
-     * For an order by {@code timestamp} then {@code log_index} (one direction): the sort key of the
-     * {@code skip}-th hit, found by binary searches that only count, so that the page after it
+     * For an order by {@code log_index} alone, or by {@code timestamp} then {@code log_index} (one
+     * direction): the sort key of the {@code skip}-th hit, found by binary searches that only count, so that the page after it
      * costs one collection of the page whatever {@code skip} is. Null when the order is another one
      * or some hit has no timestamp (a placeholder for an unreadable log entry): the caller steps.
      */
     private static FieldDoc sortKeyByCounting(IndexSearcher searcher, Query query, Sort order, long skip, long total)
             throws IOException {
         SortField[] fields = order.getSort();
+        IndexReader reader = searcher.getIndexReader();
+        if (fields.length == 1 && IndexFields.LOG_INDEX.equals(fields[0].getField())) {
+            // The order of a search whose every match scores the same: log_index alone, which every document has.
+            byte[] min = PointValues.getMinPackedValue(reader, IndexFields.LOG_INDEX);
+            if (min == null) {
+                return null;
+            }
+            long l = boundary(searcher, query, IndexFields.LOG_INDEX, LongPoint.decodeDimension(min, 0),
+                    LongPoint.decodeDimension(PointValues.getMaxPackedValue(reader, IndexFields.LOG_INDEX), 0),
+                    fields[0].getReverse(), skip);
+            return new FieldDoc(Integer.MAX_VALUE, Float.NaN, new Object[] {l});
+        }
         if (fields.length != 2 || !IndexFields.TIMESTAMP.equals(fields[0].getField())
                 || !IndexFields.LOG_INDEX.equals(fields[1].getField()) || fields[0].getReverse() != fields[1].getReverse()) {
             return null;
         }
         boolean descending = fields[0].getReverse();
-        IndexReader reader = searcher.getIndexReader();
         byte[] minTs = PointValues.getMinPackedValue(reader, IndexFields.TIMESTAMP);
         byte[] maxTs = PointValues.getMaxPackedValue(reader, IndexFields.TIMESTAMP);
         if (minTs == null || searcher.count(within(query, IndexFields.TIMESTAMP, Long.MIN_VALUE, Long.MAX_VALUE)) != total) {

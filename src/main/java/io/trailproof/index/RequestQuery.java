@@ -81,6 +81,12 @@ final class RequestQuery {
     }
 
     /**
+     * Newest {@code log_index} first: the relevance order of a query whose every match scores the
+     * same ({@link ConstantScores}), and the index's own order ({@link LuceneEventIndex#INDEX_SORT}).
+     */
+    static final Sort NEWEST_LOGGED_FIRST = new Sort(new SortField(IndexFields.LOG_INDEX, SortField.Type.LONG, true));
+
+    /**
      * The order of a page. The last sort field is always the log position: it breaks ties, so pages
      * are stable, and {@link LuceneEventIndex#find} reads each hit's position back from it.
      */

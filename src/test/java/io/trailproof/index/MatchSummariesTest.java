@@ -151,6 +151,51 @@ class MatchSummariesTest {
         }
     }
 
+    /**
+     * A search of every event is summarised from the term dictionary and the points tree, not from
+     * the events' values: the same counts as brute force for bucket widths that split the tree's
+     * cells anywhere, over several segments; once a document is deleted (an erasure's replacement
+     * before its merge) the walk over every match is taken instead, with the same answer.
+     */
+    @Test
+    void everyEventIsCountedFromTermsAndPointsWithTheSameCountsAsBruteForce() throws Exception {
+        List<Model> all = events(new Random(20261202), 3_001);
+        List<String> fields = List.of("agent_id", "action_type", "action_status", "source", "label.env", "label.none");
+        try (LuceneEventIndex index = LuceneEventIndex.open(dir.resolve("g"))) {
+            for (int from = 0; from < 3_000; from += 700) {
+                index.add(all.subList(from, Math.min(3_000, from + 700)).stream().map(Model::event).toList());
+                index.commit();
+            }
+            index.makeSearchable(3_000);
+            for (int pass = 0; pass < 2; pass++) {
+                List<Model> events = all.subList(0, 3_000 + pass);
+                for (Duration width : List.of(Duration.ofMinutes(1), Duration.ofMinutes(15), Duration.ofSeconds(433),
+                        Duration.ofHours(1), Duration.ofDays(1), Duration.ofDays(30))) {
+                    for (String q : new String[] {null, "*:*"}) {
+                        MatchSummary s = index.find(new IndexRequest(q, null, IndexRequest.Order.NEWEST_FIRST, 0, 1,
+                                new SummaryRequest(fields, width), false)).summary();
+                        for (String field : fields) {
+                            assertThat(s.facets().get(field)).as("%s %s pass %d", field, width, pass)
+                                    .isEqualTo(expectedFacet(events, field));
+                        }
+                        assertThat(s.histogram()).as("%s pass %d", width, pass).isEqualTo(expectedHistogram(events, width));
+                    }
+                }
+                if (pass == 1) {
+                    break;
+                }
+                // events replaced by themselves: deleted documents, seen once one more event is searchable
+                TreeMap<Long, byte[]> same = new TreeMap<>();
+                for (int i = 0; i < 3_000; i += 97) {
+                    same.put((long) i, all.get(i).event().payload());
+                }
+                index.replaceDocuments(same);
+                index.add(List.of(all.get(3_000).event()));
+                index.makeSearchable(3_001);
+            }
+        }
+    }
+
     @Test
     void aFacetListsTheTwentyMostFrequentValuesTiesInValueOrder() throws Exception {
         List<Model> events = events(new Random(7), 2_000);

@@ -264,6 +264,12 @@ public final class LoadGenerator {
 
     double batchIngest(int clients, int batchSize, long events, long offset,
                        LongFunction<String> agentOf) throws Exception {
+        return ingestEvents(clients, batchSize, events, offset, n -> SampleEvents.event(n, agentOf.apply(n)));
+    }
+
+    /** Batch ingest of the events {@code eventOf} gives for {@code offset}, {@code offset + 1}, ...; returns events/s durable. */
+    double ingestEvents(int clients, int batchSize, long events, long offset,
+                        LongFunction<String> eventOf) throws Exception {
         if (events <= 0) {
             return 0;
         }
@@ -279,7 +285,7 @@ public final class LoadGenerator {
                     StringBuilder body = new StringBuilder(batchSize * 520).append('[');
                     for (int i = 0; i < batchSize; i++) {
                         long n = offset + b * batchSize + i;
-                        body.append(i == 0 ? "" : ",").append(SampleEvents.event(n, agentOf.apply(n)));
+                        body.append(i == 0 ? "" : ",").append(eventOf.apply(n));
                     }
                     PlainHttp.Response resp = post("/v1/batch", body.append(']').toString());
                     if (resp.status() != 201) {
