@@ -77,7 +77,7 @@ describe("batching", () => {
     const { client } = setup();
     const c = client(agent("interval"), { flushIntervalMs: 200 });
     assert.equal((await c.log({ actionType: "STEP", actionName: "first" }).result(10000)).sequence, 1);
-    await sleep(1000); // idle on purpose: the sender waits with nothing queued
+    await sleep(1000); // a pause of the test's own making: the sender has gone idle, with nothing queued
     assert.equal((await c.log({ actionType: "STEP", actionName: "second" }).result(10000)).sequence, 2);
   });
 
@@ -194,7 +194,8 @@ describe("spool and queue", () => {
       const c = client(agent("unawaited"));
       c.log({ actionType: "STEP", labels: { "bad key": "x" } });
       assert.ok(await c.flush(30000));
-      await sleep(50);
+      // Node reports an unhandled rejection once the microtasks have run: a turn of the loop later
+      await new Promise((r) => setImmediate(r));
     } finally {
       process.off("unhandledRejection", onUnhandled);
     }

@@ -138,6 +138,10 @@ public final class HttpApi {
             api = new AccessRecording(api, accessTrail);
         }
         draining = new Draining(new HttpContinueReadHandler(api));
+        if (metrics != null) {
+            metrics.gauge("trailproof_requests_in_flight", "Requests taken in (their head read) and not yet answered",
+                    draining::inFlight);
+        }
         ConsoleHandler console = new ConsoleHandler(ConsoleFiles.load(HttpApi.class.getClassLoader()), draining);
         connections = new ConnectionLimits(settings.hardening().maxConnections(),
                 settings.frontDoor().maxConnectionsPerAddress(), System::nanoTime);

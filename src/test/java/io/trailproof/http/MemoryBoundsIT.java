@@ -1,5 +1,6 @@
 package io.trailproof.http;
 
+import io.trailproof.metrics.PrometheusText;
 import io.trailproof.testing.Await;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -142,9 +143,10 @@ class MemoryBoundsIT {
                     s.getOutputStream().flush();
                     idle.add(s);
                 }
-                // The server's taking in the heads shows nowhere outside a process of its own.
-                Await.nothingHappensWithin("memory set aside for 200 declared 16 MiB bodies (the process would exit)");
                 Api api = server.api();
+                Await.untilTrue("the server has taken in the 200 heads", Duration.ofSeconds(60),
+                        () -> PrometheusText.value(PrometheusText.parse(api.get("/metrics").body()),
+                                "trailproof_requests_in_flight", Map.of()) >= 200 + 1);   // + the scrape itself
                 // 200 x 16 MiB is 3.2 GB: had the bodies been set aside, the 256 MB process would have exited.
                 Api.Reply r = api.post("/v1/events", "{\"agent_id\":\"still-here\"}");
                 assertThat(r.status()).as(r.body()).isEqualTo(201);

@@ -21,7 +21,7 @@ class MetricsStateIT {
     Path dir;
 
     @Test
-    void indexLagSubscribersAndTimestampOutcomesFollowTheService() throws Exception {
+    void indexLagStreamsRequestsInFlightAndTimestampOutcomesFollowTheService() throws Exception {
         try (TestTsa tsa = TestTsa.start();
              InProcessServer s = InProcessServer.start(dir.resolve("data"), "timestamp.default-tsa-url", tsa.url(),
                      "timestamp.trust-anchors", tsa.writeRootPem(dir.resolve("ca.pem")).toString(),
@@ -41,7 +41,11 @@ class MetricsStateIT {
             try (SseClient stream = SseClient.open(s.server().port(), "/v1/stream")) {
                 assertThat(stream.status()).isEqualTo(200);
                 assertThat(value(api, "trailproof_stream_subscribers", Map.of())).isEqualTo(1);
+                assertThat(value(api, "trailproof_requests_in_flight", Map.of())).as("the stream and the scrape")
+                        .isEqualTo(2);
             }
+            Await.untilTrue("only the scrape is in flight once the stream has closed", Duration.ofSeconds(30),
+                    () -> value(api, "trailproof_requests_in_flight", Map.of()) == 1);
 
             assertThat(api.post("/v1/timestamp", "{}").status()).isEqualTo(201);
             tsa.mode(TestTsa.Mode.GARBAGE);

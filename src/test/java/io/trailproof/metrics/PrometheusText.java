@@ -16,7 +16,7 @@ import java.util.regex.Pattern;
  * before it (histograms: {@code _bucket} with {@code le}, {@code _sum}, {@code _count}); a family is
  * declared once; no series repeats; values parse. Anything else throws with the line number.
  */
-final class PrometheusText {
+public final class PrometheusText {
 
     private static final String NAME = "[a-zA-Z_:][a-zA-Z0-9_:]*";
     private static final Pattern HELP = Pattern.compile("# HELP (" + NAME + ") (.*)");
@@ -24,14 +24,14 @@ final class PrometheusText {
     private static final Pattern SAMPLE = Pattern.compile("(" + NAME + ")(\\{(.*)\\})? (\\S+)( -?[0-9]+)?");
     private static final Pattern LABEL = Pattern.compile("([a-zA-Z_][a-zA-Z0-9_]*)=\"((?:[^\"\\\\\\n]|\\\\[\\\\\"n])*)\"(,|$)");
 
-    record Sample(String name, Map<String, String> labels, double value) {
+    public record Sample(String name, Map<String, String> labels, double value) {
     }
 
-    record Family(String name, String type, String help, List<Sample> samples) {
+    public record Family(String name, String type, String help, List<Sample> samples) {
     }
 
     /** Families by name, in the order they appear. */
-    static Map<String, Family> parse(String text) {
+    public static Map<String, Family> parse(String text) {
         if (!text.isEmpty() && !text.endsWith("\n")) {
             throw new IllegalArgumentException("the exposition does not end with a line feed");
         }
@@ -128,7 +128,7 @@ final class PrometheusText {
     }
 
     /** The value of the sample {@code name} with exactly {@code labels}, or 0 when absent. */
-    static double value(Map<String, Family> families, String name, Map<String, String> labels) {
+    public static double value(Map<String, Family> families, String name, Map<String, String> labels) {
         for (Family f : families.values()) {
             for (Sample s : f.samples()) {
                 if (s.name().equals(name) && s.labels().equals(new TreeMap<>(labels))) {
