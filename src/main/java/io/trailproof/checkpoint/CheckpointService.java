@@ -12,6 +12,7 @@ import java.security.MessageDigest;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
@@ -65,7 +66,21 @@ public final class CheckpointService {
         if (s.latest != null && !s.latest.checkpoint().origin().equals(signer.name())) {
             s.refuse("the stored checkpoint is of origin " + s.latest.checkpoint().origin() + ", not " + signer.name());
         } else if (s.latest != null) {
-            s.checkAgainstTree(s.latest);
+            // At once when the tree can be read; after a start, once its check is done, so the
+            // start does not wait for it (not on the check's own thread, which readers wait on).
+            // Signing checks again before each signature.
+            SignedCheckpoint latest = s.latest;
+            CompletableFuture<Void> readable = tree.whenReadable();
+            Runnable check = () -> {
+                synchronized (s) {
+                    s.checkAgainstTree(latest);
+                }
+            };
+            if (readable.isDone()) {
+                check.run();
+            } else {
+                readable.thenRunAsync(check);
+            }
         }
         return s;
     }

@@ -10,6 +10,7 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /** The ledger as a {@link LogTree}: its readable size, stored nodes, and leaves read from the log. */
 public final class LedgerTree implements LogTree {
@@ -29,6 +30,11 @@ public final class LedgerTree implements LogTree {
     @Override
     public byte[] root(long size) {
         return ledger.root(size);
+    }
+
+    @Override
+    public CompletableFuture<Void> whenReadable() {
+        return ledger.whenTreeChecked();
     }
 
     @Override
