@@ -13,7 +13,8 @@ import java.io.PrintWriter;
                 TimestampCommand.class, ExportCommand.class, VerifyCommand.class, VerifyExportCommand.class,
                 PolicyCommand.class, ProofCommand.class, VerifyProofCommand.class,
                 BackupCommand.class, RestoreCommand.class, ClusterCommand.class, McpProxyCommand.class,
-                LlmGatewayCommand.class, EraseCommand.class, ApprovalsCommand.class, GatePolicyCommand.class})
+                LlmGatewayCommand.class, EraseCommand.class, ApprovalsCommand.class, GatePolicyCommand.class,
+                StartCacheCommand.class})
 public final class Main implements Runnable {
 
     /** Exit code for bad usage (src/site/cli.md): 0 success or valid, 1 invalid or failed, 2 bad usage. */

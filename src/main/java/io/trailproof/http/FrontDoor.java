@@ -154,10 +154,14 @@ final class FrontDoor implements HttpHandler {
 
     /**
      * Closes the connection when the request's body has not fully arrived within the body time-out.
-     * The timer goes with the exchange once its body has ended.
+     * The timer goes with the exchange once its body has ended. A request that declares no body (no
+     * {@code Transfer-Encoding}, no {@code Content-Length} or a length of 0: its framing was checked
+     * before) has nothing to wait for and gets no timer: Undertow does not mark such a request
+     * complete before the handlers run, and a timer for every {@code GET} was most of the front
+     * door's own cost.
      */
     private void guardBody(HttpServerExchange ex) {
-        if (ex.isRequestComplete()) {
+        if (ex.isRequestComplete() || !declaresBody(ex)) {
             return;
         }
         XnioExecutor.Key deadline = ex.getIoThread().executeAfter(() -> {
@@ -173,6 +177,24 @@ final class FrontDoor implements HttpHandler {
             }
             nextListener.proceed();
         });
+    }
+
+    /** Whether the request's framing (checked by {@link #framing}) announces a body of at least one byte. */
+    private static boolean declaresBody(HttpServerExchange ex) {
+        if (ex.getRequestHeaders().contains(Headers.TRANSFER_ENCODING)) {
+            return true;
+        }
+        String length = ex.getRequestHeaders().getFirst(Headers.CONTENT_LENGTH);
+        if (length == null) {
+            return false;
+        }
+        String digits = length.trim();
+        for (int i = 0; i < digits.length(); i++) {
+            if (digits.charAt(i) != '0') {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** The media type of a {@code Content-Type}, lower case, without parameters; null for null. */

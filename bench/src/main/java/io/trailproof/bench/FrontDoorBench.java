@@ -56,7 +56,7 @@ public final class FrontDoorBench {
         try {
             for (Named n : servers) {
                 Path data = Files.createTempDirectory("trailproof-front-door-bench");
-                started.add(ServerUnderTest.start(n.dist(), data, "-Xmx1g"));
+                started.add(ServerUnderTest.start(n.dist(), data, "-Xmx1g " + System.getProperty("bench.serverOpts", "")));
             }
             for (ServerUnderTest s : started) {
                 seed(s.port);

@@ -8,6 +8,7 @@ import io.trailproof.core.event.MemberScanner;
 import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
 
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -32,8 +33,8 @@ public record CaptureFacts(String agentId, String sessionId, String captureId, l
 
     private static final String GAP = GAP_ACTION_TYPE;
 
-    private static final byte[] SEQ_NAME = ("\"" + CAPTURE_SEQ + "\":").getBytes();
-    private static final byte[] GAP_TYPE = ("\"" + ACTION_TYPE + "\":\"" + GAP + "\"").getBytes();
+    private static final Needle SEQ_NAME = new Needle(("\"" + CAPTURE_SEQ + "\":").getBytes(StandardCharsets.UTF_8));
+    private static final Needle GAP_TYPE = new Needle(("\"" + ACTION_TYPE + "\":\"" + GAP + "\"").getBytes(StandardCharsets.UTF_8));
 
     /** {@code recorded_at} in epoch milliseconds (0 when absent), read only where a hole needs it. */
     public long recordedAtMillis() {
@@ -46,8 +47,8 @@ public record CaptureFacts(String agentId, String sessionId, String captureId, l
 
     /** The facts of a stored payload, or null when it belongs to no capture stream and is no {@code GAP}. */
     public static CaptureFacts read(byte[] payload) {
-        boolean seq = contains(payload, SEQ_NAME);
-        boolean gap = contains(payload, GAP_TYPE);
+        boolean seq = SEQ_NAME.in(payload);
+        boolean gap = GAP_TYPE.in(payload);
         if (!seq && !gap) {
             return null;
         }
@@ -118,20 +119,38 @@ public record CaptureFacts(String agentId, String sessionId, String captureId, l
 
     /** Whether {@code needle} occurs in {@code hay}. */
     static boolean contains(byte[] hay, byte[] needle) {
-        byte first = needle[0];
-        int last = hay.length - needle.length;
-        outer:
-        for (int i = 0; i <= last; i++) {
-            if (hay[i] != first) {
-                continue;
+        return new Needle(needle).in(hay);
+    }
+
+    /**
+     * A byte string searched for with Horspool's method: the byte under the needle's last position
+     * says how far the needle can move, so a search looks at about one byte in every few of the
+     * payload rather than at each (every stored event is searched twice, on the ingest path).
+     */
+    static final class Needle {
+        private final byte[] bytes;
+        private final int[] shift = new int[256];
+
+        Needle(byte[] bytes) {
+            if (bytes.length == 0) {
+                throw new IllegalArgumentException("empty needle");
             }
-            for (int j = 1; j < needle.length; j++) {
-                if (hay[i + j] != needle[j]) {
-                    continue outer;
+            this.bytes = bytes.clone();
+            Arrays.fill(shift, bytes.length);
+            for (int i = 0; i < bytes.length - 1; i++) {
+                shift[bytes[i] & 0xff] = bytes.length - 1 - i;
+            }
+        }
+
+        boolean in(byte[] hay) {
+            int m = bytes.length;
+            byte lastByte = bytes[m - 1];
+            for (int end = m - 1; end < hay.length; end += shift[hay[end] & 0xff]) {
+                if (hay[end] == lastByte && Arrays.equals(hay, end - m + 1, end + 1, bytes, 0, m)) {
+                    return true;
                 }
             }
-            return true;
+            return false;
         }
-        return false;
     }
 }

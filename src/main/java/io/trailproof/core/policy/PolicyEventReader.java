@@ -32,6 +32,8 @@ public final class PolicyEventReader {
     private static final ObjectMapper MAPPER = new ObjectMapper();
 
     private final Set<String> captureRoots;
+    /** Whether every root is ASCII, so that a member's name can be compared as bytes. */
+    private final boolean asciiRoots;
     /**
      * One instance of each agent id: every event's parse makes a new string, and rules keep an
      * event's agent for as long as it is pending. Grows with the number of agents, not events.
@@ -41,6 +43,7 @@ public final class PolicyEventReader {
 
     public PolicyEventReader(Set<String> captureRoots) {
         this.captureRoots = Set.copyOf(captureRoots);
+        this.asciiRoots = this.captureRoots.stream().allMatch(r -> r.chars().allMatch(c -> c < 0x80));
     }
 
     /** One parse's findings: the event, and its facts shown intact (null when not shown, or not asked for). */
@@ -121,13 +124,26 @@ public final class PolicyEventReader {
             captured.put(name, tree);
         }
 
+        /**
+         * The root this member is, compared as bytes (decoding every member's name into a String cost
+         * an allocation per member of every event); null when it is none.
+         */
+        private String root(MemberScanner m) {
+            for (String root : captureRoots) {
+                if (m.nameIs(root)) {
+                    return root;
+                }
+            }
+            return null;
+        }
+
         /** Captures the member whole when a pattern rule reads it; true when it did. */
         boolean captureOr(MemberScanner m) {
             if (captureRoots.isEmpty()) {
                 return false;
             }
-            String name = m.name();
-            if (!captureRoots.contains(name)) {
+            String name = asciiRoots ? root(m) : m.name();
+            if (name == null || !captureRoots.contains(name)) {
                 return false;
             }
             try {

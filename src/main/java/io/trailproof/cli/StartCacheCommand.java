@@ -1,0 +1,105 @@
+package io.trailproof.cli;
+
+import io.trailproof.config.ConfigKey;
+import io.trailproof.config.Settings;
+import io.trailproof.config.SettingsLoader;
+import io.trailproof.server.TrailproofServer;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.stream.Stream;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/**
+ * {@code trailproof start-cache} (src/site/operations.md#start-cache): the workload the launcher
+ * records the JVM's ahead-of-time cache from. The launcher runs this command with
+ * {@code -XX:AOTCacheOutput}; the JVM notes every class the workload loads and links and writes them
+ * into the cache when it ends, so that every later command, the proxy and the server load them from
+ * the cache instead of the jars. What the workload touches is what starts faster: every command's
+ * parser and help, a server on an empty data directory in a temporary folder (its start, a batch, a
+ * search, a verification, an export and its offline verification through the client commands) and
+ * its clean stop. Nothing outside the temporary folder is read or written; run alone (without the
+ * launcher) it is harmless and records nothing.
+ */
+@Command(name = "start-cache", mixinStandardHelpOptions = true,
+        description = {"Record the JVM's start cache for the JDK the launcher runs (JDK 25 or newer), so that every "
+                + "later command starts faster; the build does it once, run it again after changing the JDK."})
+final class StartCacheCommand implements Callable<Integer> {
+
+    /** A few events of two agents, enough to run every step of the workload once. */
+    private static final String EVENTS = """
+            {"agent_id":"start-cache","session_id":"s-1","action_type":"TOOL_CALL","action_name":"search_database","action_input":{"query":"quarterly revenue"},"labels":{"env":"training"}}
+            {"agent_id":"start-cache","session_id":"s-1","action_type":"TOOL_RESULT","action_name":"search_database","action_status":"success","action_output":{"rows":42}}
+            {"agent_id":"start-cache-2","action_type":"LLM_CALL","action_name":"chat","error_message":"timeout","timestamp":"2026-01-01T00:00:00Z"}
+            """;
+
+    @Override
+    public Integer call() throws Exception {
+        Path work = Files.createTempDirectory("trailproof-start-cache");
+        PrintWriter quiet = new PrintWriter(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
+        List<String> failed = new ArrayList<>();
+        // The commands print to the standard streams too: the workload's output is of no use to anyone.
+        PrintStream out = System.out;
+        PrintStream err = System.err;
+        System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+        System.setErr(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
+        try {
+            CommandLine.IFactory factory = CommandLine.defaultFactory();
+            run(factory, quiet, failed, "--help");
+            run(factory, quiet, failed, "--version");
+            for (String command : new CommandLine(new Main()).getSubcommands().keySet()) {
+                if (!command.equals("start-cache")) {
+                    run(factory, quiet, failed, command, "--help");
+                }
+            }
+            Settings settings = SettingsLoader.load(Map.of(ConfigKey.DATA_DIR.key(), work.resolve("data").toString(),
+                    ConfigKey.SERVER_PORT.key(), "0"), Map.of(), null, false, new ArrayList<>());
+            try (TrailproofServer server = TrailproofServer.start(settings, Clock.systemUTC())) {
+                String base = "http://127.0.0.1:" + server.port();
+                Path events = Files.writeString(work.resolve("events.jsonl"), EVENTS);
+                Path evidence = work.resolve("evidence.json");
+                run(factory, quiet, failed, "ingest", events.toString(), "--server", base);
+                run(factory, quiet, failed, "search", "revenue", "--server", base);
+                run(factory, quiet, failed, "verify", "--agent-id", "start-cache", "--server", base);
+                run(factory, quiet, failed, "export", "--agent-id", "start-cache", "-o", evidence.toString(),
+                        "--server", base);
+                run(factory, quiet, failed, "verify-export", evidence.toString());
+            }
+        } finally {
+            System.setOut(out);
+            System.setErr(err);
+            delete(work);
+        }
+        if (!failed.isEmpty()) {
+            System.err.println("trailproof: the start-cache workload failed at: " + String.join("; ", failed));
+            return 1;
+        }
+        System.out.println("trailproof: start-cache workload done");
+        return 0;
+    }
+
+    private static void run(CommandLine.IFactory factory, PrintWriter quiet, List<String> failed, String... args) {
+        if (Main.run(factory, quiet, quiet, args) != 0) {
+            failed.add(String.join(" ", args));
+        }
+    }
+
+    private static void delete(Path dir) throws IOException {
+        try (Stream<Path> files = Files.walk(dir)) {
+            for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+}
