@@ -137,6 +137,38 @@ class SpoolTest(ServerTest):
         self.assertEqual(list(range(8)), [e["action_input"]["i"] for e in stored])
         self.assertEqual([], Spool(self.spool_dir, url).pending())
 
+    def test_an_unreadable_spool_file_is_set_aside_with_one_warning_and_the_others_are_sent(self) -> None:
+        url = self.server.url
+        agent = self.agent("set-aside")
+        spool = Spool(self.spool_dir, url)
+        spool.write("valid-key-" + os.urandom(8).hex(),
+                    json.dumps([{"agent_id": agent, "action_type": "STEP", "action_input": {"i": 0}}]).encode())
+        bad = {
+            "%020d-1-truncated.batch" % 1: b'[{"agent_id": "x", "action_ty',
+            "%020d-1-newer.batch" % 2: b'{"format": 2, "batches": [[{"agent_id": "x"}]]}',
+            "%020d-1-latin1.batch" % 3: b'[{"agent_id": "caf\xe9"}]',
+            "%020d-1-nan.batch" % 4: b'[{"agent_id": "x", "duration_ms": NaN}]',
+            "not-a-batch-name.batch": b'[{"agent_id": "x", "action_type": "STEP"}]',
+        }
+        for name, body in bad.items():
+            with open(os.path.join(spool.dir, name), "wb") as f:
+                f.write(body)
+        # The unreadable files come first (oldest first): the readable one behind them is still sent.
+        first = self.client(agent)
+        self.assertEqual(2, first.log("STEP", "after", input={"i": 1}).result(30)["sequence"])
+        self.assertEqual([0, 1], [e["action_input"]["i"] for e in self.server.events(agent)])
+        self.assertEqual([], spool.pending())
+        for name, body in bad.items():
+            aside = os.path.join(spool.dir, name + ".unreadable")
+            with open(aside, "rb") as f:
+                self.assertEqual(body, f.read())  # kept as it was, for a person to inspect
+            self.assertEqual(1, sum(1 for e in self.errors if aside in str(e)), (name, self.errors))
+        self.assertEqual(len(bad), len(self.errors), self.errors)
+        # The next client neither reads nor reports a set-aside file again.
+        second = self.client(agent)
+        self.assertEqual(3, second.log("STEP", "again", input={"i": 2}).result(30)["sequence"])
+        self.assertEqual(len(bad), len(self.errors), self.errors)
+
     def test_a_full_queue_blocks_then_raises(self) -> None:
         url = "http://127.0.0.1:%d" % free_port()
         c = self.client(self.agent("full"), url, max_queue=5, batch_size=100, flush_interval=60,

@@ -102,6 +102,16 @@ class HookTest(ServerTest):
         ev = self.server.events(agent)
         self.assertEqual(["SESSION_START", "USER_PROMPT", "TOOL_CALL", "TOOL_RESULT"], [e["action_type"] for e in ev])
 
+    def test_an_unreadable_spool_file_is_set_aside_and_the_event_is_sent(self) -> None:
+        agent = self.agent("claude-set-aside")
+        spool = Spool(self.spool_dir, self.server.url)
+        spool.write("k-" + os.urandom(8).hex(), b'{"format": 2}')  # a newer version's file
+        done = run_hook(json.dumps(PAYLOADS[0]).encode(), self.env(self.server.url, agent))
+        self.assertEqual((0, b"", b""), (done.returncode, done.stdout, done.stderr))
+        self.assertEqual(["SESSION_START"], [e["action_type"] for e in self.server.events(agent)])
+        self.assertEqual([], spool.pending())
+        self.assertEqual(1, len([n for n in os.listdir(spool.dir) if n.endswith(".batch.unreadable")]))
+
     def test_service_down_costs_less_than_the_budget(self) -> None:
         url = "http://127.0.0.1:%d" % free_port()
         start = time.monotonic()

@@ -7,23 +7,53 @@ written whole (temporary file, fsync, rename), so a crash leaves either the whol
 Each service URL has its own subdirectory (the URL with every run of other characters than
 letters, digits, ``.`` and ``-`` made one ``_``). Senders lock a file (``fcntl.flock`` where available)
 while they send it, so two processes do not send the same batch at once.
+
+A file this version cannot read (see ``unreadable``: a damaged file, or one written by a newer
+version) is renamed with ``.unreadable`` appended, as the TypeScript SDK does, so that no sender of
+either SDK tries it again and it stays for a person to inspect.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
-from typing import Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Optional, Tuple
 
-__all__ = ["Spool", "default_spool_dir"]
+__all__ = ["Spool", "default_spool_dir", "unreadable", "SET_ASIDE_SUFFIX"]
 
 _SUFFIX = ".batch"
+#: What a batch file set aside gets appended to its name: no SDK reads it again.
+SET_ASIDE_SUFFIX = ".unreadable"
+_NAME = re.compile(r"^(\d{20})-(\d+)-([A-Za-z0-9._~-]{1,200})\.batch$")
 
 
 def default_spool_dir() -> str:
     """``TRAILPROOF_SPOOL_DIR``, else ``~/.trailproof/spool``."""
     return os.environ.get("TRAILPROOF_SPOOL_DIR") or os.path.join(os.path.expanduser("~"), ".trailproof", "spool")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError("%s is not JSON" % name)
+
+
+def unreadable(name: str, body: bytes) -> Optional[str]:
+    """Why a spool file named ``name`` holding ``body`` cannot be read by this version, or None when it
+    can: the same checks as the TypeScript SDK's."""
+    if not _NAME.match(name):
+        return "its name is not <nanoseconds>-<pid>-<idempotency key>.batch"
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        return "it is not UTF-8"
+    try:
+        value = json.loads(text, parse_constant=_no_constant)
+    except ValueError as e:
+        return "it is not JSON (%s)" % e
+    if not isinstance(value, list) or not value or not all(isinstance(e, dict) for e in value):
+        return "it is not a JSON array of events"
+    return None
 
 
 class Spool:
@@ -90,15 +120,32 @@ class Spool:
             f.close()
             return None
         body = f.read()
-        key = os.path.basename(path)[: -len(_SUFFIX)].split("-", 2)[2]
-        return Claim(path, key, body, f)
+        m = _NAME.match(os.path.basename(path))
+        return Claim(path, m.group(3) if m else "", body, f)
 
 
 class Claim:
-    """A spooled batch this process holds: ``done()`` removes it, ``release()`` leaves it spooled."""
+    """A spooled batch this process holds: ``done()`` removes it, ``release()`` leaves it spooled,
+    ``set_aside()`` renames it so that no sender reads it again."""
 
     def __init__(self, path: str, key: str, body: bytes, handle) -> None:  # type: ignore[no-untyped-def]
         self.path, self.key, self.body, self._handle = path, key, body, handle
+
+    def unreadable(self) -> Optional[str]:
+        """Why this version cannot read the batch, or None when it can (see ``unreadable``)."""
+        return unreadable(os.path.basename(self.path), self.body)
+
+    def set_aside(self) -> Optional[str]:
+        """Renames the file with ``.unreadable`` appended and returns its new path; None when it is
+        gone meanwhile (another sender dealt with it)."""
+        aside = self.path + SET_ASIDE_SUFFIX
+        try:
+            os.replace(self.path, aside)
+        except FileNotFoundError:
+            return None
+        finally:
+            self.release()
+        return aside
 
     def done(self) -> None:
         try:

@@ -479,13 +479,15 @@ class Client:
             claim = self._spool.claim(path)
             if claim is None:
                 continue
-            try:
-                items = [_Item(_DUMPS(e).encode("utf-8"), None) for e in json.loads(claim.body.decode("utf-8"))]
-            except Exception as e:
-                self._report(TrailproofError("the spooled batch %s is unreadable (%s); it is left in place"
-                                             % (path, e)))
-                claim.release()
+            why = claim.unreadable()
+            if why is not None:
+                aside = claim.set_aside()
+                if aside is not None:
+                    self._report(TrailproofError(
+                        "the spooled batch %s cannot be read by this version (%s); it is set aside as %s and the"
+                        " other batches are sent" % (path, why, aside)))
                 continue
+            items = [_Item(_DUMPS(e).encode("utf-8"), None) for e in json.loads(claim.body.decode("utf-8"))]
             if self._send(transport, items, claim.key, claim.body, spooled=True):
                 claim.done()
             else:

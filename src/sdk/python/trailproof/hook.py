@@ -392,6 +392,9 @@ def _record(t: Transport, spool: Spool, body: bytes, key: str, deadline: float) 
             if claim is None:
                 drained = False
                 continue
+            if claim.unreadable() is not None:
+                claim.set_aside()  # as the clients do: kept for a person to inspect, never sent
+                continue
             status, msg = _post(t, claim.body, claim.key, deadline)
             if status == "down":
                 claim.release()
