@@ -24,7 +24,7 @@ import java.util.concurrent.CompletionStage;
  * a small body, the I/O thread starts it and answers when its stage completes). Every outcome takes the src/site/http-api.md#conventions
  * shape; a stack trace goes to the server log under a reference, never to the client.
  *
- * <p>Order of refusals: an open route (/health, /auth/*) needs nothing. Anything else, including an
+ * <p>Order of refusals: an open route (/health, /auth/*) needs only a content type it takes (415). Anything else, including an
  * unknown path or a wrong method, first needs a valid key when keys are configured, or a live sign-in
  * session when people sign in (401), so that a caller without one learns nothing about what exists;
  * then 404 / 405; then, for a request made with the session cookie that changes anything, its CSRF
@@ -112,6 +112,7 @@ final class ApiHandler implements HttpHandler {
             ex.putAttachment(RequestTelemetry.ENDPOINT, match.route().template());
         }
         if (match != null && match.route().role() == null) {
+            refuseContentType(ex, match);
             return match;
         }
         String authorization = ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION);
@@ -128,12 +129,20 @@ final class ApiHandler implements HttpHandler {
         }
         Authenticator.authorize(granted, match.route().role(), ex.getRequestMethod().toString(), ex.getRequestPath(),
                 session != null);
+        refuseContentType(ex, match);
+        return match;
+    }
+
+    /**
+     * A 415 for a content type the route does not take: open routes too, since a cross-site form may
+     * post to them ({@code POST /auth/logout}) and must change nothing.
+     */
+    private static void refuseContentType(HttpServerExchange ex, Router.Match match) throws ApiException {
         ApiException wrongType = match.route().refusedContentType(
                 ex.getRequestHeaders().getFirst(Headers.CONTENT_TYPE), !RequestBodies.bodiless(ex));
         if (wrongType != null) {
             throw wrongType;
         }
-        return match;
     }
 
     /**
