@@ -10,6 +10,7 @@ import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerErasures;
 import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.testing.Await;
+import io.trailproof.testing.HandClock;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -41,7 +42,7 @@ public final class RetentionMemoryMain {
         Path dir = Path.of(args[0]);
         int events = Integer.parseInt(args[1]);
         ObjectMapper json = new ObjectMapper();
-        RetentionScheduleTest.HandClock clock = new RetentionScheduleTest.HandClock();
+        HandClock clock = new HandClock("2026-01-01T12:00:00Z");
         try (Ledger ledger = Ledger.open(dir, new LedgerOptions(4096, 50), clock, new Random(1));
              SearchIndex index = SearchIndex.open(dir, ledger, clock, 4)) {
             String filler = "x".repeat(200);

@@ -14,15 +14,13 @@ import io.trailproof.index.EventFilter;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerErasures;
 import io.trailproof.ledger.LedgerOptions;
+import io.trailproof.testing.HandClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -42,25 +40,6 @@ class RetentionScheduleTest {
     @TempDir
     Path dir;
 
-    static final class HandClock extends Clock {
-        volatile Instant now = Instant.parse("2026-01-01T12:00:00Z");
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     private static ObjectNode event(String agent, String text) {
         ObjectNode e = JSON.createObjectNode().put("agent_id", agent);
         e.putObject("action_input").put("text", text);
@@ -69,7 +48,7 @@ class RetentionScheduleTest {
 
     @Test
     void aPassErasesExactlyTheOldEventsOnceAndKeepsTheProofs() throws Exception {
-        HandClock clock = new HandClock();
+        HandClock clock = new HandClock("2026-01-01T12:00:00Z");
         try (Ledger ledger = Ledger.open(dir, new LedgerOptions(4096, 50), clock, new Random(1));
              SearchIndex index = SearchIndex.open(dir, ledger, clock)) {
             ErasureService erasures = new ErasureService(ledger, index);

@@ -3,11 +3,12 @@ package io.trailproof.ledger;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.time.Duration;
+import io.trailproof.testing.HandClock;
 import org.junit.jupiter.api.Test;
 
 class DedupeTableTest {
 
-    private final LedgerTest.HandClock clock = new LedgerTest.HandClock();
+    private final HandClock clock = new HandClock("2026-11-22T10:00:00Z");
 
     private static DedupeKey key(String scope, String path, String k) {
         return DedupeKey.of(DedupeRecord.IDEMPOTENCY_KEY, scope, path, k);

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
+import io.trailproof.testing.HandClock;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -12,8 +13,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.HexFormat;
@@ -36,26 +35,6 @@ class LedgerTest {
     @TempDir
     Path dir;
 
-    /** A clock the test moves by hand, also backwards. */
-    static final class HandClock extends Clock {
-        Instant now = Instant.parse("2026-11-22T10:00:00Z");
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
     private static ObjectNode event(String agent) {
         return JSON.createObjectNode().put("agent_id", agent);
     }
@@ -66,7 +45,7 @@ class LedgerTest {
 
     @Test
     void recordedAtNeverDecreasesWhenTheClockGoesBack() throws Exception {
-        HandClock clock = new HandClock();
+        HandClock clock = new HandClock("2026-11-22T10:00:00Z");
         try (Ledger ledger = open(clock)) {
             String first = ledger.append(List.of(event("a"))).get(0).event().recordedAt();
             clock.now = clock.now.minus(Duration.ofHours(1));
@@ -84,7 +63,7 @@ class LedgerTest {
 
     @Test
     void anOversizedItemIsRefusedAndTakesNoPlace() throws Exception {
-        try (Ledger ledger = open(new HandClock())) {
+        try (Ledger ledger = open(new HandClock("2026-11-22T10:00:00Z"))) {
             ObjectNode huge = event("a");
             huge.putObject("metadata").put("blob", "x".repeat(1 << 20));
             List<AppendOutcome> out = ledger.append(List.of(event("a"), huge, event("a")));
@@ -103,7 +82,7 @@ class LedgerTest {
         Random random = new Random(42);
         String root;
         List<LedgerViews.AgentSummary> agents;
-        try (Ledger ledger = open(new HandClock())) {
+        try (Ledger ledger = open(new HandClock("2026-11-22T10:00:00Z"))) {
             for (int i = 0; i < 60; i++) {
                 List<ObjectNode> batch = new ArrayList<>();
                 for (int j = 0, n = 1 + random.nextInt(5); j < n; j++) {
@@ -114,7 +93,7 @@ class LedgerTest {
             root = HexFormat.of().formatHex(ledger.root(ledger.size()));
             agents = ledger.agents();
         }
-        try (Ledger ledger = open(new HandClock())) {
+        try (Ledger ledger = open(new HandClock("2026-11-22T10:00:00Z"))) {
             assertThat(HexFormat.of().formatHex(ledger.root(ledger.size()))).isEqualTo(root);
             assertThat(ledger.agents()).isEqualTo(agents);
         }
@@ -124,7 +103,7 @@ class LedgerTest {
                 Files.delete(p);
             }
         }
-        try (Ledger ledger = open(new HandClock())) {
+        try (Ledger ledger = open(new HandClock("2026-11-22T10:00:00Z"))) {
             assertThat(HexFormat.of().formatHex(ledger.root(ledger.size()))).isEqualTo(root);
             assertThat(ledger.agents()).isEqualTo(agents);
             for (LedgerViews.AgentSummary a : agents) {
@@ -137,7 +116,7 @@ class LedgerTest {
 
     @Test
     void idsLocateTheirEventAndForgedIdsFindNothing() throws Exception {
-        try (Ledger ledger = open(new HandClock())) {
+        try (Ledger ledger = open(new HandClock("2026-11-22T10:00:00Z"))) {
             StoredEvent e = ledger.append(List.of(event("a"), event("b"))).get(1).event();
             assertThat(EventIds.logIndexOf(e.id()).getAsLong()).isEqualTo(1);
             assertThat(ledger.eventPayload(e.id())).contains(e.payload());
@@ -149,7 +128,7 @@ class LedgerTest {
 
     @Test
     void statsCountTheLastDayByRecordedAt() throws Exception {
-        HandClock clock = new HandClock();
+        HandClock clock = new HandClock("2026-11-22T10:00:00Z");
         try (Ledger ledger = open(clock)) {
             ledger.append(List.of(event("old"), event("old")));
             clock.now = clock.now.plus(Duration.ofDays(2));

@@ -14,13 +14,10 @@ import io.trailproof.ledger.DedupeRecord;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerOptions;
+import io.trailproof.testing.HandClock;
 import java.io.IOException;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
@@ -35,26 +32,7 @@ class TraceIngestTest {
     @TempDir
     Path dir;
 
-    final HandClock clock = new HandClock();
-
-    static final class HandClock extends Clock {
-        Instant now = Instant.parse("2026-11-25T10:00:00Z");
-
-        @Override
-        public ZoneOffset getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
+    final HandClock clock = new HandClock("2026-11-25T10:00:00Z");
 
     Ledger open() throws Exception {
         return Ledger.open(dir, new LedgerOptions(1 << 20, 1000, false, 1024, Duration.ofHours(24), 1000), clock, new Random(1));

@@ -1,5 +1,6 @@
 package io.trailproof.signin;
 
+import io.trailproof.testing.HandClock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -9,7 +10,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Started sign-ins: taken once, expired after ten minutes, bounded. */
 class PendingSignInsTest {
 
-    private final SessionsTest.HandClock clock = new SessionsTest.HandClock();
+    private final HandClock clock = new HandClock("2026-03-02T10:00:00Z");
     private final PendingSignIns pending = new PendingSignIns(clock);
 
     @Test

@@ -1,14 +1,11 @@
 package io.trailproof.signin;
 
 import io.trailproof.config.ApiKey;
+import io.trailproof.testing.HandClock;
 import org.junit.jupiter.api.Test;
 
 import java.security.SecureRandom;
-import java.time.Clock;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -19,31 +16,7 @@ class SessionsTest {
 
     private static final Person ALICE = new Person("alice-sub", "alice@example.com", null, Set.of(ApiKey.Role.READ));
 
-    /** A clock moved by hand. */
-    static final class HandClock extends Clock {
-        Instant now = Instant.parse("2026-03-02T10:00:00Z");
-
-        void advance(Duration d) {
-            now = now.plus(d);
-        }
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
-
-    private final HandClock clock = new HandClock();
+    private final HandClock clock = new HandClock("2026-03-02T10:00:00Z");
     private final Sessions sessions = new Sessions(Duration.ofMinutes(30), Duration.ofHours(12), 3, clock,
             new SecureRandom(new byte[] {1}));
 
