@@ -3,22 +3,15 @@
 
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 
 import { Client, NotSent, QueueFull, RejectedEvent, TrailproofError } from "../dist/index.js";
 import { Spool } from "../dist/spool.js";
-import { Proxy, agent, freePort, sharedServer, sleep, stopShared, tempDir, until } from "./support.mjs";
+import { agent, freePort, Proxy, sleep, tempDir, until, withSharedServer } from "./support.mjs";
 
 let server;
-const cleanups = [];
-
-before(async () => {
-  server = await sharedServer();
-});
-
-after(async () => {
-  for (const c of cleanups.reverse()) await c();
-  await stopShared();
+const cleanups = withSharedServer((s) => {
+  server = s;
 });
 
 function setup() {

@@ -5,22 +5,15 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { describe, it } from "node:test";
 
 import { Client, NotSent } from "../dist/index.js";
 import { Spool } from "../dist/spool.js";
-import { Proxy, agent, freePort, runPython, sharedServer, stopShared, tempDir } from "./support.mjs";
+import { agent, freePort, Proxy, runPython, tempDir, withSharedServer } from "./support.mjs";
 
 let server;
-const cleanups = [];
-
-before(async () => {
-  server = await sharedServer();
-});
-
-after(async () => {
-  for (const c of cleanups.reverse()) await c();
-  await stopShared();
+const cleanups = withSharedServer((s) => {
+  server = s;
 });
 
 function dir(prefix) {

@@ -6,6 +6,7 @@ import * as fs from "node:fs";
 import * as net from "node:net";
 import * as os from "node:os";
 import * as path from "node:path";
+import { after, before } from "node:test";
 import { fileURLToPath } from "node:url";
 
 export const SDK_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -203,6 +204,22 @@ export async function stopShared() {
     shared = null;
     if (s && !s.given) await s.remove();
   }
+}
+
+/**
+ * Registers a test file's hooks: the shared server before its tests (handed to `onServer`), and after
+ * them the returned cleanups, last first, then the file's hold on the server released.
+ */
+export function withSharedServer(onServer) {
+  const cleanups = [];
+  before(async () => {
+    onServer(await sharedServer());
+  });
+  after(async () => {
+    for (const c of cleanups.reverse()) await c();
+    await stopShared();
+  });
+  return cleanups;
 }
 
 export function agent(name) {

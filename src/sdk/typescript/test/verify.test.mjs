@@ -5,21 +5,14 @@
 import assert from "node:assert/strict";
 import * as fs from "node:fs";
 import * as path from "node:path";
-import { after, before, describe, it } from "node:test";
+import { before, describe, it } from "node:test";
 
 import { Client, canonicalize, checkEventProof, eventHash, parseStrict } from "../dist/index.js";
-import { VECTORS, agent, sharedServer, stopShared, tempDir } from "./support.mjs";
+import { agent, tempDir, VECTORS, withSharedServer } from "./support.mjs";
 
 let server;
-const cleanups = [];
-
-before(async () => {
-  server = await sharedServer();
-});
-
-after(async () => {
-  for (const c of cleanups.reverse()) await c();
-  await stopShared();
+const cleanups = withSharedServer((s) => {
+  server = s;
 });
 
 function client(agentId, options = {}) {

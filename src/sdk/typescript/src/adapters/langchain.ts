@@ -117,6 +117,14 @@ export class TrailproofCallbackHandler extends BaseCallbackHandler {
     return run;
   }
 
+  /** How long the run took and its metadata, for the event that ends it (a run never seen: its id alone). */
+  private ending(run: OpenRun | undefined, runId: string): { durationMs?: number; metadata: Record<string, unknown> } {
+    return {
+      durationMs: run ? Math.round(performance.now() - run.start) : undefined,
+      metadata: run?.metadata ?? { adapter: ADAPTER, run_id: runId },
+    };
+  }
+
   private log(fields: Parameters<Client["log"]>[0]): void {
     record(this.client, this.options.onError, fields);
   }
@@ -161,8 +169,7 @@ export class TrailproofCallbackHandler extends BaseCallbackHandler {
         actionName: run?.name ?? "unknown",
         output: toolOutput(output),
         status: "success",
-        durationMs: run ? Math.round(performance.now() - run.start) : undefined,
-        metadata: run?.metadata ?? { adapter: ADAPTER, run_id: runId },
+        ...this.ending(run, runId),
       });
     });
   }
@@ -175,8 +182,7 @@ export class TrailproofCallbackHandler extends BaseCallbackHandler {
         actionName: run?.name ?? "unknown",
         status: "error",
         error: messageOf(error),
-        durationMs: run ? Math.round(performance.now() - run.start) : undefined,
-        metadata: run?.metadata ?? { adapter: ADAPTER, run_id: runId },
+        ...this.ending(run, runId),
       });
     });
   }
@@ -258,8 +264,7 @@ export class TrailproofCallbackHandler extends BaseCallbackHandler {
           usage: usage && Object.keys(usage).length ? usage : undefined,
         }),
         status: "success",
-        durationMs: run ? Math.round(performance.now() - run.start) : undefined,
-        metadata: run?.metadata ?? { adapter: ADAPTER, run_id: runId },
+        ...this.ending(run, runId),
       });
     });
   }
@@ -272,8 +277,7 @@ export class TrailproofCallbackHandler extends BaseCallbackHandler {
         actionName: run?.name ?? "model",
         status: "error",
         error: messageOf(error),
-        durationMs: run ? Math.round(performance.now() - run.start) : undefined,
-        metadata: run?.metadata ?? { adapter: ADAPTER, run_id: runId },
+        ...this.ending(run, runId),
       });
     });
   }
