@@ -9,7 +9,7 @@
 
 import type { TelemetryIntegration, ToolSet } from "ai";
 import type { Client } from "../client.js";
-import { type AdapterOptions, type GateOptions, askGate, asObject, defined, guard, messageOf, record } from "./common.js";
+import { type AdapterOptions, type GateOptions, askGate, asObject, defined, guard, messageOf, record, recordToolCall } from "./common.js";
 
 /** The key a gated tool carries in its `metadata` (which the AI SDK never sends to the model). */
 export const GATED = "trailproof_gated";
@@ -155,18 +155,7 @@ export function gateTools<TOOLS extends ToolSet>(client: Client, tools: TOOLS, o
       const outcome = await askGate(client, name, args, options);
       if (!outcome.run) throw outcome.error;
       const metadata = defined({ adapter: ADAPTER, tool_call_id: opts?.toolCallId, ...(outcome.metadata ?? {}) });
-      record(client, onError, { actionType: "TOOL_CALL", actionName: name, input: args, metadata, decisionId: outcome.decisionId });
-      const start = performance.now();
-      return (ok: boolean, value: unknown) =>
-        record(client, onError, {
-          actionType: "TOOL_RESULT",
-          actionName: name,
-          output: ok ? asObject(value) : undefined,
-          status: ok ? "success" : "error",
-          error: ok ? undefined : messageOf(value),
-          durationMs: Math.round(performance.now() - start),
-          metadata,
-        });
+      return recordToolCall(client, onError, { name, args, metadata, decisionId: outcome.decisionId });
     };
     const streaming = Object.prototype.toString.call(execute) === "[object AsyncGeneratorFunction]";
     const wrapped = streaming

@@ -107,6 +107,30 @@ export function record(client: Client, onError: ((error: unknown) => void) | und
   });
 }
 
+/**
+ * Records a gated tool's call as it starts and returns what records its result: `(true, output)` or
+ * `(false, error)`, with the call's duration and the same metadata.
+ */
+export function recordToolCall(
+  client: Client,
+  onError: ((error: unknown) => void) | undefined,
+  call: { name: string; args: Record<string, unknown>; metadata: Record<string, unknown>; decisionId?: string },
+): (ok: boolean, value: unknown) => void {
+  const { name, metadata } = call;
+  record(client, onError, { actionType: "TOOL_CALL", actionName: name, input: call.args, metadata, decisionId: call.decisionId });
+  const start = performance.now();
+  return (ok, value) =>
+    record(client, onError, {
+      actionType: "TOOL_RESULT",
+      actionName: name,
+      output: ok ? asObject(value) : undefined,
+      status: ok ? "success" : "error",
+      error: ok ? undefined : messageOf(value),
+      durationMs: Math.round(performance.now() - start),
+      metadata,
+    });
+}
+
 /** One line about an error or any thrown value. */
 export function describe(error: unknown): string {
   if (error instanceof Error) return error.message ? `${error.name}: ${error.message}` : error.name;

@@ -10,7 +10,7 @@
 import { getCurrentSpan } from "@openai/agents";
 import type { FunctionTool, Span, Trace, TracingProcessor } from "@openai/agents";
 import type { Client } from "../client.js";
-import { type AdapterOptions, type GateOptions, askGate, asObject, defined, guard, messageOf, record, report } from "./common.js";
+import { type AdapterOptions, type GateOptions, askGate, asObject, defined, guard, record, recordToolCall, report } from "./common.js";
 
 const ADAPTER = "openai-agents";
 
@@ -215,18 +215,7 @@ export function gateTool<T extends FunctionTool<any, any, any>>(client: Client, 
       span_id: span?.spanId,
       ...(outcome.metadata ?? {}),
     });
-    record(client, onError, { actionType: "TOOL_CALL", actionName: name, input: args, metadata, decisionId: outcome.decisionId });
-    const start = performance.now();
-    const done = (ok: boolean, value: unknown) =>
-      record(client, onError, {
-        actionType: "TOOL_RESULT",
-        actionName: name,
-        output: ok ? asObject(value) : undefined,
-        status: ok ? "success" : "error",
-        error: ok ? undefined : messageOf(value),
-        durationMs: Math.round(performance.now() - start),
-        metadata,
-      });
+    const done = recordToolCall(client, onError, { name, args, metadata, decisionId: outcome.decisionId });
     let result: unknown;
     try {
       result = await invoke.call(tool, runContext, input, details);
