@@ -63,6 +63,8 @@ public final class HttpApi {
     private final String host;
     private final int requestedPort;
     private final HttpHandler root;
+    /** The outermost handler, also the source of the ids of Undertow's own refusals ({@link UndertowRefusals}). */
+    private final RequestIds requestIds;
     private final OptionMap undertowOptions;
     private final OptionMap socketOptions;
     private final ConnectionLimits connections;
@@ -147,9 +149,10 @@ public final class HttpApi {
                 settings.frontDoor().maxConnectionsPerAddress(), System::nanoTime);
         // Outermost first: the request id, metrics and the access log, then the front door (framing,
         // Host, Origin, the body time-out on every path), then the console's files, then the API.
-        root = new RequestIds(recorded(new FrontDoor(new HostNames(settings.host(), settings.frontDoor().hostNames()),
+        requestIds = new RequestIds(recorded(new FrontDoor(new HostNames(settings.host(), settings.frontDoor().hostNames()),
                 settings.bodyTimeoutMs(), connections, console),
                 metrics, settings.observability().accessLog(), authenticator), new SecureRandom());
+        root = requestIds;
         host = settings.host();
         requestedPort = settings.port();
         undertowOptions = OptionMap.builder()
@@ -231,7 +234,7 @@ public final class HttpApi {
         }
         try {
             listener = Listener.start(host, requestedPort, WORKER_THREADS, root, undertowOptions, socketOptions,
-                    connections);
+                    connections, requestIds::next);
         } catch (BindException e) {
             // The last step of a start: the caller closes what is open, and the message names the address.
             throw new UncheckedIOException("cannot listen on " + host + ":" + requestedPort + ": " + e.getMessage()

@@ -7,6 +7,9 @@ import java.util.Arrays;
  * allocates one page and copies only the page directory, and there is no fixed ceiling below
  * 2^45 entries (the heap is the limit: 8 bytes per payload).
  *
+ * <p>Pages below the segment being written when the log was opened are never allocated
+ * ({@link #startAt}): sealed segments keep their own offsets.
+ *
  * <p>One writer, many readers. The writer calls {@link #reserve} <em>before</em> it writes a group
  * to disk (so running out of memory refuses the group instead of failing after it is on disk),
  * then {@link #set}, then publishes the new size through a volatile write elsewhere; readers read
@@ -44,6 +47,25 @@ final class PositionTable {
         }
         pages = dir;
         capacity = (long) needPages << PAGE_BITS;
+    }
+
+    /**
+     * Makes the table hold entries from {@code first} on only (the segment being written; sealed
+     * segments keep their offsets themselves, {@link Segment}): no page below it is allocated, and
+     * none of those entries may be read. Only on an empty table.
+     */
+    void startAt(long first) {
+        if (capacity != 0) {
+            throw new IllegalStateException("the position table already holds entries");
+        }
+        if (first > MAX_ENTRIES) {
+            throw new IllegalStateException("the log's position table cannot index " + first + " payloads");
+        }
+        int skipped = (int) (first >>> PAGE_BITS);
+        if (skipped > pages.length) {
+            pages = Arrays.copyOf(pages, skipped);
+        }
+        capacity = (long) skipped << PAGE_BITS;
     }
 
     void set(long index, long position) {

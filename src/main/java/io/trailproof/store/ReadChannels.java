@@ -7,6 +7,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The read channels of a log's segments, at most {@code max} of them open at once (src/site/storage.md on
@@ -33,6 +34,8 @@ final class ReadChannels {
     }
 
     private final int max;
+    /** Bytes read from segment files through these channels (tests: what a start reads). */
+    private final LongAdder bytesRead = new LongAdder();
     /**
      * Keyed by the segment object, not its path: a rewritten segment (src/site/erasure.md) is a new
      * object under the same name, and a channel opened on the file it replaced must never serve it.
@@ -40,6 +43,15 @@ final class ReadChannels {
     private final Map<Segment, Lease> open = new LinkedHashMap<>(16, 0.75f, true);
     private int openChannels;
     private boolean closed;
+
+    void countRead(int n) {
+        bytesRead.add(n);
+    }
+
+    /** Bytes read from segment files so far. */
+    long bytesRead() {
+        return bytesRead.sum();
+    }
 
     ReadChannels(int max) {
         if (max < 1) {

@@ -30,29 +30,81 @@ final class Segment {
     final long start;
     final Path path;
     private final ReadChannels channels;
-    /** Frame offsets of payloads {@code start, start + 1, ...} in a rewritten file; null: the log's table. */
-    private final long[] positions;
+    /**
+     * Frame offsets of payloads {@code start, start + 1, ...} in a rewritten file or a sealed segment
+     * whose offsets were loaded; null: the log's table, or not loaded yet ({@link #loader}).
+     */
+    private volatile long[] positions;
+    /** A sealed segment opened from its seal record: reads its frame offsets on first use; else null. */
+    private final PositionLoader loader;
     /** Set (under the channels' lock) once a rewrite is about to replace this segment's file. */
     volatile boolean retired;
     /** Written by the one writer (the append lock, or recovery before the log is shared); never decreases. */
     private volatile long readableEnd;
 
     Segment(long start, Path path, ReadChannels channels, long readableEnd) {
-        this(start, path, channels, null, readableEnd);
+        this(start, path, channels, null, null, readableEnd);
     }
 
-    /** A rewritten segment: its frames at {@code positions}, {@code readableEnd} the new file's length. */
+    /** A rewritten or fully checked sealed segment: its frames at {@code positions}, {@code readableEnd} its length. */
     Segment(long start, Path path, ReadChannels channels, long[] positions, long readableEnd) {
+        this(start, path, channels, positions, null, readableEnd);
+    }
+
+    /** A sealed segment whose frame offsets {@code loader} reads when it is first read (src/site/storage.md#what-a-start-reads). */
+    Segment(long start, Path path, ReadChannels channels, PositionLoader loader, long readableEnd) {
+        this(start, path, channels, null, loader, readableEnd);
+    }
+
+    private Segment(long start, Path path, ReadChannels channels, long[] positions, PositionLoader loader,
+                    long readableEnd) {
         this.start = start;
         this.path = path;
         this.channels = channels;
         this.positions = positions;
+        this.loader = loader;
         this.readableEnd = readableEnd;
     }
 
-    /** The offset of payload {@code index}'s frame in this file. */
-    long position(long index, PositionTable table) {
-        return positions == null ? table.get(index) : positions[(int) (index - start)];
+    /** Reads a sealed segment's frame offsets: from its seal record, or by checking every frame of it. */
+    @FunctionalInterface
+    interface PositionLoader {
+        /**
+         * @throws CorruptLogException when the segment fails its check (the read that needed it fails)
+         */
+        long[] load(Segment segment) throws IOException;
+    }
+
+    /**
+     * The offset of payload {@code index}'s frame in this file; the first call on a sealed segment
+     * opened from its seal record reads its offsets.
+     */
+    long position(long index, PositionTable table) throws IOException {
+        long[] p = positions;
+        if (p == null) {
+            if (loader == null) {
+                return table.get(index);
+            }
+            p = loadPositions();
+        }
+        return p[(int) (index - start)];
+    }
+
+    /** True once this segment's frame offsets are in memory (or kept in the log's table). */
+    boolean positionsLoaded() {
+        return positions != null || loader == null;
+    }
+
+    /** Recovery only, before the log is shared: a sealed segment checked in full keeps the offsets it found. */
+    void keepPositions(long[] found) {
+        positions = found;
+    }
+
+    private synchronized long[] loadPositions() throws IOException {
+        if (positions == null) {
+            positions = loader.load(this);
+        }
+        return positions;
     }
 
     static String fileName(long start) {
@@ -86,6 +138,7 @@ final class Segment {
                         return total;
                     }
                     total += n;
+                    channels.countRead(n);
                 }
             } catch (ClosedByInterruptException e) {
                 channels.discard(this, lease);   // this thread was interrupted: repair for others, give up

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -39,6 +40,8 @@ final class SegmentAppender {
     private Segment current;
     private SegmentIo.WritableFile writer;
     private long writeEnd;
+    /** Side records written to the current segment (offset, payload), for its seal record. */
+    private final List<SealRecord.Side> currentSides = new ArrayList<>();
 
     // Changed with sync ownership (GroupCommit.begin).
     private volatile Tail forcedTail;
@@ -55,6 +58,7 @@ final class SegmentAppender {
         this.segments = recovered.segments().toArray(new Segment[0]);
         this.size = recovered.size();
         this.writeEnd = recovered.lastSegmentEnd();
+        this.currentSides.addAll(recovered.lastSegmentSides());
         this.commit = new GroupCommit(dir, recovered.size(), new GroupCommit.Syncer() {
             @Override
             public long force() throws IOException {
@@ -203,6 +207,7 @@ final class SegmentAppender {
         int ordinal = segments.length - 1;
         for (int i = 0; i < addresses.length; i++) {
             addresses[i] = FrameCodec.sideAddress(ordinal, writeEnd + sideOffsets[i]);
+            currentSides.add(new SealRecord.Side(writeEnd + sideOffsets[i], sides.get(i).clone()));
         }
         writeEnd += total;
         current.publishEnd(writeEnd);   // before the size that counts the group (Segment: the readable end)
@@ -266,6 +271,7 @@ final class SegmentAppender {
             Segment[] grown = Arrays.copyOf(old, old.length + 1);
             grown[old.length] = next.segment();
             segments = grown;
+            seal(current, t.count(), writeEnd);
             closeQuietly(writer);
             current = next.segment();
             writer = next.writer();
@@ -275,6 +281,26 @@ final class SegmentAppender {
             forcedTail = fresh;
         } finally {
             commit.end();
+        }
+    }
+
+    /**
+     * Writes the seal record of the segment just rolled past (forced, holding payloads up to
+     * {@code end}), so that a start reads none of it (src/site/storage.md#what-a-start-reads). A
+     * failure costs only a full check of that segment at the next start.
+     */
+    private void seal(Segment sealed, long end, long length) {
+        try {
+            long[] positions = new long[(int) (end - sealed.start)];
+            for (int i = 0; i < positions.length; i++) {
+                positions[i] = sealed.position(sealed.start + i, table);
+            }
+            SegmentRecovery.writeSealRecord(dir, sealed.start,
+                    new SegmentRecovery.Checked(positions, List.copyOf(currentSides), length));
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "no seal record for " + sealed.path + ": " + e);
+        } finally {
+            currentSides.clear();
         }
     }
 

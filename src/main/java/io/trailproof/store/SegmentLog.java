@@ -30,7 +30,14 @@ import java.util.concurrent.ExecutionException;
  * ({@link ForcedSizeFile}).
  *
  * <h2>Recovery on open</h2>
- * Every frame of every segment is checked and the position table rebuilt. <em>Acknowledged</em>
+ * Every frame of the last segment is checked and its position table rebuilt. A sealed segment
+ * (one the log rolled past, forced before the next began) is taken from its seal record
+ * ({@link SealRecord}) when the record agrees with it (first index and length): the start reads
+ * nothing of it, takes its payload count and side records from the record, and reads its frame
+ * offsets when it is first read (checking then that it still ends in the commit frame the record
+ * names). A sealed segment without such a record is checked frame by frame, and the record is
+ * written. A damaged frame inside a sealed segment taken from its record is found by the read that
+ * reaches it ({@link CorruptLogException}, naming the file and offset), not by the open. <em>Acknowledged</em>
  * below means forced to disk: the largest of the forced-size file's count and the forced sizes in
  * valid commit frames. Both are written only after the force they describe, so they never claim
  * more than is on disk.
@@ -100,6 +107,7 @@ public final class SegmentLog implements EventLog {
     private final GroupCommit commit;
     private final long recoveredTailBytes;
     private final Optional<String> acceptedLoss;
+    private final long sealRecordBytes;
 
     private SegmentLog(Path dir, SegmentIo io, PositionTable table, ReadChannels channels, SegmentReads reads,
                        SegmentAppender appender, SegmentRecovery.Result recovered) {
@@ -112,6 +120,7 @@ public final class SegmentLog implements EventLog {
         this.commit = appender.commit();
         this.recoveredTailBytes = recovered.cutBytes();
         this.acceptedLoss = recovered.acceptedLoss();
+        this.sealRecordBytes = recovered.sealRecordBytes();
     }
 
     /** Opens (recovering) or creates the log in {@code dir} with {@link #DEFAULT_SEGMENT_BYTES}. */
@@ -299,6 +308,26 @@ public final class SegmentLog implements EventLog {
     /** Segment read channels open now (tests). */
     int openReadChannels() {
         return channels.openChannels();
+    }
+
+    /** Bytes read from segment files since the log was opened, its recovery included (tests: what a start reads). */
+    long segmentBytesRead() {
+        return channels.bytesRead();
+    }
+
+    /** Bytes of seal records read when the log was opened (tests: what a start reads). */
+    long sealRecordBytesRead() {
+        return sealRecordBytes;
+    }
+
+    /** Sealed segments whose frame offsets are in memory now (tests: reads load only what they touch). */
+    int sealedSegmentsLoaded() {
+        Segment[] segs = appender.segments();
+        int n = 0;
+        for (int i = 0; i < segs.length - 1; i++) {
+            n += segs[i].positionsLoaded() ? 1 : 0;
+        }
+        return n;
     }
 
     // ------------------------------------------------------------------ reads

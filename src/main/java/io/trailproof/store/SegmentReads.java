@@ -166,7 +166,7 @@ final class SegmentReads {
      * same segment that start within {@link #READ_WINDOW_BYTES}, so that a sparse walk (one agent's
      * events among many agents') reads about a frame per event, not a whole window.
      */
-    private long windowReach(Segment seg, Segment[] segs, long[] indexes, int i, long pos) {
+    private long windowReach(Segment seg, Segment[] segs, long[] indexes, int i, long pos) throws IOException {
         int si = segmentIndexOf(segs, indexes[i]);
         long segmentEnd = si + 1 < segs.length ? segs[si + 1].start : Long.MAX_VALUE;
         long reach = FIRST_READ_BYTES;

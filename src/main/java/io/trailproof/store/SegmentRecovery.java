@@ -11,10 +11,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Opens a log directory: checks every frame of every segment, rebuilds the position table, and
- * decides what an imperfect end of the log means (the rules are stated on {@link SegmentLog}).
- * The only change it makes to the files is cutting the end of the last segment, and only after
- * everything was checked.
+ * Opens a log directory: checks every frame of the last segment, and of every sealed segment that
+ * has no seal record agreeing with it ({@link SealRecord}), rebuilds the position table of the last
+ * segment, and decides what an imperfect end of the log means (the rules are stated on
+ * {@link SegmentLog}). The only changes it makes to the files are cutting the end of the last
+ * segment, only after everything was checked, and writing missing seal records.
  */
 final class SegmentRecovery {
     private static final System.Logger LOG = System.getLogger(SegmentRecovery.class.getName());
@@ -24,7 +25,8 @@ final class SegmentRecovery {
      * The recovered log: its segments (possibly none), payload count, the valid length of the last
      * segment, bytes cut off its end, and the loss of acknowledged payloads the operator accepted.
      */
-    record Result(List<Segment> segments, long size, long lastSegmentEnd, long cutBytes, Optional<String> acceptedLoss) {
+    record Result(List<Segment> segments, long size, long lastSegmentEnd, long cutBytes, Optional<String> acceptedLoss,
+                  List<SealRecord.Side> lastSegmentSides, long sealRecordBytes) {
     }
 
     private final Path dir;
@@ -34,6 +36,10 @@ final class SegmentRecovery {
     private final boolean acceptTruncation;
     private final EventLog.SideRecordVisitor sides;
     private long size;
+    /** Bytes of seal records read (the head and side records of each sealed segment). */
+    private long sealRecordBytes;
+    /** Side records of the last segment, for its seal record once the log rolls past it. */
+    private final List<SealRecord.Side> lastSides = new ArrayList<>();
     /** Ordinal of the segment being scanned (its place in name order), for side frame addresses. */
     private int ordinal;
 
@@ -72,18 +78,17 @@ final class SegmentRecovery {
         long forced = side.map(ForcedSizeFile.State::forced).orElse(0L);
         if (files.isEmpty()) {
             Optional<String> loss = forced > 0 ? Optional.of(lost(dir, 0, forced, "the log has no segment files")) : Optional.empty();
-            return new Result(List.of(), 0, 0, 0, loss);
+            return new Result(List.of(), 0, 0, 0, loss, List.of(), 0);
         }
         List<Segment> segments = new ArrayList<>();
         for (int i = 0; i < files.size() - 1; i++) {
             ordinal = i;
-            Segment s = segment(files.get(i));
-            segments.add(s);
-            scanEarlier(s);
+            segments.add(sealed(files.get(i)));
         }
         ordinal = files.size() - 1;
         Segment last = segment(files.get(files.size() - 1));
         segments.add(last);
+        table.startAt(last.start);
         long refusedFrom = side.filter(ForcedSizeFile.State::failed).map(ForcedSizeFile.State::forced).orElse(-1L);
         if (refusedFrom >= 0 && refusedFrom < last.start) {
             throw new CorruptLogException(dir.resolve(ForcedSizeFile.NAME), 0, "records a failure at " + refusedFrom
@@ -101,24 +106,135 @@ final class SegmentRecovery {
         return new Segment(start, f, channels, 0);   // readable end set once its frames are checked
     }
 
-    /** A segment before the last was forced before the next one began: any fault in it is corruption. */
-    private void scanEarlier(Segment s) throws IOException {
-        long fileSize = s.fileSize();
+    /**
+     * A segment before the last, sealed: the log forced it before the next one began. When its seal
+     * record agrees with it (first index, length), the start takes the payload count and side records
+     * from the record and reads nothing of the segment: its frame offsets are read when it is first
+     * read (src/site/storage.md#what-a-start-reads). Otherwise every frame of it is checked, as for a
+     * log written before seal records, and the record is written again.
+     */
+    private Segment sealed(Path f) throws IOException {
+        long start = Segment.parseStart(f);
+        if (start != size) {
+            throw new CorruptLogException(f, 0, "segment named for index " + start
+                    + " but the segments before it hold " + size + " payloads");
+        }
+        Optional<SealRecord.Head> head = SealRecord.readHead(dir, start);
+        if (head.isPresent() && head.get().length() == Files.size(f) && head.get().length() > 0) {
+            SealRecord.Head h = head.get();
+            sealRecordBytes += h.bytesRead();
+            for (SealRecord.Side side : h.sides()) {
+                sides.accept(FrameCodec.sideAddress(ordinal, side.offset()), side.payload());
+            }
+            size += h.count();
+            return new Segment(start, f, channels, seg -> positionsOf(dir, seg, h), h.length());
+        }
+        Segment s = new Segment(start, f, channels, 0);
+        Checked c = checkSealed(s, s.fileSize());
+        s.keepPositions(c.positions());
+        s.publishEnd(c.length());
+        for (SealRecord.Side side : c.sides()) {
+            sides.accept(FrameCodec.sideAddress(ordinal, side.offset()), side.payload());
+        }
+        size += c.positions().length;
+        writeSealRecord(dir, start, c);
+        return s;
+    }
+
+    /** What a full check of a sealed segment found: its frame offsets, side records and length. */
+    record Checked(long[] positions, List<SealRecord.Side> sides, long length) {
+    }
+
+    /**
+     * Checks every frame of a sealed segment (any fault in it is corruption: it was forced before
+     * the next segment began) and returns what it holds.
+     */
+    static Checked checkSealed(Segment s, long fileSize) throws IOException {
         FrameScanner r = new FrameScanner(s, fileSize, READ_BUFFER_BYTES);
-        Pending pending = new Pending();
+        long[] offsets = new long[1024];
+        int records = 0;
+        int committed = 0;
+        List<SealRecord.Side> sides = new ArrayList<>();
+        List<SealRecord.Side> pendingSides = new ArrayList<>();
         long pos = 0;
         while (pos < fileSize) {
             int kind = r.next(pos);
+            FrameCodec.Frame f = r.frame();
             if (kind == FrameCodec.BAD) {
-                throw new CorruptLogException(s.path, pos, r.frame().problem + " in a segment that is not the last");
+                throw new CorruptLogException(s.path, pos, f.problem + " in a segment that is not the last");
             }
-            pos = accept(s, r, pos, kind, pending);
+            if (kind == FrameCodec.RECORD) {
+                if (records == offsets.length) {
+                    offsets = Arrays.copyOf(offsets, records * 2);
+                }
+                offsets[records++] = pos;
+            } else if (kind == FrameCodec.SIDE) {
+                pendingSides.add(new SealRecord.Side(pos, r.payloadCopy()));
+            } else {
+                long expected = s.start + records;
+                if (f.commitCount != expected) {
+                    throw new CorruptLogException(s.path, pos, "commit frame records log size " + f.commitCount
+                            + " but " + expected + " payloads precede it");
+                }
+                committed = records;
+                sides.addAll(pendingSides);
+                pendingSides.clear();
+            }
+            pos += f.frameBytes;
         }
-        if (pending.count > 0 || !pending.sides.isEmpty()) {
-            throw new CorruptLogException(s.path, pending.firstOffset(),
-                    "uncommitted frames at the end of a segment that is not the last");
+        if (records > committed || !pendingSides.isEmpty()) {
+            long first = records > committed ? offsets[committed] : pendingSides.get(0).offset();
+            throw new CorruptLogException(s.path, first, "uncommitted frames at the end of a segment that is not the last");
         }
-        s.publishEnd(fileSize);
+        return new Checked(Arrays.copyOf(offsets, records), List.copyOf(sides), fileSize);
+    }
+
+    /**
+     * A sealed segment's frame offsets, read when it is first read: from its seal record while the
+     * segment still ends in a valid commit frame recording the count the record names; otherwise from
+     * a full check of the segment (which must hold the same count), writing the record again.
+     */
+    static long[] positionsOf(Path dir, Segment seg, SealRecord.Head h) throws IOException {
+        Optional<long[]> positions = SealRecord.readPositions(dir, h);
+        if (positions.isPresent() && endsInCommit(seg, h.length(), h.start() + h.count())) {
+            return positions.get();
+        }
+        LOG.log(System.Logger.Level.WARNING, "the seal record of " + seg.path + " does not match it; checking the segment in full");
+        Checked c = checkSealed(seg, h.length());
+        if (c.positions().length != h.count()) {
+            throw new CorruptLogException(seg.path, h.length(), "holds " + c.positions().length + " payloads but "
+                    + h.count() + " were counted for it when the log was opened");
+        }
+        writeSealRecord(dir, h.start(), c);
+        return c.positions();
+    }
+
+    /** True when the segment's last bytes are a valid commit frame (either format) recording {@code count}. */
+    private static boolean endsInCommit(Segment seg, long length, long count) throws IOException {
+        FrameCodec.Frame f = new FrameCodec.Frame();
+        for (int frameBytes : new int[] {FrameCodec.COMMIT_FRAME_BYTES,
+                FrameCodec.HEADER_BYTES + FrameCodec.COMMIT_V1_PAYLOAD_BYTES}) {
+            if (length < frameBytes) {
+                continue;
+            }
+            byte[] b = new byte[frameBytes];
+            int n = seg.read(ByteBuffer.wrap(b), length - frameBytes);
+            if (n == frameBytes && FrameCodec.check(b, 0, n, f) == FrameCodec.COMMIT && f.frameBytes == frameBytes
+                    && f.commitCount == count) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Writes a seal record after a full check; a failure only costs the next start that check again. */
+    static void writeSealRecord(Path dir, long start, Checked c) {
+        try {
+            SealRecord.write(dir, start, c.length(), c.positions(), c.sides());
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.WARNING, "could not write the seal record of segment " + start + " in " + dir
+                    + " (the next start checks that segment in full): " + e);
+        }
     }
 
     private Result scanLast(List<Segment> segments, Segment s, long forced, long refusedFrom) throws IOException {
@@ -166,7 +282,7 @@ final class SegmentRecovery {
             cut = fileSize - lastCommitEnd;
         }
         s.publishEnd(lastCommitEnd);
-        return new Result(segments, size, lastCommitEnd, cut, loss);
+        return new Result(segments, size, lastCommitEnd, cut, loss, List.copyOf(lastSides), sealRecordBytes);
     }
 
     /** Refuses to open, or (accepted by the operator) describes the loss in one sentence. */
@@ -241,6 +357,7 @@ final class SegmentRecovery {
             pending.count = 0;
             for (SideFrame side : pending.sides) {
                 sides.accept(side.address(), side.payload());
+                lastSides.add(new SealRecord.Side(FrameCodec.addressOffset(side.address()), side.payload()));
             }
             pending.sides.clear();
         }

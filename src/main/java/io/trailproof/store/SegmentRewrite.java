@@ -8,8 +8,10 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.NavigableMap;
 import java.util.zip.CRC32C;
@@ -96,6 +98,7 @@ final class SegmentRewrite {
             throws IOException {
         byte[] old = readWhole(seg);
         long[] positions = new long[(int) (end - seg.start)];
+        List<SealRecord.Side> kept = new ArrayList<>();
         Out out = new Out(old.length + 4096);
         FrameCodec.Frame f = new FrameCodec.Frame();
         long index = seg.start;
@@ -126,8 +129,10 @@ final class SegmentRewrite {
                     long newAt = out.size;
                     if (now == null || now == payload || Arrays.equals(now, payload)) {
                         out.put(old, o, f.frameBytes);
+                        kept.add(new SealRecord.Side(newAt, payload));
                     } else {
                         out.frame(FrameCodec.SIDE_FLAG, now, 0, now.length);
+                        kept.add(new SealRecord.Side(newAt, now.clone()));
                     }
                     if (newAt != o) {
                         moved.put(FrameCodec.sideAddress(ordinal, o), FrameCodec.sideAddress(ordinal, newAt));
@@ -150,6 +155,9 @@ final class SegmentRewrite {
         }
         probe.reached("segment-written");
         Segment fresh = new Segment(seg.start, seg.path, channels, positions, out.size);
+        // The old seal record goes before the new file takes the name (a start between finds no
+        // record and checks the segment in full); the new one is written once the new file is durable.
+        SealRecord.delete(dir, seg.start);
         appender.replace(ordinal, seg, fresh, () -> {
             channels.retire(seg);   // before the rename: no channel of the old object opens the new file
             Files.move(tmp, seg.path, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -157,6 +165,7 @@ final class SegmentRewrite {
         // The rename made durable outside the append lock, so appends do not wait for this sync; the
         // caller learns of the rewrite only after it (a crash before leaves either file, see above).
         AtomicFile.forceDirectory(dir);
+        SegmentRecovery.writeSealRecord(dir, seg.start, new SegmentRecovery.Checked(positions, List.copyOf(kept), out.size));
         probe.reached("segment-renamed");
     }
 

@@ -3,6 +3,7 @@ package io.trailproof.cli;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assumptions.assumeThat;
 
+import io.trailproof.testing.Await;
 import io.trailproof.testing.Cli;
 import io.trailproof.testing.ServerProcess;
 import java.io.IOException;
@@ -11,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -38,6 +40,7 @@ class StartCacheIT {
     @Test
     void aMissingOrUnusableCacheNeverStopsACommandNorChangesItsOutput() throws Exception {
         Path real = ServerProcess.launcher().toAbsolutePath().getParent().getParent();
+        awaitRecording(real);
         Path dist = copyOfDistribution(real);
         Path cache = dist.resolve("lib/trailproof.aot");
         Path stamp = dist.resolve("lib/trailproof.aot.jdk");
@@ -85,6 +88,18 @@ class StartCacheIT {
         Path used = dir.resolve("used.log");
         assertPlainVersion(launch(real, "-Xlog:aot=info:file=" + used));
         assertThat(Files.readString(used)).contains("Opened AOT cache").doesNotContain("[error]");
+    }
+
+    /**
+     * A build that runs the integration tests records the start cache beside them (pom.xml, dist-bin):
+     * {@code target/start-cache/} exists until then, and {@code exit} appears in it when the recording ends.
+     */
+    private static void awaitRecording(Path real) throws InterruptedException {
+        Path recording = real.getParent().resolve("start-cache");
+        if (Files.isDirectory(recording)) {
+            Await.until("the build's start cache recording ended", Duration.ofMinutes(5),
+                    () -> Files.exists(recording.resolve("exit")));
+        }
     }
 
     private static void assertPlainVersion(Cli.Run run) {

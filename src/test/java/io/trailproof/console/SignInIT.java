@@ -5,15 +5,20 @@ import com.nimbusds.jose.jwk.Curve;
 import com.nimbusds.jose.jwk.ECKey;
 import com.nimbusds.jose.jwk.JWK;
 import com.nimbusds.jose.jwk.gen.ECKeyGenerator;
+import com.nimbusds.jwt.JWTClaimsSet;
+import com.nimbusds.jwt.SignedJWT;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Await;
 import io.trailproof.testing.Browser;
+import io.trailproof.testing.HandClock;
 import io.trailproof.testing.InProcessServer;
 import no.nav.security.mock.oauth2.MockOAuth2Server;
 import no.nav.security.mock.oauth2.OAuth2Config;
 import no.nav.security.mock.oauth2.token.DefaultOAuth2TokenCallback;
 import no.nav.security.mock.oauth2.token.KeyProvider;
 import no.nav.security.mock.oauth2.token.OAuth2TokenProvider;
+import okhttp3.HttpUrl;
+import okhttp3.mockwebserver.RecordedRequest;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -31,16 +36,14 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -49,10 +52,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * People sign in (src/site/sign-in.md) against a real OpenID Connect provider started here
  * (mock-oauth2-server), with Chromium signing in through the console: the role map decides what the
  * console offers and what the API allows, strict mode refuses a person without a role, sign-out ends
- * the session on the server, an idle session sends the person back to sign in at the same console
- * address, the provider rotates its keys, forged tokens (another audience, a key the provider never
- * published) and replayed or foreign states get the
- * "sign-in failed" page, a request with the cookie but without the CSRF token changes nothing, and an
+ * the session on the server and then at the provider (its end-session endpoint, with the person's ID
+ * token as the hint), an idle session sends the person back to sign in at the same console address,
+ * the provider rotates its keys, forged tokens (another audience, a key the provider never published)
+ * and replayed or foreign states get the "sign-in failed" page, a request with the cookie but without the CSRF token changes nothing, and an
  * approval, an erasure and the ACCESS events of a search and an export name the person. One service,
  * one provider and one browser for the class.
  */
@@ -74,8 +77,8 @@ class SignInIT {
     static InProcessServer server;
     static String base;
     static Browser browser;
-    /** How far the service's clock is ahead of the real one (idle time-outs without waiting). */
-    static final AtomicReference<Duration> ahead = new AtomicReference<>(Duration.ZERO);
+    /** The service's clock, started at the real time and moved by hand (idle time-outs without waiting). */
+    static final HandClock clock = new HandClock(Instant.now().toString());
     static final HttpClient HTTP = HttpClient.newBuilder().followRedirects(HttpClient.Redirect.NEVER).build();
 
     @BeforeAll
@@ -86,22 +89,6 @@ class SignInIT {
         warmUp();
         int port = freePort();
         base = "http://localhost:" + port;
-        Clock clock = new Clock() {
-            @Override
-            public ZoneId getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(ZoneId zone) {
-                return this;
-            }
-
-            @Override
-            public Instant instant() {
-                return Instant.now().plus(ahead.get());
-            }
-        };
         server = InProcessServer.start(dir.resolve("data"), clock, "server.port", String.valueOf(port),
                 "auth.api-keys", "shipper=" + INGEST + ":ingest,ops=" + ADMIN + ":admin",
                 "auth.oidc.issuer", provider.issuerUrl(ISSUER_ID).toString(),
@@ -166,15 +153,26 @@ class SignInIT {
         JsonNode export = awaitAccess("GET /v1/export", READER, "agent_id=agent-007");
         assertThat(export.at("/action_output/results").asLong()).isEqualTo(3);
 
-        // Sign-out ends the session on the server, whatever the browser keeps.
+        // Sign-out ends the session on the server, whatever the browser keeps, then at the provider: the
+        // browser goes to its end-session endpoint with the person's ID token as the hint, and the
+        // provider sends it back to the console, which says the person signed out.
         browser.visible("#sign-out").click();
-        Await.until("the sign-out", DEADLINE, () -> !browser.driver().getCurrentUrl().startsWith(base + "/ui/?q="));
+        RecordedRequest endSession = providerRequest(provider.endSessionEndpointUrl(ISSUER_ID).encodedPath());
+        assertThat(endSession.getMethod()).isEqualTo("GET");
+        HttpUrl ended = endSession.getRequestUrl();
+        assertThat(ended.queryParameter("post_logout_redirect_uri")).isEqualTo(base + "/ui/");
+        assertThat(ended.queryParameter("client_id")).isEqualTo(CLIENT_ID);
+        JWTClaimsSet hint = SignedJWT.parse(ended.queryParameter("id_token_hint")).getJWTClaimsSet();
+        assertThat(hint.getIssuer()).isEqualTo(provider.issuerUrl(ISSUER_ID).toString());
+        assertThat(hint.getSubject()).isEqualTo("reader-sub");
+        assertThat(hint.getAudience()).containsExactly(CLIENT_ID);
+        Await.until("back from the provider's sign-out", DEADLINE,
+                () -> browser.driver().getCurrentUrl().equals(base + "/ui/"));
+        assertThat(browser.visible("#sign-in").isDisplayed()).isTrue();
+        assertThat(browser.text("#notice")).contains("signed out");
         assertThat(withCookie("GET", "/auth/session", cookie.getValue(), null, null).statusCode()).isEqualTo(401);
         assertThat(withCookie("GET", "/v1/search?q=wire_transfer", cookie.getValue(), null, null).statusCode())
                 .isEqualTo(401);
-        browser.open(base + "/ui/");
-        assertThat(browser.visible("#sign-in").isDisplayed()).isTrue();
-        assertThat(browser.text("#notice")).contains("signed out");
     }
 
     @Test
@@ -294,7 +292,7 @@ class SignInIT {
         assertThat(browser.visible("#who").getText()).isEqualTo("reader@example.com");
         String first = browser.driver().manage().getCookieNamed("__Host-trailproof_session").getValue();
 
-        ahead.set(Duration.ofMinutes(31)); // past auth.session.idle-timeout (PT30M)
+        clock.advance(Duration.ofMinutes(31)); // past auth.session.idle-timeout (PT30M)
         assertThat(withCookie("GET", "/v1/agents", first, null, null).statusCode()).isEqualTo(401);
         personNext("reader-sub", "reader@example.com", "Rita Reader", List.of("trail-readers"));
         browser.visible("#nav-search").click();
@@ -363,6 +361,19 @@ class SignInIT {
         assertThat(HTTP.send(HttpRequest.newBuilder(URI.create(provider.jwksUrl(ISSUER_ID).toString()))
                 .timeout(Duration.ofSeconds(60)).GET().build(), HttpResponse.BodyHandlers.ofString()).statusCode())
                 .isEqualTo(200);
+    }
+
+    /**
+     * The next request the provider received at {@code path}, skipping the others it received before
+     * (discovery, keys, authorization, tokens).
+     */
+    private static RecordedRequest providerRequest(String path) {
+        while (true) {
+            RecordedRequest r = provider.takeRequest(DEADLINE.toSeconds(), TimeUnit.SECONDS);
+            if (r.getRequestUrl() != null && r.getRequestUrl().encodedPath().equals(path)) {
+                return r;
+            }
+        }
     }
 
     private static ECKey newKey() throws Exception {

@@ -398,6 +398,9 @@ class SegmentLogTest {
         assertThat(files).hasSizeGreaterThan(2);
         Path first = files.get(0);
         flipByte(first, 8);
+        // A sealed segment whose seal record agrees with it is not read at open: the read that
+        // reaches the damaged frame finds it (SealedSegmentsTest); without the record, the open does.
+        Files.delete(SealRecord.path(dir, 0));
         assertThatThrownBy(() -> SegmentLog.open(dir, SMALL))
                 .isInstanceOfSatisfying(CorruptLogException.class, e -> {
                     assertThat(e.file()).isEqualTo(first);
