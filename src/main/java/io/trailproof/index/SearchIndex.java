@@ -213,6 +213,14 @@ public final class SearchIndex implements Closeable {
         return this;
     }
 
+    /**
+     * Where the writer of the service's own background records (the trail of who looked) tells their
+     * log positions, so that no read waits for them ({@link BackgroundRecords}).
+     */
+    public BackgroundRecords backgroundRecords() {
+        return reads.background();
+    }
+
     /** Searches cancelled since the start because their client had gone ({@link IndexRequest#clientGone}). */
     public long searchesCancelled() {
         return reads.cancelled();
