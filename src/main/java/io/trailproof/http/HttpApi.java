@@ -135,7 +135,8 @@ public final class HttpApi {
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).
         HttpHandler api = new ApiHandler(router, authenticator, bodies, new MinTreeSize(ledger, settings.cluster().readWait()),
                 signIn);
-        accessTrail = settings.accessTrail() ? new AccessTrail(new AccessWritePath(ledger, cluster), clock) : null;
+        accessTrail = settings.accessTrail() ? new AccessTrail(
+                new AccessWritePath(ledger, cluster, index.backgroundRecords()), clock) : null;
         if (accessTrail != null) {
             api = new AccessRecording(api, accessTrail);
         }
