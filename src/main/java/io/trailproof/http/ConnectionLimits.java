@@ -3,6 +3,7 @@ package io.trailproof.http;
 import io.undertow.server.HttpServerExchange;
 import io.undertow.server.ServerConnection;
 import io.undertow.server.AbstractServerConnection;
+import io.undertow.server.ExchangeCompletionListener;
 import io.undertow.util.AttachmentKey;
 import org.xnio.ChannelListener;
 import org.xnio.IoUtils;
@@ -48,8 +49,12 @@ final class ConnectionLimits {
     private static final System.Logger LOG = System.getLogger(ConnectionLimits.class.getName());
     private static final AttachmentKey<Tracked> TRACKED = AttachmentKey.create(Tracked.class);
 
-    /** One accepted connection and whether it is busy. Its state changes on its own I/O thread only. */
-    private static final class Tracked {
+    /**
+     * One accepted connection and whether it is busy. Its state changes on its own I/O thread only. It
+     * is also the completion listener of each of its exchanges: one object per connection, nothing
+     * allocated per request.
+     */
+    private final class Tracked implements ExchangeCompletionListener {
         final StreamConnection connection;
         final InetAddress address;
         volatile boolean busy;
@@ -68,6 +73,19 @@ final class ConnectionLimits {
         /** Kept alive after an answer and waiting for the next request. */
         boolean idle() {
             return kept && !busy && !upgraded;
+        }
+
+        /** The exchange is complete: the connection is idle again, or a stream for good after a WebSocket upgrade. */
+        @Override
+        public void exchangeEvent(HttpServerExchange done, NextListener nextListener) {
+            if (done.getStatusCode() == 101) {
+                upgraded = true;
+            } else {
+                idleSinceNanos = nanoTime.getAsLong();
+                kept = true;
+            }
+            busy = false;
+            nextListener.proceed();
         }
     }
 
@@ -195,18 +213,8 @@ final class ConnectionLimits {
             }
             c.putAttachment(TRACKED, t);
         }
-        Tracked tracked = t;
-        tracked.busy = true;
-        ex.addExchangeCompleteListener((done, next) -> {
-            if (done.getStatusCode() == 101) {
-                tracked.upgraded = true;
-            } else {
-                tracked.idleSinceNanos = nanoTime.getAsLong();
-                tracked.kept = true;
-            }
-            tracked.busy = false;
-            next.proceed();
-        });
+        t.busy = true;
+        ex.addExchangeCompleteListener(t);
     }
 
     /** Open connections of {@code address} as last counted (tests). */

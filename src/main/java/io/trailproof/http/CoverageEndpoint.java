@@ -12,8 +12,9 @@ import java.time.format.DateTimeParseException;
 
 /**
  * {@code GET /v1/coverage?agent_id=A[&session_id=S][&since][&until]} (src/site/completeness.md#coverage):
- * reads the agent's events (those of the session, and with {@code timestamp} in the window, when
- * given) in chain order and answers what {@link CoverageBuilder} makes of them.
+ * reads all of the agent's events (those of the session, when given) in chain order and answers
+ * what {@link CoverageBuilder} makes of those with {@code timestamp} in the window, in the light of
+ * the rest.
  */
 final class CoverageEndpoint {
 
@@ -40,21 +41,14 @@ final class CoverageEndpoint {
         if (!ledger.hasAgent(agentId)) {
             throw ApiException.notFound("no agent with id " + Params.shorten(agentId));
         }
-        CoverageBuilder coverage = new CoverageBuilder(agentId);
+        // Every event of the agent (and session) is read: those outside the window are not counted,
+        // but they fill the window's gaps, repeat its numbers and match its calls across the edges.
+        CoverageBuilder coverage = new CoverageBuilder(agentId, since, until);
         for (long index : ledger.agentPositions(agentId)) {
             JsonNode e = Responses.MAPPER.readTree(ledger.payloadAt(index));
-            if (session != null && !session.equals(e.path(EventFields.SESSION_ID).asText(null))) {
-                continue;
+            if (session == null || session.equals(e.path(EventFields.SESSION_ID).asText(null))) {
+                coverage.add(e);
             }
-            if (since != null || until != null) {
-                JsonNode t = e.path(EventFields.TIMESTAMP).isTextual() ? e.get(EventFields.TIMESTAMP)
-                        : e.get(EventFields.RECORDED_AT);
-                Instant at = EventTime.parseTimestamp(t.asText());
-                if ((since != null && at.isBefore(since)) || (until != null && !at.isBefore(until))) {
-                    continue;
-                }
-            }
-            coverage.add(e);
         }
         Responses.json(ex, 200, coverage.build());
     }

@@ -84,7 +84,7 @@ final class FrontDoor implements HttpHandler {
             String first = null;
             for (String v : lengths) {
                 String t = v.trim();
-                if (t.isEmpty() || t.length() > MAX_LENGTH_DIGITS || !t.chars().allMatch(c -> c >= '0' && c <= '9')) {
+                if (t.isEmpty() || t.length() > MAX_LENGTH_DIGITS || !allDigits(t)) {
                     return new ApiException(400, "the Content-Length header must be one decimal number of at most "
                             + MAX_LENGTH_DIGITS + " digits; got " + Params.shorten(v));
                 }
@@ -104,6 +104,16 @@ final class FrontDoor implements HttpHandler {
             }
         }
         return null;
+    }
+
+    private static boolean allDigits(String s) {
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            if (c < '0' || c > '9') {
+                return false;
+            }
+        }
+        return true;
     }
 
     private ApiException hostOrOrigin(HttpServerExchange ex) {

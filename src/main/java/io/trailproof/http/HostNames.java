@@ -11,6 +11,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
 
 /**
@@ -39,11 +40,16 @@ final class HostNames {
 
     private final Set<String> names = new HashSet<>();
     private final Set<InetAddress> addresses = new HashSet<>();
+    /** At most this many {@code Host} headers are remembered as the service's own. */
+    private static final int MAX_REMEMBERED = 64;
+
     /**
-     * The last {@code Host} header found to be the service's own: nearly every request repeats its
-     * client's, so the parse runs once per client rather than once per request.
+     * {@code Host} headers found to be the service's own, exactly as sent: nearly every request repeats
+     * one its client sent before, so the parse runs once per spelling rather than once per request,
+     * also when clients that spell the name differently take turns. Only headers that passed are kept,
+     * and at most {@link #MAX_REMEMBERED}: a client that sends many spellings is parsed each time.
      */
-    private volatile String lastOwn;
+    private final Set<String> remembered = ConcurrentHashMap.newKeySet();
 
     /**
      * @param bindHost  {@code server.host}
@@ -70,7 +76,7 @@ final class HostNames {
 
     /** Null when {@code hostHeader} names this service; otherwise why not. */
     Refusal check(String hostHeader) {
-        if (hostHeader.equals(lastOwn)) {
+        if (remembered.contains(hostHeader)) {
             return null;
         }
         String host = hostOf(hostHeader);
@@ -78,7 +84,9 @@ final class HostNames {
             return new Refusal(400, "the Host header is malformed: " + Params.shorten(hostHeader));
         }
         if (isOwn(host)) {
-            lastOwn = hostHeader;
+            if (remembered.size() < MAX_REMEMBERED) {
+                remembered.add(hostHeader);
+            }
             return null;
         }
         return new Refusal(421, "this service does not answer to the name " + Params.shorten(host)

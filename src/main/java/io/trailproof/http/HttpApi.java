@@ -63,6 +63,8 @@ public final class HttpApi {
     private final String host;
     private final int requestedPort;
     private final HttpHandler root;
+    /** The outermost handler, also the source of the ids of Undertow's own refusals ({@link UndertowRefusals}). */
+    private final RequestIds requestIds;
     private final OptionMap undertowOptions;
     private final OptionMap socketOptions;
     private final ConnectionLimits connections;
@@ -133,7 +135,8 @@ public final class HttpApi {
         // sent, and an accepted one never waits out the client's expect timeout (curl: 1 s).
         HttpHandler api = new ApiHandler(router, authenticator, bodies, new MinTreeSize(ledger, settings.cluster().readWait()),
                 signIn);
-        accessTrail = settings.accessTrail() ? new AccessTrail(new AccessWritePath(ledger, cluster), clock) : null;
+        accessTrail = settings.accessTrail() ? new AccessTrail(
+                new AccessWritePath(ledger, cluster, index.backgroundRecords()), clock) : null;
         if (accessTrail != null) {
             api = new AccessRecording(api, accessTrail);
         }
@@ -147,9 +150,10 @@ public final class HttpApi {
                 settings.frontDoor().maxConnectionsPerAddress(), System::nanoTime);
         // Outermost first: the request id, metrics and the access log, then the front door (framing,
         // Host, Origin, the body time-out on every path), then the console's files, then the API.
-        root = new RequestIds(recorded(new FrontDoor(new HostNames(settings.host(), settings.frontDoor().hostNames()),
+        requestIds = new RequestIds(recorded(new FrontDoor(new HostNames(settings.host(), settings.frontDoor().hostNames()),
                 settings.bodyTimeoutMs(), connections, console),
                 metrics, settings.observability().accessLog(), authenticator), new SecureRandom());
+        root = requestIds;
         host = settings.host();
         requestedPort = settings.port();
         undertowOptions = OptionMap.builder()
@@ -231,7 +235,7 @@ public final class HttpApi {
         }
         try {
             listener = Listener.start(host, requestedPort, WORKER_THREADS, root, undertowOptions, socketOptions,
-                    connections);
+                    connections, requestIds::next);
         } catch (BindException e) {
             // The last step of a start: the caller closes what is open, and the message names the address.
             throw new UncheckedIOException("cannot listen on " + host + ":" + requestedPort + ": " + e.getMessage()

@@ -16,11 +16,13 @@ import org.xnio.channels.AcceptingChannel;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
+import java.util.function.Supplier;
 
 /**
  * The HTTP listener, assembled as Undertow's builder assembles one (the same worker, buffers and
- * socket options), with one difference: every accepted connection passes {@link ConnectionLimits}
- * before Undertow reads from it, which the builder has no place for.
+ * socket options), with two differences the builder has no place for: every accepted connection
+ * passes {@link ConnectionLimits} before Undertow reads from it, and gets {@link UndertowRefusals} under
+ * its output before Undertow writes to it.
  */
 final class Listener {
 
@@ -42,9 +44,11 @@ final class Listener {
      *
      * @param undertowOptions Undertow's server options (time-outs, entity size)
      * @param socketOptions   XNIO socket options (write time-out, connection high and low water)
+     * @param requestIds      the ids of Undertow's own refusals
      */
     static Listener start(String host, int port, int workerThreads, HttpHandler root, OptionMap undertowOptions,
-                          OptionMap socketOptions, ConnectionLimits limits) throws IOException {
+                          OptionMap socketOptions, ConnectionLimits limits, Supplier<String> requestIds)
+            throws IOException {
         Xnio xnio = Xnio.getInstance(Undertow.class.getClassLoader());
         int ioThreads = Math.max(Runtime.getRuntime().availableProcessors(), 2);
         XnioWorker worker = xnio.createWorker(OptionMap.builder()
@@ -64,7 +68,10 @@ final class Listener {
                     .getMap());
             open.setRootHandler(root);
             AcceptingChannel<StreamConnection> channel = worker.createStreamConnectionServer(
-                    new InetSocketAddress(InetAddress.getByName(host), port), limits.acceptInto(open), OptionMap.builder()
+                    new InetSocketAddress(InetAddress.getByName(host), port), limits.acceptInto(connection -> {
+                        UndertowRefusals.install(connection, requestIds);
+                        open.handleEvent(connection);
+                    }), OptionMap.builder()
                             .set(Options.WORKER_IO_THREADS, worker.getIoThreadCount())
                             .set(Options.TCP_NODELAY, true)
                             .set(Options.REUSE_ADDRESSES, true)

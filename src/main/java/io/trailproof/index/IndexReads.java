@@ -32,7 +32,7 @@ import java.util.concurrent.locks.Lock;
  * <p>This is also the meeting point of readers and the follower that fills the index: a waiting
  * reader nudges the follower so it does not sleep out its poll interval, and the follower reports
  * each step with {@link #progress}, which wakes blocked readers and hands parked ones on. Which
- * index is live, and swapping or reopening it, stays with {@link SearchIndex}; a read holds
+ * index is live, and swapping or reopening it, stays with {@link IndexFollower}; a read holds
  * {@code swapReadLock} so the index it uses is not closed under it.
  */
 final class IndexReads {
@@ -80,6 +80,7 @@ final class IndexReads {
     private boolean nudged; // guarded by signal
     private boolean closed; // guarded by signal
     private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
+    private final BackgroundRecords background = new BackgroundRecords(this::progress);
     private final AtomicLong cancelled = new AtomicLong();
     private volatile Duration partialAfter = PARTIAL_AFTER;
 
@@ -93,7 +94,7 @@ final class IndexReads {
     /** See {@link SearchIndex#find} ({@code partial} false) and {@link SearchIndex#findOrPartial} (true). */
     Results find(IndexRequest request, boolean partial)
             throws BadQueryException, IndexUnavailableException, IOException {
-        long target = ledger.size();
+        long target = background.readTarget(ledger.size());
         long deadline = System.nanoTime() + (partial ? partialAfter : CATCH_UP_WAIT).toNanos();
         while (true) {
             if (!awaitIndexed(target, deadline)) {
@@ -118,6 +119,11 @@ final class IndexReads {
         partialAfter = wait;
     }
 
+    /** See {@link SearchIndex#backgroundRecords}. */
+    BackgroundRecords background() {
+        return background;
+    }
+
     /** See {@link SearchIndex#searchesCancelled}. */
     long cancelled() {
         return cancelled.get();
@@ -126,16 +132,13 @@ final class IndexReads {
     /** See {@link SearchIndex#findAsync}. */
     CompletableFuture<Results> findAsync(IndexRequest request, Executor searchThreads) {
         CompletableFuture<Results> result = new CompletableFuture<>();
-        findWhenIndexed(request, ledger.size(), System.nanoTime() + partialAfter.toNanos(), searchThreads, result);
+        findWhenIndexed(request, background.readTarget(ledger.size()), System.nanoTime() + partialAfter.toNanos(),
+                searchThreads, result);
         return result;
     }
 
     // ---------------------------------------------------------------- the follower's side
 
-    /**
-     * The follower's idle wait: returns after {@code millis}, or sooner when a reader nudged it (a
-     * request waits for events the index does not hold yet) or the reads were closed.
-     */
     /** Wakes the follower from {@link #awaitNudge} (work for it other than new events). */
     void nudgeFollower() {
         synchronized (signal) {
@@ -144,7 +147,17 @@ final class IndexReads {
         }
     }
 
+    /**
+     * The follower's idle wait, once it holds every event of the log: first makes the
+     * {@link BackgroundRecords} it indexed searchable, then returns after {@code millis}, or sooner
+     * when a reader nudged it (a request waits for events the index does not hold yet) or the reads
+     * were closed.
+     */
     void awaitNudge(long millis) throws InterruptedException {
+        EventIndex index = live.current();
+        if (index.writeFailure() == null) {
+            makeBackgroundSearchable(index);
+        }
         synchronized (signal) {
             if (!nudged && !closed) {
                 signal.wait(millis);
@@ -154,8 +167,9 @@ final class IndexReads {
     }
 
     /**
-     * The live index grew, or was swapped or reopened: wakes blocked readers and completes the parked
-     * ones it now covers. Called by whoever changed it, after the change.
+     * The live index grew, or was swapped or reopened, or {@link BackgroundRecords} were told: wakes
+     * blocked readers and completes the parked ones it now covers. Called by whoever changed it, after
+     * the change.
      */
     void progress() {
         synchronized (signal) {
@@ -163,7 +177,28 @@ final class IndexReads {
         }
         EventIndex index = live.current();
         if (index.writeFailure() == null) {
-            parked.release(index.size());
+            parked.release(index.size(), background::readTarget);
+        }
+    }
+
+    /**
+     * Makes the {@link BackgroundRecords} that {@code index} holds searchable, on the follower's thread
+     * while it is idle: no read waits for them nor refreshes the index for them. (While events keep
+     * arriving, a read that waits for a later event refreshes past them.)
+     * A no-op when there are none or they are searchable already; a failure is the writer's, which
+     * the follower handles at its next step.
+     */
+    private void makeBackgroundSearchable(EventIndex index) {
+        long size = index.size();
+        if (background.start() >= size) {
+            return; // none indexed yet (or none at all): a catch-up far behind them refreshes nothing for them
+        }
+        long upTo = Math.min(size, background.end());
+        try {
+            index.makeSearchable(upTo);
+            background.searchableUpTo(upTo);
+        } catch (IOException | RuntimeException e) {
+            LOG.log(System.Logger.Level.DEBUG, "making the service's own records searchable failed: " + e);
         }
     }
 
@@ -216,7 +251,8 @@ final class IndexReads {
         swapReadLock.lock();
         try {
             EventIndex index = live.current();
-            return covers(index, target) ? search(index, request, target, target) : null;
+            long t = background.readTarget(target); // records told since the request started need not be waited for
+            return covers(index, t) ? search(index, request, t, t) : null;
         } finally {
             swapReadLock.unlock();
         }
@@ -294,7 +330,7 @@ final class IndexReads {
     /** Waits until the live index covers {@code target} (true) or the deadline passes (false). */
     private boolean awaitIndexed(long target, long deadline) throws IndexUnavailableException {
         synchronized (signal) {
-            while (!covers(live.current(), target)) {
+            while (!covers(live.current(), background.readTarget(target))) {
                 if (closed) {
                     throw new IndexUnavailableException("the service is shutting down");
                 }
@@ -305,7 +341,7 @@ final class IndexReads {
                 nudged = true;
                 signal.notifyAll();
                 try {
-                    signal.wait(Math.max(1, Math.min(SearchIndex.POLL_MILLIS, left / 1_000_000)));
+                    signal.wait(Math.max(1, Math.min(IndexFollower.POLL_MILLIS, left / 1_000_000)));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IndexUnavailableException("interrupted while waiting for the search index");
@@ -325,7 +361,7 @@ final class IndexReads {
             if (closed) {
                 return CompletableFuture.failedFuture(new IndexUnavailableException("the service is shutting down"));
             }
-            if (covers(live.current(), target)) {
+            if (covers(live.current(), background.readTarget(target))) {
                 return CompletableFuture.completedFuture(true);
             }
             nudged = true;
@@ -336,8 +372,8 @@ final class IndexReads {
             return CompletableFuture.completedFuture(false);
         }
         EventIndex index = live.current();
-        if (covers(index, target)) {
-            parked.release(index.size()); // it grew between the check and the parking
+        if (covers(index, background.readTarget(target))) {
+            parked.release(index.size(), background::readTarget); // it grew between the check and the parking
         }
         long left = Math.max(1, deadline - System.nanoTime());
         return ready.orTimeout(left, TimeUnit.NANOSECONDS).thenApply(v -> true).exceptionallyCompose(e -> {

@@ -145,7 +145,10 @@ public final class LuceneEventIndex implements EventIndex {
                     .setRAMBufferSizeMB(options.ramBufferMb())
                     .setIndexSort(INDEX_SORT)
                     .setMergePolicy(new PurgeMerges())
-                    .setMergeScheduler(new ConcurrentMergeScheduler());
+                    .setMergeScheduler(new ConcurrentMergeScheduler())
+                    // A refresh or commit never waits for merges of the segments it flushed (Lucene's
+                    // default waits up to 500 ms): searches wait for a refresh, and merges run anyway.
+                    .setMaxFullFlushMergeWaitMillis(0);
             writer = new IndexWriter(directory, config);
             long size = 0;
             String lastHash = null;

@@ -3,6 +3,7 @@ package io.trailproof.index;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Requests waiting for the index to hold a number of events, each parked as a future instead of a
@@ -44,11 +45,14 @@ final class ParkedRequests {
         return p.ready();
     }
 
-    /** Completes every request the index now covers. */
-    void release(long indexed) {
+    /**
+     * Completes every request the index now covers: those whose target, as {@code waitFor} maps it
+     * (to leave out records no read waits for), is at most {@code indexed}.
+     */
+    void release(long indexed, LongUnaryOperator waitFor) {
         List<Parked> ready = new ArrayList<>();
         synchronized (this) {
-            parked.removeIf(p -> p.target() <= indexed && ready.add(p));
+            parked.removeIf(p -> waitFor.applyAsLong(p.target()) <= indexed && ready.add(p));
         }
         for (Parked p : ready) {
             p.ready().complete(null);

@@ -68,12 +68,14 @@ class CaptureGapsIT {
     @Test
     void holesBecomeGapEventsOnceAcrossAKillAndARestart() throws Exception {
         Path data = dir.resolve("data");
+        Instant firstEnd;
         try (ServerProcess server = ServerProcess.start(data, ENV)) {
             Api api = server.api();
             // Skips 3 and 4: reported gap-after past the event beyond the hole.
             post(api, event("skip", "c1", 1, ""));
             post(api, event("skip", "c1", 2, ""));
             post(api, event("skip", "c1", 5, ""));
+            firstEnd = Instant.now();   // a window that ends before the hole is reported or filled
             // Reports 2..3 lost: recorded at once, the rest of the hole (4) later.
             post(api, event("drop", "d1", 1, ""));
             post(api, event("drop", "d1", 5, "\"capture_dropped\":[2,3]"));
@@ -113,6 +115,16 @@ class CaptureGapsIT {
             assertThat(session.get("duplicates")).hasSize(1);
             assertThat(session.get("duplicates").get(0).get("capture_seq").asLong()).isEqualTo(2);
             assertThat(session.get("duplicates").get(0).get("event_ids")).hasSize(2);
+            // The window of the first three events: its GAP, fillers and repeated copy all came later.
+            Api.Reply windowed = api.get("/v1/coverage?agent_id=skip&until=" + firstEnd);
+            assertThat(windowed.status()).as(windowed.body()).isEqualTo(200);
+            assertThat(windowed.json().get("sessions")).as(windowed.body()).hasSize(1);
+            JsonNode early = windowed.json().get("sessions").get(0);
+            assertThat(early.get("paths").get("python-sdk").get("TOOL_CALL").asLong()).isEqualTo(3);
+            assertThat(early.get("gaps")).as(windowed.body()).hasSize(1);
+            assertThat(early.get("gaps").get(0).get("state").asText()).isEqualTo("filled");
+            assertThat(early.get("gaps").get(0).get("gap_event_id").asText()).isEqualTo(gap.get("id").asText());
+            assertThat(early.get("duplicates")).isEqualTo(session.get("duplicates"));
             assertThat(coverage(api, "dies").get("sessions").get(0).get("gaps").get(0).get("state").asText())
                     .isEqualTo("open");
             long stored = api.get("/v1/stats").json().get("total_events").asLong();

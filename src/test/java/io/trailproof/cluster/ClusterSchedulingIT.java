@@ -1,6 +1,7 @@
 package io.trailproof.cluster;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.checkpoint.TestWitness;
 import io.trailproof.core.note.NoteSignature;
@@ -57,6 +58,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class ClusterSchedulingIT {
 
     private static final String WRITE_TIMEOUT = "PT5S";
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     static Path dirs;
@@ -82,11 +84,13 @@ class ClusterSchedulingIT {
 
 
     /**
-     * Scheduled timestamps on their own topic and nodes: one node at a time stamps (Kafka's group
-     * picks it), its records reach every node, and when a node leaves the schedule goes on.
+     * Scheduled work on its own topic and nodes: one node at a time stamps and reports capture gaps
+     * (Kafka's group picks it), its timestamp records and {@code GAP} events reach every node through
+     * the topic, each hole is reported once whichever node took its events, and when a node leaves
+     * the other goes on with both.
      */
     @Test
-    void scheduledTimestampsAreRunByTheGroupsChosenNodeAndReachEveryNode() throws Exception {
+    void scheduledWorkIsRunByTheGroupsChosenNodeAndReachesEveryNode() throws Exception {
         String topic = KafkaTestCluster.newTopic("sched");
         Map<String, InProcessServer> sched = new LinkedHashMap<>();
         try {
@@ -96,7 +100,8 @@ class ClusterSchedulingIT {
                         "cluster.kafka.heartbeat.interval.ms", "1000",
                         "timestamp.interval", "PT0.5S",
                         "timestamp.default-tsa-url", tsa.url(),
-                        "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000"));
+                        "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000",
+                        "capture.gap-after", "PT1S"));
             }
             Api s1 = sched.get("s1").api();
             Api s2 = sched.get("s2").api();
@@ -105,10 +110,42 @@ class ClusterSchedulingIT {
             }
             JsonNode first = awaitTimestampOf(s1, 3);
             assertThat(awaitTimestampOf(s2, 3)).isEqualTo(first);
+            // A hole whose events came through both nodes: one GAP, the same on both.
+            assertThat(ClusterNodes.awaitSchedulerGroup(kafka.bootstrapServers(), topic, 2, 60)).isTrue();
+            assertThat(s1.post("/v1/events", captured("g1", 1)).status()).isEqualTo(201);
+            assertThat(s2.post("/v1/events", captured("g1", 3)).status()).isEqualTo(201);
+            Await.untilTrue("the hole of g1 reaches both nodes as a GAP", Duration.ofSeconds(60),
+                    () -> !gaps(s1, "g1").isEmpty() && !gaps(s2, "g1").isEmpty());
+            assertThat(gaps(s1, "g1").get(0).get("action_output").get("missing").toString()).isEqualTo("[[2,2]]");
+            // A later hole reported means the first was due on both nodes for over a second of ticks: still one GAP.
+            assertThat(s2.post("/v1/events", captured("g2", 1)).status()).isEqualTo(201);
+            assertThat(s1.post("/v1/events", captured("g2", 4)).status()).isEqualTo(201);
+            Await.untilTrue("the hole of g2 reaches both nodes as a GAP", Duration.ofSeconds(60),
+                    () -> !gaps(s1, "g2").isEmpty() && !gaps(s2, "g2").isEmpty());
+            assertThat(gaps(s1, "g1")).hasSize(1);
+            assertThat(gaps(s2, "g1")).isEqualTo(gaps(s1, "g1"));
+            assertThat(gaps(s2, "g2")).hasSize(1).isEqualTo(gaps(s1, "g2"));
+            // Both GAPs are writes of the topic, made by the node that runs the scheduled work.
+            boolean s1Leads = s1.get("/v1/cluster").json().get("scheduler").asBoolean();
+            assertThat(s2.get("/v1/cluster").json().get("scheduler").asBoolean()).isNotEqualTo(s1Leads);
+            List<String> gapWrites = ClusterNodes.records(kafka.bootstrapServers(), topic, 0).stream()
+                    .filter(v -> v.contains("\"action_type\":\"GAP\"")).toList();
+            assertThat(gapWrites).hasSize(2);
+            for (String write : gapWrites) {
+                assertThat(JSON.readTree(write).get("node").asText()).isEqualTo(s1Leads ? "s1" : "s2");
+            }
+            long size = s1.get("/v1/merkle/root").json().get("tree_size").asLong();
+            assertThat(size).isEqualTo(3 + 2 + 1 + 2 + 1);
+            ClusterNodes.assertIdentical(Map.of("s1", s1, "s2", s2), size);
             sched.remove("s1").close();   // whichever led: s2 alone is left, and stamps the next growth
             assertThat(s2.post("/v1/events", event("sched", 3)).status()).isEqualTo(201);
-            JsonNode next = awaitTimestampOf(s2, 4);
+            JsonNode next = awaitTimestampOf(s2, size + 1);
             assertThat(next.get("id").asText()).isNotEqualTo(first.get("id").asText());
+            // ... and reports the next hole.
+            assertThat(s2.post("/v1/events", captured("g3", 1)).status()).isEqualTo(201);
+            assertThat(s2.post("/v1/events", captured("g3", 3)).status()).isEqualTo(201);
+            Await.untilTrue("the node left alone reports the hole of g3", Duration.ofSeconds(60),
+                    () -> gaps(s2, "g3").size() == 1);
             JsonNode v = s2.get("/v1/timestamps/verify").json();
             assertThat(v.get("valid").asBoolean()).as(v.toString()).isTrue();
         } finally {
@@ -116,6 +153,23 @@ class ClusterSchedulingIT {
                 s.close();
             }
         }
+    }
+
+    /** Event {@code seq} of the capture stream {@code captureId} of the agent {@code gapped}. */
+    private static String captured(String captureId, long seq) {
+        return "{\"agent_id\":\"gapped\",\"capture_method\":\"python-sdk\",\"action_type\":\"TOOL_CALL\","
+                + "\"capture_id\":\"" + captureId + "\",\"capture_seq\":" + seq + "}";
+    }
+
+    /** The node's {@code GAP} events for the holes of {@code captureId}, in chain order. */
+    private static List<JsonNode> gaps(Api api, String captureId) throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        for (JsonNode e : api.get("/v1/events?order=asc&action_type=GAP&agent_id=gapped").json()) {
+            if (e.get("action_output").get("capture_id").asText().equals(captureId)) {
+                out.add(e);
+            }
+        }
+        return out;
     }
 
     /** Polls (at most 30 s) until the node's newest timestamp record stamps tree size {@code size}. */

@@ -1,6 +1,10 @@
 package io.trailproof.http;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import io.trailproof.index.EventFilter;
+import io.trailproof.index.IndexRequest;
+import io.trailproof.index.SearchIndex;
+import io.trailproof.ledger.Ledger;
 import io.trailproof.testing.Api;
 import io.trailproof.testing.Api.Reply;
 import io.trailproof.testing.Await;
@@ -24,7 +28,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * named keys: a search and an export are recorded as ACCESS events of agent trailproof.access with
  * the key's name, the route, the query string, the status and the number of results; health,
  * metrics, the console's files and unauthenticated requests are not; clients cannot write as the
- * agent; its chain verifies.
+ * agent; its chain verifies; a search never waits for the index to hold the records of earlier
+ * reads, which the index makes searchable by itself.
  */
 class AccessTrailIT {
 
@@ -142,6 +147,35 @@ class AccessTrailIT {
         Reply verify = send("GET", "/v1/verify?agent_id=trailproof.access", AUDITOR, null);
         assertThat(verify.json().get("valid").asBoolean()).as(verify.body()).isTrue();
         assertThat(verify.json().get("events_verified").asLong()).isGreaterThanOrEqualTo(3);
+    }
+
+    @Test
+    void aSearchNeverWaitsForTheRecordsOfEarlierReadsAndTheyBecomeSearchableByThemselves() throws Exception {
+        Ledger ledger = server.server().ledger();
+        SearchIndex index = server.server().searchIndex();
+        Await.untilTrue("the three events are searchable", DEADLINE,
+                () -> send("GET", "/v1/search?q=wire_transfer&agent_id=agent-007", AUDITOR, null).json().get("total").asLong() == 3);
+        try (AutoCloseable held = index.holdFollower()) {
+            Await.until("the follower waits at the hold", DEADLINE, index::followerHeld);
+            long before = ledger.size();
+            assertThat(send("GET", "/v1/search?q=wire_transfer&agent_id=agent-007", AUDITOR, null).status()).isEqualTo(200);
+            Await.until("the search's record is in the log and known as the service's own", DEADLINE,
+                    () -> ledger.size() > before && index.backgroundRecords().readTarget(ledger.size()) <= before);
+            // The held index cannot hold that record: a search that waited for it would be answered only
+            // after index.catch-up-wait-ms (5 s), from what is indexed, with X-Index-Behind.
+            long started = System.nanoTime();
+            Reply next = send("GET", "/v1/search?q=wire_transfer&agent_id=agent-007", AUDITOR, null);
+            assertThat(next.status()).isEqualTo(200);
+            assertThat(next.header("X-Index-Behind")).isNull();
+            assertThat(next.json().get("total").asLong()).isEqualTo(3);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+        }
+        // Let go, the follower indexes the records and makes them searchable by itself, with no later
+        // write or read asking for them (the index is read here directly, which records nothing).
+        long recorded = accessEvents().size();
+        IndexRequest all = new IndexRequest(null, new EventFilter("trailproof.access", null, null, null, null),
+                IndexRequest.Order.NEWEST_FIRST, 0, 1);
+        Await.untilTrue("every record of a read is searchable", DEADLINE, () -> index.find(all).total() >= recorded);
     }
 
     @Test

@@ -13,59 +13,87 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The front door's cost and what it protects (src/site/performance.md#the-front-door-under-a-flood),
- * against the packaged server, and optionally against a baseline distribution (a build without the
- * front door) in the same run:
+ * against the packaged server, and optionally against a baseline distribution (the same commit without
+ * the checks: {@code bench/run-front-door --self-baseline} builds it) in the same run:
  * <ul>
- *   <li>{@code GET /v1/merkle/root} with wrk at 1 and 16 connections, the two servers alternating
- *   rounds so that the machine's noise falls on both;</li>
- *   <li>a flood: one address (127.0.0.1) opens {@code --flood} connections (default 1,100) and holds
- *   them idle or slow in every way a probe found (silent, a head trickled, a chunked body to the
- *   console, a body to the API, kept alive after an answer); then {@code --tries} new clients (default
- *   30) from 127.0.0.2, one at a time, each time until its answer (at most 5 s: "none" beyond).</li>
+ *   <li>{@code GET /v1/merkle/root} with wrk at a fixed number of connections (1 and 16), after the
+ *   same warm-up for each server, in many short rounds, the servers taking turns within each round (in
+ *   the reverse order every other round) so that the machine's noise falls on both; wrk on one CPU,
+ *   the servers on the others (taskset) when the machine has two or more. It prints, per server, the
+ *   median of the per-round p99s with their spread, and the ratio front door / baseline two ways: of
+ *   the medians, and the median of each round's own ratio (the two runs of a round are seconds
+ *   apart);</li>
+ *   <li>a flood: one address (127.0.0.1) opens {@code --flood} connections (default 1,100; 0 skips it)
+ *   and holds them idle or slow in every way a probe found (silent, a head trickled, a chunked body to
+ *   the console, a body to the API, kept alive after an answer); then {@code --tries} new clients
+ *   (default 30) from 127.0.0.2, one at a time, each time until its answer (at most 5 s: "none"
+ *   beyond).</li>
  * </ul>
- * Usage: {@code FrontDoorBench [DIST] [--baseline DIST] [--rounds R] [--seconds S] [--flood N] [--tries T]}.
+ * The machine's load average is printed before and after: on a shared machine the figures are only as
+ * good as the quiet they had.
+ * Usage: {@code FrontDoorBench [DIST] [--baseline DIST] [--rounds R] [--seconds S] [--warmup W]
+ * [--connections 1,16] [--flood N] [--tries T] [--no-pin]}.
  */
 public final class FrontDoorBench {
 
     private static final long TRY_LIMIT_MILLIS = 5_000;
+    /** The ratio the checks may cost on the root's p99. */
+    private static final double GOAL = 1.1;
 
     public static void main(String[] args) throws Exception {
-        BenchArgs a = BenchArgs.parse(args, "--baseline", "--rounds", "--seconds", "--flood", "--tries");
+        BenchArgs a = BenchArgs.parse(args, List.of("--baseline", "--rounds", "--seconds", "--warmup", "--connections",
+                "--flood", "--tries"), Set.of("--no-pin"));
         Path dist = a.dist();
         String baselineDist = a.option("--baseline", null);
-        int rounds = a.intOption("--rounds", 3);
-        int seconds = a.intOption("--seconds", 10);
+        int rounds = a.intOption("--rounds", 20);
+        int seconds = a.intOption("--seconds", 2);
+        int warmup = a.intOption("--warmup", 10);
+        List<Integer> connectionCounts = Arrays.stream(a.option("--connections", "1,16").split(","))
+                .map(String::trim).map(Integer::parseInt).toList();
         int flood = a.intOption("--flood", 1100);
         int tries = a.intOption("--tries", 30);
         Wrk wrk = Wrk.find(Path.of("bench/wrk"));
+        Pinning pins = Pinning.choose(!a.flag("--no-pin"));
         List<Named> servers = new ArrayList<>();
         servers.add(new Named("front door", dist));
         if (baselineDist != null) {
             servers.add(new Named("baseline", Path.of(baselineDist)));
         }
-        System.out.printf(Locale.ROOT, "front door bench: %d round(s) of %d s per server and connection count, flood %,d, "
-                + "%d tries (%d cores)%n", rounds, seconds, flood, tries, Runtime.getRuntime().availableProcessors());
+        System.out.printf(Locale.ROOT, "front door bench: %d round(s) of %d s per server and connection count after %d s of"
+                + " warm-up each, flood %,d, %d tries; %d cores, %s; load average %s%n", rounds, seconds, warmup, flood,
+                tries, Runtime.getRuntime().availableProcessors(), pins, loadAverage());
         List<ServerUnderTest> started = new ArrayList<>();
+        List<String> ratios = new ArrayList<>();
         try {
             for (Named n : servers) {
                 Path data = Files.createTempDirectory("trailproof-front-door-bench");
-                started.add(ServerUnderTest.start(n.dist(), data, "-Xmx1g " + System.getProperty("bench.serverOpts", "")));
+                ServerUnderTest s = ServerUnderTest.start(n.dist(), data, "-Xmx1g " + System.getProperty("bench.serverOpts", ""));
+                started.add(s);
+                pins.pinServer(s.pid());
             }
             for (ServerUnderTest s : started) {
                 seed(s.port);
             }
             if (wrk != null) {
+                for (int r = 0; r < 2; r++) {
+                    for (ServerUnderTest s : started) {
+                        wrk.run(pins.wrkPrefix(), rootUrl(s), 16, Math.max(1, warmup / 2), Map.of());
+                    }
+                }
                 System.out.println();
-                System.out.println("| GET /v1/merkle/root, wrk | server | p50 ms | p99 ms | requests/s | server CPU µs/request |");
+                System.out.println("| GET /v1/merkle/root, wrk | server | p50 ms | p99 ms: median of rounds (spread) | requests/s"
+                        + " | server CPU µs/request |");
                 System.out.println("|---|---|---|---|---|---|");
-                for (int connections : new int[] {1, 16}) {
+                for (int connections : connectionCounts) {
                     List<List<Wrk.Result>> results = new ArrayList<>();
                     List<List<Double>> cpu = new ArrayList<>();
                     started.forEach(s -> {
@@ -78,32 +106,96 @@ public final class FrontDoorBench {
                             int k = r % 2 == 0 ? i : started.size() - 1 - i;
                             long pid = started.get(k).process.pid();
                             long before = ServerProbe.cpuNanos(pid)[0];
-                            Wrk.Result result = wrk.run("http://127.0.0.1:" + started.get(k).port + "/v1/merkle/root",
-                                    connections, seconds, Map.of());
+                            Wrk.Result result = wrk.run(pins.wrkPrefix(), rootUrl(started.get(k)), connections, seconds, Map.of());
                             results.get(k).add(result);
                             cpu.get(k).add((ServerProbe.cpuNanos(pid)[0] - before) / 1e3 / result.requests());
                         }
                     }
                     for (int i = 0; i < started.size(); i++) {
-                        List<Wrk.Result> rs = results.get(i);
-                        System.out.printf(Locale.ROOT, "| %d connection(s) | %s | %.2f | %.2f (rounds: %s) | %.0f | %.1f |%n",
-                                connections, servers.get(i).name(), median(rs.stream().map(Wrk.Result::p50).toList()),
-                                median(rs.stream().map(Wrk.Result::p99).toList()),
-                                String.join(", ", rs.stream().map(x -> String.format(Locale.ROOT, "%.2f", x.p99())).toList()),
-                                median(rs.stream().map(Wrk.Result::rate).toList()), median(cpu.get(i)));
+                        List<Double> p99s = results.get(i).stream().map(Wrk.Result::p99).toList();
+                        System.out.printf(Locale.ROOT, "| %d connection(s) | %s | %.2f | %.2f (%.2f-%.2f, middle half %.2f-%.2f) | %.0f | %.1f |%n",
+                                connections, servers.get(i).name(), median(results.get(i).stream().map(Wrk.Result::p50).toList()),
+                                median(p99s), Collections.min(p99s), Collections.max(p99s), quantile(p99s, 0.25),
+                                quantile(p99s, 0.75), median(results.get(i).stream().map(Wrk.Result::rate).toList()),
+                                median(cpu.get(i)));
+                    }
+                    if (started.size() == 2) {
+                        List<Double> candidate = results.get(0).stream().map(Wrk.Result::p99).toList();
+                        List<Double> baseline = results.get(1).stream().map(Wrk.Result::p99).toList();
+                        List<Double> paired = new ArrayList<>();
+                        for (int r = 0; r < rounds; r++) {
+                            paired.add(candidate.get(r) / baseline.get(r));
+                        }
+                        ratios.add(String.format(Locale.ROOT, "%d connection(s): p99 ratio %.2f (medians), %.2f (median of"
+                                        + " %d rounds' ratios, middle half %.2f-%.2f); CPU per request ratio %.2f",
+                                connections, median(candidate) / median(baseline), median(paired), rounds,
+                                quantile(paired, 0.25), quantile(paired, 0.75), median(cpu.get(0)) / median(cpu.get(1))));
                     }
                 }
             }
-            System.out.println();
-            System.out.println("| flood of " + flood + " from 127.0.0.1 | server | held | new client from 127.0.0.2: p50 / p99 / max ms | unanswered |");
-            System.out.println("|---|---|---|---|---|");
-            for (int i = 0; i < started.size(); i++) {
-                flood(servers.get(i).name(), started.get(i).port, flood, tries);
+            if (flood > 0) {
+                System.out.println();
+                System.out.println("| flood of " + flood + " from 127.0.0.1 | server | held | new client from 127.0.0.2: p50 / p99 / max ms | unanswered |");
+                System.out.println("|---|---|---|---|---|");
+                for (int i = 0; i < started.size(); i++) {
+                    flood(servers.get(i).name(), started.get(i).port, flood, tries);
+                }
             }
         } finally {
             for (ServerUnderTest s : started) {
                 s.close();
             }
+        }
+        System.out.println();
+        System.out.println("load average after: " + loadAverage());
+        for (String r : ratios) {
+            System.out.println("front door / baseline, " + r + " (goal: p99 ratio at most " + GOAL + ")");
+        }
+    }
+
+    private static String rootUrl(ServerUnderTest s) {
+        return "http://127.0.0.1:" + s.port + "/v1/merkle/root";
+    }
+
+    /** The 1, 5 and 15 minute load averages, or "unknown". */
+    private static String loadAverage() {
+        try {
+            String[] f = Files.readString(Path.of("/proc/loadavg")).trim().split(" ");
+            return f[0] + " " + f[1] + " " + f[2];
+        } catch (IOException e) {
+            return "unknown";
+        }
+    }
+
+    /**
+     * Which CPUs wrk and the servers run on: with two or more CPUs and {@code taskset} installed, wrk on
+     * CPU 0 and the servers on the rest, so that the load generator never takes a server's CPU in the
+     * middle of a request; otherwise wherever the kernel puts them.
+     */
+    private record Pinning(List<String> wrkPrefix, String serverCpus) {
+        static Pinning choose(boolean wanted) {
+            int cpus = Runtime.getRuntime().availableProcessors();
+            if (!wanted || cpus < 2 || !Files.isExecutable(Path.of("/usr/bin/taskset"))) {
+                return new Pinning(List.of(), null);
+            }
+            return new Pinning(List.of("taskset", "-c", "0"), cpus == 2 ? "1" : "1-" + (cpus - 1));
+        }
+
+        void pinServer(long pid) throws IOException, InterruptedException {
+            if (serverCpus == null) {
+                return;
+            }
+            Process p = new ProcessBuilder("taskset", "-a", "-p", "-c", serverCpus, Long.toString(pid))
+                    .redirectErrorStream(true).start();
+            String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (p.waitFor() != 0) {
+                throw new IOException("taskset failed: " + out);
+            }
+        }
+
+        @Override
+        public String toString() {
+            return serverCpus == null ? "not pinned" : "wrk on CPU 0, the servers on CPU " + serverCpus;
         }
     }
 
@@ -223,8 +315,13 @@ public final class FrontDoorBench {
     }
 
     private static double median(List<Double> values) {
+        return quantile(values, 0.5);
+    }
+
+    /** The value at {@code q} of the sorted values (nearest rank; the upper middle for an even count at 0.5). */
+    private static double quantile(List<Double> values, double q) {
         List<Double> sorted = new ArrayList<>(values);
         Collections.sort(sorted);
-        return sorted.get(sorted.size() / 2);
+        return sorted.get(Math.min(sorted.size() - 1, (int) Math.floor(q * sorted.size())));
     }
 }

@@ -54,8 +54,15 @@ final class Wrk {
      * ({@code WRK_BODY_FILE}, {@code WRK_PATHS_FILE}).
      */
     Result run(String url, int connections, int seconds, Map<String, String> env) throws IOException, InterruptedException {
+        return run(List.of(), url, connections, seconds, env);
+    }
+
+    /** As {@link #run(String, int, int, Map)}, with wrk started by {@code prefix} (e.g. {@code taskset -c 0}). */
+    Result run(List<String> prefix, String url, int connections, int seconds, Map<String, String> env)
+            throws IOException, InterruptedException {
         int threads = Math.max(1, Math.min(2, connections / 8));
-        List<String> cmd = new ArrayList<>(List.of("wrk", "-t" + threads, "-c" + connections, "-d" + seconds + "s",
+        List<String> cmd = new ArrayList<>(prefix);
+        cmd.addAll(List.of("wrk", "-t" + threads, "-c" + connections, "-d" + seconds + "s",
                 "--timeout", "30s", "-s", script.toString(), url));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         pb.environment().putAll(env);

@@ -12,6 +12,7 @@ import io.trailproof.core.json.Rfc8785;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -37,13 +38,15 @@ public final class CoverageBuilder {
 
     private static final String NO_SESSION = "\u0000";
 
-    private record Sighting(String eventId, String session) {
+    /** One stored copy of a capture number; {@code inWindow}: its event is in the requested window. */
+    private record Sighting(String eventId, String session, boolean inWindow) {
     }
 
-    private record Gap(String captureId, long from, long to, String eventId) {
+    private record Gap(String captureId, long from, long to, String eventId, String session, boolean inWindow) {
     }
 
-    private record Call(String eventId, String session, String path, String model, String messages, long atMillis) {
+    private record Call(String eventId, String session, String path, String model, String messages, long atMillis,
+            boolean inWindow) {
     }
 
     private static final class Session {
@@ -54,47 +57,93 @@ public final class CoverageBuilder {
     }
 
     private final String agentId;
+    private final Instant since;
+    private final Instant until;
     private final Map<String, Session> sessions = new LinkedHashMap<>();
-    /** Per capture id, per number, where it was seen. */
+    /** Per capture id, per number, where it was seen (in the window or not). */
     private final Map<String, Map<Long, List<Sighting>>> seen = new HashMap<>();
+    /** Every {@code GAP} event's ranges, in chain order; which of them the answer lists is decided at the end. */
+    private final List<Gap> recordedGaps = new ArrayList<>();
     private final List<Call> calls = new ArrayList<>();
 
+    /** The coverage of all of the agent's events. */
     public CoverageBuilder(String agentId) {
-        this.agentId = agentId;
+        this(agentId, null, null);
     }
 
-    /** Adds one stored event of the agent (in chain order). */
+    /**
+     * The coverage of the agent's events with {@code timestamp} in {@code [since, until)} (either
+     * bound may be null: open). Every event of the agent is still {@linkplain #add added}: those
+     * outside the window are counted nowhere, but they decide what the window's events mean. A later
+     * filler makes a gap {@code filled}; a copy outside the window makes a number in it a duplicate; a
+     * gap whose neighbouring numbers are in the window is listed even when its {@code GAP} event was
+     * recorded after the window's end; a call just outside the window can match one inside it.
+     */
+    public CoverageBuilder(String agentId, Instant since, Instant until) {
+        this.agentId = agentId;
+        this.since = since;
+        this.until = until;
+    }
+
+    /** Adds one stored event of the agent (in chain order), whether in the window or not. */
     public void add(JsonNode e) {
         String id = e.path(ID).asText();
         String sessionKey = e.path(SESSION_ID).isTextual() ? e.get(SESSION_ID).textValue() : NO_SESSION;
-        Session s = sessions.computeIfAbsent(sessionKey, k -> new Session());
+        Instant at = instant(e);
+        boolean inWindow = inWindow(at);
         String type = e.path(ACTION_TYPE).isTextual() ? e.get(ACTION_TYPE).textValue() : "";
         if (type.equals(GAP_ACTION_TYPE) && !e.has(CAPTURE_ID)) {
+            if (inWindow) {
+                session(sessionKey);
+            }
             JsonNode out = e.path(ACTION_OUTPUT);
             String captureId = out.path("capture_id").asText(null);
             if (captureId != null) {
                 for (JsonNode r : out.path("missing")) {
                     if (r.isArray() && r.size() == 2) {
-                        s.gaps.add(new Gap(captureId, r.get(0).asLong(), r.get(1).asLong(), id));
+                        recordedGaps.add(new Gap(captureId, r.get(0).asLong(), r.get(1).asLong(), id, sessionKey,
+                                inWindow));
                     }
                 }
             }
             return;
         }
         String path = CapturePaths.of(e.path(CAPTURE_METHOD).isTextual() ? e.get(CAPTURE_METHOD).textValue() : null);
-        s.paths.computeIfAbsent(path, k -> new TreeMap<>()).merge(type, 1L, Long::sum);
+        if (inWindow) {
+            session(sessionKey).paths.computeIfAbsent(path, k -> new TreeMap<>()).merge(type, 1L, Long::sum);
+        }
         if (e.path(CAPTURE_ID).isTextual() && e.path(CAPTURE_SEQ).canConvertToLong()) {
             seen.computeIfAbsent(e.get(CAPTURE_ID).textValue(), k -> new HashMap<>())
                     .computeIfAbsent(e.get(CAPTURE_SEQ).longValue(), k -> new ArrayList<>(1))
-                    .add(new Sighting(id, sessionKey));
+                    .add(new Sighting(id, sessionKey, inWindow));
         }
-        if (type.equals(LLM_CALL)) {
-            calls.add(new Call(id, sessionKey, path, model(e), messagesHash(e.path(ACTION_INPUT)), millis(e)));
+        if (type.equals(LLM_CALL) && (inWindow || at != null && nearWindow(at))) {
+            calls.add(new Call(id, sessionKey, path, model(e), messagesHash(e.path(ACTION_INPUT)),
+                    at == null ? 0 : at.toEpochMilli(), inWindow));
         }
+    }
+
+    private Session session(String key) {
+        return sessions.computeIfAbsent(key, k -> new Session());
+    }
+
+    /** An event whose time cannot be read is in no window (every stored event has a readable one). */
+    private boolean inWindow(Instant at) {
+        if (since == null && until == null) {
+            return true;
+        }
+        return at != null && (since == null || !at.isBefore(since)) && (until == null || at.isBefore(until));
+    }
+
+    /** Outside the window but close enough to match a call inside it. */
+    private boolean nearWindow(Instant at) {
+        return (since == null || !at.isBefore(since.minus(MATCH_WINDOW)))
+                && (until == null || !at.isAfter(until.plus(MATCH_WINDOW)));
     }
 
     /** The coverage answer. */
     public ObjectNode build() {
+        gaps();
         duplicates();
         crossCheck();
         JsonNodeFactory f = JsonNodeFactory.instance;
@@ -131,6 +180,24 @@ public final class CoverageBuilder {
         return root;
     }
 
+    /**
+     * The recorded gaps of the window: those whose {@code GAP} event is in it, and those with a
+     * neighbouring number (the one before the hole or the one after it) stored in it, whose
+     * {@code GAP} may come up to {@code capture.gap-after} later.
+     */
+    private void gaps() {
+        for (Gap g : recordedGaps) {
+            if (g.inWindow() || seenInWindow(g.captureId(), g.from() - 1) || seenInWindow(g.captureId(), g.to() + 1)) {
+                session(g.session()).gaps.add(g);
+            }
+        }
+    }
+
+    private boolean seenInWindow(String captureId, long number) {
+        List<Sighting> at = seen.getOrDefault(captureId, Map.of()).get(number);
+        return at != null && at.stream().anyMatch(Sighting::inWindow);
+    }
+
     private boolean filled(Gap g) {
         Map<Long, List<Sighting>> numbers = seen.get(g.captureId());
         if (numbers == null || g.to() - g.from() >= numbers.size()) {
@@ -148,7 +215,8 @@ public final class CoverageBuilder {
         for (Map.Entry<String, Map<Long, List<Sighting>>> c : new TreeMap<>(seen).entrySet()) {
             for (Map.Entry<Long, List<Sighting>> n : new TreeMap<>(c.getValue()).entrySet()) {
                 List<Sighting> at = n.getValue();
-                if (at.size() < 2) {
+                Sighting first = at.stream().filter(Sighting::inWindow).findFirst().orElse(null);
+                if (at.size() < 2 || first == null) {
                     continue;
                 }
                 ObjectNode d = JsonNodeFactory.instance.objectNode();
@@ -156,7 +224,7 @@ public final class CoverageBuilder {
                 d.put("capture_seq", n.getKey());
                 ArrayNode ids = d.putArray("event_ids");
                 at.forEach(x -> ids.add(x.eventId()));
-                sessions.get(at.get(0).session()).duplicates.add(d);
+                session(first.session()).duplicates.add(d);
             }
         }
     }
@@ -164,7 +232,9 @@ public final class CoverageBuilder {
     /**
      * Matches the gateway's calls with the in-process ones: same model, at most {@link #MATCH_WINDOW}
      * apart, and the same messages hash when both have messages; each sighting matches at most one,
-     * the nearest in time first. Runs only when both sides saw calls of the agent.
+     * the nearest in time first. Runs only when both sides saw calls of the agent. Calls just outside
+     * the window take part, so that a call inside it is not reported for want of its counterpart
+     * across the edge; only the window's own calls are listed.
      */
     private void crossCheck() {
         List<Call> gateway = new ArrayList<>();
@@ -215,10 +285,13 @@ public final class CoverageBuilder {
         }
         unmatched.sort(Comparator.comparingLong(Call::atMillis));
         for (Call c : unmatched) {
+            if (!c.inWindow()) {
+                continue;
+            }
             ObjectNode o = JsonNodeFactory.instance.objectNode();
             o.put("event_id", c.eventId());
             o.put("path", c.path());
-            sessions.get(c.session()).onePathOnly.add(o);
+            session(c.session()).onePathOnly.add(o);
         }
     }
 
@@ -258,12 +331,13 @@ public final class CoverageBuilder {
         }
     }
 
-    private static long millis(JsonNode e) {
+    /** {@code timestamp}, else {@code recorded_at}; null when neither can be read. */
+    private static Instant instant(JsonNode e) {
         JsonNode t = e.path(TIMESTAMP).isTextual() ? e.get(TIMESTAMP) : e.path(RECORDED_AT);
         try {
-            return EventTime.parseTimestamp(t.asText()).toEpochMilli();
+            return EventTime.parseTimestamp(t.asText());
         } catch (RuntimeException ex) {
-            return 0;
+            return null;
         }
     }
 }
