@@ -4,28 +4,25 @@
 from __future__ import annotations
 
 import atexit
-import collections
-import json
 import logging
 import os
-import random
 import sys
 import threading
-import time
 import uuid
 import weakref
 from concurrent.futures import Future
-from typing import Any, Callable, Deque, Dict, List, Mapping, Optional, Union
+from typing import Any, Callable, Dict, List, Mapping, Optional, Union
 
+from ._queue import EventQueue, Item
+from ._sender import DUMPS, Sender, loads
 from ._spool import Spool, default_spool_dir
-from ._transport import Response, Transport, new_idempotency_key
+from ._transport import Transport
 from ._values import as_object, jsonable, utc_now
-from .errors import NotSent, QueueFull, RejectedEvent, TrailproofError
+from .errors import QueueFull, TrailproofError
 
 __all__ = ["Client", "Receipt"]
 
 _log = logging.getLogger("trailproof")
-_DUMPS = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _DEFAULT_URL = "http://127.0.0.1:7600"
 
 
@@ -51,22 +48,6 @@ class Receipt(Future):  # type: ignore[type-arg]
 
     def cancel(self) -> bool:
         return False
-
-
-class _Item:
-    __slots__ = ("data", "receipt", "seq")
-
-    def __init__(self, data: bytes, receipt: Optional[Receipt], seq: int = 0) -> None:
-        self.data = data
-        self.receipt = receipt
-        self.seq = seq
-
-
-def _body(items: List[_Item]) -> bytes:
-    return b"[" + b",".join(i.data for i in items) + b"]"
-
-
-_SPOOL = object()  # _deliver's answer when close() ran out of time
 
 
 class Client:
@@ -123,16 +104,9 @@ class Client:
         self.on_error = on_error
         self.before_send = before_send
         Transport(self.url)  # refuses a malformed URL now rather than on the sender thread
-        self._spool = Spool(self.spool_dir, self.url)
-        self._cond = threading.Condition()
-        self._buf: Deque[_Item] = collections.deque()
-        self._oldest_at = 0.0
-        self._enqueued = 0
-        self._taken = 0
-        self._completed = 0
-        self._flush_upto = 0
-        self._closing = False
-        self._close_deadline = 0.0
+        self._queue = EventQueue(max_queue, batch_size, flush_interval, block_timeout)
+        self._sender = Sender(self.url, self.api_key, request_timeout, max_backoff, self._queue,
+                              Spool(self.spool_dir, self.url), self._report)
         self._thread: Optional[threading.Thread] = None
         # Capture sequence (src/site/completeness.md#capture-sequences): one stream per client
         # instance, numbered when an event is created, so an event lost later leaves a hole.
@@ -141,7 +115,7 @@ class Client:
         self._capture_lock = threading.Lock()
         self._dropped: List[List[int]] = []  # numbers lost here, told to the service on the next event
         if self.enabled:
-            self._thread = threading.Thread(target=self._run, name="trailproof-sender", daemon=True)
+            self._thread = threading.Thread(target=self._sender.run, name="trailproof-sender", daemon=True)
             self._thread.start()
             ref = weakref.ref(self)
             atexit.register(_close_at_exit, ref)
@@ -187,13 +161,13 @@ class Client:
         if dropped is not None:
             event["capture_dropped"] = dropped
         try:
-            data = _DUMPS(event).encode("utf-8")
+            data = DUMPS(event).encode("utf-8")
         except UnicodeEncodeError:  # a lone surrogate somewhere: rebuilt with it replaced
             event = jsonable(event)
-            data = _DUMPS(event).encode("utf-8")
+            data = DUMPS(event).encode("utf-8")
         receipt = Receipt(event)
         try:
-            self._enqueue(_Item(data, receipt, seq))
+            self._queue.put(Item(data, receipt, seq))
         except QueueFull:
             self._lost(seq)
             raise
@@ -263,18 +237,18 @@ class Client:
             else:
                 self._dropped.append([seq, seq])
 
-    def _end_stream(self) -> None:
-        """Marks the end of the capture stream, ``self._cond`` held: the last event still queued gets
+    def _end_stream(self, queue: EventQueue) -> None:
+        """Marks the end of the capture stream, inside ``queue.close``: the last event still queued gets
         ``capture_last``, or, when it was sent already, a ``CAPTURE_END`` event is queued."""
         with self._capture_lock:
             last = self._capture_seq
             dropped = self._dropped.pop(0) if self._dropped else None
-        if self._buf and self._buf[-1].seq == last and last > 0 and dropped is None:
-            item = self._buf[-1]
-            event = dict(item.receipt.event) if item.receipt is not None and item.receipt.event else _loads(item.data)
+        tail = queue.last()
+        if tail is not None and tail.seq == last and last > 0 and dropped is None:
+            event = dict(tail.receipt.event) if tail.receipt is not None and tail.receipt.event else loads(tail.data)
             if event is not None:
                 event["capture_last"] = True
-                item.data = _DUMPS(event).encode("utf-8")
+                tail.data = DUMPS(event).encode("utf-8")
                 return
         with self._capture_lock:
             self._capture_seq += 1
@@ -286,10 +260,7 @@ class Client:
             event["session_id"] = str(self.session_id)
         if dropped is not None:
             event["capture_dropped"] = dropped
-        if not self._buf:
-            self._oldest_at = time.monotonic()
-        self._buf.append(_Item(_DUMPS(event).encode("utf-8"), Receipt(event), seq))
-        self._enqueued += 1
+        queue.append_end(Item(DUMPS(event).encode("utf-8"), Receipt(event), seq))
 
     def _redact(self, event: Dict[str, Any]) -> Dict[str, Any]:
         try:
@@ -344,41 +315,14 @@ class Client:
 
         return Action(self, action_type, name, input, labels, metadata)
 
-    # ----------------------------------------------------------------- queue
-
-    def _enqueue(self, item: _Item) -> None:
-        with self._cond:
-            if self._closing:
-                raise TrailproofError("the client is closed")
-            if len(self._buf) >= self.max_queue:
-                deadline = time.monotonic() + self.block_timeout
-                while len(self._buf) >= self.max_queue:
-                    left = deadline - time.monotonic()
-                    if left <= 0 or self._closing:
-                        raise QueueFull("the trailproof queue has been full (%d events) for %.1f s: trailproof "
-                                        "is down or too slow; the event was not queued" %
-                                        (self.max_queue, self.block_timeout))
-                    self._cond.wait(left)
-            first = not self._buf
-            if first:
-                self._oldest_at = time.monotonic()
-            self._buf.append(item)
-            self._enqueued += 1
-            # The sender of an idle client waits with no deadline: the first event of a batch starts
-            # its flush_interval, a full batch goes at once.
-            if first or len(self._buf) >= self.batch_size:
-                self._cond.notify_all()
+    # ----------------------------------------------------------------- delivery
 
     def flush(self, timeout: Optional[float] = None) -> bool:
         """Sends everything queued so far now and waits until it is acknowledged (or refused, or
         spooled). True when it all completed within ``timeout`` seconds."""
         if not self.enabled:
             return True
-        with self._cond:
-            target = self._enqueued
-            self._flush_upto = max(self._flush_upto, target)
-            self._cond.notify_all()
-            return self._cond.wait_for(lambda: self._completed >= target, timeout)
+        return self._queue.flush(timeout)
 
     def close(self, timeout: Optional[float] = None) -> None:
         """Sends what is queued for up to ``timeout`` seconds (default ``close_timeout``), then
@@ -386,19 +330,10 @@ class Client:
         if not self.enabled or self._thread is None:
             return
         timeout = self.close_timeout if timeout is None else timeout
-        with self._cond:
-            if not self._closing:
-                self._end_stream()
-                self._closing = True
-                self._close_deadline = time.monotonic() + timeout
-            self._cond.notify_all()
+        self._queue.close(timeout, self._end_stream)
         self._thread.join(timeout + self.request_timeout + 1.0)
-        with self._cond:  # the sender is stuck past its deadline: spool the rest from here
-            rest = list(self._buf)
-            self._buf.clear()
-            self._taken += len(rest)
-        for i in range(0, len(rest), self.batch_size):
-            self._spool_items(rest[i:i + self.batch_size], new_idempotency_key(), None)
+        # the sender is stuck past its deadline: spool the rest from here
+        self._sender.spool_batches(self._queue.take_all())
 
     def __enter__(self) -> "Client":
         return self
@@ -409,8 +344,7 @@ class Client:
     @property
     def pending(self) -> int:
         """Events logged but not yet acknowledged, refused or spooled."""
-        with self._cond:
-            return self._enqueued - self._completed
+        return self._queue.pending
 
     # ----------------------------------------------------------------- verification
 
@@ -421,9 +355,10 @@ class Client:
 
         return verify_stored(self, receipt_or_event_id, timeout)
 
-    # ----------------------------------------------------------------- sender thread
+    # ----------------------------------------------------------------- reporting
 
     def _report(self, error: TrailproofError) -> None:
+        """Hands ``error`` to ``on_error`` (on the sender thread, mostly), or logs it."""
         try:
             if self.on_error is not None:
                 self.on_error(error)
@@ -431,191 +366,6 @@ class Client:
                 _log.warning("%s", error.message)
         except Exception:  # on_error must not stop the sender
             _log.exception("on_error raised")
-
-    def _complete(self, n: int) -> None:
-        with self._cond:
-            self._completed += n
-            self._cond.notify_all()
-
-    def _run(self) -> None:
-        transport = Transport(self.url, self.api_key)
-        try:
-            self._drain_spool(transport)
-            while True:
-                items = self._next_batch()
-                if items is None:
-                    return
-                self._send(transport, items, new_idempotency_key(), None)
-        except BaseException as e:  # a bug must not lose events silently
-            self._report(TrailproofError("the trailproof sender stopped: %r" % (e,)))
-            raise
-        finally:
-            transport.close()
-
-    def _next_batch(self) -> Optional[List[_Item]]:
-        with self._cond:
-            while True:
-                n = len(self._buf)
-                if n:
-                    due = self._oldest_at + self.flush_interval
-                    now = time.monotonic()
-                    if (n >= self.batch_size or self._closing or now >= due
-                            or self._flush_upto > self._taken):
-                        take = min(n, self.batch_size)
-                        items = [self._buf.popleft() for _ in range(take)]
-                        self._taken += take
-                        if self._buf:
-                            self._oldest_at = time.monotonic()
-                        self._cond.notify_all()
-                        return items
-                    self._cond.wait(due - now)
-                elif self._closing:
-                    return None
-                else:
-                    self._cond.wait()
-
-    def _drain_spool(self, transport: Transport) -> None:
-        for path in self._spool.pending():
-            claim = self._spool.claim(path)
-            if claim is None:
-                continue
-            why = claim.unreadable()
-            if why is not None:
-                aside = claim.set_aside()
-                if aside is not None:
-                    self._report(TrailproofError(
-                        "the spooled batch %s cannot be read by this version (%s); it is set aside as %s and the"
-                        " other batches are sent" % (path, why, aside)))
-                continue
-            items = [_Item(_DUMPS(e).encode("utf-8"), None) for e in json.loads(claim.body.decode("utf-8"))]
-            if self._send(transport, items, claim.key, claim.body, spooled=True):
-                claim.done()
-            else:
-                claim.release()
-                return
-
-    def _send(self, transport: Transport, items: List[_Item], key: str, body: Optional[bytes],
-              spooled: bool = False) -> bool:
-        """Delivers one batch; False when it stays (or was put) in the spool."""
-        if body is None:
-            body = _body(items)
-        r = self._deliver(transport, body, key, len(items))
-        if r is _SPOOL:
-            if not spooled:
-                self._spool_items(items, key, body)
-            return False
-        assert isinstance(r, Response)
-        if r.status in (201, 207):
-            self._settle(r, items)
-            return True
-        # refused as a whole, so nothing was stored: halves go out as new batches with new keys
-        message = r.error_message()
-        if len(items) > 1 and r.status in (400, 413):
-            half = len(items) // 2
-            first = self._send(transport, items[:half], new_idempotency_key(), None)
-            if not first:
-                self._spool_items(items[half:], new_idempotency_key(), None)
-            else:
-                self._send(transport, items[half:], new_idempotency_key(), None)
-            return True  # every item is now sent, refused or in a spool file of its own
-        for it in items:
-            self._reject(it, message)
-        self._complete(sum(1 for it in items if it.receipt is not None))
-        return True
-
-    def _deliver(self, transport: Transport, body: bytes, key: str, count: int) -> Any:
-        attempt = 0
-        while True:
-            timeout = self.request_timeout
-            if self._closing:
-                left = self._close_deadline - time.monotonic()
-                if left <= 0:
-                    return _SPOOL
-                timeout = min(timeout, left)
-            retry_after: Optional[float] = None
-            try:
-                r = transport.post_batch(body, key, timeout)
-                if r.status in (201, 207, 400, 413, 422):
-                    return r
-                problem = "trailproof answered %d: %s" % (r.status, r.error_message())
-                retry_after = r.retry_after()
-            except OSError as e:
-                problem = "trailproof at %s is unreachable: %s" % (self.url, e)
-            attempt += 1
-            if attempt == 1:
-                self._report(TrailproofError("%s; retrying a batch of %d events with back-off" % (problem, count)))
-            cap = min(self.max_backoff, 0.1 * (2 ** min(attempt, 20)))
-            delay = random.uniform(cap / 2, cap)
-            if retry_after is not None:
-                delay = max(delay, retry_after)
-            with self._cond:
-                end = time.monotonic() + delay
-                while True:
-                    now = time.monotonic()
-                    limit = end if not self._closing else min(end, self._close_deadline)
-                    if now >= limit:
-                        break
-                    self._cond.wait(limit - now)
-
-    def _settle(self, r: Response, items: List[_Item]) -> None:
-        try:
-            results = r.json()
-            by_index = {int(x["index"]): x for x in results}
-        except Exception:
-            results, by_index = None, {}
-        done = 0
-        for i, it in enumerate(items):
-            res = by_index.get(i)
-            if res is not None and isinstance(res.get("event"), dict):
-                ev = res["event"]
-                if it.receipt is not None:
-                    it.receipt.set_result({k: ev.get(k) for k in ("id", "log_index", "hash", "sequence",
-                                                                  "recorded_at")})
-            elif res is not None and "error" in res:
-                self._reject(it, str(res["error"]))
-            else:
-                err = TrailproofError("trailproof acknowledged the batch (HTTP %d) but its answer has no result "
-                                      "for item %d" % (r.status, i))
-                self._report(err)
-                if it.receipt is not None:
-                    it.receipt.set_exception(err)
-            if it.receipt is not None:
-                done += 1
-        self._complete(done)
-
-    def _reject(self, item: _Item, message: str) -> None:
-        event = item.receipt.event if item.receipt is not None else _loads(item.data)
-        err = RejectedEvent(message, event)
-        self._report(err)
-        if item.receipt is not None:
-            item.receipt.set_exception(err)
-
-    def _spool_items(self, items: List[_Item], key: str, body: Optional[bytes]) -> None:
-        if not items:
-            return
-        try:
-            path: Optional[str] = self._spool.write(key, body if body is not None else _body(items))
-            msg = "%d events were not acknowledged before close(); they are spooled in %s" % (len(items), path)
-        except OSError as e:
-            path = None
-            msg = "%d events were not acknowledged before close() and the spool could not be written: %s" % (
-                len(items), e)
-        err = NotSent(msg, path)
-        self._report(err)
-        n = 0
-        for it in items:
-            if it.receipt is not None and not it.receipt.done():
-                it.receipt.set_exception(err)
-                n += 1
-        self._complete(n)
-
-
-def _loads(data: bytes) -> Optional[Dict[str, Any]]:
-    try:
-        v = json.loads(data.decode("utf-8"))
-        return v if isinstance(v, dict) else None
-    except Exception:
-        return None
 
 
 def _program_name() -> str:

@@ -10,7 +10,6 @@ import { QueueFull, TrailproofError } from "./errors.js";
 import { closeAtExit, forgetAtExit } from "./exit.js";
 import { Decision, decide, type DecideOptions } from "./gate.js";
 import { type ClientOptions, resolveOptions } from "./options.js";
-import type { Item } from "./queue.js";
 import { Receipt } from "./receipt.js";
 import { Sender } from "./sender.js";
 import { Spool } from "./spool.js";
@@ -149,10 +148,9 @@ export class Client {
       event = jsonable(event) as Record<string, unknown>;
       data = JSON.stringify(event);
     }
-    const item: Item = { data, receipt: null, seq };
-    item.receipt = new Receipt(item);
-    sender.push(item);
-    return item.receipt;
+    const receipt = new Receipt(data, seq);
+    sender.push(receipt);
+    return receipt;
   }
 
   /** The fields a logged event and a proposal to the gate share, in the same order. */
@@ -325,9 +323,7 @@ export class Client {
     };
     if (this.sessionId) event.session_id = String(this.sessionId);
     if (dropped !== null) event.capture_dropped = dropped;
-    const item: Item = { data: JSON.stringify(event), receipt: null, seq };
-    item.receipt = new Receipt(item);
-    sender.push(item);
+    sender.push(new Receipt(JSON.stringify(event), seq));
   }
 
   /** @internal The process is exiting: spool everything unsent, synchronously. */

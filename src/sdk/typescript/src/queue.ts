@@ -2,11 +2,14 @@
 
 import type { Receipt } from "./receipt.js";
 
-/** One queued event: its JSON text as sent, its receipt, and its capture number (0 for a spooled one). */
+/**
+ * One queued event: its JSON text as sent, its receipt, and its capture number. A logged event's
+ * item is its `Receipt` (one object per event); a spooled one's is `{data, receipt: null, seq: 0}`.
+ */
 export interface Item {
   data: string;
-  receipt: Receipt | null;
-  seq: number;
+  readonly receipt: Receipt | null;
+  readonly seq: number;
 }
 
 /** The request body of a batch: the events' JSON texts as one JSON array. */

@@ -18,9 +18,15 @@ export interface Ack {
  * receipt nobody awaits never causes an unhandled rejection.
  */
 export class Receipt {
-  // The queued item whose JSON text is the event as sent: the text alone is kept, not the objects
-  // it was made of, so a queue of events is cheap for the garbage collector.
-  private readonly item: { data: string } | null;
+  /**
+   * @internal The event's JSON text as sent (null when the client is disabled): the receipt is
+   * itself the queued item, and the text alone is kept, not the objects it was made of, so that a
+   * queue of events is one string and one object per event for the garbage collector.
+   */
+  data: string;
+  /** @internal The event's capture number. */
+  readonly seq: number;
+  private readonly disabled: boolean;
   private state: 0 | 1 | 2 = 0; // pending, resolved, rejected
   private value: Ack | null = null;
   private error: Error | null = null;
@@ -29,13 +35,21 @@ export class Receipt {
   private promise: Promise<Ack | null> | null = null;
   private settle: ((state: 1 | 2) => void) | null = null;
 
-  constructor(item: { data: string } | null) {
-    this.item = item;
+  /** @internal */
+  constructor(data: string | null, seq = 0) {
+    this.data = data ?? "";
+    this.seq = seq;
+    this.disabled = data === null;
+  }
+
+  /** @internal The queued item's receipt: itself. */
+  get receipt(): Receipt {
+    return this;
   }
 
   /** The event as sent (after `beforeSend`; a fresh copy each time), or null when the client is disabled. */
   get event(): Record<string, unknown> | null {
-    return this.item === null ? null : (JSON.parse(this.item.data) as Record<string, unknown>);
+    return this.disabled ? null : (JSON.parse(this.data) as Record<string, unknown>);
   }
 
   /** True once acknowledged, refused or spooled. */

@@ -45,6 +45,21 @@ describe("trailproof/langchain", () => {
     assert.deepEqual(errors, []);
   });
 
+  test("a model that fails is recorded as an LLM_RESULT with status error, as a failed tool is", async (t) => {
+    const { client, agentId, errors, onError } = newClient(t, "langchain-llm-error");
+    const handler = new TrailproofCallbackHandler(client, { onError });
+    await assert.rejects(new FakeLLM({ thrownErrorString: "model overloaded" }).invoke("hello", { callbacks: [handler] }), /model overloaded/);
+    await client.flush();
+    const events = await eventsOf(agentId, (es) => es.length >= 2);
+    assert.deepEqual(events.map((e) => e.action_type), ["LLM_CALL", "LLM_RESULT"]);
+    assert.equal(events[1].action_name, events[0].action_name);
+    assert.equal(events[1].action_status, "error");
+    assert.match(events[1].error_message, /model overloaded/);
+    assert.equal(events[1].metadata.run_id, events[0].metadata.run_id);
+    assert.ok(events[1].duration_ms >= 0);
+    assert.deepEqual(errors, []);
+  });
+
   test("a text-completion model (an LLM, not a chat model) is recorded with its prompts", async (t) => {
     const { client, agentId, errors, onError } = newClient(t, "langchain-llm");
     const handler = new TrailproofCallbackHandler(client, { onError });

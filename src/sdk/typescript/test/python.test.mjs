@@ -68,15 +68,17 @@ c.close()
     const spoolDir = dir("trailproof-py-ts-spool-");
     const { url, open } = await laterUrl();
     const name = agent("py-to-ts");
-    await runPython(`
+    const spooledByPython = await runPython(`
 import json, trailproof
+from trailproof._spool import Spool
 c = trailproof.Client(${JSON.stringify(url)}, agent_id=${JSON.stringify(name)}, spool_dir=${JSON.stringify(spoolDir)},
                       batch_size=3, close_timeout=0.3, on_error=lambda e: None)
 for i in range(7):
     c.log("STEP", "before", input={"i": i})
 c.close()
-print(json.dumps(len(c._spool.pending())))
+print(json.dumps(len(Spool(${JSON.stringify(spoolDir)}, ${JSON.stringify(url)}).pending())))
 `);
+    assert.equal(spooledByPython, 3);
     assert.equal(new Spool(spoolDir, url).pending().length, 3);
     const p = await open();
     const ts = new Client({ url, agentId: name, spoolDir });

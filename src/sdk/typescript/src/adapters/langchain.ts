@@ -129,6 +129,23 @@ export class TrailproofCallbackHandler extends BaseCallbackHandler {
     record(this.client, this.options.onError, fields);
   }
 
+  /**
+   * Records the run `runId` ending in `error` as `actionType` with status `error` and the error's
+   * message (`unnamed` names a run the handler never saw start).
+   */
+  private failed(actionType: "TOOL_RESULT" | "LLM_RESULT", unnamed: string, error: unknown, runId: string): void {
+    guard(this.options.onError, () => {
+      const run = this.close(runId);
+      this.log({
+        actionType,
+        actionName: run?.name ?? unnamed,
+        status: "error",
+        error: messageOf(error),
+        ...this.ending(run, runId),
+      });
+    });
+  }
+
   override async handleToolStart(
     tool: Serialized,
     input: string,
@@ -175,16 +192,7 @@ export class TrailproofCallbackHandler extends BaseCallbackHandler {
   }
 
   override async handleToolError(error: unknown, runId: string): Promise<void> {
-    guard(this.options.onError, () => {
-      const run = this.close(runId);
-      this.log({
-        actionType: "TOOL_RESULT",
-        actionName: run?.name ?? "unknown",
-        status: "error",
-        error: messageOf(error),
-        ...this.ending(run, runId),
-      });
-    });
+    this.failed("TOOL_RESULT", "unknown", error, runId);
   }
 
   override async handleChatModelStart(
@@ -270,15 +278,6 @@ export class TrailproofCallbackHandler extends BaseCallbackHandler {
   }
 
   override async handleLLMError(error: unknown, runId: string): Promise<void> {
-    guard(this.options.onError, () => {
-      const run = this.close(runId);
-      this.log({
-        actionType: "LLM_RESULT",
-        actionName: run?.name ?? "model",
-        status: "error",
-        error: messageOf(error),
-        ...this.ending(run, runId),
-      });
-    });
+    this.failed("LLM_RESULT", "model", error, runId);
   }
 }

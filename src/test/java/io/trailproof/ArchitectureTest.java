@@ -306,7 +306,7 @@ class ArchitectureTest {
                 .orShould().dependOnClassesThat().haveFullyQualifiedName("org.apache.lucene.index.IndexWriter")
                 .orShould().dependOnClassesThat().resideInAPackage("org.apache.lucene.store..")
                 .because("reads reach the live index only through EventIndex and SearchIndex's seam, and only "
-                        + "SearchIndex's follower swaps or reopens it; turning a request into a query touches no index")
+                        + "IndexFollower swaps or reopens it; turning a request into a query touches no index")
                 .check(classes);
     }
 

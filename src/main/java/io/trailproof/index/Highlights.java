@@ -7,6 +7,8 @@ import org.apache.lucene.analysis.Analyzer;
 import org.apache.lucene.index.Term;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.QueryVisitor;
+import org.apache.lucene.search.SynonymQuery;
+import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.highlight.Highlighter;
 import org.apache.lucene.search.highlight.InvalidTokenOffsetsException;
 import org.apache.lucene.search.highlight.QueryScorer;
@@ -130,9 +132,12 @@ final class Highlights {
      * Scores the terms of one text field: those of clauses on that field or on {@code text}. A
      * wildcard, prefix, fuzzy term, range or regular expression contributes the words of the field
      * it matches, however many (Lucene's own extractor expands it into at most 1,024 clauses and
-     * fails beyond).
+     * fails beyond). A plain term or synonym clause contributes its own terms, read from the query:
+     * Lucene's extractor would first build an in-memory index of the field's text to rewrite it,
+     * which leaves such a query as it is but costs tens of kilobytes per field and result (what made
+     * the collector pause under a stream of selective searches).
      */
-    private static final class FieldScorer extends QueryScorer {
+    static final class FieldScorer extends QueryScorer {
         FieldScorer(Query query, String field) {
             super(query, field, IndexFields.TEXT);
         }
@@ -140,6 +145,22 @@ final class Highlights {
         @Override
         protected WeightedSpanTermExtractor newTermExtractor(String defaultField) {
             return new WeightedSpanTermExtractor(defaultField) {
+                @Override
+                protected void extractWeightedTerms(Map<String, WeightedSpanTerm> terms, Query query, float boost)
+                        throws IOException {
+                    if (!(query instanceof TermQuery) && !(query instanceof SynonymQuery)) {
+                        super.extractWeightedTerms(terms, query, boost);
+                        return;
+                    }
+                    Set<Term> named = new HashSet<>();
+                    query.visit(QueryVisitor.termCollector(named));
+                    for (Term t : named) {
+                        if (fieldNameComparator(t.field())) {
+                            terms.put(t.text(), new WeightedSpanTerm(boost, t.text()));
+                        }
+                    }
+                }
+
                 @Override
                 protected void extract(Query query, float boost, Map<String, WeightedSpanTerm> terms) throws IOException {
                     if (!(query instanceof MultiTermQuery mtq)) {

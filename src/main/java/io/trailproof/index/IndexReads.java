@@ -32,7 +32,7 @@ import java.util.concurrent.locks.Lock;
  * <p>This is also the meeting point of readers and the follower that fills the index: a waiting
  * reader nudges the follower so it does not sleep out its poll interval, and the follower reports
  * each step with {@link #progress}, which wakes blocked readers and hands parked ones on. Which
- * index is live, and swapping or reopening it, stays with {@link SearchIndex}; a read holds
+ * index is live, and swapping or reopening it, stays with {@link IndexFollower}; a read holds
  * {@code swapReadLock} so the index it uses is not closed under it.
  */
 final class IndexReads {
@@ -341,7 +341,7 @@ final class IndexReads {
                 nudged = true;
                 signal.notifyAll();
                 try {
-                    signal.wait(Math.max(1, Math.min(SearchIndex.POLL_MILLIS, left / 1_000_000)));
+                    signal.wait(Math.max(1, Math.min(IndexFollower.POLL_MILLIS, left / 1_000_000)));
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                     throw new IndexUnavailableException("interrupted while waiting for the search index");

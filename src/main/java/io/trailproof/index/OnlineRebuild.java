@@ -103,9 +103,9 @@ final class OnlineRebuild {
                     LogReader.copy(ledger, fresh, Math.min(total, fresh.size() + LogReader.BATCH), this::caughtUp, closed);
                 }
                 long now = System.nanoTime();
-                if (now - lastLog >= SearchIndex.PROGRESS_LOG_NANOS) {
+                if (now - lastLog >= IndexFollower.PROGRESS_LOG_NANOS) {
                     lastLog = now;
-                    LOG.log(System.Logger.Level.INFO, "search index rebuild: " + SearchIndex.progressLine(fresh.size(),
+                    LOG.log(System.Logger.Level.INFO, "search index rebuild: " + IndexFollower.progressLine(fresh.size(),
                             total, now - begin));
                 }
             }

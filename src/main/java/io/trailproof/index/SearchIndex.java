@@ -1,6 +1,5 @@
 package io.trailproof.index;
 
-import io.trailproof.background.Pacer;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LogRanges;
 
@@ -12,12 +11,8 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.Executor;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -31,29 +26,13 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * {@link #startRebuild} builds a new index beside the live one while the live one keeps answering,
  * then swaps it in.
  *
- * <p>This class keeps the index level with the ledger and owns which index is live: only its
- * follower thread swaps or reopens it. The waiting and reading of {@link #find} and
+ * <p>Following the ledger, and which index is live, are {@link IndexFollower}'s: only its thread
+ * writes, swaps or reopens the index. The waiting and reading of {@link #find} and
  * {@link #findAsync} are {@link IndexReads}'; building a new generation is {@link OnlineRebuild}'s.
  */
 public final class SearchIndex implements Closeable {
 
     private static final System.Logger LOG = System.getLogger(SearchIndex.class.getName());
-
-    /** The follower commits (makes the index durable) at most this often while events arrive. */
-    static final Duration COMMIT_INTERVAL = Duration.ofSeconds(5);
-    /** During a large catch-up (a rebuild at start) commits are rarer: each one flushes and merges segments. */
-    static final Duration CATCH_UP_COMMIT_INTERVAL = Duration.ofSeconds(60);
-    /**
-     * How often an idle follower looks at the ledger's size when nobody nudges it, and the longest a
-     * blocked reader sleeps between looks at the index.
-     */
-    static final long POLL_MILLIS = 20;
-    static final long PROGRESS_LOG_NANOS = 5_000_000_000L;
-    private static final long LARGE_CATCH_UP = 10_000;
-    /** Reopening after a failed write happens at most this often (a disk that keeps failing). */
-    private static final long REOPEN_BACKOFF_NANOS = 1_000_000_000L;
-    /** At a clean stop, at most this many events are indexed before the final commit; the rest wait for the next start. */
-    static final long CLOSE_CATCH_UP_LIMIT = 100_000;
 
     /**
      * A result: its log index and, unless only positions were asked, the stored event as read from the
@@ -93,44 +72,24 @@ public final class SearchIndex implements Closeable {
     }
 
     private final Ledger ledger;
-    private final IndexDirectory dirs;
-    private final IndexOptions options;
-    private final Clock clock;
     private final ReentrantReadWriteLock swapLock = new ReentrantReadWriteLock();
     private final IndexReads reads;
     private final OnlineRebuild rebuild;
-    private final Thread follower;
-
-    private volatile EventIndex current;
-    private volatile Path currentGeneration;
+    private final IndexFollower follower;
     private volatile boolean closed;
-    private volatile Failure lastFailure;
-    private long committedSize;
-    private long lastCommitNanos = System.nanoTime();
-    private long lastReopenNanos = System.nanoTime() - REOPEN_BACKOFF_NANOS; // follower only
-    /** Set by {@link #holdFollower}: the follower waits before its next step. */
-    private volatile CountDownLatch hold;
-    /** Set while the follower waits at {@link #hold}. */
-    private volatile boolean holding;
 
     private SearchIndex(Ledger ledger, IndexDirectory dirs, IndexOptions options, Clock clock, EventIndex index,
                         Path generation) {
         this.ledger = ledger;
-        this.dirs = dirs;
-        this.options = options;
-        this.clock = clock;
-        this.current = index;
-        this.currentGeneration = generation;
-        this.committedSize = index.size();
         this.reads = new IndexReads(ledger, clock, swapLock.readLock(), new IndexReads.Live() {
             @Override
             public EventIndex current() {
-                return current;
+                return follower.current();
             }
 
             @Override
             public Failure lastFailure() {
-                return lastFailure;
+                return follower.lastFailure();
             }
 
             @Override
@@ -139,8 +98,8 @@ public final class SearchIndex implements Closeable {
             }
         });
         this.rebuild = new OnlineRebuild(ledger, dirs, options, clock, () -> closed, reads::progress);
-        this.follower = new Thread(this::follow, "trailproof-index");
-        this.follower.setDaemon(true);
+        this.follower = new IndexFollower(ledger, dirs, options, clock, index, generation, swapLock, reads, rebuild,
+                () -> closed);
     }
 
     /** Opens (or replaces) the index in {@code dataDir/index/} and starts following the ledger. */
@@ -172,173 +131,18 @@ public final class SearchIndex implements Closeable {
 
     // ---------------------------------------------------------------- follower
 
-    private void follow() {
-        long catchUpStart = 0;
-        long catchUpFrom = 0;
-        long lastProgressLog = 0;
-        while (!closed) {
-            try {
-                awaitHold();
-                OnlineRebuild.Handoff h = rebuild.handoff();
-                if (h != null) {
-                    swapIn(h);
-                    continue;
-                }
-                EventIndex index = current;
-                IndexWriterFailedException broken = index.writeFailure();
-                if (broken != null) {
-                    reopen(index, broken);
-                    continue;
-                }
-                if (purgeQueued()) {
-                    purge(index);
-                    continue;
-                }
-                long target = ledger.size();
-                if (index.size() < target) {
-                    long lag = target - index.size();
-                    if (catchUpStart == 0 && lag >= LARGE_CATCH_UP) {
-                        catchUpStart = System.nanoTime();
-                        catchUpFrom = index.size();
-                        lastProgressLog = catchUpStart;
-                        LOG.log(System.Logger.Level.INFO, "search index: indexing " + lag + " events from the log");
-                    }
-                    LogReader.copy(ledger, index, Math.min(target, index.size() + LogReader.BATCH), n -> { }, () -> closed);
-                    reads.progress();
-                    long now = System.nanoTime();
-                    if (catchUpStart != 0 && now - lastProgressLog >= PROGRESS_LOG_NANOS) {
-                        lastProgressLog = now;
-                        LOG.log(System.Logger.Level.INFO, "search index: " + progressLine(index.size() - catchUpFrom,
-                                target - catchUpFrom, now - catchUpStart));
-                    }
-                    Duration interval = catchUpStart != 0 ? CATCH_UP_COMMIT_INTERVAL : COMMIT_INTERVAL;
-                    if (now - lastCommitNanos >= interval.toNanos()) {
-                        commit(index);
-                    }
-                } else {
-                    if (catchUpStart != 0) {
-                        LOG.log(System.Logger.Level.INFO, "search index caught up with the log: " + index.size()
-                                + " events (" + Duration.ofNanos(System.nanoTime() - catchUpStart).toSeconds() + " s)");
-                        catchUpStart = 0;
-                        commit(index);
-                    } else if (index.size() > committedSize && System.nanoTime() - lastCommitNanos >= COMMIT_INTERVAL.toNanos()) {
-                        commit(index);
-                    }
-                    reads.awaitNudge(POLL_MILLIS);
-                }
-            } catch (InterruptedException e) {
-                if (closed) {
-                    return;
-                }
-            } catch (Exception | Error e) {
-                if (current.writeFailure() != null) {
-                    continue; // reopened at the top of the loop, and logged there
-                }
-                LOG.log(System.Logger.Level.ERROR, "search index: indexing failed; retrying in a second", e);
-                try {
-                    Thread.sleep(1000);
-                } catch (InterruptedException ie) {
-                    return;
-                }
-            }
-        }
-    }
-
-    /**
-     * After a failed write: the failed index (already rolled back to its last commit) is closed and
-     * the same generation opened again; the follower then indexes the log beyond that commit anew.
-     * A generation that cannot be opened any more is moved aside and replaced by an empty one that
-     * the follower fills from the log. Logged, and shown by {@link #status()} and in the 503 of a
-     * request that waited for the index meanwhile.
-     */
-    private void reopen(EventIndex failed, IndexWriterFailedException cause) throws IOException, InterruptedException {
-        // A disk that keeps failing would otherwise have the index reopened and failing in a tight loop.
-        long sinceLast = System.nanoTime() - lastReopenNanos;
-        if (sinceLast < REOPEN_BACKOFF_NANOS) {
-            Thread.sleep((REOPEN_BACKOFF_NANOS - sinceLast) / 1_000_000 + 1);
-        }
-        lastReopenNanos = System.nanoTime();
-        String action;
-        long held;
-        swapLock.writeLock().lock();
-        try {
-            if (current != failed) {
-                return;
-            }
-            Path generation = currentGeneration;
-            try {
-                failed.close();
-            } catch (IOException | RuntimeException e) {
-                cause.addSuppressed(e);
-            }
-            LuceneEventIndex reopened;
-            try {
-                reopened = LuceneEventIndex.open(generation, options);
-                action = "rolled the index back to its last commit (" + reopened.size() + " events) and reopened it; "
-                        + "indexing the rest of the log again";
-            } catch (IOException e) {
-                Path aside = dirs.moveAside(generation);
-                Map.Entry<LuceneEventIndex, Path> fresh = LiveGeneration.fresh(dirs, options);
-                reopened = fresh.getKey();
-                currentGeneration = fresh.getValue();
-                action = "could not reopen the index (" + e.getMessage() + "); moved it to " + aside
-                        + " and rebuilding it from the log";
-            }
-            current = reopened;
-            committedSize = reopened.size();
-            held = reopened.size();
-            lastFailure = new Failure(clock.instant(), String.valueOf(cause.getMessage()), action);
-        } finally {
-            swapLock.writeLock().unlock();
-        }
-        LOG.log(System.Logger.Level.ERROR, "search index: writing failed; " + action + " (" + held + " of "
-                + ledger.size() + " events held)", cause);
-        reads.progress();
-    }
-
     /**
      * Stops the follower before its next step until the returned handle is closed: the index then
      * falls behind the log as it does when Lucene stalls (a hung disk, a long merge). A seam for
      * tests of what must not wait for the index; nothing in the service calls it.
      */
     public AutoCloseable holdFollower() {
-        CountDownLatch latch = new CountDownLatch(1);
-        hold = latch;
-        return () -> {
-            hold = null;
-            latch.countDown();
-        };
-    }
-
-    private void awaitHold() throws InterruptedException {
-        CountDownLatch latch = hold;
-        while (latch != null && !closed && !latch.await(POLL_MILLIS, TimeUnit.MILLISECONDS)) {
-            holding = true;
-            latch = hold;
-        }
-        holding = false;
+        return follower.hold();
     }
 
     /** True while the follower waits at a {@link #holdFollower} hold: it takes no further step until released. */
     public boolean followerHeld() {
-        return holding;
-    }
-
-    // ---------------------------------------------------------------- erasure (src/site/erasure.md)
-
-    /** Erasures waiting for the follower: the log indexes whose documents are to be replaced. */
-    private final ConcurrentLinkedQueue<Purge> purges = new ConcurrentLinkedQueue<>();
-
-    private record Purge(LogRanges logIndexes, double shareWhileIngesting, CompletableFuture<Void> done) {
-    }
-
-    /** Most events whose new documents one step of a purge holds in memory (src/site/erasure.md#memory). */
-    static final int PURGE_CHUNK_EVENTS = 4096;
-    /** Most payload bytes one step of a purge holds in memory. */
-    static final long PURGE_CHUNK_BYTES = 16L << 20;
-
-    private boolean purgeQueued() {
-        return !purges.isEmpty();
+        return follower.held();
     }
 
     /**
@@ -347,122 +151,17 @@ public final class SearchIndex implements Closeable {
      * the index's one writer. The future completes once no file of the index holds the old
      * documents, or exceptionally when that failed (the caller must then not say the content is gone).
      *
-     * <p>The events are read and replaced a chunk at a time (at most {@value #PURGE_CHUNK_EVENTS}
-     * events or {@value #PURGE_CHUNK_BYTES} bytes of payloads), and merged away once at the end, so a
-     * purge's memory does not grow with the number of events it erases.
+     * <p>The events are read and replaced a chunk at a time (at most
+     * {@value IndexFollower#PURGE_CHUNK_EVENTS} events or {@value IndexFollower#PURGE_CHUNK_BYTES}
+     * bytes of payloads), and merged away once at the end, so a purge's memory does not grow with the
+     * number of events it erases.
      *
      * <p>While events are being ingested the merges work {@code shareWhileIngesting} of the time
      * (src/site/erasure.md#pacing), and in their pauses the follower indexes the events that arrived,
      * so searches do not wait for the purge to end; 1 never pauses.
      */
     public CompletableFuture<Void> purge(LogRanges logIndexes, double shareWhileIngesting) {
-        Purge p = new Purge(logIndexes, shareWhileIngesting, new CompletableFuture<>());
-        purges.add(p);
-        reads.nudgeFollower();
-        return p.done();
-    }
-
-    private void purge(EventIndex index) {
-        Purge p;
-        while ((p = purges.poll()) != null) {
-            try {
-                long size = ledger.size();
-                TreeMap<Long, byte[]> payloads = new TreeMap<>();
-                long[] bytes = {0};
-                p.logIndexes().forEachChunk(PURGE_CHUNK_EVENTS, (chunk, n) -> {
-                    for (int k = 0; k < n && chunk[k] < size; k++) {
-                        byte[] payload = ledger.payloadAt(chunk[k]);
-                        payloads.put(chunk[k], payload);
-                        bytes[0] += payload.length;
-                        if (payloads.size() >= PURGE_CHUNK_EVENTS || bytes[0] >= PURGE_CHUNK_BYTES) {
-                            replaceChunk(index, payloads);
-                            bytes[0] = 0;
-                        }
-                    }
-                });
-                replaceChunk(index, payloads);
-                index.mergeAwayReplaced(Pacer.whileBusy(p.shareWhileIngesting(), ledger::size, System::nanoTime,
-                        nanos -> indexDuring(index, nanos)));
-                dirs.deleteDamaged();      // and a damaged index set aside goes
-                committedSize = index.size();
-                lastCommitNanos = System.nanoTime();
-                p.done().complete(null);
-            } catch (Exception | Error e) {
-                p.done().completeExceptionally(e);
-            }
-        }
-    }
-
-    /** One step of a purge: the documents of {@code payloads} replaced (only those the index holds), then forgotten. */
-    private void replaceChunk(EventIndex index, TreeMap<Long, byte[]> payloads) throws IOException {
-        if (payloads.isEmpty()) {
-            return;
-        }
-        index.replaceDocuments(payloads);
-        rebuild.purge(payloads);   // and in an index being rebuilt, which must not bring them back
-        payloads.clear();
-    }
-
-    /**
-     * A pause of a paced purge: indexes the events that arrived, for at most {@code nanos} (give or
-     * take a batch), and waits for more while there are none. Commits are left to the purge.
-     */
-    private void indexDuring(EventIndex index, long nanos) throws IOException, InterruptedException {
-        long deadline = System.nanoTime() + nanos;
-        for (long left = nanos; left > 0 && !closed; left = deadline - System.nanoTime()) {
-            long target = ledger.size();
-            if (index.size() < target) {
-                LogReader.copy(ledger, index, Math.min(target, index.size() + LogReader.BATCH), n -> { }, () -> closed);
-                reads.progress();
-            } else {
-                reads.awaitNudge(Math.max(1, TimeUnit.NANOSECONDS.toMillis(left)));
-            }
-        }
-    }
-
-    private void commit(EventIndex index) throws IOException {
-        index.commit();
-        committedSize = index.size();
-        lastCommitNanos = System.nanoTime();
-    }
-
-    static String progressLine(long done, long total, long elapsedNanos) {
-        double rate = done / Math.max(1e-9, elapsedNanos / 1e9);
-        long left = rate > 0 ? (long) ((total - done) / rate) : -1;
-        return String.format("%,d of %,d events (%d%%), %,.0f events/s, %s left", done, total,
-                total == 0 ? 100 : 100 * done / total, rate, left < 0 ? "?" : left + " s");
-    }
-
-    /** Brings the rebuilt index level with the log, makes it live and durable, and drops the old one. */
-    private void swapIn(OnlineRebuild.Handoff h) throws IOException {
-        try {
-            LogReader.copy(ledger, h.index(), ledger.size(), rebuild::caughtUp, () -> closed);
-            if (closed) {
-                return;
-            }
-            h.index().commit();
-        } catch (IndexWriterFailedException e) {
-            rebuild.failedCatchingUp(h, e);
-            return;
-        }
-        EventIndex old;
-        swapLock.writeLock().lock();
-        try {
-            old = current;
-            current = h.index();
-            currentGeneration = h.generation();
-            committedSize = h.index().size();
-            rebuild.taken();
-        } finally {
-            swapLock.writeLock().unlock();
-        }
-        try {
-            old.close();
-        } finally {
-            dirs.makeCurrent(h.generation());
-        }
-        rebuild.swappedIn(h);
-        reads.progress();
+        return follower.purge(logIndexes, shareWhileIngesting);
     }
 
     // ---------------------------------------------------------------- reads
@@ -530,8 +229,8 @@ public final class SearchIndex implements Closeable {
     // ---------------------------------------------------------------- administration
 
     public Status status() {
-        return new Status(current.size(), ledger.size(), currentGeneration.getFileName().toString(), rebuild.state(),
-                lastFailure);
+        return new Status(follower.current().size(), ledger.size(), follower.currentGeneration().getFileName().toString(),
+                rebuild.state(), follower.lastFailure());
     }
 
     /**
@@ -556,23 +255,8 @@ public final class SearchIndex implements Closeable {
             Thread.currentThread().interrupt();
         }
         rebuild.closePending();
-        swapLock.writeLock().lock();
-        try {
-            // A clean stop leaves the index level with the log unless that is a long job (a rebuild in
-            // progress) or the index failed (the next start indexes from its last commit).
-            if (current.writeFailure() == null) {
-                long lag = ledger.size() - current.size();
-                if (lag > 0 && lag <= CLOSE_CATCH_UP_LIMIT) {
-                    LogReader.copy(ledger, current, ledger.size(), n -> { }, () -> false);
-                }
-                current.commit();
-            }
-        } finally {
-            try {
-                current.close();
-            } finally {
-                swapLock.writeLock().unlock();
-            }
-        }
+        // A clean stop leaves the index level with the log unless that is a long job (a rebuild in
+        // progress) or the index failed (the next start indexes from its last commit).
+        follower.closeIndex();
     }
 }

@@ -5,6 +5,11 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.core.event.StoredEvent;
+import org.apache.lucene.search.Query;
+import org.apache.lucene.search.highlight.Highlighter;
+import org.apache.lucene.search.highlight.QueryScorer;
+import org.apache.lucene.search.highlight.SimpleFragmenter;
+import org.apache.lucene.search.highlight.SimpleHTMLFormatter;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -38,6 +43,26 @@ class HighlightsTest {
             b.append('w').append(i).append(' ');
         }
         return b.toString();
+    }
+
+    private static List<String> fragments(QueryScorer scorer, String text) throws Exception {
+        Highlighter h = new Highlighter(new SimpleHTMLFormatter(Highlights.PRE, Highlights.POST), scorer);
+        h.setTextFragmenter(new SimpleFragmenter(40));
+        return List.of(h.getBestFragments(ANALYZER, IndexFields.OUTPUT, text, 3));
+    }
+
+    /** The reference: Lucene's own extractor, which rewrites plain terms against an in-memory index of the text. */
+    @Test
+    void termClausesAreScoredAsLucenesOwnExtractorScoresThem() throws Exception {
+        String text = "the weather in lisbon is sunny and warm, weather permitting; then lisbon again, "
+                + "and more weather over the river until the evening, sunny still";
+        for (String q : List.of("weather", "output:weather AND agent_id:agent-7", "output:(lisbon OR sunny)",
+                "weather^3 sunny", "output:weather -output:sunny", "\"in lisbon\" OR warm", "input:weather",
+                "agent_id:agent-7 AND action_name:op13")) {
+            Query query = RequestQuery.parse(q, EventQueryParser.forHighlights(ANALYZER));
+            assertThat(fragments(new Highlights.FieldScorer(query, IndexFields.OUTPUT), text)).as(q)
+                    .isEqualTo(fragments(new QueryScorer(query, IndexFields.OUTPUT, IndexFields.TEXT), text));
+        }
     }
 
     @Test

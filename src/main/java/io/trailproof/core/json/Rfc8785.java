@@ -151,6 +151,17 @@ public final class Rfc8785 {
         }
     }
 
+    /** The largest working buffer a thread keeps between canonicalizations; larger ones are left to the collector. */
+    static final int MAX_KEPT_BUFFER = 16 * 1024;
+
+    /**
+     * Each thread's working buffer, taken by a writer while it writes and handed back by
+     * {@link CanonicalWriter#toByteArray}: only the result is a new array, so ingesting an event
+     * allocates one array for its canonical form instead of three. A writer that finds none (or one
+     * too small) allocates its own.
+     */
+    private static final ThreadLocal<byte[]> KEPT_BUFFER = new ThreadLocal<>();
+
     /** A growable byte buffer that writes canonical JSON; one instance per canonicalization. */
     private static final class CanonicalWriter {
         private byte[] buf;
@@ -159,11 +170,23 @@ public final class Rfc8785 {
         private int[] memberStarts;
 
         CanonicalWriter(int initialCapacity) {
-            buf = new byte[initialCapacity];
+            byte[] kept = KEPT_BUFFER.get();
+            if (kept != null && kept.length >= initialCapacity) {
+                KEPT_BUFFER.remove(); // taken: a canonicalization nested in this one gets its own
+                buf = kept;
+            } else {
+                buf = new byte[initialCapacity];
+            }
         }
 
+        /** The bytes written, in a new array; the working buffer goes back to the thread. */
         byte[] toByteArray() {
-            return Arrays.copyOf(buf, len);
+            byte[] out = Arrays.copyOf(buf, len);
+            if (buf.length <= MAX_KEPT_BUFFER) {
+                KEPT_BUFFER.set(buf);
+            }
+            buf = null;
+            return out;
         }
 
         private void ensure(int extra) {

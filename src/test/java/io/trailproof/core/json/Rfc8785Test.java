@@ -96,6 +96,57 @@ class Rfc8785Test {
         }
     }
 
+    /**
+     * A thread reuses its working buffer: after writes large and small, a write that failed half way
+     * and writes on other threads at the same time, every form equals the one a fresh thread writes.
+     */
+    @Test
+    void aReusedBufferNeverLeaksIntoAnotherForm() throws Exception {
+        Random random = new Random(0x8785_0B0FL);
+        List<JsonNode> trees = new ArrayList<>();
+        for (int i = 0; i < 300; i++) {
+            trees.add(randomValue(random, 0));
+        }
+        trees.add(F.textNode("x".repeat(3 * Rfc8785.MAX_KEPT_BUFFER)));
+        trees.add(F.objectNode().put("a", "b"));
+        List<byte[]> fresh = new ArrayList<>();
+        Thread t = new Thread(() -> trees.forEach(tree -> fresh.add(Rfc8785.canonicalize(tree))));
+        t.start();
+        t.join();
+        List<Thread> others = new ArrayList<>();
+        List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+        for (int n = 0; n < 3; n++) {
+            Thread other = new Thread(() -> {
+                try {
+                    for (int round = 0; round < 3; round++) {
+                        for (int i = trees.size() - 1; i >= 0; i--) {
+                            assertThat(Rfc8785.canonicalize(trees.get(i))).isEqualTo(fresh.get(i));
+                        }
+                    }
+                } catch (Throwable e) {
+                    failures.add(e);
+                }
+            });
+            others.add(other);
+            other.start();
+        }
+        for (int i = 0; i < trees.size(); i++) {
+            if (i % 7 == 0) {
+                ObjectNode bad = F.objectNode().put("a", "a long value that is written before the failure");
+                bad.put("z", Double.NaN);
+                assertThatThrownBy(() -> Rfc8785.canonicalize(bad)).isInstanceOf(IllegalArgumentException.class);
+            }
+            assertThat(Rfc8785.canonicalize(trees.get(i))).as("tree %d", i).isEqualTo(fresh.get(i));
+            if (trees.get(i).isObject()) {
+                assertThat(Rfc8785.canonicalObject(trees.get(i)).bytes()).as("object %d", i).isEqualTo(fresh.get(i));
+            }
+        }
+        for (Thread other : others) {
+            other.join();
+        }
+        assertThat(failures).isEmpty();
+    }
+
     private static JsonNode randomValue(Random r, int depth) {
         int kind = depth >= 5 ? r.nextInt(5) : r.nextInt(7);
         return switch (kind) {
