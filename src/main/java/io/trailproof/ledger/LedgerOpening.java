@@ -10,8 +10,9 @@ import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
 /**
- * Opening a ledger: the log's recovery (every frame checked, a torn tail cut, the dedupe table and a
- * replica's position rebuilt from the side frames it visits), then the ledger's own recovery
+ * Opening a ledger: the log's recovery (the last segment's frames checked, a torn tail cut, sealed
+ * segments taken from their seal records, the dedupe table and a replica's position rebuilt from the
+ * side records it visits), then the ledger's own recovery
  * ({@link Recovery}: acknowledged events still there, chain heads and tree brought to the log's end).
  * What is left open on return belongs to the {@link Ledger}; on a failure nothing is left open.
  */
@@ -32,8 +33,9 @@ final class LedgerOpening {
     static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random,
                        UnaryOperator<TreeAppends> treeSeam, boolean replica, SegmentIo io) throws IOException {
         LogTime logTime = replica ? new LogTime(0) : null;
-        // The dedupe table is rebuilt from the side records the log visits while it recovers (it
-        // reads every frame then anyway): no extra pass over the log, and no derived file to trust.
+        // The dedupe table is rebuilt from the side records the log visits while it recovers (the
+        // last segment's frames, and the sealed segments' seal records, which it reads anyway): no
+        // extra pass over the log.
         // A replica's table runs on the log's time, so that expiry is decided by the log alone.
         DedupeTable dedupe = new DedupeTable(options.dedupeRetention(), options.dedupeMaxKeys(),
                 replica ? logTime : clock);

@@ -83,9 +83,10 @@ public interface EventLog extends Closeable {
     }
 
     /**
-     * Receives every committed side record of the log when it is opened, oldest first (the log
-     * checks every frame when it opens anyway, so this costs no extra read). Side records of a
-     * torn or uncommitted tail are not visited.
+     * Receives every committed side record of the log when it is opened, oldest first (from the
+     * frames of the last segment, which the log checks when it opens, and from the seal records of
+     * sealed segments, so this costs no extra read of the log). Side records of a torn or
+     * uncommitted tail are not visited.
      */
     @FunctionalInterface
     interface SideRecordVisitor {

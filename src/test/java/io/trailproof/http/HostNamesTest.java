@@ -21,6 +21,19 @@ class HostNamesTest {
         }
     }
 
+    /** Spellings found good are remembered, a bounded number of them; a refused one never is. */
+    @Test
+    void rememberingGoodSpellingsNeverLetsAnotherNameThrough() {
+        HostNames names = new HostNames("127.0.0.1", List.of());
+        for (int round = 0; round < 2; round++) {
+            for (int port = 1; port <= 200; port++) {
+                assertThat(names.check("localhost:" + port)).as("localhost:" + port).isNull();
+                assertThat(names.check("evil.example:" + port).status()).as("evil.example:" + port).isEqualTo(421);
+                assertThat(names.check("bad host:" + port).status()).isEqualTo(400);
+            }
+        }
+    }
+
     @Test
     void otherNamesAre421AndMalformedHostsAre400() {
         for (String foreign : List.of("evil.example", "evil.example:7600", "127.0.0.1.nip.io", "localhost.evil.example",

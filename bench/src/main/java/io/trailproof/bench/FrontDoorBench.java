@@ -27,8 +27,8 @@ import java.util.Set;
  * <ul>
  *   <li>{@code GET /v1/merkle/root} with wrk at a fixed number of connections (1 and 16), after the
  *   same warm-up for each server, in many short rounds, the servers taking turns within each round (in
- *   the reverse order every other round) so that the machine's noise falls on both; wrk on one CPU,
- *   the servers on the others (taskset) when the machine has two or more. It prints, per server, the
+ *   the reverse order every other round) so that the machine's noise falls on both; with {@code --pin},
+ *   wrk on one CPU and the servers on the others (taskset). It prints, per server, the
  *   median of the per-round p99s with their spread, and the ratio front door / baseline two ways: of
  *   the medians, and the median of each round's own ratio (the two runs of a round are seconds
  *   apart);</li>
@@ -41,7 +41,7 @@ import java.util.Set;
  * The machine's load average is printed before and after: on a shared machine the figures are only as
  * good as the quiet they had.
  * Usage: {@code FrontDoorBench [DIST] [--baseline DIST] [--rounds R] [--seconds S] [--warmup W]
- * [--connections 1,16] [--flood N] [--tries T] [--no-pin]}.
+ * [--connections 1,16] [--flood N] [--tries T] [--pin]}.
  */
 public final class FrontDoorBench {
 
@@ -51,7 +51,7 @@ public final class FrontDoorBench {
 
     public static void main(String[] args) throws Exception {
         BenchArgs a = BenchArgs.parse(args, List.of("--baseline", "--rounds", "--seconds", "--warmup", "--connections",
-                "--flood", "--tries"), Set.of("--no-pin"));
+                "--flood", "--tries"), Set.of("--pin"));
         Path dist = a.dist();
         String baselineDist = a.option("--baseline", null);
         int rounds = a.intOption("--rounds", 20);
@@ -62,7 +62,7 @@ public final class FrontDoorBench {
         int flood = a.intOption("--flood", 1100);
         int tries = a.intOption("--tries", 30);
         Wrk wrk = Wrk.find(Path.of("bench/wrk"));
-        Pinning pins = Pinning.choose(!a.flag("--no-pin"));
+        Pinning pins = Pinning.choose(a.flag("--pin"));
         List<Named> servers = new ArrayList<>();
         servers.add(new Named("front door", dist));
         if (baselineDist != null) {
@@ -168,9 +168,10 @@ public final class FrontDoorBench {
     }
 
     /**
-     * Which CPUs wrk and the servers run on: with two or more CPUs and {@code taskset} installed, wrk on
-     * CPU 0 and the servers on the rest, so that the load generator never takes a server's CPU in the
-     * middle of a request; otherwise wherever the kernel puts them.
+     * Which CPUs wrk and the servers run on: with {@code --pin}, two or more CPUs and {@code taskset}
+     * installed, wrk on CPU 0 and the servers on the rest, so that the load generator never takes a
+     * server's CPU in the middle of a request; otherwise wherever the kernel puts them. Not the
+     * default: on a machine with other work, a server confined to one CPU waits behind that work.
      */
     private record Pinning(List<String> wrkPrefix, String serverCpus) {
         static Pinning choose(boolean wanted) {

@@ -16,11 +16,13 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -43,13 +45,19 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>Latency: wrk (POST of a chat request) at 1 and 16 connections, rounds alternating direct,
  *       recording gateway, pass-through gateway, then the reverse order; p50 and p99 of each.</li>
+ *   <li>Or, with {@code --fixed-rate}, the same rounds at fixed rates ({@link FixedRateCalls}: an open
+ *       loop whose latencies count from each call's scheduled start), {@code --loads} giving
+ *       connections and calls a second of each; p50, p99, p99.9 and max of each. A closed loop sends
+ *       less while the answers are slow, so its p99 under-samples the slow moments; a fixed rate
+ *       does not.</li>
  *   <li>First piece: {@code --streams} streamed calls to each, alternating; for each, the time from
  *       the upstream's write of the first event to the client's read of it (one clock: both ends are
  *       in this JVM); p50 and p99, direct and through the gateway.</li>
  * </ul>
  *
  * <pre>
- *   bench/run-llm-gateway [--seconds S] [--streams N]    (default 10 s a round, 1,000 streams)
+ *   bench/run-llm-gateway [--seconds S] [--streams N] [--fixed-rate [--loads C:R,...]]
+ *       (default 10 s a round, 1,000 streams, loads 1:100,16:800)
  * </pre>
  */
 public final class LlmGatewayBench {
@@ -73,10 +81,12 @@ public final class LlmGatewayBench {
     private final Map<String, Long> firstWritten = new ConcurrentHashMap<>();
 
     public static void main(String[] args) throws Exception {
-        BenchArgs a = BenchArgs.parse(args, "--seconds", "--streams");
+        BenchArgs a = BenchArgs.parse(args, List.of("--seconds", "--streams", "--loads"), Set.of("--fixed-rate"));
         Path dist = a.dist();
         int seconds = a.intOption("--seconds", 10);
         int streams = a.intOption("--streams", 1000);
+        boolean fixedRate = a.flag("--fixed-rate");
+        List<int[]> loads = loads(a.option("--loads", "1:100,16:800"));
         Wrk wrk = Wrk.find(Path.of("bench", "wrk"));
         if (wrk == null) {
             throw new IllegalStateException("wrk is not installed (Debian package wrk)");
@@ -100,66 +110,150 @@ public final class LlmGatewayBench {
             }
             long[] pids = {-1, recording.process.pid(), passing.process.pid()};
             long serverPid = trail.process.pid();
-            System.out.printf(Locale.ROOT, "%n| wrk, POST /v1/chat/completions | connections | round | calls/s | p50 ms | p99 ms "
-                    + "| gateway CPU us/call | trailproof server CPU us/call |%n|---|---|---|---|---|---|---|---|%n");
-            List<double[]> summary = new ArrayList<>();
-            for (int connections : new int[] {1, 16}) {
-                double[][] p99 = new double[3][2];
-                double[][] p50 = new double[3][2];
-                for (int round = 0; round < 2; round++) {
-                    for (int k = 0; k < 3; k++) {
-                        int target = round == 0 ? k : 2 - k;
-                        ServerProbe.awaitQuiet(serverPid); // what the previous round recorded is ingested
-                        long gateway0 = pids[target] < 0 ? 0 : ServerProbe.cpuNanos(pids[target])[0];
-                        long server0 = ServerProbe.cpuNanos(serverPid)[0];
-                        Wrk.Result r = wrk.run("http://127.0.0.1:" + ports[target] + "/v1/chat/completions", connections,
-                                seconds, env);
-                        if (target == 1) {
-                            ServerProbe.awaitQuiet(serverPid); // the recorded events of this round reach the server
-                        }
-                        double gatewayCpu = pids[target] < 0 ? 0
-                                : (ServerProbe.cpuNanos(pids[target])[0] - gateway0) / 1e3 / r.requests();
-                        double serverCpu = (ServerProbe.cpuNanos(serverPid)[0] - server0) / 1e3 / r.requests();
-                        p50[target][round] = r.p50();
-                        p99[target][round] = r.p99();
-                        System.out.printf(Locale.ROOT, "| %s | %d | %d | %,.0f | %.3f | %.3f | %s | %.0f |%n", names[target],
-                                connections, round + 1, r.rate(), r.p50(), r.p99(),
-                                pids[target] < 0 ? "" : String.format(Locale.ROOT, "%.0f", gatewayCpu), serverCpu);
-                    }
-                }
-                summary.add(new double[] {connections, mean(p50[0]), mean(p99[0]), mean(p50[1]), mean(p99[1]),
-                        mean(p50[2]), mean(p99[2])});
+            if (fixedRate) {
+                fixedRateRounds(names, ports, pids, serverPid, loads, seconds);
+            } else {
+                wrkRounds(wrk, env, names, ports, pids, serverPid, seconds);
             }
-            System.out.printf(Locale.ROOT, "%n| connections | direct p50 / p99 ms | gateway recording p50 / p99 ms | added p99 ms "
-                    + "| gateway recording off p50 / p99 ms | added p99 ms | goal |%n|---|---|---|---|---|---|---|%n");
-            for (double[] s : summary) {
-                System.out.printf(Locale.ROOT, "| %.0f | %.3f / %.3f | %.3f / %.3f | %+.3f | %.3f / %.3f | %+.3f | <= +1 ms |%n",
-                        s[0], s[1], s[2], s[3], s[4], s[4] - s[2], s[5], s[6], s[6] - s[2]);
-            }
-
-            long[][] delays = new long[3][streams];
-            for (int i = 0; i < 50; i++) { // warm-up
-                for (int port : ports) {
-                    b.firstPieceDelay(port, "w" + i + "-" + port);
-                }
-            }
-            for (int i = 0; i < streams; i++) {
-                for (int k = 0; k < 3; k++) {
-                    int target = i % 2 == 0 ? k : 2 - k;
-                    delays[target][i] = b.firstPieceDelay(ports[target], i + "-" + target);
-                }
-            }
-            System.out.printf(Locale.ROOT, "%n| first event of a stream, upstream write to client read | p50 us | p99 us | "
-                    + "added p50 us | added p99 us | goal |%n|---|---|---|---|---|---|%n");
-            for (int k = 0; k < 3; k++) {
-                Arrays.sort(delays[k]);
-                System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %+.0f | %+.0f | %s |%n", names[k],
-                        pct(delays[k], 50) / 1e3, pct(delays[k], 99) / 1e3, (pct(delays[k], 50) - pct(delays[0], 50)) / 1e3,
-                        (pct(delays[k], 99) - pct(delays[0], 99)) / 1e3, k == 0 ? "" : "added <= 1,000 us");
-            }
+            streams(b, names, ports, streams);
         } finally {
             upstream.stop();
         }
+    }
+
+    /** wrk (a closed loop: each connection sends its next call when the last one is answered). */
+    private static void wrkRounds(Wrk wrk, Map<String, String> env, String[] names, int[] ports, long[] pids,
+            long serverPid, int seconds) throws Exception {
+        System.out.printf(Locale.ROOT, "%n| wrk, POST /v1/chat/completions | connections | round | calls/s | p50 ms | p99 ms "
+                + "| gateway CPU us/call | trailproof server CPU us/call |%n|---|---|---|---|---|---|---|---|%n");
+        List<double[]> summary = new ArrayList<>();
+        for (int connections : new int[] {1, 16}) {
+            double[][] p99 = new double[3][2];
+            double[][] p50 = new double[3][2];
+            for (int round = 0; round < 2; round++) {
+                for (int k = 0; k < 3; k++) {
+                    int target = round == 0 ? k : 2 - k;
+                    ServerProbe.awaitQuiet(serverPid); // what the previous round recorded is ingested
+                    long gateway0 = pids[target] < 0 ? 0 : ServerProbe.cpuNanos(pids[target])[0];
+                    long server0 = ServerProbe.cpuNanos(serverPid)[0];
+                    Wrk.Result r = wrk.run("http://127.0.0.1:" + ports[target] + "/v1/chat/completions", connections,
+                            seconds, env);
+                    if (target == 1) {
+                        ServerProbe.awaitQuiet(serverPid); // the recorded events of this round reach the server
+                    }
+                    double gatewayCpu = pids[target] < 0 ? 0
+                            : (ServerProbe.cpuNanos(pids[target])[0] - gateway0) / 1e3 / r.requests();
+                    double serverCpu = (ServerProbe.cpuNanos(serverPid)[0] - server0) / 1e3 / r.requests();
+                    p50[target][round] = r.p50();
+                    p99[target][round] = r.p99();
+                    System.out.printf(Locale.ROOT, "| %s | %d | %d | %,.0f | %.3f | %.3f | %s | %.0f |%n", names[target],
+                            connections, round + 1, r.rate(), r.p50(), r.p99(),
+                            pids[target] < 0 ? "" : String.format(Locale.ROOT, "%.0f", gatewayCpu), serverCpu);
+                }
+            }
+            summary.add(new double[] {connections, mean(p50[0]), mean(p99[0]), mean(p50[1]), mean(p99[1]),
+                    mean(p50[2]), mean(p99[2])});
+        }
+        System.out.printf(Locale.ROOT, "%n| connections | direct p50 / p99 ms | gateway recording p50 / p99 ms | added p99 ms "
+                + "| gateway recording off p50 / p99 ms | added p99 ms | goal |%n|---|---|---|---|---|---|---|%n");
+        for (double[] s : summary) {
+            System.out.printf(Locale.ROOT, "| %.0f | %.3f / %.3f | %.3f / %.3f | %+.3f | %.3f / %.3f | %+.3f | <= +1 ms |%n",
+                    s[0], s[1], s[2], s[3], s[4], s[4] - s[2], s[5], s[6], s[6] - s[2]);
+        }
+    }
+
+    /** The first event of a stream: the time from the upstream's write to the client's read, each path alternated. */
+    private static void streams(LlmGatewayBench b, String[] names, int[] ports, int streams) throws Exception {
+        long[][] delays = new long[3][streams];
+        for (int i = 0; i < 50; i++) { // warm-up
+            for (int port : ports) {
+                b.firstPieceDelay(port, "w" + i + "-" + port);
+            }
+        }
+        for (int i = 0; i < streams; i++) {
+            for (int k = 0; k < 3; k++) {
+                int target = i % 2 == 0 ? k : 2 - k;
+                delays[target][i] = b.firstPieceDelay(ports[target], i + "-" + target);
+            }
+        }
+        System.out.printf(Locale.ROOT, "%n| first event of a stream, upstream write to client read | p50 us | p99 us | "
+                + "added p50 us | added p99 us | goal |%n|---|---|---|---|---|---|%n");
+        for (int k = 0; k < 3; k++) {
+            Arrays.sort(delays[k]);
+            System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %+.0f | %+.0f | %s |%n", names[k],
+                    pct(delays[k], 50) / 1e3, pct(delays[k], 99) / 1e3, (pct(delays[k], 50) - pct(delays[0], 50)) / 1e3,
+                    (pct(delays[k], 99) - pct(delays[0], 99)) / 1e3, k == 0 ? "" : "added <= 1,000 us");
+        }
+    }
+
+    /**
+     * Fixed-rate rounds ({@link FixedRateCalls}: an open loop, latency from each call's scheduled start):
+     * for each load, rounds alternating direct, recording gateway, pass-through gateway, then the
+     * reverse order; p50, p99, p99.9 and max of each, and what each gateway adds to the direct p99.
+     */
+    private static void fixedRateRounds(String[] names, int[] ports, long[] pids, long serverPid, List<int[]> loads,
+            int seconds) throws Exception {
+        byte[] request = REQUEST.getBytes(StandardCharsets.UTF_8);
+        System.out.printf(Locale.ROOT, "%n| fixed rate, POST /v1/chat/completions | connections | calls/s asked | round "
+                + "| calls/s | p50 ms | p99 ms | p99.9 ms | max ms | sent > 1 ms late | gateway CPU us/call "
+                + "| trailproof server CPU us/call |%n|---|---|---|---|---|---|---|---|---|---|---|---|%n");
+        List<double[]> summary = new ArrayList<>();
+        for (int[] load : loads) {
+            int connections = load[0];
+            int rate = load[1];
+            double[][] p50 = new double[3][2];
+            double[][] p99 = new double[3][2];
+            double[][] p999 = new double[3][2];
+            for (int round = 0; round < 2; round++) {
+                for (int k = 0; k < 3; k++) {
+                    int target = round == 0 ? k : 2 - k;
+                    ServerProbe.awaitQuiet(serverPid);
+                    long gateway0 = pids[target] < 0 ? 0 : ServerProbe.cpuNanos(pids[target])[0];
+                    long server0 = ServerProbe.cpuNanos(serverPid)[0];
+                    FixedRateCalls.Result r = FixedRateCalls.run(ports[target], "/v1/chat/completions", request,
+                            connections, rate, Duration.ofSeconds(seconds));
+                    if (r.errors() > 0) {
+                        throw new IllegalStateException(names[target] + ": " + r.errors() + " calls failed");
+                    }
+                    if (target == 1) {
+                        ServerProbe.awaitQuiet(serverPid);
+                    }
+                    int calls = r.latencies().length;
+                    double gatewayCpu = pids[target] < 0 ? 0
+                            : (ServerProbe.cpuNanos(pids[target])[0] - gateway0) / 1e3 / calls;
+                    double serverCpu = (ServerProbe.cpuNanos(serverPid)[0] - server0) / 1e3 / calls;
+                    p50[target][round] = r.ms(50);
+                    p99[target][round] = r.ms(99);
+                    p999[target][round] = r.ms(99.9);
+                    System.out.printf(Locale.ROOT, "| %s | %d | %d | %d | %,.0f | %.3f | %.3f | %.3f | %.3f | %d | %s | %.0f |%n",
+                            names[target], connections, rate, round + 1, r.rate(), r.ms(50), r.ms(99), r.ms(99.9), r.maxMs(),
+                            r.late(), pids[target] < 0 ? "" : String.format(Locale.ROOT, "%.0f", gatewayCpu), serverCpu);
+                }
+            }
+            summary.add(new double[] {connections, rate, mean(p50[0]), mean(p99[0]), mean(p999[0]), mean(p50[1]),
+                mean(p99[1]), mean(p999[1]), mean(p50[2]), mean(p99[2]), mean(p999[2])});
+        }
+        System.out.printf(Locale.ROOT, "%n| connections | calls/s | direct p50 / p99 / p99.9 ms | gateway recording "
+                + "p50 / p99 / p99.9 ms | added p99 ms | gateway recording off p50 / p99 / p99.9 ms | added p99 ms | goal |"
+                + "%n|---|---|---|---|---|---|---|---|%n");
+        for (double[] s : summary) {
+            System.out.printf(Locale.ROOT, "| %.0f | %.0f | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %+.3f "
+                    + "| %.3f / %.3f / %.3f | %+.3f | <= +1 ms |%n", s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7],
+                    s[6] - s[3], s[8], s[9], s[10], s[9] - s[3]);
+        }
+    }
+
+    /** {@code "1:100,16:800"}: connections and calls a second of each fixed-rate load. */
+    private static List<int[]> loads(String spec) {
+        List<int[]> out = new ArrayList<>();
+        for (String part : spec.split(",")) {
+            String[] cr = part.strip().split(":");
+            if (cr.length != 2) {
+                throw new IllegalArgumentException("--loads takes connections:calls-per-second pairs, got " + part);
+            }
+            out.add(new int[] {Integer.parseInt(cr[0]), Integer.parseInt(cr[1])});
+        }
+        return out;
     }
 
     private static double mean(double[] values) {
