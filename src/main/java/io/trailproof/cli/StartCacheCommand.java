@@ -58,7 +58,7 @@ final class StartCacheCommand implements Callable<Integer> {
             CommandLine.IFactory factory = CommandLine.defaultFactory();
             run(factory, quiet, failed, "--help");
             run(factory, quiet, failed, "--version");
-            for (String command : new CommandLine(new Main()).getSubcommands().keySet()) {
+            for (String command : Main.commandLine().getSubcommands().keySet()) {
                 if (!command.equals("start-cache")) {
                     run(factory, quiet, failed, command, "--help");
                 }

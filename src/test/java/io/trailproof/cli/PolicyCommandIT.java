@@ -46,7 +46,7 @@ class PolicyCommandIT {
     private static Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = Main.commandLine();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         int exit = cli.execute(args);

@@ -44,7 +44,7 @@ class TimestampCommandIT {
     private Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = new CommandLine(new Main());
+        CommandLine cli = Main.commandLine();
         cli.setOut(new PrintWriter(out, true));
         cli.setErr(new PrintWriter(err, true));
         String[] all = new String[args.length + 3];
