@@ -52,6 +52,19 @@ final class AgentState {
         positions[count++] = position;
     }
 
+    /**
+     * Restoring from the snapshot: {@code n} positions of {@code from} starting at {@code offset}, in
+     * log order, after those restored so far; {@code expected} is how many the agent will have in
+     * all (its count in the snapshot), so the array is allocated once.
+     */
+    synchronized void addPositions(long[] from, int offset, int n, int expected) {
+        if (count + n > positions.length) {
+            positions = Arrays.copyOf(positions, Math.max(count + n, Math.max(expected, count * 2)));
+        }
+        System.arraycopy(from, offset, positions, count, n);
+        count += n;
+    }
+
     synchronized void restoreHead(long sequence, String hash, String recordedAt) {
         headSequence = sequence;
         headHash = hash;

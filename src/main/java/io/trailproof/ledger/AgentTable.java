@@ -70,11 +70,38 @@ final class AgentTable {
         return byOrdinal.size();
     }
 
-    /** Recovery: the events {@code [from, from + ordinals.length)} of the journal, in log order. */
-    synchronized void restoreEvents(long from, int[] ordinals) {
-        AgentState[] states = byOrdinal.toArray(new AgentState[0]);
+    /**
+     * Recovery: the events {@code [from, from + ordinals.length)} of the journal, in log order;
+     * {@code expected} gives each agent's final count (by ordinal, 0 when unknown), so that each
+     * agent's positions are allocated once. The record's positions are grouped by agent (a counting
+     * sort) and handed over one agent at a time, rather than one call per event.
+     */
+    synchronized void restoreEvents(long from, int[] ordinals, int[] expected) {
+        int agents = byOrdinal.size();
+        if (agents > 4 * ordinals.length + 64) {
+            // Far more agents than events in the record: grouping would cost more than it saves.
+            for (int i = 0; i < ordinals.length; i++) {
+                byOrdinal.get(ordinals[i]).addPosition(from + i);
+            }
+            return;
+        }
+        int[] start = new int[agents + 1];
+        for (int o : ordinals) {
+            start[o + 1]++;
+        }
+        for (int o = 0; o < agents; o++) {
+            start[o + 1] += start[o];
+        }
+        int[] next = Arrays.copyOf(start, agents);
+        long[] grouped = new long[ordinals.length];
         for (int i = 0; i < ordinals.length; i++) {
-            states[ordinals[i]].addPosition(from + i);
+            grouped[next[ordinals[i]]++] = from + i;
+        }
+        for (int o = 0; o < agents; o++) {
+            int n = start[o + 1] - start[o];
+            if (n > 0) {
+                byOrdinal.get(o).addPositions(grouped, start[o], n, o < expected.length ? expected[o] : 0);
+            }
         }
     }
 

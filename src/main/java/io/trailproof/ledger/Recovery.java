@@ -13,6 +13,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -147,17 +148,28 @@ final class Recovery {
     }
 
     private static void restore(HeadSnapshot snapshot, Path journal, AgentTable agents) throws IOException {
+        Map<String, HeadSnapshot.Head> heads = new HashMap<>();
+        for (HeadSnapshot.Head h : snapshot.heads()) {
+            heads.put(h.agentId(), h);
+        }
+        // Each agent's event count in the snapshot, by ordinal as the journal introduces them.
+        int[][] expected = {new int[Math.max(16, heads.size())]};
         PositionJournal.replay(journal, snapshot.journalBytes(), snapshot.logSize(), new PositionJournal.Replay() {
             @Override
             public void newAgent(int ordinal, String agentId) throws PositionJournal.JournalException {
                 if (!agents.restoreAgent(ordinal, agentId)) {
                     throw new PositionJournal.JournalException("agent " + agentId + " is introduced twice");
                 }
+                if (ordinal >= expected[0].length) {
+                    expected[0] = Arrays.copyOf(expected[0], ordinal * 2);
+                }
+                HeadSnapshot.Head h = heads.get(agentId);
+                expected[0][ordinal] = h == null ? 0 : (int) Math.min(h.eventCount(), snapshot.logSize());
             }
 
             @Override
             public void events(long from, int[] ordinals) {
-                agents.restoreEvents(from, ordinals);
+                agents.restoreEvents(from, ordinals, expected[0]);
             }
 
             @Override
@@ -165,10 +177,6 @@ final class Recovery {
                 return agents.ordinals();
             }
         });
-        Map<String, HeadSnapshot.Head> heads = new HashMap<>();
-        for (HeadSnapshot.Head h : snapshot.heads()) {
-            heads.put(h.agentId(), h);
-        }
         if (heads.size() != agents.count()) {
             throw new PositionJournal.JournalException("the journal names " + agents.count() + " agents, the snapshot "
                     + heads.size());
