@@ -37,7 +37,12 @@ final class MerkleLevel implements Closeable {
     record Buffer(long base, byte[] data) {}
 
     final Path file;
-    final boolean resident;
+    /** Whether the level holds all its nodes in memory; turns true once when a deferred load is done. */
+    volatile boolean resident;
+    // Guarded by the store's monitor: a memory copy is wanted but not loaded yet (see loadResident).
+    private boolean residentDeferred;
+    // Guarded by the store's monitor: the lowest count a truncation cut to since a deferred load began.
+    private long truncatedTo = Long.MAX_VALUE;
     private final int chunkNodes;
     private final BooleanSupplier storeClosed;
     private final RandomAccessFile writer;
@@ -64,10 +69,20 @@ final class MerkleLevel implements Closeable {
      */
     static MerkleLevel open(Path file, long nodes, boolean resident, int chunkNodes, BooleanSupplier storeClosed)
             throws IOException {
+        return open(file, nodes, resident, false, chunkNodes, storeClosed);
+    }
+
+    /**
+     * As above; with {@code deferLoad}, a resident level starts as a non-resident one (nothing read
+     * from its file) until {@link #loadResident} loads its memory copy.
+     */
+    static MerkleLevel open(Path file, long nodes, boolean resident, boolean deferLoad, int chunkNodes,
+                            BooleanSupplier storeClosed) throws IOException {
         RandomAccessFile writer = new RandomAccessFile(file.toFile(), "rw");
         try {
-            MerkleLevel level = new MerkleLevel(file, resident, chunkNodes, storeClosed, writer,
+            MerkleLevel level = new MerkleLevel(file, resident && !deferLoad, chunkNodes, storeClosed, writer,
                     FileChannel.open(file, StandardOpenOption.READ));
+            level.residentDeferred = resident && deferLoad;
             try {
                 if (writer.length() != nodes * HASH) {
                     writer.setLength(nodes * HASH);
@@ -96,6 +111,52 @@ final class MerkleLevel implements Closeable {
         } else {
             buffer = new Buffer(nodes, new byte[chunkNodes * HASH]);
         }
+    }
+
+    /**
+     * Loads the memory copy a level opened with {@code deferLoad} left out, and from then on holds
+     * every node in memory as a resident level does; nothing when there is none to load. The nodes
+     * already in the file are read without {@code monitor} (the store's), so appends go on meanwhile;
+     * under it, only what was appended or truncated during that read is read again, and the level
+     * switches. Readers must not use the level before the store's check after the open is done (they
+     * wait for it), since a repair of the deferred check is what may change written nodes.
+     */
+    void loadResident(Object monitor) throws IOException {
+        long prefix;
+        synchronized (monitor) {
+            if (!residentDeferred) {
+                return;
+            }
+            flush();
+            prefix = written;
+            truncatedTo = Long.MAX_VALUE;
+        }
+        byte[] data = new byte[capacity(prefix)];
+        readInto(data, 0, prefix);
+        synchronized (monitor) {
+            flush();
+            long valid = Math.min(prefix, Math.min(truncatedTo, count));
+            if (data.length < count * HASH) {
+                data = Arrays.copyOf(data, capacity(count));
+            }
+            readInto(data, valid, count - valid);
+            buffer = new Buffer(0, data);
+            residentDeferred = false;
+            resident = true;
+        }
+    }
+
+    private void readInto(byte[] data, long from, long n) throws IOException {
+        for (long at = from; at < from + n; ) {
+            int step = (int) Math.min(n - (at - from), 32_768);
+            System.arraycopy(readFile(at, step), 0, data, Math.toIntExact(at * HASH), step * HASH);
+            at += step;
+        }
+    }
+
+    /** Bytes of nodes held in memory (a resident level's copy, or the unwritten chunk). */
+    long heldBytes() {
+        return buffer.data.length;
     }
 
     /** Nodes in the level, including those not yet written to the file. Under the store's monitor. */
@@ -159,6 +220,7 @@ final class MerkleLevel implements Closeable {
         if (nodes >= count) {
             return;
         }
+        truncatedTo = Math.min(truncatedTo, nodes);
         if (nodes < written) {
             writer.setLength(nodes * HASH);
             written = nodes;

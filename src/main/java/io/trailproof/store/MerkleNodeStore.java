@@ -48,7 +48,8 @@ import java.util.concurrent.CompletableFuture;
  *
  * <p>Levels from {@value #RESIDENT_FROM_LEVEL} up are also held wholly in memory (8 bytes per leaf:
  * 8 MB at a million events), so a root or a proof reads at most {@value #RESIDENT_FROM_LEVEL}
- * nodes from the files and an export, which makes a proof per event, stays fast.
+ * nodes from the files and an export, which makes a proof per event, stays fast. After
+ * {@link #openCheckingLater} they are loaded by {@link #checkAfterOpen()}, before any reader is let through.
  */
 public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     /** Levels at and above this one are kept wholly in memory as well as on disk. */
@@ -103,14 +104,21 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     }
 
     /**
-     * As {@link #open(Path, long)}, but the check of the levels above 0 (one SHA-256 per leaf: the
-     * only part of an open that grows with the tree) is left to {@link #checkAfterOpen()}, which the
-     * caller runs on a thread of its own. Appends go on meanwhile; every reader ({@link #get},
+     * As {@link #open(Path, long)}, but the check of the levels above 0 (one SHA-256 per leaf) and the
+     * load of the resident levels' memory copies (8 bytes per leaf) are left to
+     * {@link #checkAfterOpen()}, which the caller runs on a thread of its own: the open itself reads
+     * no node, only the files' sizes, so it takes the same time for any size of tree. Appends go on meanwhile; every reader ({@link #get},
      * {@link #nodes}, {@link #root}, the proofs) waits until the check and its repairs are done, so
      * no node the check would rewrite is served (see {@link #whenChecked()} for waiting without a thread).
      */
     public static MerkleNodeStore openCheckingLater(Path dir, long trustedLeaves) throws IOException {
         return open(dir, trustedLeaves, CHUNK_NODES, RESIDENT_FROM_LEVEL, false);
+    }
+
+    /** As {@link #openCheckingLater(Path, long)} with tunables (tests). */
+    static MerkleNodeStore openCheckingLater(Path dir, long trustedLeaves, int chunkNodes, int residentFromLevel)
+            throws IOException {
+        return open(dir, trustedLeaves, chunkNodes, residentFromLevel, false);
     }
 
     /** As {@link #open(Path, long)} with tunables, so tests can exercise chunk and cache edges. */
@@ -151,7 +159,7 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
         try {
             for (int k = 0; k < MAX_LEVELS; k++) {
                 if (stored[k] >= 0 || (leaves >>> k) > 0) {
-                    store.levels[k] = store.openLevel(k, leaves >>> k);
+                    store.levels[k] = store.openLevel(k, leaves >>> k, !checkNow);
                 }
             }
             store.size = leaves;
@@ -187,6 +195,11 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
      */
     public List<String> checkAfterOpen() throws IOException {
         try {
+            for (MerkleLevel level : levels) {
+                if (level != null) {
+                    level.loadResident(this);
+                }
+            }
             repairs = checkUpperLevels();
             return repairs;
         } finally {
@@ -207,6 +220,17 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     /** Whether the check after the open is done (always, for {@link #open}). */
     public boolean checked() {
         return checked.isDone();
+    }
+
+    /** Bytes of nodes held in memory over all levels (tests: what an open read into memory). */
+    long heldBytes() {
+        long sum = 0;
+        for (MerkleLevel level : levels) {
+            if (level != null) {
+                sum += level.heldBytes();
+            }
+        }
+        return sum;
     }
 
     /** Readers wait here for a deferred check; at once when it is done. */
@@ -462,9 +486,13 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     }
 
     private MerkleLevel openLevel(int k, long count) throws IOException {
+        return openLevel(k, count, false);
+    }
+
+    private MerkleLevel openLevel(int k, long count, boolean deferLoad) throws IOException {
         Path file = dir.resolve(fileName(k));
         boolean created = !Files.exists(file);
-        MerkleLevel level = MerkleLevel.open(file, count, k >= residentFromLevel, chunkNodes, () -> closed);
+        MerkleLevel level = MerkleLevel.open(file, count, k >= residentFromLevel, deferLoad, chunkNodes, () -> closed);
         if (created) {
             directoryDirty = true;
             level.markUnforced();
