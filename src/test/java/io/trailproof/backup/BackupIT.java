@@ -77,7 +77,7 @@ class BackupIT {
         try (TestTsa tsa = TestTsa.start()) {
             Path ca = tsa.writeRootPem(dir.resolve("ca.pem"));
             String[] config = {KEYS[0], KEYS[1], KEYS[2], KEYS[3], "timestamp.default-tsa-url", tsa.url(), "timestamp.trust-anchors",
-                    ca.toString(), "timestamp.timeout-ms", "5000"};
+                    ca.toString(), "timestamp.timeout-ms", "15000"};
             backupUnderLoad(config);
         }
     }

@@ -96,7 +96,7 @@ class ClusterIT {
         nodes.put(id, ClusterNodes.start(dirs.resolve(id), kafka.bootstrapServers(), id, TOPIC, WRITE_TIMEOUT,
                 "cluster.read-wait", "PT20S",
                 "timestamp.default-tsa-url", tsa.url(),
-                "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000"));
+                "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "15000"));
     }
 
     private static Api api(String id) {

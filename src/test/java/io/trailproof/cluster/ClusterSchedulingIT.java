@@ -100,7 +100,7 @@ class ClusterSchedulingIT {
                         "cluster.kafka.heartbeat.interval.ms", "1000",
                         "timestamp.interval", "PT0.5S",
                         "timestamp.default-tsa-url", tsa.url(),
-                        "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000",
+                        "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "15000",
                         "capture.gap-after", "PT1S"));
             }
             Api s1 = sched.get("s1").api();
@@ -192,7 +192,7 @@ class ClusterSchedulingIT {
         String topic = KafkaTestCluster.newTopic("forged");
         InProcessServer node = ClusterNodes.start(dirs.resolve("forged"), kafka.bootstrapServers(), "f1", topic, WRITE_TIMEOUT,
                 "timestamp.default-tsa-url", tsa.url(),
-                "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000");
+                "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "15000");
         try {
             Api api = node.api();
             assertThat(api.post("/v1/events", event("f", 0)).status()).isEqualTo(201);
@@ -424,7 +424,7 @@ class ClusterSchedulingIT {
                 + "\ncluster.topic=" + topic + "\ncluster.write-timeout=" + WRITE_TIMEOUT
                 + "\ncluster.kafka.session.timeout.ms=6000\ncluster.kafka.heartbeat.interval.ms=1000"
                 + "\ntimestamp.interval=PT0.5S\ntimestamp.default-tsa-url=" + tsa.url()
-                + "\ntimestamp.trust-anchors=" + tsaRoot + "\ntimestamp.timeout-ms=2000\n";
+                + "\ntimestamp.trust-anchors=" + tsaRoot + "\ntimestamp.timeout-ms=15000\n";
         Path config = dirs.resolve("d1.properties");
         Files.writeString(config, common + "cluster.node-id=d1\n");
         ServerProcess d1 = ServerProcess.start(dirs.resolve("d1"),
@@ -435,7 +435,7 @@ class ClusterSchedulingIT {
             d2 = ClusterNodes.start(dirs.resolve("d2"), kafka.bootstrapServers(), "d2", topic, WRITE_TIMEOUT,
                     "cluster.kafka.session.timeout.ms", "6000", "cluster.kafka.heartbeat.interval.ms", "1000",
                     "timestamp.interval", "PT0.5S", "timestamp.default-tsa-url", tsa.url(),
-                    "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "2000");
+                    "timestamp.trust-anchors", tsaRoot.toString(), "timestamp.timeout-ms", "15000");
             Api api = d2.api();
             for (int i = 0; i < 3; i++) {
                 assertThat(api.post("/v1/events", event("die", i)).status()).isEqualTo(201);

@@ -25,7 +25,7 @@ class MetricsStateIT {
         try (TestTsa tsa = TestTsa.start();
              InProcessServer s = InProcessServer.start(dir.resolve("data"), "timestamp.default-tsa-url", tsa.url(),
                      "timestamp.trust-anchors", tsa.writeRootPem(dir.resolve("ca.pem")).toString(),
-                     "timestamp.timeout-ms", "1000")) {
+                     "timestamp.timeout-ms", "15000")) {
             Api api = s.api();
             // events stored while the index follower is held are not searchable yet: that is the lag
             try (AutoCloseable held = s.server().searchIndex().holdFollower()) {
