@@ -118,8 +118,10 @@ final class MerkleLevel implements Closeable {
      * every node in memory as a resident level does; nothing when there is none to load. The nodes
      * already in the file are read without {@code monitor} (the store's), so appends go on meanwhile;
      * under it, only what was appended or truncated during that read is read again, and the level
-     * switches. Readers must not use the level before the store's check after the open is done (they
-     * wait for it), since a repair of the deferred check is what may change written nodes.
+     * switches. The store calls it just before its check after the open, and lets readers through only
+     * after that check: a repair that rewrote nodes while they were being read (the periodic check may
+     * run beside it) can leave the old bytes in the copy, and that check, which compares the copy with
+     * nodes recomputed from level 0, rewrites them before any reader sees them.
      */
     void loadResident(Object monitor) throws IOException {
         long prefix;
