@@ -23,8 +23,14 @@ import java.util.function.Supplier;
 final class SegmentReads {
     /** Bytes read at once for a random read: the frame of a typical stored event fits. */
     private static final int FIRST_READ_BYTES = 2048;
-    /** Bytes read at once by {@link #readEach}: many frames of a sparse walk share one read. */
+    /** Bytes read at once by {@link #readEach} at most: many frames of a dense walk share one read. */
     private static final int READ_WINDOW_BYTES = 256 * 1024;
+    /**
+     * {@link #readEach} reads two frames in one read when the second starts at most this many bytes
+     * after the first, and apart otherwise: copying the bytes between them (other agents' events)
+     * would cost more than the system call it saves.
+     */
+    static final int COALESCE_GAP_BYTES = 8 * 1024;
     /**
      * Scans read through a buffer of at most this size. Not larger: an array over half a G1 region
      * (512 KB with the 1 MB regions of heaps under 2 GB) is a "humongous" allocation, and a scan runs
@@ -163,19 +169,23 @@ final class SegmentReads {
     /**
      * How many bytes from {@code pos} (the frame of {@code indexes[i]} in {@code seg}) one read of
      * {@link #readEach} takes: up to a typical frame past the last of the following indexes in the
-     * same segment that start within {@link #READ_WINDOW_BYTES}, so that a sparse walk (one agent's
-     * events among many agents') reads about a frame per event, not a whole window.
+     * same segment that each start within {@link #COALESCE_GAP_BYTES} of the one before and all
+     * within {@link #READ_WINDOW_BYTES}, so that a sparse walk (one agent's events among many
+     * agents') reads about a frame per event, neither a whole window nor the events between.
      */
     private long windowReach(Segment seg, Segment[] segs, long[] indexes, int i, long pos) throws IOException {
         int si = segmentIndexOf(segs, indexes[i]);
         long segmentEnd = si + 1 < segs.length ? segs[si + 1].start : Long.MAX_VALUE;
         long reach = FIRST_READ_BYTES;
+        long previous = pos;
         for (int j = i + 1; j < indexes.length && indexes[j] < segmentEnd; j++) {
-            long next = seg.position(indexes[j], table) - pos + FIRST_READ_BYTES;
-            if (next > READ_WINDOW_BYTES) {
+            long at = seg.position(indexes[j], table);
+            long next = at - pos + FIRST_READ_BYTES;
+            if (at - previous > COALESCE_GAP_BYTES || next > READ_WINDOW_BYTES) {
                 break;
             }
             reach = next;
+            previous = at;
         }
         return Math.min(reach, READ_WINDOW_BYTES);
     }
