@@ -30,7 +30,7 @@ public final class ChainVerifier {
     private ErasureRecords erasures = ErasureRecords.NONE;
     private Optional<ChainFailure> failure = Optional.empty();
     /** Kept from one event to the next: looking up a digest costs more than a leaf hash. */
-    private MessageDigest leafDigest;
+    private final MessageDigest digest = EventHash.newDigest();
 
     /**
      * @param agentId         the chain's agent
@@ -64,7 +64,7 @@ public final class ChainVerifier {
         if (failure.isPresent()) {
             return failure;
         }
-        Optional<IntactEvent> intact = IntactEvent.check(payload);
+        Optional<IntactEvent> intact = IntactEvent.check(payload, digest);
         if (intact.isPresent()) {
             IntactEvent e = intact.get();
             return linked(e.agentId(), e.sequence(), e.prevHash(), e.hash(), e.logIndex(), position, tree);
@@ -138,10 +138,7 @@ public final class ChainVerifier {
             return fail(ChainFailure.Kind.PREV_HASH_MISMATCH, expectedPrevHash, prevHash);
         }
         if (tree != null) {
-            if (leafDigest == null) {
-                leafDigest = EventHash.newDigest();
-            }
-            byte[] leaf = Rfc9162.leafHash(leafDigest, HexFormat.of().parseHex(hash));
+            byte[] leaf = Rfc9162.leafHash(digest, HexFormat.of().parseHex(hash));
             if (logIndex != position) {
                 return fail(ChainFailure.Kind.MERKLE_LEAF_MISMATCH, "log_index " + position, "log_index " + logIndex);
             }

@@ -43,6 +43,19 @@ public record IntactEvent(String id, String agentId, long sequence, String prevH
      * empty, {@code others} may have seen only some members.
      */
     public static Optional<IntactEvent> check(byte[] payload, OtherMembers others) {
+        return check(payload, others, EventHash.newDigest());
+    }
+
+    /**
+     * {@link #check(byte[])} with a SHA-256 digest the caller keeps for a walk over many events
+     * (looking one up costs about as much as hashing an event); reset before it is used.
+     */
+    public static Optional<IntactEvent> check(byte[] payload, MessageDigest sha) {
+        return check(payload, SKIP, sha);
+    }
+
+    private static Optional<IntactEvent> check(byte[] payload, OtherMembers others, MessageDigest sha) {
+        sha.reset();
         try {
             MemberScanner m = new MemberScanner(payload);
             String id = null;
@@ -94,7 +107,6 @@ public record IntactEvent(String id, String agentId, long sequence, String prevH
                     || sequence < 1 || logIndex < 0) {
                 return Optional.empty();
             }
-            MessageDigest sha = EventHash.newDigest();
             int from = 0;
             for (int i = 0; i < 4; i += 2) {
                 sha.update(payload, from, cut[i] - from);
