@@ -17,8 +17,12 @@ import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.infra.Blackhole;
+import org.openjdk.jmh.infra.IterationParams;
+import org.openjdk.jmh.runner.IterationType;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadMXBean;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -38,7 +42,9 @@ import java.util.stream.Stream;
  * 500 (2,000 events in 1,000,000: the spacing of an agent of 20,000 events in a log of 10,000,000,
  * whose time per event it measures). The other events go round 499 agents, as in
  * {@code bench/run-scale}. Beside them, in the same run, the floor: SHA-256 over the same agent's
- * stored bytes, already in memory.
+ * stored bytes, already in memory. At the end of each trial it prints the median CPU time of the
+ * measured verifications on their thread, the figure that moves least when other work shares the
+ * machine.
  *
  * <p>Writing the ledger takes one to two minutes per million events on this machine. With
  * {@code -Dbench.verify.dir=DIR} the ledger is kept in {@code DIR} and reused by later runs, of this
@@ -55,6 +61,7 @@ public class VerifyAgentBenchmarks {
     private static final int OTHER_AGENTS = 499;
     private static final int BATCH = 1_000;
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
     @Param("1000000")
     public long logEvents;
@@ -67,6 +74,8 @@ public class VerifyAgentBenchmarks {
     private Ledger ledger;
     private final List<byte[]> agentPayloads = new ArrayList<>();
     private MessageDigest sha;
+    private boolean measuring;
+    private final List<Long> cpuNanos = new ArrayList<>();
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
@@ -108,8 +117,19 @@ public class VerifyAgentBenchmarks {
         }
     }
 
+    @Setup(Level.Iteration)
+    public void iteration(IterationParams params) {
+        measuring = params.getType() == IterationType.MEASUREMENT;
+    }
+
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
+        if (!cpuNanos.isEmpty()) {
+            List<Long> sorted = cpuNanos.stream().sorted().toList();
+            System.out.printf("%n%s: thread CPU per verify, median of %d: %.1f ms (min %.1f, max %.1f)%n", agent,
+                    sorted.size(), sorted.get(sorted.size() / 2) / 1e6, sorted.get(0) / 1e6,
+                    sorted.get(sorted.size() - 1) / 1e6);
+        }
         ledger.close();
         if (temporary) {
             try (Stream<Path> files = Files.walk(dir)) {
@@ -123,7 +143,12 @@ public class VerifyAgentBenchmarks {
     /** {@code GET /v1/verify}'s work: the agent's chain re-verified from storage, every leaf checked. */
     @Benchmark
     public ChainReport verifyAgent() throws IOException {
-        return ledger.verify(agent).orElseThrow();
+        long cpu = THREADS.getCurrentThreadCpuTime();
+        ChainReport report = ledger.verify(agent).orElseThrow();
+        if (measuring) {
+            cpuNanos.add(THREADS.getCurrentThreadCpuTime() - cpu);
+        }
+        return report;
     }
 
     /** Baseline: SHA-256 over every stored byte of the agent's events, already in memory. */
