@@ -47,17 +47,19 @@ import java.util.regex.Pattern;
  *       recording gateway, pass-through gateway, then the reverse order; p50 and p99 of each.</li>
  *   <li>Or, with {@code --fixed-rate}, the same rounds at fixed rates ({@link FixedRateCalls}: an open
  *       loop whose latencies count from each call's scheduled start), {@code --loads} giving
- *       connections and calls a second of each; p50, p99, p99.9 and max of each. A closed loop sends
- *       less while the answers are slow, so its p99 under-samples the slow moments; a fixed rate
- *       does not.</li>
+ *       connections and calls a second of each; p50, p99, p99.9 and max of each, and the pauses each
+ *       gateway's GC log records during the round. A closed loop sends less while the answers are
+ *       slow, so its p99 under-samples the slow moments; a fixed rate does not. Before these rounds,
+ *       {@code --warmup} seconds (default 30) of the same loads go through each path, so that the
+ *       rounds time compiled code rather than the JIT at work.</li>
  *   <li>First piece: {@code --streams} streamed calls to each, alternating; for each, the time from
  *       the upstream's write of the first event to the client's read of it (one clock: both ends are
  *       in this JVM); p50 and p99, direct and through the gateway.</li>
  * </ul>
  *
  * <pre>
- *   bench/run-llm-gateway [--seconds S] [--streams N] [--fixed-rate [--loads C:R,...]]
- *       (default 10 s a round, 1,000 streams, loads 1:100,16:800)
+ *   bench/run-llm-gateway [--seconds S] [--streams N] [--fixed-rate [--loads C:R,...] [--warmup W]]
+ *       (default 10 s a round, 1,000 streams, loads 1:100,16:800, 30 s of warm-up a path)
  * </pre>
  */
 public final class LlmGatewayBench {
@@ -81,10 +83,11 @@ public final class LlmGatewayBench {
     private final Map<String, Long> firstWritten = new ConcurrentHashMap<>();
 
     public static void main(String[] args) throws Exception {
-        BenchArgs a = BenchArgs.parse(args, List.of("--seconds", "--streams", "--loads"), Set.of("--fixed-rate"));
+        BenchArgs a = BenchArgs.parse(args, List.of("--seconds", "--streams", "--loads", "--warmup"), Set.of("--fixed-rate"));
         Path dist = a.dist();
         int seconds = a.intOption("--seconds", 10);
         int streams = a.intOption("--streams", 1000);
+        int warmup = a.intOption("--warmup", 30);
         boolean fixedRate = a.flag("--fixed-rate");
         List<int[]> loads = loads(a.option("--loads", "1:100,16:800"));
         Wrk wrk = Wrk.find(Path.of("bench", "wrk"));
@@ -100,8 +103,8 @@ public final class LlmGatewayBench {
         int upstreamPort = ((InetSocketAddress) upstream.getListenerInfo().get(0).getAddress()).getPort();
         try (ServerUnderTest trail = ServerUnderTest.start(dist, work.resolve("data"),
                 "-Xmx1g " + System.getProperty("bench.serverOpts", ""));
-             Gateway recording = Gateway.start(dist, upstreamPort, trail.port, work.resolve("spool"), true);
-             Gateway passing = Gateway.start(dist, upstreamPort, trail.port, work.resolve("spool"), false)) {
+             Gateway recording = Gateway.start(dist, upstreamPort, trail.port, work, true);
+             Gateway passing = Gateway.start(dist, upstreamPort, trail.port, work, false)) {
             String[] names = {"direct", "gateway, recording", "gateway, recording off"};
             int[] ports = {upstreamPort, recording.port, passing.port};
             Map<String, String> env = Map.of("WRK_BODY_FILE", body.toString());
@@ -110,14 +113,46 @@ public final class LlmGatewayBench {
             }
             long[] pids = {-1, recording.process.pid(), passing.process.pid()};
             long serverPid = trail.process.pid();
+            Path[] gcLogs = {null, recording.gcLog, passing.gcLog};
             if (fixedRate) {
-                fixedRateRounds(names, ports, pids, serverPid, loads, seconds);
+                warmUp(names, ports, pids, serverPid, loads, warmup);
+                fixedRateRounds(names, ports, pids, gcLogs, serverPid, loads, seconds);
             } else {
                 wrkRounds(wrk, env, names, ports, pids, serverPid, seconds);
             }
             streams(b, names, ports, streams);
         } finally {
             upstream.stop();
+        }
+    }
+
+    /**
+     * Until the JIT has compiled what the timed rounds run: {@code seconds} of fixed-rate calls at
+     * each load through each path (the recording gateway's recorder and shipper included), printing
+     * each gateway's CPU per call in the second half of its warm-up at each load: the figure the
+     * timed rounds should then repeat when the warm-up was long enough.
+     */
+    private static void warmUp(String[] names, int[] ports, long[] pids, long serverPid, List<int[]> loads,
+            int seconds) throws Exception {
+        if (seconds <= 0) {
+            return;
+        }
+        byte[] request = REQUEST.getBytes(StandardCharsets.UTF_8);
+        for (int k = 0; k < 3; k++) {
+            StringBuilder cpu = new StringBuilder();
+            for (int[] load : loads) {
+                Duration half = Duration.ofMillis(seconds * 500L / loads.size());
+                FixedRateCalls.run(ports[k], "/v1/chat/completions", request, load[0], load[1], half);
+                long gateway0 = pids[k] < 0 ? 0 : ServerProbe.cpuNanos(pids[k])[0];
+                FixedRateCalls.Result r = FixedRateCalls.run(ports[k], "/v1/chat/completions", request, load[0], load[1],
+                        half);
+                if (pids[k] >= 0) {
+                    cpu.append(String.format(Locale.ROOT, " %d:%d %.0f us/call", load[0], load[1],
+                            (ServerProbe.cpuNanos(pids[k])[0] - gateway0) / 1e3 / r.latencies().length));
+                }
+            }
+            ServerProbe.awaitQuiet(serverPid);
+            System.out.printf(Locale.ROOT, "warm-up, %s: %d s%s%n", names[k], seconds, cpu);
         }
     }
 
@@ -191,12 +226,13 @@ public final class LlmGatewayBench {
      * for each load, rounds alternating direct, recording gateway, pass-through gateway, then the
      * reverse order; p50, p99, p99.9 and max of each, and what each gateway adds to the direct p99.
      */
-    private static void fixedRateRounds(String[] names, int[] ports, long[] pids, long serverPid, List<int[]> loads,
-            int seconds) throws Exception {
+    private static void fixedRateRounds(String[] names, int[] ports, long[] pids, Path[] gcLogs, long serverPid,
+            List<int[]> loads, int seconds) throws Exception {
         byte[] request = REQUEST.getBytes(StandardCharsets.UTF_8);
         System.out.printf(Locale.ROOT, "%n| fixed rate, POST /v1/chat/completions | connections | calls/s asked | round "
                 + "| calls/s | p50 ms | p99 ms | p99.9 ms | max ms | sent > 1 ms late | gateway CPU us/call "
-                + "| trailproof server CPU us/call |%n|---|---|---|---|---|---|---|---|---|---|---|---|%n");
+                + "| trailproof server CPU us/call | gateway GC pauses, longest ms |%n"
+                + "|---|---|---|---|---|---|---|---|---|---|---|---|---|%n");
         List<double[]> summary = new ArrayList<>();
         for (int[] load : loads) {
             int connections = load[0];
@@ -210,6 +246,7 @@ public final class LlmGatewayBench {
                     ServerProbe.awaitQuiet(serverPid);
                     long gateway0 = pids[target] < 0 ? 0 : ServerProbe.cpuNanos(pids[target])[0];
                     long server0 = ServerProbe.cpuNanos(serverPid)[0];
+                    GcPauses gc = gcLogs[target] == null ? null : GcPauses.from(gcLogs[target]);
                     FixedRateCalls.Result r = FixedRateCalls.run(ports[target], "/v1/chat/completions", request,
                             connections, rate, Duration.ofSeconds(seconds));
                     if (r.errors() > 0) {
@@ -225,9 +262,11 @@ public final class LlmGatewayBench {
                     p50[target][round] = r.ms(50);
                     p99[target][round] = r.ms(99);
                     p999[target][round] = r.ms(99.9);
-                    System.out.printf(Locale.ROOT, "| %s | %d | %d | %d | %,.0f | %.3f | %.3f | %.3f | %.3f | %d | %s | %.0f |%n",
+                    GcPauses.Seen pauses = gc == null ? null : gc.since();
+                    System.out.printf(Locale.ROOT, "| %s | %d | %d | %d | %,.0f | %.3f | %.3f | %.3f | %.3f | %d | %s | %.0f | %s |%n",
                             names[target], connections, rate, round + 1, r.rate(), r.ms(50), r.ms(99), r.ms(99.9), r.maxMs(),
-                            r.late(), pids[target] < 0 ? "" : String.format(Locale.ROOT, "%.0f", gatewayCpu), serverCpu);
+                            r.late(), pids[target] < 0 ? "" : String.format(Locale.ROOT, "%.0f", gatewayCpu), serverCpu,
+                            pauses == null ? "" : String.format(Locale.ROOT, "%d, %.1f", pauses.count(), pauses.longestMs()));
                 }
             }
             summary.add(new double[] {connections, rate, mean(p50[0]), mean(p99[0]), mean(p999[0]), mean(p50[1]),
@@ -332,16 +371,19 @@ public final class LlmGatewayBench {
     }
 
     /** A packaged gateway process. */
-    private record Gateway(Process process, int port) implements AutoCloseable {
+    private record Gateway(Process process, int port, Path gcLog) implements AutoCloseable {
 
-        static Gateway start(Path dist, int upstreamPort, int serverPort, Path spool, boolean recording)
+        /** A gateway spooling into {@code work}/spool, its GC log in {@code work}. */
+        static Gateway start(Path dist, int upstreamPort, int serverPort, Path work, boolean recording)
                 throws IOException, InterruptedException {
             ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/trailproof").toString(), "llm-gateway", "--upstream",
                     "http://127.0.0.1:" + upstreamPort, "--listen", "127.0.0.1:0", "--server",
                     "http://127.0.0.1:" + serverPort, "--agent-id", "bench-agent").redirectErrorStream(true);
-            pb.environment().put("TRAILPROOF_SPOOL_DIR", spool.toString());
+            Path gcLog = work.resolve("gateway-gc-" + (recording ? "recording" : "passing") + ".log");
+            pb.environment().put("TRAILPROOF_SPOOL_DIR", work.resolve("spool").toString());
             pb.environment().put("TRAILPROOF_ENABLED", Boolean.toString(recording));
-            pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx512m " + System.getProperty("bench.gatewayOpts." + recording, ""));
+            pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx512m -Xlog:gc:file=" + gcLog + " "
+                    + System.getProperty("bench.gatewayOpts." + recording, ""));
             Process p = pb.start();
             CompletableFuture<Integer> port = new CompletableFuture<>();
             Thread reader = new Thread(() -> {
@@ -366,7 +408,7 @@ public final class LlmGatewayBench {
                 if (bound < 0) {
                     throw new IOException("the gateway ended at start");
                 }
-                return new Gateway(p, bound);
+                return new Gateway(p, bound, gcLog);
             } catch (ExecutionException | TimeoutException e) {
                 p.destroyForcibly();
                 throw new IOException("the gateway did not start", e);
