@@ -162,7 +162,7 @@ final class CallRecorder {
         e.set(EventFields.ACTION_INPUT, parsed.input());
         ObjectNode metadata = metadata(e, call);
         metadata.put("stream", parsed.stream());
-        return EventContent.storable(EventContent.fit(e));
+        return EventContent.fitStorable(e);
     }
 
     private ObjectNode resultEvent(Call call, long seq, Ending ending) {
@@ -188,7 +188,7 @@ final class CallRecorder {
         if (ending.requestId() != null) {
             metadata.put("upstream_request_id", EventContent.clip(ending.requestId(), EventLimits.STRING_MAX_LENGTH));
         }
-        return EventContent.storable(EventContent.fit(e));
+        return EventContent.fitStorable(e);
     }
 
     /** The answer's content; nothing when the gateway answered itself or nothing came through. */

@@ -105,9 +105,26 @@ public final class EventContent {
      * input, each replaced by its summary.
      */
     public static ObjectNode fit(ObjectNode event) {
+        fitMeasured(event);
+        return event;
+    }
+
+    /**
+     * {@link #storable}({@link #fit}(event)), the same event or summary, with the canonical form
+     * taken once instead of twice when the event fits as it is (the usual case): the size {@link #fit}
+     * measured is the size {@link #storable} would measure again.
+     */
+    public static ObjectNode fitStorable(ObjectNode event) {
+        int measured = fitMeasured(event);
+        return storable(event, measured);
+    }
+
+    /** {@link #fit}; returns the canonical size of the event as it now is, or -1 when not measured since it changed. */
+    private static int fitMeasured(ObjectNode event) {
         for (String field : new String[] {EventFields.ACTION_OUTPUT, EventFields.ACTION_INPUT}) {
-            if (Rfc8785.canonicalize(event).length <= MAX_EVENT_BYTES) {
-                return event;
+            int size = Rfc8785.canonicalize(event).length;
+            if (size <= MAX_EVENT_BYTES) {
+                return size;
             }
             JsonNode value = event.get(field);
             if (value != null) {
@@ -115,7 +132,7 @@ public final class EventContent {
                         + (EventLimits.MAX_CANONICAL_BYTES >> 20) + " MiB)"));
             }
         }
-        return event;
+        return -1;
     }
 
     /**
@@ -124,10 +141,15 @@ public final class EventContent {
      * a refusal the proxy can foresee never moves an event behind later ones.
      */
     public static ObjectNode storable(ObjectNode event) {
+        return storable(event, -1);
+    }
+
+    /** {@link #storable(ObjectNode)} of an event whose canonical size is known ({@code canonicalSize}), or -1. */
+    private static ObjectNode storable(ObjectNode event, int canonicalSize) {
         try {
             EventValidator.validate(event);
-            EventValidator.checkCanonicalSize(Rfc8785.canonicalize(event).length + (EventLimits.MAX_CANONICAL_BYTES
-                    - MAX_EVENT_BYTES));
+            int size = canonicalSize >= 0 ? canonicalSize : Rfc8785.canonicalize(event).length;
+            EventValidator.checkCanonicalSize(size + (EventLimits.MAX_CANONICAL_BYTES - MAX_EVENT_BYTES));
             return event;
         } catch (EventRejection e) {
             return refused(event, RULES_REFUSE + e.getMessage());

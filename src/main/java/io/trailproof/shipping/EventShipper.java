@@ -118,7 +118,7 @@ public final class EventShipper {
                 }
             }
             if (!rest.isEmpty()) {
-                Spool.Entry entry = write(rest);
+                Spool.Entry entry = write(rest, null);
                 if (entry != null) {
                     closeQuietly(entry);
                 }
@@ -136,7 +136,7 @@ public final class EventShipper {
     private void run() {
         try {
             drain();
-            List<JsonNode> batch = new ArrayList<>();
+            Batch batch = new Batch();
             boolean ended = false;
             while (!ended) {
                 Object first = queue.poll(waitNanos(), TimeUnit.NANOSECONDS);
@@ -171,10 +171,9 @@ public final class EventShipper {
     }
 
     /** Adds events to the batch until it is full or its time is up; true when the end marker was taken. */
-    private boolean fill(List<JsonNode> batch) throws InterruptedException {
+    private boolean fill(Batch batch) throws InterruptedException {
         long deadline = System.nanoTime() + flushInterval.toNanos();
-        long bytes = size(batch.get(0));
-        while (batch.size() < BATCH_EVENTS) {
+        while (batch.events.size() < BATCH_EVENTS) {
             long left = closing ? 0 : deadline - System.nanoTime();
             Object next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : queue.poll();
             if (next == null) {
@@ -184,32 +183,74 @@ public final class EventShipper {
                 return true;
             }
             JsonNode event = (JsonNode) next;
-            long eventBytes = size(event);
-            if (bytes + eventBytes > BATCH_BYTES) {
+            byte[] encoded = encode(event);
+            if (batch.bytes + (encoded == null ? 0 : encoded.length) > BATCH_BYTES) {
                 ship(batch);
                 batch.clear();
-                bytes = 0;
             }
-            batch.add(event);
-            bytes += eventBytes;
+            batch.add(event, encoded);
         }
         return false;
     }
 
-    private long size(JsonNode event) {
-        try {
-            return json.writeValueAsBytes(event).length;
-        } catch (IOException e) {
-            return 0;
+    /**
+     * The events of the batch being filled, each with its JSON serialized once (null when it could
+     * not be): what sizes the batch is what its spool file is made of.
+     */
+    private final class Batch {
+        final List<JsonNode> events = new ArrayList<>();
+        final List<byte[]> encoded = new ArrayList<>();
+        long bytes;
+        boolean allEncoded = true;
+
+        void add(JsonNode event) {
+            add(event, encode(event));
         }
+
+        void add(JsonNode event, byte[] json) {
+            events.add(event);
+            encoded.add(json);
+            if (json == null) {
+                allEncoded = false;
+            } else {
+                bytes += json.length;
+            }
+        }
+
+        void clear() {
+            events.clear();
+            encoded.clear();
+            bytes = 0;
+            allEncoded = true;
+        }
+    }
+
+    private byte[] encode(JsonNode event) {
+        try {
+            return json.writeValueAsBytes(event);
+        } catch (IOException e) {
+            return null;
+        }
+    }
+
+    private void ship(Batch batch) {
+        if (batch.events.isEmpty()) {
+            return;
+        }
+        ship(batch.events, batch.allEncoded ? batch.encoded : null);
     }
 
     /** Spools a new batch and, while the service is reachable, sends it. */
     private void ship(List<JsonNode> events) {
+        ship(events, null);
+    }
+
+    /** {@link #ship(List)}, with the events' JSON when each was serialized already ({@code encoded}), or null. */
+    private void ship(List<JsonNode> events, List<byte[]> encoded) {
         if (events.isEmpty()) {
             return;
         }
-        Spool.Entry entry = write(events);
+        Spool.Entry entry = write(events, encoded);
         if (entry == null) {
             return;
         }
@@ -221,14 +262,14 @@ public final class EventShipper {
     }
 
     /** Writes a batch to the spool; when that fails, holds it in memory (and says so once). */
-    private Spool.Entry write(List<JsonNode> events) {
+    private Spool.Entry write(List<JsonNode> events, List<byte[]> encoded) {
         long n = batchNumber.incrementAndGet();
         String key = "trailproof-" + origin.name() + ":" + runId + ":" + n;
         // Spool files are sent in name order: the time part never goes back, even when the clock does.
         lastMillis = Math.max(lastMillis, clock.millis());
         String name = String.format("%013d-%s-%s-%06d", lastMillis, origin.name(), runId, n);
         try {
-            return spool.write(name, key, events);
+            return encoded != null ? spool.writeEncoded(name, key, encoded) : spool.write(name, key, events);
         } catch (IOException e) {
             notices.once("spool", "cannot write the spool directory " + spool.dir() + " (" + e.getMessage()
                     + "); unsent events are held in memory only and are lost if this process ends first");

@@ -44,6 +44,9 @@ public final class Spool {
     static final String SUFFIX = ".json";
     static final String REJECTED_SUFFIX = ".rejected";
     private static final String TEMP_SUFFIX = ".tmp";
+    /** How a batch file starts, and what comes between its key and its events, as the mapper writes them. */
+    private static final byte[] KEY_MEMBER = "{\"idempotency_key\":".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] EVENTS_MEMBER = ",\"events\":[".getBytes(StandardCharsets.UTF_8);
 
     private final Path dir;
     private final ObjectMapper json;
@@ -132,12 +135,38 @@ public final class Spool {
      * @throws IOException when the directory cannot be created or written
      */
     Entry write(String name, String idempotencyKey, List<? extends JsonNode> events) throws IOException {
-        Files.createDirectories(dir);
         ObjectNode doc = json.createObjectNode();
         doc.put("idempotency_key", idempotencyKey);
         ArrayNode array = doc.putArray("events");
         events.forEach(array::add);
-        byte[] bytes = json.writeValueAsBytes(doc);
+        return store(name, idempotencyKey, json.writeValueAsBytes(doc));
+    }
+
+    /**
+     * {@link #write(String, String, List)} of events already serialized by this spool's mapper, one
+     * array each ({@code encoded}): the same file, byte for byte, without serializing them again.
+     */
+    Entry writeEncoded(String name, String idempotencyKey, List<byte[]> encoded) throws IOException {
+        byte[] key = json.writeValueAsBytes(idempotencyKey);
+        int length = KEY_MEMBER.length + key.length + EVENTS_MEMBER.length + 2 + Math.max(0, encoded.size() - 1);
+        for (byte[] event : encoded) {
+            length += event.length;
+        }
+        ByteBuffer doc = ByteBuffer.allocate(length);
+        doc.put(KEY_MEMBER).put(key).put(EVENTS_MEMBER);
+        for (int i = 0; i < encoded.size(); i++) {
+            if (i > 0) {
+                doc.put((byte) ',');
+            }
+            doc.put(encoded.get(i));
+        }
+        doc.put((byte) ']').put((byte) '}');
+        return store(name, idempotencyKey, doc.array());
+    }
+
+    /** Writes a batch file's bytes under {@code name} and returns it locked. */
+    private Entry store(String name, String idempotencyKey, byte[] bytes) throws IOException {
+        Files.createDirectories(dir);
         Path temp = dir.resolve("." + name + SUFFIX + TEMP_SUFFIX);
         Path target = dir.resolve(name + SUFFIX);
         FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE,
