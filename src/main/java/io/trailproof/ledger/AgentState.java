@@ -1,5 +1,7 @@
 package io.trailproof.ledger;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Instant;
 import java.util.Arrays;
 
@@ -10,6 +12,13 @@ import java.util.Arrays;
  *
  * <p>{@link #ordinal()} numbers agents in the order the ledger first met them; the snapshot's
  * position journal names agents by it.
+ *
+ * <p><b>Positions loaded after the start.</b> An agent restored from a chain-head snapshot
+ * ({@link #restored}) knows its head, its event count and where its last snapshotted event is, but
+ * not yet where its earlier events are: those come from the position journal, read after the start
+ * ({@link PositionLoad}). Meanwhile the sequencer appends as always, counts and summaries are
+ * answered at once, and a read of the positions the journal holds waits for the load, outside this
+ * object's lock, so that appends never wait for it.
  */
 final class AgentState {
 
@@ -18,15 +27,63 @@ final class AgentState {
     private long headSequence;
     private String headHash;
     private String lastRecordedAt;
+    /** How many leading positions are still to come from the journal (0 once loaded). */
+    private int unloaded;
+    /** The position of the event at ordinal {@code unloaded - 1} (while {@code unloaded > 0}). */
+    private long lastUnloaded = -1;
+    /** The positions of the events at ordinals {@code [unloaded, count)}. */
     private long[] positions = new long[4];
     private int count;
+    /** Where the positions to come are loaded; null when none are to come. */
+    private final PositionLoad load;
     private Boolean chainValid;
     private Instant verifiedAt;
     private String verifyError;
 
     AgentState(String agentId, int ordinal) {
+        this(agentId, ordinal, null);
+    }
+
+    private AgentState(String agentId, int ordinal, PositionLoad load) {
         this.agentId = agentId;
         this.ordinal = ordinal;
+        this.load = load;
+    }
+
+    /**
+     * Restoring from the snapshot without the journal: the head and {@code count} events, the last at
+     * {@code lastPosition}, whose positions {@code load} brings later ({@link #loadPositions}).
+     */
+    static AgentState restored(HeadSnapshot.Head head, int ordinal, PositionLoad load) {
+        AgentState a = new AgentState(head.agentId(), ordinal, load);
+        a.unloaded = head.eventCount();
+        a.count = head.eventCount();
+        a.lastUnloaded = head.lastPosition();
+        a.restoreHead(head.headSequence(), head.headHash(), head.lastRecordedAt());
+        return a;
+    }
+
+    /** How many of its events' positions are still to be loaded. */
+    synchronized int unloaded() {
+        return unloaded;
+    }
+
+    /**
+     * The positions still to be loaded, in log order: they go before those appended since the start.
+     * When there are not as many as the snapshot counted (the journal was rebuilt from a log that
+     * disagrees with the snapshot, a problem the loader reports), the count follows what was loaded.
+     */
+    synchronized void loadPositions(long[] loaded) {
+        if (unloaded == 0) {
+            return;
+        }
+        int tail = count - unloaded;
+        long[] all = Arrays.copyOf(loaded, loaded.length + Math.max(tail, 4));
+        System.arraycopy(positions, 0, all, loaded.length, tail);
+        positions = all;
+        count = loaded.length + tail;
+        unloaded = 0;
+        lastUnloaded = -1;
     }
 
     String agentId() {
@@ -46,10 +103,12 @@ final class AgentState {
 
     /** Restoring from the snapshot: positions first, in log order, then {@link #restoreHead}. */
     synchronized void addPosition(long position) {
-        if (count == positions.length) {
-            positions = Arrays.copyOf(positions, count * 2);
+        int at = count - unloaded;
+        if (at == positions.length) {
+            positions = Arrays.copyOf(positions, Math.max(4, at * 2));
         }
-        positions[count++] = position;
+        positions[at] = position;
+        count++;
     }
 
     /**
@@ -58,6 +117,9 @@ final class AgentState {
      * all (its count in the snapshot), so the array is allocated once.
      */
     synchronized void addPositions(long[] from, int offset, int n, int expected) {
+        if (unloaded != 0) {
+            throw new IllegalStateException("agent " + agentId + " is restored from the snapshot already");
+        }
         if (count + n > positions.length) {
             positions = Arrays.copyOf(positions, Math.max(count + n, Math.max(expected, count * 2)));
         }
@@ -72,7 +134,38 @@ final class AgentState {
     }
 
     synchronized HeadSnapshot.Head snapshotHead() {
-        return new HeadSnapshot.Head(agentId, headSequence, headHash, lastRecordedAt, count);
+        return new HeadSnapshot.Head(agentId, headSequence, headHash, lastRecordedAt, count, lastPositionLocked(count));
+    }
+
+    /**
+     * The snapshot's head with every position of the agent, or the plain head when some are still
+     * to be loaded (never waits: the sequencer's lock is held).
+     */
+    synchronized HeadSnapshot.Head snapshotHeadWithPositions() {
+        HeadSnapshot.Head h = snapshotHead();
+        return unloaded > 0 ? h : h.withPositions(Arrays.copyOf(positions, count));
+    }
+
+    /** The position of the event at ordinal {@code n - 1}, or -1 when {@code n} is 0; the lock is held. */
+    private long lastPositionLocked(int n) {
+        return n == 0 ? -1 : n > unloaded ? positions[n - 1 - unloaded] : lastUnloaded;
+    }
+
+    /**
+     * True when an answer about the events below {@code logEnd} needs no position still to be loaded:
+     * every such position is below the last unloaded one + 1, and only the count of those is needed.
+     */
+    private boolean answerableBelow(long logEnd) {
+        return unloaded == 0 || lastUnloaded < logEnd;
+    }
+
+    /** Waits (holding no lock) until the positions to come are loaded. */
+    private void awaitLoad() {
+        try {
+            load.await();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     synchronized Head head() {
@@ -80,37 +173,70 @@ final class AgentState {
     }
 
     /** Positions in the log of this agent's events below {@code logEnd}, in log order. */
-    synchronized long[] positionsBelow(long logEnd) {
-        return Arrays.copyOf(positions, countBelowLocked(logEnd));
+    long[] positionsBelow(long logEnd) {
+        while (true) {
+            synchronized (this) {
+                if (unloaded == 0) {
+                    return Arrays.copyOf(positions, countBelowLocked(logEnd));
+                }
+            }
+            awaitLoad();
+        }
     }
 
     /** Number of this agent's events below {@code logEnd}. */
-    synchronized int countBelow(long logEnd) {
-        return countBelowLocked(logEnd);
+    int countBelow(long logEnd) {
+        while (true) {
+            synchronized (this) {
+                if (answerableBelow(logEnd)) {
+                    return countBelowLocked(logEnd);
+                }
+            }
+            awaitLoad();
+        }
     }
 
+    /** The lock is held and {@link #answerableBelow} is true. */
     private int countBelowLocked(long logEnd) {
         int n = count;
-        while (n > 0 && positions[n - 1] >= logEnd) {
+        while (n > unloaded && positions[n - 1 - unloaded] >= logEnd) {
             n--;
         }
         return n;
     }
 
     /** The log positions of the agent's events at ordinals {@code [from, to)}, below {@link #countBelow}. */
-    synchronized long[] positions(int from, int to) {
-        if (from < 0 || from > to || to > count) {
-            throw new IndexOutOfBoundsException("agent " + agentId + " has no events at ordinals " + from + ".." + to);
+    long[] positions(int from, int to) {
+        while (true) {
+            synchronized (this) {
+                if (from < 0 || from > to || to > count) {
+                    throw new IndexOutOfBoundsException("agent " + agentId + " has no events at ordinals " + from + ".."
+                            + to);
+                }
+                if (from >= unloaded) {
+                    return Arrays.copyOfRange(positions, from - unloaded, to - unloaded);
+                }
+            }
+            awaitLoad();
         }
-        return Arrays.copyOfRange(positions, from, to);
     }
 
     /** The log position of the agent's event at {@code ordinal} (0 for sequence 1), below {@link #countBelow}. */
-    synchronized long positionAt(int ordinal) {
-        if (ordinal < 0 || ordinal >= count) {
-            throw new IndexOutOfBoundsException("agent " + agentId + " has no event at ordinal " + ordinal);
+    long positionAt(int ordinal) {
+        while (true) {
+            synchronized (this) {
+                if (ordinal < 0 || ordinal >= count) {
+                    throw new IndexOutOfBoundsException("agent " + agentId + " has no event at ordinal " + ordinal);
+                }
+                if (ordinal >= unloaded) {
+                    return positions[ordinal - unloaded];
+                }
+                if (ordinal == unloaded - 1) {
+                    return lastUnloaded;
+                }
+            }
+            awaitLoad();
         }
-        return positions[ordinal];
     }
 
     /**
@@ -118,10 +244,17 @@ final class AgentState {
      * (sequenced, not yet readable), the head fields are those of the newest sequenced event and
      * {@link Summary#headIsNewest()} is false: the caller reads the head at {@link Summary#lastPosition()}.
      */
-    synchronized Summary summary(long logEnd) {
-        int n = countBelowLocked(logEnd);
-        return new Summary(agentId, n, n == 0 ? -1 : positions[n - 1], n == count, lastRecordedAt, chainValid,
-                headSequence, headHash, verifiedAt, verifyError);
+    Summary summary(long logEnd) {
+        while (true) {
+            synchronized (this) {
+                if (answerableBelow(logEnd)) {
+                    int n = countBelowLocked(logEnd);
+                    return new Summary(agentId, n, lastPositionLocked(n), n == count, lastRecordedAt, chainValid,
+                            headSequence, headHash, verifiedAt, verifyError);
+                }
+            }
+            awaitLoad();
+        }
     }
 
     synchronized void recordVerification(boolean valid, String error, Instant at) {

@@ -1,10 +1,13 @@
 package io.trailproof.ledger;
 
+import io.trailproof.core.event.EventFields;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -14,6 +17,13 @@ import java.util.concurrent.ConcurrentHashMap;
  */
 final class AgentTable {
 
+    /**
+     * The agents whose positions the chain-head snapshot holds in full, because the open reads them
+     * (the erasure registry, the gate's policies): their events are operators' acts, a handful next
+     * to the log, so a start that reads them from the snapshot reads what does not grow with the log.
+     */
+    static final Set<String> POSITIONS_IN_SNAPSHOT = Set.of(EventFields.ERASURES_AGENT, EventFields.POLICIES_AGENT);
+
     private final Map<String, AgentState> byId = new ConcurrentHashMap<>();
     // Guarded by this.
     private final List<AgentState> byOrdinal = new ArrayList<>();
@@ -21,6 +31,8 @@ final class AgentTable {
     private long tailStart;
     private int[] tail = new int[1024];
     private int tailCount;
+    /** The load of the restored agents' positions after the start; null when none was left to it. */
+    private volatile PositionLoad positionLoad;
 
     AgentState get(String agentId) {
         return byId.get(agentId);
@@ -63,6 +75,43 @@ final class AgentTable {
         byId.put(agentId, state);
         journaledAgents = byOrdinal.size();
         return true;
+    }
+
+    /**
+     * Recovery: every agent of a snapshot whose heads are in ordinal order, without reading the
+     * journal; the positions of those whose snapshot head does not hold them come from {@code load}
+     * ({@link AgentState#restored}). Call before any other agent is added.
+     */
+    synchronized void restoreFromSnapshot(List<HeadSnapshot.Head> heads, PositionLoad load) {
+        if (!byOrdinal.isEmpty()) {
+            throw new IllegalStateException("agents restored twice");
+        }
+        for (HeadSnapshot.Head h : heads) {
+            int ordinal = byOrdinal.size();
+            AgentState state;
+            if (h.positions() != null) {
+                state = new AgentState(h.agentId(), ordinal);
+                state.addPositions(h.positions(), 0, h.positions().length, h.positions().length);
+                state.restoreHead(h.headSequence(), h.headHash(), h.lastRecordedAt());
+            } else {
+                state = AgentState.restored(h, ordinal, load);
+            }
+            byOrdinal.add(state);
+            byId.put(h.agentId(), state);
+        }
+        journaledAgents = byOrdinal.size();
+        positionLoad = load;
+    }
+
+    /** Every agent, by ordinal. */
+    synchronized List<AgentState> inOrdinalOrder() {
+        return new ArrayList<>(byOrdinal);
+    }
+
+    /** True while positions of restored agents are still being loaded after the start. */
+    boolean positionsLoading() {
+        PositionLoad load = positionLoad;
+        return load != null && !load.done();
     }
 
     /** Agents numbered so far. */
@@ -115,6 +164,7 @@ final class AgentTable {
     synchronized void clear() {
         byId.clear();
         byOrdinal.clear();
+        positionLoad = null;
         journaledAgents = 0;
         tailStart = 0;
         tailCount = 0;

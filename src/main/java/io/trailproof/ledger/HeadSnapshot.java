@@ -26,8 +26,16 @@ import java.util.zip.CRC32C;
  * matches them lost acknowledged events. The rest is derived state: deleting the file loses nothing
  * but start time. Written with {@link AtomicFile} (old or new, never a mix); a CRC32C trailer catches
  * any other damage.
+ *
+ * <p><b>Format.</b> The current one ({@code TPK3}) lists the heads in the order the ledger met the
+ * agents (their ordinals in the journal), each with the log position of its last event, and the
+ * positions of a few agents in full ({@link Head#positions()}): a start restores every agent from it
+ * alone and leaves the journal to be read after it ({@link PositionLoader}). The one before
+ * ({@code TPK2}) lists the heads in no order, without positions: a start replays the journal first, as
+ * it did before. The one before the journal ({@code TPK1}) says only what was acknowledged.
  */
-record HeadSnapshot(long logSize, String lastHash, String lastRecordedAt, long journalBytes, List<Head> heads) {
+record HeadSnapshot(long logSize, String lastHash, String lastRecordedAt, long journalBytes, List<Head> heads,
+                    boolean inOrdinalOrder) {
 
     /** Its file in the data directory. */
     static final String FILE = "head-snapshot";
@@ -36,14 +44,30 @@ record HeadSnapshot(long logSize, String lastHash, String lastRecordedAt, long j
      * an older version), deleted once a snapshot under the new name is written.
      */
     static final String LEGACY_FILE = "checkpoint";
-    private static final int MAGIC = 0x54504b32; // "TPK2"
+    private static final int MAGIC = 0x54504b33; // "TPK3"
+    /** The format whose heads are in no order and carry no position: the journal is replayed at start. */
+    private static final int MAGIC_V2 = 0x54504b32;
     /** The format before the journal (positions inside): its head still says what was acknowledged. */
     private static final int MAGIC_V1 = 0x54504b31;
     /** {@link #journalBytes()} of a snapshot read from the old format: no journal, rebuild from the log. */
     static final long NO_JOURNAL = -1;
 
-    /** One agent's head and how many events it has up to {@link #logSize()}. */
-    record Head(String agentId, long headSequence, String headHash, String lastRecordedAt, int eventCount) {
+    /**
+     * One agent's head, how many events it has up to {@link #logSize()} and the log position of the
+     * last of them (-1 when unknown: a snapshot of the format before); {@code positions}, when not
+     * null, holds every one of them in log order.
+     */
+    record Head(String agentId, long headSequence, String headHash, String lastRecordedAt, int eventCount,
+                long lastPosition, long[] positions) {
+
+        Head(String agentId, long headSequence, String headHash, String lastRecordedAt, int eventCount,
+             long lastPosition) {
+            this(agentId, headSequence, headHash, lastRecordedAt, eventCount, lastPosition, null);
+        }
+
+        Head withPositions(long[] all) {
+            return new Head(agentId, headSequence, headHash, lastRecordedAt, eventCount, lastPosition, all);
+        }
     }
 
     /**
@@ -71,7 +95,10 @@ record HeadSnapshot(long logSize, String lastHash, String lastRecordedAt, long j
     }
 
     private void write(Path file) throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + heads.size() * 128);
+        if (!inOrdinalOrder) {
+            throw new IllegalStateException("a snapshot is written with its heads in ordinal order");
+        }
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(64 + heads.size() * 140);
         DataOutputStream out = new DataOutputStream(bytes);
         out.writeInt(MAGIC);
         out.writeLong(logSize);
@@ -85,6 +112,14 @@ record HeadSnapshot(long logSize, String lastHash, String lastRecordedAt, long j
             out.writeUTF(h.headHash());
             out.writeUTF(h.lastRecordedAt());
             out.writeInt(h.eventCount());
+            out.writeLong(h.lastPosition());
+            long[] positions = h.positions();
+            out.writeInt(positions == null ? -1 : positions.length);
+            if (positions != null) {
+                for (long p : positions) {
+                    out.writeLong(p);
+                }
+            }
         }
         out.flush();
         CRC32C crc = new CRC32C();
@@ -119,11 +154,12 @@ record HeadSnapshot(long logSize, String lastHash, String lastRecordedAt, long j
         try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(all, 0, all.length - 4))) {
             int magic = in.readInt();
             if (magic == MAGIC_V1) {
-                return new HeadSnapshot(in.readLong(), in.readUTF(), in.readUTF(), NO_JOURNAL, List.of());
+                return new HeadSnapshot(in.readLong(), in.readUTF(), in.readUTF(), NO_JOURNAL, List.of(), false);
             }
-            if (magic != MAGIC) {
+            if (magic != MAGIC && magic != MAGIC_V2) {
                 return null;
             }
+            boolean current = magic == MAGIC;
             long logSize = in.readLong();
             String lastHash = in.readUTF();
             String lastRecordedAt = in.readUTF();
@@ -131,14 +167,28 @@ record HeadSnapshot(long logSize, String lastHash, String lastRecordedAt, long j
             int agentCount = in.readInt();
             List<Head> heads = new ArrayList<>(agentCount);
             for (int i = 0; i < agentCount; i++) {
-                heads.add(new Head(in.readUTF(), in.readLong(), in.readUTF(), in.readUTF(), in.readInt()));
+                Head h = new Head(in.readUTF(), in.readLong(), in.readUTF(), in.readUTF(), in.readInt(),
+                        current ? in.readLong() : -1);
+                int inline = current ? in.readInt() : -1;
+                if (inline >= 0 && inline != h.eventCount()) {
+                    return null;
+                }
+                if (inline >= 0) {
+                    long[] positions = new long[inline];
+                    for (int k = 0; k < inline; k++) {
+                        positions[k] = in.readLong();
+                    }
+                    h = h.withPositions(positions);
+                }
+                heads.add(h);
             }
-            return new HeadSnapshot(logSize, lastHash, lastRecordedAt, journalBytes, heads);
+            return new HeadSnapshot(logSize, lastHash, lastRecordedAt, journalBytes, heads, current);
         }
     }
 
     @Override
     public String toString() {
-        return "HeadSnapshot[logSize=" + logSize + ", agents=" + heads.size() + ", journalBytes=" + journalBytes + "]";
+        return "HeadSnapshot[logSize=" + logSize + ", agents=" + heads.size() + ", journalBytes=" + journalBytes
+                + ", inOrdinalOrder=" + inOrdinalOrder + "]";
     }
 }

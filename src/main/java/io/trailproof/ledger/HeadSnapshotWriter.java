@@ -87,7 +87,7 @@ final class HeadSnapshotWriter {
             AgentTable.Pending record = s.journal();
             long end = PositionJournal.append(dataDir.resolve(PositionJournal.FILE), journalBytes, record.from(),
                     record.to(), record.firstNewAgent(), record.newAgents(), record.ordinals());
-            new HeadSnapshot(s.logSize(), s.lastHash(), s.lastRecordedAt(), end, s.heads()).writeIn(dataDir);
+            new HeadSnapshot(s.logSize(), s.lastHash(), s.lastRecordedAt(), end, s.heads(), true).writeIn(dataDir);
             agents.journaled(record);
             journalBytes = end;
             snapshotSize = s.logSize();

@@ -81,6 +81,7 @@ public final class Ledger implements Closeable {
     /** Online backups and log rewrites exclude each other. */
     private final LogFileHolds fileHolds = new LogFileHolds();
     private final LogFiles logFiles;
+    private final AgentTable agents;
 
     /** Built by {@link LedgerOpening} once the log is recovered. */
     Ledger(Path dataDir, EventLog log, Recovery.Recovered r, LedgerHealth health, Clock clock,
@@ -92,6 +93,7 @@ public final class Ledger implements Closeable {
         this.dedupeClaims = new DedupeClaims(dedupe, log);
         this.redactor = options.redactor();
         this.tree = r.tree();
+        this.agents = r.agents();
         this.health = health;
         this.sequencer = new Sequencer(log, treeSeam.apply(tree::append), r.agents(), new EventIds(random), clock, health,
                 r.lastRecordedAt(), r.lastHash(), log.size());
@@ -289,11 +291,20 @@ public final class Ledger implements Closeable {
 
     /**
      * What the ledger is still loading after its start, for {@code GET /health}: {@code "tree check"}
-     * while the Merkle tree's upper levels are checked (roots and proofs wait for it; writes do
-     * not). Empty once everything is loaded.
+     * while the Merkle tree's upper levels are checked (roots and proofs wait for it), {@code "agent
+     * positions"} while the positions of the snapshotted events are read from the journal (chain
+     * verification, exports and other reads of an agent's events wait for it). Writes wait for
+     * neither. Empty once everything is loaded.
      */
     public List<String> loading() {
-        return tree.checked() ? List.of() : List.of("tree check");
+        List<String> loading = new ArrayList<>(2);
+        if (!tree.checked()) {
+            loading.add("tree check");
+        }
+        if (agents.positionsLoading()) {
+            loading.add("agent positions");
+        }
+        return loading;
     }
 
     /**

@@ -6,6 +6,7 @@ import io.trailproof.store.SegmentLog;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.concurrent.Executor;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
 
@@ -32,6 +33,16 @@ final class LedgerOpening {
     /** As above, with the log's write seam chosen (tests: disk faults in the middle of writes and forces). */
     static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random,
                        UnaryOperator<TreeAppends> treeSeam, boolean replica, SegmentIo io) throws IOException {
+        return open(dataDir, options, clock, random, treeSeam, replica, io, LedgerOpening::onOwnThread);
+    }
+
+    /**
+     * As above, with the work left to after the start run on {@code background} (tests: a start
+     * that must not wait for it).
+     */
+    static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random,
+                       UnaryOperator<TreeAppends> treeSeam, boolean replica, SegmentIo io, Executor background)
+            throws IOException {
         LogTime logTime = replica ? new LogTime(0) : null;
         // The dedupe table is rebuilt from the side records the log visits while it recovers (the
         // last segment's frames, and the sealed segments' seal records, which it reads anyway): no
@@ -56,7 +67,7 @@ final class LedgerOpening {
         }
         try {
             LedgerHealth health = new LedgerHealth();
-            Recovery.Recovered r = Recovery.recover(dataDir, dataDir.resolve("log"), log, options, health);
+            Recovery.Recovered r = Recovery.recover(dataDir, dataDir.resolve("log"), log, options, health, background);
             // One loss, one sentence: the snapshot's account (when it saw the loss) already says it.
             if (health.problems().isEmpty()) {
                 log.acceptedLoss().ifPresent(health::report);
@@ -70,6 +81,13 @@ final class LedgerOpening {
             log.close();
             throw e;
         }
+    }
+
+    /** Runs {@code work} on a daemon thread of its own: it ends with the work and never holds the JVM. */
+    private static void onOwnThread(Runnable work) {
+        Thread t = new Thread(work, "trailproof-position-load");
+        t.setDaemon(true);
+        t.start();
     }
 
     private static LedgerOptions withoutRedaction(LedgerOptions o) {

@@ -15,7 +15,9 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Executor;
 
 /**
  * Brings the derived state (agents, tree) up to the log at start, and checks the log against the
@@ -27,6 +29,11 @@ import java.util.Map;
  * {@link AcknowledgedDataLostException} naming the file, the offset and how many are missing, unless
  * the operator chose {@link LedgerOptions#acceptTruncation()}; then the loss is recorded in
  * {@link LedgerHealth} (shown on {@code GET /health}) and everything derived is rebuilt from the log.
+ *
+ * <p><b>Bounded start.</b> A snapshot of the current format restores every agent (head, count, last
+ * position) by itself; the positions of the events it covers are read from the journal after the
+ * start ({@link PositionLoader}), on {@code background}. One of the format before replays the journal
+ * here, as before; the next snapshot is written in the current format.
  *
  * <p><b>Derived state</b> that does not match (a damaged or foreign position journal, a tree shorter
  * than the snapshot) is rebuilt from the log with a warning: it loses nothing.
@@ -43,8 +50,8 @@ final class Recovery {
     private Recovery() {
     }
 
-    static Recovered recover(Path dataDir, Path logDir, EventLog log, LedgerOptions options, LedgerHealth health)
-            throws IOException {
+    static Recovered recover(Path dataDir, Path logDir, EventLog log, LedgerOptions options, LedgerHealth health,
+                             Executor background) throws IOException {
         HeadSnapshot snapshot = HeadSnapshot.readIn(dataDir);
         if (snapshot != null && snapshot.logSize() == 0) {
             snapshot = null;
@@ -56,7 +63,13 @@ final class Recovery {
         Path journal = dataDir.resolve(PositionJournal.FILE);
         long covered = 0;
         long journalBytes = 0;
-        if (snapshot != null) {
+        PositionLoad load = null;
+        if (snapshot != null && snapshot.inOrdinalOrder() && snapshot.journalBytes() >= 0) {
+            load = new PositionLoad();
+            agents.restoreFromSnapshot(snapshot.heads(), load);
+            covered = snapshot.logSize();
+            journalBytes = snapshot.journalBytes();
+        } else if (snapshot != null) {
             try {
                 restore(snapshot, journal, agents);
                 covered = snapshot.logSize();
@@ -76,7 +89,11 @@ final class Recovery {
         try {
             String lastHash = snapshot == null ? EventFields.GENESIS_PREV_HASH : snapshot.lastHash();
             Instant lastRecordedAt = snapshot == null ? Instant.EPOCH : Instant.parse(snapshot.lastRecordedAt());
+            List<AgentState> restored = agents.inOrdinalOrder();
             CatchUp c = catchUp(log, tree, agents, covered, lastHash, lastRecordedAt);
+            if (load != null) {
+                PositionLoader.start(background, journal, snapshot, log, restored, load, health);
+            }
             return new Recovered(tree, agents, c.lastHash, c.lastRecordedAt, covered, journalBytes);
         } catch (IOException | RuntimeException e) {
             tree.close();

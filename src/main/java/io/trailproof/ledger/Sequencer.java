@@ -292,8 +292,9 @@ final class Sequencer {
         synchronized (lock) {
             long size = applied;
             List<HeadSnapshot.Head> heads = new ArrayList<>(agents.count());
-            for (AgentState a : agents.all()) {
-                heads.add(a.snapshotHead());
+            for (AgentState a : agents.inOrdinalOrder()) {
+                heads.add(AgentTable.POSITIONS_IN_SNAPSHOT.contains(a.agentId()) ? a.snapshotHeadWithPositions()
+                        : a.snapshotHead());
             }
             return new Snapshot(size, lastHash, EventTime.formatRecordedAt(lastRecordedAt), heads, agents.pending(size));
         }

@@ -13,9 +13,12 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Clock;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
+import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -46,7 +49,7 @@ class HeadSnapshotJournalTest {
         ledger.append(batch);
     }
 
-    private record State(long size, String root, List<AgentSummary> agents) {
+    private record State(long size, String root, List<AgentSummary> agents, Map<String, List<Long>> positions) {
     }
 
     private static State state(Ledger ledger) throws Exception {
@@ -55,7 +58,11 @@ class HeadSnapshotJournalTest {
             agents.add(new AgentSummary(a.agentId(), a.eventCount(), a.lastActivity(), a.chainValid(), a.headSequence(),
                     a.headHash(), null));
         }
-        return new State(ledger.size(), HexFormat.of().formatHex(ledger.root(ledger.size())), agents);
+        Map<String, List<Long>> positions = new TreeMap<>();
+        for (AgentSummary a : agents) {
+            positions.put(a.agentId(), Arrays.stream(ledger.agentPositions(a.agentId())).boxed().toList());
+        }
+        return new State(ledger.size(), HexFormat.of().formatHex(ledger.root(ledger.size())), agents, positions);
     }
 
     private long size(String file) throws Exception {

@@ -1,0 +1,176 @@
+package io.trailproof.ledger;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventFields;
+import io.trailproof.ledger.LedgerViews.AgentSummary;
+import io.trailproof.store.SegmentIo;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.ByteArrayOutputStream;
+import java.io.DataOutputStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
+import java.util.concurrent.TimeUnit;
+import java.util.function.UnaryOperator;
+import java.util.zip.CRC32C;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A start restores the agents from the chain-head snapshot alone and leaves the position journal
+ * (which grows with the log) to after it (src/site/storage.md#what-a-start-reads): the ledger opens,
+ * counts its agents and takes writes while the journal's load has not even begun, and the positions
+ * it loads afterwards are those a full replay gives. A snapshot of the format before still opens.
+ */
+class BoundedStartTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int AGENTS = 8;
+
+    @TempDir
+    Path dir;
+
+    private final Random random = new Random(5);
+
+    private Ledger open(Executor background) throws Exception {
+        return LedgerOpening.open(dir, new LedgerOptions(1 << 13, 1_000_000), Clock.systemUTC(), new Random(1),
+                UnaryOperator.identity(), false, SegmentIo.FILES, background);
+    }
+
+    private void append(Ledger ledger, int n) throws Exception {
+        List<ObjectNode> batch = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            batch.add(JSON.createObjectNode().put("agent_id", "agent-" + random.nextInt(AGENTS)));
+        }
+        ledger.append(batch);
+    }
+
+    /** A log of many segments and a few events of an agent whose positions the snapshot holds. */
+    private void fill(Ledger ledger) throws Exception {
+        for (int i = 0; i < 12; i++) {
+            append(ledger, 100);
+            if (i % 4 == 0) {
+                ledger.append(List.of(JSON.createObjectNode().put("agent_id", EventFields.POLICIES_AGENT)));
+            }
+        }
+    }
+
+    private static Map<String, long[]> positions(Ledger ledger) throws Exception {
+        Map<String, long[]> all = new TreeMap<>();
+        for (AgentSummary a : ledger.agents()) {
+            all.put(a.agentId(), ledger.agentPositions(a.agentId()));
+        }
+        return all;
+    }
+
+    private static List<AgentSummary> summaries(Ledger ledger) throws Exception {
+        List<AgentSummary> all = new ArrayList<>();
+        for (AgentSummary a : ledger.agents()) {
+            all.add(new AgentSummary(a.agentId(), a.eventCount(), a.lastActivity(), null, a.headSequence(), a.headHash(),
+                    null));
+        }
+        all.sort((x, y) -> x.agentId().compareTo(y.agentId()));
+        return all;
+    }
+
+    @Test
+    void aStartDoesNotWaitForThePositionJournalAndLoadsItAfterwards() throws Exception {
+        Map<String, long[]> expected;
+        List<AgentSummary> heads;
+        try (Ledger ledger = open(Runnable::run)) {
+            fill(ledger);
+            expected = positions(ledger);
+            heads = summaries(ledger);
+        }
+        assertThat(Files.list(dir.resolve("log")).filter(p -> p.toString().endsWith(".seg")).count()).isGreaterThan(20);
+        List<Runnable> held = new ArrayList<>();
+        try (Ledger ledger = open(held::add)) {
+            // Open, with the journal's load handed to the background and not yet begun.
+            assertThat(held).hasSize(1);
+            assertThat(ledger.loading()).contains("agent positions");
+            assertThat(ledger.agentPositions(EventFields.POLICIES_AGENT))
+                    .containsExactly(expected.get(EventFields.POLICIES_AGENT));
+            // Writes are taken meanwhile.
+            long before = ledger.size();
+            ledger.append(List.of(JSON.createObjectNode().put("agent_id", "agent-0")));
+            assertThat(ledger.size()).isEqualTo(before + 1);
+            CompletableFuture<long[]> agent0 = CompletableFuture.supplyAsync(() -> ledger.agentPositions("agent-0"));
+            held.getFirst().run();
+            long[] want = Arrays.copyOf(expected.get("agent-0"), expected.get("agent-0").length + 1);
+            want[want.length - 1] = before;
+            assertThat(agent0.get(30, TimeUnit.SECONDS)).containsExactly(want);
+            assertThat(ledger.loading()).doesNotContain("agent positions");
+            assertThat(summaries(ledger)).filteredOn(a -> !a.agentId().equals("agent-0"))
+                    .containsExactlyElementsOf(heads.stream().filter(a -> !a.agentId().equals("agent-0")).toList());
+            for (String agent : expected.keySet()) {
+                assertThat(ledger.verify(agent).orElseThrow().valid()).as(agent).isTrue();
+            }
+            expected.put("agent-0", want);
+        }
+        try (Ledger ledger = open(Runnable::run)) {
+            assertThat(positions(ledger)).containsExactlyEntriesOf(expected);
+        }
+    }
+
+    @Test
+    void aSnapshotOfTheFormatBeforeReplaysTheJournalAtStartAndIsWrittenAnewAtTheNextSnapshot() throws Exception {
+        Map<String, long[]> expected;
+        try (Ledger ledger = open(Runnable::run)) {
+            fill(ledger);
+            expected = positions(ledger);
+        }
+        HeadSnapshot current = HeadSnapshot.readIn(dir);
+        writeFormerFormat(current);
+        List<Runnable> held = new ArrayList<>();
+        try (Ledger ledger = open(held::add)) {
+            assertThat(held).isEmpty();
+            assertThat(ledger.loading()).doesNotContain("agent positions");
+            assertThat(positions(ledger)).containsExactlyEntriesOf(expected);
+            append(ledger, 10);
+            expected = positions(ledger);
+        }
+        assertThat(HeadSnapshot.readIn(dir).inOrdinalOrder()).isTrue();
+        try (Ledger ledger = open(Runnable::run)) {
+            assertThat(positions(ledger)).containsExactlyEntriesOf(expected);
+        }
+    }
+
+    /** The snapshot as the format before wrote it ({@code TPK2}): heads in no particular order, no positions. */
+    private void writeFormerFormat(HeadSnapshot s) throws Exception {
+        List<HeadSnapshot.Head> heads = new ArrayList<>(s.heads());
+        Collections.shuffle(heads, new Random(3));
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+        DataOutputStream out = new DataOutputStream(bytes);
+        out.writeInt(0x54504b32);
+        out.writeLong(s.logSize());
+        out.writeUTF(s.lastHash());
+        out.writeUTF(s.lastRecordedAt());
+        out.writeLong(s.journalBytes());
+        out.writeInt(heads.size());
+        for (HeadSnapshot.Head h : heads) {
+            out.writeUTF(h.agentId());
+            out.writeLong(h.headSequence());
+            out.writeUTF(h.headHash());
+            out.writeUTF(h.lastRecordedAt());
+            out.writeInt(h.eventCount());
+        }
+        out.flush();
+        CRC32C crc = new CRC32C();
+        crc.update(bytes.toByteArray());
+        out.writeInt((int) crc.getValue());
+        out.flush();
+        Files.write(dir.resolve(HeadSnapshot.FILE), bytes.toByteArray());
+    }
+}
