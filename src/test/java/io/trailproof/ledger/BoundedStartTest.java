@@ -94,7 +94,7 @@ class BoundedStartTest {
             expected = positions(ledger);
             heads = summaries(ledger);
         }
-        assertThat(Files.list(dir.resolve("log")).filter(p -> p.toString().endsWith(".seg")).count()).isGreaterThan(20);
+        assertThat(Files.list(dir.resolve("log")).filter(p -> p.toString().endsWith(".seg")).count()).isGreaterThan(10);
         List<Runnable> held = new ArrayList<>();
         try (Ledger ledger = open(held::add)) {
             // Open, with the journal's load handed to the background and not yet begun.
