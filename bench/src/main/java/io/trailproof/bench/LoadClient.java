@@ -1,5 +1,6 @@
 package io.trailproof.bench;
 
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URI;
@@ -46,7 +47,14 @@ final class LoadClient {
                     HttpResponse.BodyHandlers.ofByteArray());
             return new PlainHttp.Response(r.statusCode(), r.body());
         }
-        return connection().get(path);
+        try {
+            return connection().get(path);
+        } catch (EOFException e) {
+            // The server closed this kept-alive connection while it was idle (its idle time-out): a GET
+            // is safe to send again, once, on a new connection, as HTTP clients do.
+            closeConnection();
+            return connection().get(path);
+        }
     }
 
     /** GETs {@code path} and counts its body's bytes without keeping them (exports). */
