@@ -47,8 +47,16 @@ final class EventDocument {
             EventFields.ACTION_INPUT, IndexFields.INPUT, EventFields.ACTION_OUTPUT, IndexFields.OUTPUT,
             EventFields.METADATA, IndexFields.METADATA);
 
-    /** A document and the stored {@code hash} of its event (null for the placeholder of an unreadable entry). */
-    record Built(Document document, String hash) {
+    /**
+     * A document and the stored {@code hash} of its event (null for the placeholder of an unreadable
+     * entry); {@code trail} when it is a record of the trail of who looked (agent
+     * {@value EventFields#ACCESS_AGENT}), which {@link LuceneEventIndex} keeps in an index of its own.
+     */
+    record Built(Document document, String hash, boolean trail) {
+
+        Built(Document document) {
+            this(document, null, false);
+        }
     }
 
     /**
@@ -63,6 +71,7 @@ final class EventDocument {
         doc.add(new NumericDocValuesField(IndexFields.LOG_INDEX, logIndex));
         Document fields = new Document();
         String id = null;
+        String agentId = null;
         String hash = null;
         String recordedAt = null;
         String timestampText = null;
@@ -72,7 +81,7 @@ final class EventDocument {
         StringBuilder labelText = new StringBuilder();
         try (JsonParser p = JSON.createParser(payload)) {
             if (p.nextToken() != JsonToken.START_OBJECT) {
-                return new Built(doc, null);
+                return new Built(doc);
             }
             while (p.nextToken() == JsonToken.FIELD_NAME) {
                 String name = p.currentName();
@@ -80,6 +89,9 @@ final class EventDocument {
                 String keywordField = KEYWORDS.get(name);
                 String textField = TEXTS.get(name);
                 if (keywordField != null && value == JsonToken.VALUE_STRING) {
+                    if (name.equals(EventFields.AGENT_ID)) {
+                        agentId = p.getText();
+                    }
                     keyword(fields, keywordField, p.getText());
                     if (SummaryRequest.facetable(keywordField)) {
                         facetValue(fields, keywordField, p.getText());
@@ -121,13 +133,13 @@ final class EventDocument {
                 }
             }
             if (p.currentToken() != JsonToken.END_OBJECT) {
-                return new Built(doc, null);
+                return new Built(doc);
             }
         } catch (IOException | RuntimeException e) {
-            return new Built(doc, null);
+            return new Built(doc);
         }
         if (storedIndex != logIndex || id == null || hash == null || recordedAt == null || sequence < 1) {
-            return new Built(doc, null);
+            return new Built(doc);
         }
         long recorded;
         long timestamp;
@@ -136,7 +148,7 @@ final class EventDocument {
             timestamp = timestampText == null || timestampText.equals(recordedAt) ? recorded
                     : micros(EventTime.parseTimestamp(timestampText));
         } catch (DateTimeParseException | ArithmeticException e) {
-            return new Built(doc, null);
+            return new Built(doc);
         }
         keyword(doc, IndexFields.ID, id);
         keyword(doc, IndexFields.HASH, hash);
@@ -151,7 +163,7 @@ final class EventDocument {
         point(doc, IndexFields.TIMESTAMP, timestamp);
         point(doc, IndexFields.RECORDED_AT, recorded);
         point(doc, IndexFields.SEQUENCE, sequence);
-        return new Built(doc, hash);
+        return new Built(doc, hash, EventFields.ACCESS_AGENT.equals(agentId));
     }
 
     /** Appends every string, number and boolean inside the value the parser is on, in document order. */

@@ -1,22 +1,14 @@
 package io.trailproof.index;
 
 import io.trailproof.background.Pacer;
+import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.StoredEvent;
-import org.apache.lucene.document.Document;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.ConcurrentMergeScheduler;
-import org.apache.lucene.index.DirectoryReader;
-import org.apache.lucene.index.IndexWriter;
-import org.apache.lucene.index.IndexWriterConfig;
-import org.apache.lucene.index.LeafReaderContext;
-import org.apache.lucene.index.SegmentInfos;
 import org.apache.lucene.search.Query;
-import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
 import org.apache.lucene.store.AlreadyClosedException;
-import org.apache.lucene.store.Directory;
-import org.apache.lucene.store.FSDirectory;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -34,10 +26,16 @@ import java.util.concurrent.Future;
 import java.util.function.LongConsumer;
 
 /**
- * {@link EventIndex} in a Lucene 10 directory. The commit user data holds {@code log_size},
- * {@code last_hash} and the document {@code format}; an index of another format is refused on open
- * (its owner rebuilds it). Searches run on near-real-time readers ({@link LuceneSearches}); how
- * an erasure's replaced documents leave the files is {@link PurgeMerges}.
+ * {@link EventIndex} in a generation directory holding two Lucene 10 indexes
+ * (src/site/search.md#two-indexes-agents-events-and-the-trail-of-who-looked): agents' events in the
+ * directory itself, and the trail of who looked (agent {@value EventFields#ACCESS_AGENT}) in its
+ * sub-directory {@value #TRAIL_DIR}, so that writing the trail never adds segments to the index that
+ * searches of agents' events read. Each commit's user data holds {@code log_size}, {@code last_hash}
+ * and the document {@code format}; both indexes are committed at the same {@code log_size}, the
+ * trail's first, so a crash between the two leaves the trail's ahead, and what it holds beyond the
+ * other's commit is dropped on open and indexed again from the log. An index of another format is
+ * refused on open (its owner rebuilds it). Searches run on near-real-time readers
+ * ({@link LuceneSearches}); how an erasure's replaced documents leave the files is {@link PurgeMerges}.
  */
 public final class LuceneEventIndex implements EventIndex {
 
@@ -48,8 +46,19 @@ public final class LuceneEventIndex implements EventIndex {
      * 3: the facetable keyword fields and labels also hold a sorted doc value (facets, src/site/console.md).
      * 4: the index is sorted by {@link #INDEX_SORT} (an index of format 3 holds the same documents
      * unsorted; Lucene cannot sort an existing index in place, so it is rebuilt).
+     * 5: the trail of who looked is in an index of its own, {@value #TRAIL_DIR} (an index of format 4
+     * holds its records among agents' events, where every search of an agent would read them).
      */
-    static final String FORMAT = "4";
+    static final String FORMAT = "5";
+
+    /** The sub-directory of a generation that holds the trail of who looked's index. */
+    static final String TRAIL_DIR = "access";
+
+    /**
+     * The trail's writer buffers at most this much before it flushes (less when the index's own
+     * buffer is smaller): its records are small and few next to agents' events.
+     */
+    static final int TRAIL_RAM_BUFFER_MB = 16;
 
     /**
      * The order of the documents inside every segment: newest {@code log_index} first, the order in
@@ -75,9 +84,11 @@ public final class LuceneEventIndex implements EventIndex {
                 return t;
             });
 
-    private final Directory directory;
-    private final IndexWriter writer;
-    private final SearcherManager searchers;
+    /** Agents' events (and placeholders of unreadable log entries). */
+    private final IndexPart agents;
+    /** The trail of who looked. */
+    private final IndexPart trail;
+    private final List<IndexPart> parts;
     private final LuceneSearches reads;
     private volatile long size;
     private volatile String lastHash;
@@ -88,17 +99,16 @@ public final class LuceneEventIndex implements EventIndex {
     /** Set once a write failed; guarded by this for writes. */
     private volatile IndexWriterFailedException failure;
 
-    private LuceneEventIndex(Directory directory, IndexWriter writer, IndexAnalyzer analyzer, long size, String lastHash)
-            throws IOException {
-        this.directory = directory;
-        this.writer = writer;
+    private LuceneEventIndex(IndexPart agents, IndexPart trail, IndexAnalyzer analyzer, long size, String lastHash) {
+        this.agents = agents;
+        this.trail = trail;
+        this.parts = List.of(agents, trail);
         this.size = size;
         this.lastHash = lastHash;
         this.committedSize = size;
         this.committedHash = lastHash;
-        this.searchers = new SearcherManager(writer, null);
         this.searchable = size;
-        this.reads = new LuceneSearches(writer, searchers, analyzer);
+        this.reads = new LuceneSearches(agents, trail, analyzer);
     }
 
     /** An intact index written with another layout of {@link EventDocument} (another version of the service). */
@@ -113,68 +123,49 @@ public final class LuceneEventIndex implements EventIndex {
      * checksum of every file it holds.
      *
      * @throws OtherFormatException when the index has another layout: the caller builds a new one
-     * @throws IOException when the index is damaged (a CorruptIndexException, a missing file...): the
-     *     caller moves it aside and rebuilds
+     * @throws IOException when the index is damaged (a CorruptIndexException, a missing file, the
+     *     trail's index committed behind the other...): the caller moves it aside and rebuilds
      */
     public static LuceneEventIndex open(Path path) throws IOException {
         return open(path, IndexOptions.of(0));
     }
 
-    /** As {@link #open(Path)}, with the writer's RAM buffer and directory as {@code options} say. */
+    /** As {@link #open(Path)}, with the writers' RAM buffers and directories as {@code options} say. */
     public static LuceneEventIndex open(Path path, IndexOptions options) throws IOException {
-        Directory directory = options.directoryWrapper().apply(FSDirectory.open(path));
         IndexAnalyzer analyzer = new IndexAnalyzer();
-        IndexWriter writer = null;
+        IndexPart agents = IndexPart.open(path, options, options.ramBufferMb(), analyzer);
+        IndexPart trail = null;
         try {
-            // The format is read from the last commit before a writer opens it: a writer whose index
-            // sort differs from the segments' refuses to open, which would look like damage.
-            Map<String, String> data = new TreeMap<>();
-            boolean held = false;
-            if (DirectoryReader.indexExists(directory)) {
-                SegmentInfos last = SegmentInfos.readLatestCommit(directory);
-                data.putAll(last.getUserData());
-                held = last.totalMaxDoc() > 0;
-            }
-            if ((!data.isEmpty() || held) && !FORMAT.equals(data.get(COMMIT_FORMAT))) {
-                throw new OtherFormatException("index format " + data.get(COMMIT_FORMAT) + " is not the current format "
-                        + FORMAT);
-            }
-            IndexWriterConfig config = new IndexWriterConfig(analyzer)
-                    .setOpenMode(IndexWriterConfig.OpenMode.CREATE_OR_APPEND)
-                    .setCommitOnClose(false)
-                    .setRAMBufferSizeMB(options.ramBufferMb())
-                    .setIndexSort(INDEX_SORT)
-                    .setMergePolicy(new PurgeMerges())
-                    .setMergeScheduler(new ConcurrentMergeScheduler())
-                    // A refresh or commit never waits for merges of the segments it flushed (Lucene's
-                    // default waits up to 500 ms): searches wait for a refresh, and merges run anyway.
-                    .setMaxFullFlushMergeWaitMillis(0);
-            writer = new IndexWriter(directory, config);
+            trail = IndexPart.open(path.resolve(TRAIL_DIR), options,
+                    Math.min(options.ramBufferMb(), TRAIL_RAM_BUFFER_MB), analyzer);
             long size = 0;
             String lastHash = null;
-            if (!data.isEmpty() || writer.getDocStats().numDocs > 0) {
-                size = Long.parseLong(data.get(COMMIT_LOG_SIZE));
-                lastHash = data.get(COMMIT_LAST_HASH);
-                if (writer.getDocStats().numDocs != size) {
-                    throw new IOException("index holds " + writer.getDocStats().numDocs + " documents but its commit says "
-                            + size + " log entries");
-                }
+            if (!agents.opened.isEmpty() || agents.held) {
+                size = Long.parseLong(agents.opened.get(COMMIT_LOG_SIZE));
+                lastHash = agents.opened.get(COMMIT_LAST_HASH);
             }
-            try (DirectoryReader reader = DirectoryReader.open(writer)) {
-                for (LeafReaderContext leaf : reader.leaves()) {
-                    leaf.reader().checkIntegrity();
-                }
+            long trailSize = trail.opened.isEmpty() && !trail.held ? 0 : Long.parseLong(trail.opened.get(COMMIT_LOG_SIZE));
+            if (trailSize < size) {
+                throw new IOException("the trail of who looked's index was committed at " + trailSize
+                        + " log entries, agents' events' at " + size);
             }
-            return new LuceneEventIndex(directory, writer, analyzer, size, lastHash);
+            if (trailSize > size) {
+                // Stopped between the two commits (the trail's comes first): the log beyond is indexed again.
+                trail.writer.deleteDocuments(LongPoint.newRangeQuery(IndexFields.LOG_INDEX, size, Long.MAX_VALUE));
+            }
+            long docs = (long) agents.checkedDocs() + trail.checkedDocs();
+            if (docs != size) {
+                throw new IOException("index holds " + docs + " documents but its commit says " + size + " log entries");
+            }
+            return new LuceneEventIndex(agents, trail, analyzer, size, lastHash);
         } catch (IOException | RuntimeException e) {
-            if (writer != null) {
+            for (IndexPart part : trail == null ? List.of(agents) : List.of(agents, trail)) {
                 try {
-                    writer.rollback();
+                    part.close();
                 } catch (IOException | RuntimeException suppressed) {
                     e.addSuppressed(suppressed);
                 }
             }
-            directory.close();
             throw e instanceof IOException io ? io : new IOException(e.toString(), e);
         }
     }
@@ -279,7 +270,7 @@ public final class LuceneEventIndex implements EventIndex {
 
     /** Adds one slice; returns the stored hash of its last entry (null when that one is unreadable). */
     private String addSlice(long firstLogIndex, List<byte[]> slice) throws IOException {
-        List<Document> docs = new ArrayList<>(slice.size());
+        List<EventDocument.Built> docs = new ArrayList<>(slice.size());
         String last = null;
         for (int i = 0; i < slice.size(); i++) {
             EventDocument.Built built = EventDocument.of(firstLogIndex + i, slice.get(i));
@@ -287,7 +278,7 @@ public final class LuceneEventIndex implements EventIndex {
                 LOG.log(System.Logger.Level.WARNING, "log index " + (firstLogIndex + i) + " is not a readable stored "
                         + "event; the index holds its place but nothing about it is searchable (GET /v1/verify reports it)");
             }
-            docs.add(built.document());
+            docs.add(built);
             last = built.hash();
         }
         addEach(docs);
@@ -295,13 +286,14 @@ public final class LuceneEventIndex implements EventIndex {
     }
 
     /**
-     * Adds the documents one at a time: Lucene refuses a block of several documents in a sorted
-     * index (a block is kept together, which a sort cannot promise). A failure part way is handled
-     * as any failed write: the writer is rolled back to its last commit.
+     * Adds the documents one at a time, each to the index its agent belongs in: Lucene refuses a
+     * block of several documents in a sorted index (a block is kept together, which a sort cannot
+     * promise). A failure part way is handled as any failed write: the writers are rolled back to
+     * their last commit.
      */
-    private void addEach(List<Document> docs) throws IOException {
-        for (Document doc : docs) {
-            writer.addDocument(doc);
+    private void addEach(List<EventDocument.Built> docs) throws IOException {
+        for (EventDocument.Built doc : docs) {
+            (doc.trail() ? trail : agents).writer.addDocument(doc.document());
         }
     }
 
@@ -316,12 +308,14 @@ public final class LuceneEventIndex implements EventIndex {
             return;
         }
         long[] indexes = held.keySet().stream().mapToLong(Long::longValue).toArray();
-        List<Document> docs = new ArrayList<>(indexes.length);
+        List<EventDocument.Built> docs = new ArrayList<>(indexes.length);
         for (Map.Entry<Long, byte[]> e : held.entrySet()) {
-            docs.add(EventDocument.of(e.getKey(), e.getValue()).document());
+            docs.add(EventDocument.of(e.getKey(), e.getValue()));
         }
         try {
-            writer.deleteDocuments(LongPoint.newSetQuery(IndexFields.LOG_INDEX, indexes));
+            for (IndexPart part : parts) {
+                part.writer.deleteDocuments(LongPoint.newSetQuery(IndexFields.LOG_INDEX, indexes));
+            }
             addEach(docs);
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("replacing " + indexes.length + " erased events", e);
@@ -336,22 +330,31 @@ public final class LuceneEventIndex implements EventIndex {
             return;
         }
         long replaced = replacedSinceMerge;
-        PurgeMerges.Purged purged;
+        int segments = 0;
+        long bytes = 0;
+        int waits = 0;
         long t1 = System.nanoTime();
         try {
-            purged = ((PurgeMerges) writer.getConfig().getMergePolicy()).mergeAway(writer,
-                    (ConcurrentMergeScheduler) writer.getConfig().getMergeScheduler(), pacer);
+            for (IndexPart part : parts) {
+                PurgeMerges.Purged purged = ((PurgeMerges) part.writer.getConfig().getMergePolicy()).mergeAway(
+                        part.writer, (ConcurrentMergeScheduler) part.writer.getConfig().getMergeScheduler(), pacer);
+                segments += purged.segments();
+                bytes += purged.bytes();
+                waits += purged.waits();
+            }
         } catch (IOException | RuntimeException | Error e) {
             throw writeFailed("merging away " + replaced + " erased events", e);
         }
         long t2 = System.nanoTime();
         commit();
         replacedSinceMerge = 0;
-        searchers.maybeRefreshBlocking();
+        for (IndexPart part : parts) {
+            part.searchers.maybeRefreshBlocking();
+        }
         LOG.log(System.Logger.Level.INFO, String.format(Locale.ROOT, "search index: %d erased events' documents "
                         + "replaced; %d segments holding the old ones (%.1f MB) rewritten in %d ms (%d waits for running merges); "
-                        + "committed in %d ms", replaced, purged.segments(),
-                purged.bytes() / 1e6, (t2 - t1) / 1_000_000, purged.waits(), (System.nanoTime() - t2) / 1_000_000));
+                        + "committed in %d ms", replaced, segments,
+                bytes / 1e6, (t2 - t1) / 1_000_000, waits, (System.nanoTime() - t2) / 1_000_000));
     }
 
     @Override
@@ -364,8 +367,9 @@ public final class LuceneEventIndex implements EventIndex {
             data.put(COMMIT_LAST_HASH, lastHash);
         }
         try {
-            writer.setLiveCommitData(data.entrySet());
-            writer.commit();
+            // The trail's first: a crash before the other's leaves the trail ahead, which open() cuts back.
+            trail.commit(data);
+            agents.commit(data);
         } catch (IOException | RuntimeException | Error e) {
             // Lucene may keep the writer open after a failed commit, but what it then holds is not
             // certain: start again from the last commit that did succeed.
@@ -379,10 +383,19 @@ public final class LuceneEventIndex implements EventIndex {
     @Override
     public IndexWriterFailedException writeFailure() {
         IndexWriterFailedException f = failure;
-        if (f == null && writer.getTragicException() != null) {
-            f = writeFailed("the index writer", writer.getTragicException());
+        if (f == null) {
+            Throwable tragic = tragic();
+            if (tragic != null) {
+                f = writeFailed("the index writer", tragic);
+            }
         }
         return f;
+    }
+
+    /** The exception that closed either writer, or null. */
+    private Throwable tragic() {
+        Throwable t = agents.writer.getTragicException();
+        return t != null ? t : trail.writer.getTragicException();
     }
 
     private void requireWritable() throws IndexWriterFailedException {
@@ -401,16 +414,18 @@ public final class LuceneEventIndex implements EventIndex {
         if (failure != null) {
             return failure;
         }
-        Throwable tragic = writer.getTragicException();
+        Throwable tragic = tragic();
         if (tragic != null && tragic != cause && cause instanceof AlreadyClosedException) {
             cause = tragic; // another thread hit the real failure; this one only found the writer closed
         }
         IndexWriterFailedException f = new IndexWriterFailedException(what + " failed (" + cause
                 + "); rolled back to the last commit (" + committedSize + " log entries)", committedSize, cause);
-        try {
-            writer.rollback();
-        } catch (IOException | RuntimeException | Error e) {
-            f.addSuppressed(e);
+        for (IndexPart part : parts) {
+            try {
+                part.rollback();
+            } catch (IOException | RuntimeException | Error e) {
+                f.addSuppressed(e);
+            }
         }
         size = committedSize;
         lastHash = committedHash;
@@ -426,10 +441,13 @@ public final class LuceneEventIndex implements EventIndex {
         requireWritable();
         long covered = size;
         try {
-            searchers.maybeRefreshBlocking();
+            // A part nothing was added to since its last refresh is not reopened (Lucene sees it is current).
+            for (IndexPart part : parts) {
+                part.searchers.maybeRefreshBlocking();
+            }
         } catch (IOException | RuntimeException e) {
             // A refresh flushes; a failed flush is fatal to the writer (Lucene closes it).
-            if (writer.getTragicException() != null || !writer.isOpen()) {
+            if (tragic() != null || !agents.writer.isOpen() || !trail.writer.isOpen()) {
                 throw writeFailed("making log entries up to " + covered + " searchable", e);
             }
             throw e;
@@ -473,13 +491,9 @@ public final class LuceneEventIndex implements EventIndex {
     @Override
     public void close() throws IOException {
         try {
-            searchers.close();
+            trail.close();
         } finally {
-            try {
-                writer.rollback();
-            } finally {
-                directory.close();
-            }
+            agents.close();
         }
     }
 }

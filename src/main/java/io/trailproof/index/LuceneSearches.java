@@ -1,10 +1,12 @@
 package io.trailproof.index;
 
+import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.StoredEvent;
 import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.index.ExitableDirectoryReader;
-import org.apache.lucene.index.IndexWriter;
+import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.LeafReaderContext;
+import org.apache.lucene.index.MultiReader;
 import org.apache.lucene.index.NumericDocValues;
 import org.apache.lucene.index.QueryTimeout;
 import org.apache.lucene.index.Terms;
@@ -14,7 +16,6 @@ import org.apache.lucene.search.IndexSearcher;
 import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
-import org.apache.lucene.search.SearcherManager;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.util.BytesRef;
 
@@ -32,22 +33,47 @@ import java.util.function.LongConsumer;
  * The read side of a {@link LuceneEventIndex}: searches on its near-real-time readers, under a time
  * limit that also bounds term expansion ({@link ExitableDirectoryReader}), highlights, and walks of
  * every live document. Safe for concurrent use; it never writes (the index refreshes the readers).
+ *
+ * <p>A search reads only the indexes its agent filter can match
+ * (src/site/search.md#two-indexes-agents-events-and-the-trail-of-who-looked): one filtered to an
+ * agent other than {@value EventFields#ACCESS_AGENT} reads agents' events alone, one filtered to
+ * that agent the trail alone, and one of every agent both as one {@link MultiReader}, whose term
+ * and field statistics are the sums of the two, so it scores and orders exactly as one index holding
+ * every document would.
  */
 final class LuceneSearches {
 
     /** The longest a search may run (term expansion included) before it is refused as too broad. */
     static final Duration QUERY_TIMEOUT = Duration.ofSeconds(10);
 
-    private final IndexWriter writer;
-    private final SearcherManager searchers;
+    private final IndexPart agents;
+    /** Null when {@code agents} holds every event (one index). */
+    private final IndexPart trail;
     private final IndexAnalyzer analyzer;
     private final Highlights highlights;
 
-    LuceneSearches(IndexWriter writer, SearcherManager searchers, IndexAnalyzer analyzer) {
-        this.writer = writer;
-        this.searchers = searchers;
+    /** Searches of {@code agents} and {@code trail}; with a null {@code trail}, of one index holding every event. */
+    LuceneSearches(IndexPart agents, IndexPart trail, IndexAnalyzer analyzer) {
+        this.agents = agents;
+        this.trail = trail;
         this.analyzer = analyzer;
         this.highlights = new Highlights(analyzer);
+    }
+
+    /** The indexes a search with {@code filter} reads: those that can hold an event it matches. */
+    private List<IndexPart> partsFor(EventFilter filter) {
+        if (trail == null) {
+            return List.of(agents);
+        }
+        String agent = filter == null ? null : filter.agentId();
+        if (agent == null) {
+            return List.of(agents, trail);
+        }
+        return List.of(EventFields.ACCESS_AGENT.equals(agent) ? trail : agents);
+    }
+
+    private List<IndexPart> all() {
+        return trail == null ? List.of(agents) : List.of(agents, trail);
     }
 
     /** One page of a search, stepping over hits before the page {@code pageStep} at a time ({@link Paging}). */
@@ -59,14 +85,22 @@ final class LuceneSearches {
         if (gone.getAsBoolean()) {
             throw cancelled();
         }
-        IndexSearcher base = searchers.acquire();
+        List<IndexPart> parts = partsFor(request.filter());
+        IndexSearcher[] bases = new IndexSearcher[parts.size()];
         try {
+            for (int i = 0; i < bases.length; i++) {
+                bases[i] = parts.get(i).searchers.acquire();
+            }
             long deadline = System.nanoTime() + QUERY_TIMEOUT.toNanos();
             // Asked by Lucene every few terms and documents: the search stops at its deadline or
             // once its client has gone, term expansion included.
             QueryTimeout timeout = () -> System.nanoTime() - deadline > 0 || gone.getAsBoolean();
-            IndexSearcher searcher = new IndexSearcher(ExitableDirectoryReader.wrap(
-                    (DirectoryReader) base.getIndexReader(), timeout));
+            IndexReader[] readers = new IndexReader[bases.length];
+            for (int i = 0; i < bases.length; i++) {
+                readers[i] = ExitableDirectoryReader.wrap((DirectoryReader) bases[i].getIndexReader(), timeout);
+            }
+            // Not closed, as the single wrapper is not: closing would close the searchers' readers.
+            IndexSearcher searcher = new IndexSearcher(readers.length == 1 ? readers[0] : new MultiReader(readers, false));
             searcher.setTimeout(timeout);
             if (request.order() == IndexRequest.Order.RELEVANCE && ConstantScores.of(query, searcher.getIndexReader())) {
                 // Every match scores the same: relevance is the index's own order, which stops early.
@@ -106,7 +140,11 @@ final class LuceneSearches {
             }
             return new EventIndex.Page(total, hits, summary);
         } finally {
-            searchers.release(base);
+            for (int i = 0; i < bases.length; i++) {
+                if (bases[i] != null) {
+                    parts.get(i).searchers.release(bases[i]);
+                }
+            }
         }
     }
 
@@ -143,7 +181,13 @@ final class LuceneSearches {
 
     /** Every live document's log index, on a reader opened now. */
     void forEachLogIndex(LongConsumer visitor) throws IOException {
-        try (DirectoryReader reader = DirectoryReader.open(writer)) {
+        for (IndexPart part : all()) {
+            forEachLogIndex(part, visitor);
+        }
+    }
+
+    private static void forEachLogIndex(IndexPart part, LongConsumer visitor) throws IOException {
+        try (DirectoryReader reader = DirectoryReader.open(part.writer)) {
             for (LeafReaderContext leaf : reader.leaves()) {
                 NumericDocValues values = leaf.reader().getNumericDocValues(IndexFields.LOG_INDEX);
                 if (values == null) {
@@ -162,7 +206,14 @@ final class LuceneSearches {
     /** Live documents per agent, on a reader opened now. */
     Map<String, Long> countsPerAgent() throws IOException {
         Map<String, Long> counts = new TreeMap<>();
-        try (DirectoryReader reader = DirectoryReader.open(writer)) {
+        for (IndexPart part : all()) {
+            countPerAgent(part, counts);
+        }
+        return counts;
+    }
+
+    private static void countPerAgent(IndexPart part, Map<String, Long> counts) throws IOException {
+        try (DirectoryReader reader = DirectoryReader.open(part.writer)) {
             for (LeafReaderContext leaf : reader.leaves()) {
                 Terms terms = leaf.reader().terms(IndexFields.AGENT_ID);
                 if (terms == null) {
@@ -174,6 +225,5 @@ final class LuceneSearches {
                 }
             }
         }
-        return counts;
     }
 }
