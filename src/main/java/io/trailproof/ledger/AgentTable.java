@@ -91,7 +91,7 @@ final class AgentTable {
             AgentState state;
             if (h.positions() != null) {
                 state = new AgentState(h.agentId(), ordinal);
-                state.addPositions(h.positions(), 0, h.positions().length, h.positions().length);
+                state.addPositions(h.positions(), 0, h.positions().length);
                 state.restoreHead(h.headSequence(), h.headHash(), h.lastRecordedAt());
             } else {
                 state = AgentState.restored(h, ordinal, load);
@@ -120,12 +120,11 @@ final class AgentTable {
     }
 
     /**
-     * Recovery: the events {@code [from, from + ordinals.length)} of the journal, in log order;
-     * {@code expected} gives each agent's final count (by ordinal, 0 when unknown), so that each
-     * agent's positions are allocated once. The record's positions are grouped by agent (a counting
-     * sort) and handed over one agent at a time, rather than one call per event.
+     * Recovery: the events {@code [from, from + ordinals.length)} of the journal, in log order. The
+     * record's positions are grouped by agent (a counting sort) and handed over one agent at a time,
+     * rather than one call per event.
      */
-    synchronized void restoreEvents(long from, int[] ordinals, int[] expected) {
+    synchronized void restoreEvents(long from, int[] ordinals) {
         int agents = byOrdinal.size();
         if (agents > 4 * ordinals.length + 64) {
             // Far more agents than events in the record: grouping would cost more than it saves.
@@ -149,7 +148,7 @@ final class AgentTable {
         for (int o = 0; o < agents; o++) {
             int n = start[o + 1] - start[o];
             if (n > 0) {
-                byOrdinal.get(o).addPositions(grouped, start[o], n, o < expected.length ? expected[o] : 0);
+                byOrdinal.get(o).addPositions(grouped, start[o], n);
             }
         }
     }

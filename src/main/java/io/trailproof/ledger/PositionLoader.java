@@ -2,10 +2,10 @@ package io.trailproof.ledger;
 
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.store.EventLog;
+import io.trailproof.store.PackedPositions;
 
 import java.io.IOException;
 import java.nio.file.Path;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +71,7 @@ final class PositionLoader {
     }
 
     private void load() throws IOException {
-        long[][] positions;
+        PackedPositions[] positions;
         try {
             positions = fromJournal();
         } catch (PositionJournal.JournalException e) {
@@ -87,13 +87,13 @@ final class PositionLoader {
     }
 
     /** Each agent's positions (null for those the snapshot holds) from the journal, checked against the snapshot. */
-    private long[][] fromJournal() throws IOException {
+    private PackedPositions[] fromJournal() throws IOException {
         int n = heads.size();
-        long[][] positions = new long[n][];
+        PackedPositions[] positions = new PackedPositions[n];
         int[] filled = new int[n];
         for (int i = 0; i < n; i++) {
             if (heads.get(i).positions() == null) {
-                positions[i] = new long[heads.get(i).eventCount()];
+                positions[i] = new PackedPositions();
             }
         }
         int[] introduced = {0};
@@ -117,7 +117,7 @@ final class PositionLoader {
                                 + " of the snapshot");
                     }
                     if (positions[o] != null) {
-                        positions[o][filled[o]] = from + k;
+                        positions[o].add(from + k);
                     }
                     filled[o]++;
                 }
@@ -138,16 +138,16 @@ final class PositionLoader {
     }
 
     /** Each agent's positions below the snapshot's size, read from the log (the journal failed its check). */
-    private long[][] fromLog() throws IOException {
+    private PackedPositions[] fromLog() throws IOException {
         int n = heads.size();
         Map<String, Integer> ordinals = new HashMap<>();
         for (int i = 0; i < n; i++) {
             ordinals.put(heads.get(i).agentId(), i);
         }
-        long[][] positions = new long[n][];
+        PackedPositions[] positions = new PackedPositions[n];
         int[] filled = new int[n];
         for (int i = 0; i < n; i++) {
-            positions[i] = new long[Math.max(4, heads.get(i).eventCount())];
+            positions[i] = new PackedPositions();
         }
         long[] strangers = {0};
         log.scan(0, snapshotSize, (index, payload) -> {
@@ -163,14 +163,11 @@ final class PositionLoader {
                 strangers[0]++;
                 return;
             }
-            if (filled[o] == positions[o].length) {
-                positions[o] = Arrays.copyOf(positions[o], filled[o] * 2);
-            }
-            positions[o][filled[o]++] = index;
+            positions[o].add(index);
+            filled[o]++;
         });
         StringBuilder disagree = new StringBuilder();
         for (int i = 0; i < n; i++) {
-            positions[i] = Arrays.copyOf(positions[i], filled[i]);
             if (filled[i] != heads.get(i).eventCount() && disagree.length() < 400) {
                 disagree.append(disagree.isEmpty() ? "" : ", ").append(heads.get(i).agentId()).append(": ")
                         .append(filled[i]).append(" in the log, ").append(heads.get(i).eventCount()).append(" in the snapshot");

@@ -13,7 +13,6 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -169,24 +168,17 @@ final class Recovery {
         for (HeadSnapshot.Head h : snapshot.heads()) {
             heads.put(h.agentId(), h);
         }
-        // Each agent's event count in the snapshot, by ordinal as the journal introduces them.
-        int[][] expected = {new int[Math.max(16, heads.size())]};
         PositionJournal.replay(journal, snapshot.journalBytes(), snapshot.logSize(), new PositionJournal.Replay() {
             @Override
             public void newAgent(int ordinal, String agentId) throws PositionJournal.JournalException {
                 if (!agents.restoreAgent(ordinal, agentId)) {
                     throw new PositionJournal.JournalException("agent " + agentId + " is introduced twice");
                 }
-                if (ordinal >= expected[0].length) {
-                    expected[0] = Arrays.copyOf(expected[0], ordinal * 2);
-                }
-                HeadSnapshot.Head h = heads.get(agentId);
-                expected[0][ordinal] = h == null ? 0 : (int) Math.min(h.eventCount(), snapshot.logSize());
             }
 
             @Override
             public void events(long from, int[] ordinals) {
-                agents.restoreEvents(from, ordinals, expected[0]);
+                agents.restoreEvents(from, ordinals);
             }
 
             @Override

@@ -5,10 +5,12 @@ import java.util.Arrays;
 /**
  * Payload index to file offset of its frame, in pages of {@value #PAGE_ENTRIES} entries: growing
  * allocates one page and copies only the page directory, and there is no fixed ceiling below
- * 2^45 entries (the heap is the limit: 8 bytes per payload).
+ * 2^45 entries.
  *
- * <p>Pages below the segment being written when the log was opened are never allocated
- * ({@link #startAt}): sealed segments keep their own offsets.
+ * <p>Only the segment being written needs it: pages below the segment being written when the log
+ * was opened are never allocated ({@link #startAt}), and once the writer seals a segment, the
+ * segment keeps its own offsets (packed) and the pages wholly below the next one are let go
+ * ({@link #releaseBelow}), so the table holds about one segment's entries (8 bytes each), not the log's.
  *
  * <p>One writer, many readers. The writer calls {@link #reserve} <em>before</em> it writes a group
  * to disk (so running out of memory refuses the group instead of failing after it is on disk),
@@ -72,7 +74,32 @@ final class PositionTable {
         pages[(int) (index >>> PAGE_BITS)][(int) (index & PAGE_MASK)] = position;
     }
 
+    /**
+     * The entry at {@code index}, or -1 when its page was let go ({@link #releaseBelow}): the
+     * segment that holds it keeps the position itself, set before the page went.
+     */
     long get(long index) {
-        return pages[(int) (index >>> PAGE_BITS)][(int) (index & PAGE_MASK)];
+        long[] page = pages[(int) (index >>> PAGE_BITS)];
+        return page == null ? -1 : page[(int) (index & PAGE_MASK)];
+    }
+
+    /**
+     * Lets go of the pages wholly below {@code index}, whose segments keep their own offsets now (the
+     * writer only). Publishes a new page directory, so a reader that finds a page gone also sees
+     * what the writer did before (the segment's own offsets).
+     */
+    void releaseBelow(long index) {
+        long[][] dir = pages;
+        int below = (int) Math.min(dir.length, index >>> PAGE_BITS);
+        boolean any = false;
+        for (int p = 0; p < below && !any; p++) {
+            any = dir[p] != null;
+        }
+        if (!any) {
+            return;
+        }
+        long[][] copy = dir.clone();
+        Arrays.fill(copy, 0, below, null);
+        pages = copy;
     }
 }

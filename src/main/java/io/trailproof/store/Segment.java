@@ -32,9 +32,10 @@ final class Segment {
     private final ReadChannels channels;
     /**
      * Frame offsets of payloads {@code start, start + 1, ...} in a rewritten file or a sealed segment
-     * whose offsets were loaded; null: the log's table, or not loaded yet ({@link #loader}).
+     * (packed: about 2.5 bytes a payload where the log's table takes 8); null: the log's table, or
+     * not loaded yet ({@link #loader}).
      */
-    private volatile long[] positions;
+    private volatile PackedPositions positions;
     /** A sealed segment opened from its seal record: reads its frame offsets on first use; else null. */
     private final PositionLoader loader;
     /** Set (under the channels' lock) once a rewrite is about to replace this segment's file. */
@@ -61,7 +62,7 @@ final class Segment {
         this.start = start;
         this.path = path;
         this.channels = channels;
-        this.positions = positions;
+        this.positions = positions == null ? null : PackedPositions.of(positions, 0, positions.length);
         this.loader = loader;
         this.readableEnd = readableEnd;
     }
@@ -80,14 +81,23 @@ final class Segment {
      * opened from its seal record reads its offsets.
      */
     long position(long index, PositionTable table) throws IOException {
-        long[] p = positions;
+        PackedPositions p = positions;
         if (p == null) {
             if (loader == null) {
-                return table.get(index);
+                long at = table.get(index);
+                if (at >= 0) {
+                    return at;
+                }
+                // The table let the entry go after this segment was sealed, which set the positions first.
+                p = positions;
+                if (p == null) {
+                    throw new IllegalStateException("payload " + index + " of " + path + " has no position");
+                }
+            } else {
+                p = loadPositions();
             }
-            p = loadPositions();
         }
-        return p[(int) (index - start)];
+        return p.get((int) (index - start));
     }
 
     /** True once this segment's frame offsets are in memory (or kept in the log's table). */
@@ -95,14 +105,19 @@ final class Segment {
         return positions != null || loader == null;
     }
 
-    /** Recovery only, before the log is shared: a sealed segment checked in full keeps the offsets it found. */
+    /**
+     * A sealed segment keeps its frame offsets itself: one checked in full at recovery (before the
+     * log is shared), or the one the writer has just sealed, before the log's table lets its entries
+     * go ({@link PositionTable#releaseBelow}).
+     */
     void keepPositions(long[] found) {
-        positions = found;
+        positions = PackedPositions.of(found, 0, found.length);
     }
 
-    private synchronized long[] loadPositions() throws IOException {
+    private synchronized PackedPositions loadPositions() throws IOException {
         if (positions == null) {
-            positions = loader.load(this);
+            long[] loaded = loader.load(this);
+            positions = PackedPositions.of(loaded, 0, loaded.length);
         }
         return positions;
     }

@@ -287,11 +287,12 @@ final class SegmentAppender {
     /**
      * Writes the seal record of the segment just rolled past (forced, holding payloads up to
      * {@code end}), so that a start reads none of it (src/site/storage.md#what-a-start-reads). A
-     * failure costs only a full check of that segment at the next start.
+     * failure costs only a full check of that segment at the next start. The segment then keeps its
+     * frame offsets itself, packed, and the position table lets go of them.
      */
     private void seal(Segment sealed, long end, long length) {
+        long[] positions = new long[(int) (end - sealed.start)];
         try {
-            long[] positions = new long[(int) (end - sealed.start)];
             for (int i = 0; i < positions.length; i++) {
                 positions[i] = sealed.position(sealed.start + i, table);
             }
@@ -302,6 +303,8 @@ final class SegmentAppender {
         } finally {
             currentSides.clear();
         }
+        sealed.keepPositions(positions);
+        table.releaseBelow(end);
     }
 
     private record NewSegment(Segment segment, SegmentIo.WritableFile writer) {
