@@ -92,7 +92,7 @@ class IndexRecoveryIT {
         }
         Path largest;
         try (Stream<Path> files = Files.list(liveGeneration(data))) {
-            largest = files.filter(p -> !p.getFileName().toString().startsWith("segments")
+            largest = files.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("segments")
                     && !p.getFileName().toString().equals("write.lock"))
                     .max(Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
         }
@@ -114,7 +114,7 @@ class IndexRecoveryIT {
         }
         Path victim;
         try (Stream<Path> files = Files.list(liveGeneration(data))) {
-            victim = files.filter(p -> !p.getFileName().toString().startsWith("segments")
+            victim = files.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("segments")
                     && !p.getFileName().toString().equals("write.lock"))
                     .max(Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
         }

@@ -7,6 +7,7 @@ import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.core.event.StoredEvent;
 import org.apache.lucene.index.DirectoryReader;
+import org.apache.lucene.store.AlreadyClosedException;
 import org.apache.lucene.store.FSDirectory;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -133,6 +134,27 @@ class TrailIndexTest {
         }
         assertThat(docs(g)).isEqualTo(events.size() - trail);
         assertThat(docs(g.resolve(LuceneEventIndex.TRAIL_DIR))).isEqualTo(trail).isPositive();
+        // With the trail's readers closed, a search of an agent still answers: it never opens them.
+        IndexAnalyzer analyzer = new IndexAnalyzer();
+        try (IndexPart agents = IndexPart.open(dir.resolve("agents"), IndexOptions.of(0), 16, analyzer);
+             IndexPart records = IndexPart.open(dir.resolve("trail"), IndexOptions.of(0), 16, analyzer)) {
+            for (StoredEvent e : events) {
+                EventDocument.Built built = EventDocument.of(e.logIndex(), e.payload());
+                (built.trail() ? records : agents).writer.addDocument(built.document());
+            }
+            agents.searchers.maybeRefreshBlocking();
+            LuceneSearches searches = new LuceneSearches(agents, records, analyzer);
+            records.searchers.close();
+            EventIndex.Page page = searches.find(new IndexRequest("wire_transfer", new EventFilter("agent-0", null, null,
+                    null, Map.of()), IndexRequest.Order.RELEVANCE, 0, 10), Paging.STEP);
+            assertThat(page.total()).isEqualTo(events.stream().filter(e -> e.agentId().equals("agent-0")
+                    && e.payload().length > 0 && new String(e.payload()).contains("wire_transfer")).count());
+            assertThatThrownBy(() -> searches.find(new IndexRequest("wire_transfer", null, IndexRequest.Order.RELEVANCE,
+                    0, 10), Paging.STEP)).isInstanceOf(AlreadyClosedException.class);
+            assertThatThrownBy(() -> searches.find(new IndexRequest(null, new EventFilter(EventFields.ACCESS_AGENT,
+                    null, null, null, Map.of()), IndexRequest.Order.NEWEST_FIRST, 0, 10), Paging.STEP))
+                    .isInstanceOf(AlreadyClosedException.class);
+        }
     }
 
     /**
