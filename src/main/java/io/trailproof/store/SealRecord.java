@@ -19,23 +19,31 @@ import java.util.zip.CRC32C;
  * check of the sealed segment found, so that a start need not check it again: the segment's length,
  * its payload count, its side records, and the offset of every record frame.
  *
- * <p><b>Layout</b> (big-endian): a head {@code "TPSEAL01"}, the segment's first index, its length in
- * bytes, its payload count, the number of side records and their total bytes; then each side record
- * as its offset (8 bytes), its length (4) and its payload; the CRC32C of all of that; then the
- * payload count's frame offsets (8 bytes each) and their CRC32C. A start reads the first part only
- * (the head and the side records); the offsets are read when the segment is first read.
+ * <p><b>Layout</b> (big-endian), three parts each under its own CRC32C: the head {@code "TPSEAL02"},
+ * the segment's first index, its length in bytes, its payload count, the number of side records and
+ * their total bytes, then the head's CRC32C; the side records, each as its offset (8 bytes), its
+ * length (4) and its payload, then their CRC32C; the payload count's frame offsets (8 bytes each),
+ * then their CRC32C. A start reads the head only (44 bytes, whatever the segment holds); the side
+ * records are read after the start ({@link #readSides}), the offsets when the segment is first read.
  *
- * <p><b>Trust.</b> A seal record is derived, never the source of truth, and is used only while it
- * agrees with its segment: same first index, same length, and (when its offsets are loaded) a valid
- * commit frame at the segment's end recording the count it names. Anything else (no record, a torn or
- * damaged one, a segment of another length) makes the log check that segment in full, as it did before
- * seal records existed, and write the record again. Written once the segment's frames are forced, by a
- * rename of a complete temporary file; it needs no force of its own, as a torn record fails its CRC.
+ * <p>The format before ({@code "TPSEAL01"}) had one CRC32C over the head and the side records
+ * together, so its head cannot be trusted without reading its side records: {@link #readHead}
+ * reads both for such a record, and the start with them; it is still read, never written.
+ *
+ * <p><b>Trust.</b> A seal record is derived, never the source of truth, and each part is used only
+ * while it agrees with its segment: same first index, same length, and (when its offsets are loaded)
+ * a valid commit frame at the segment's end recording the count it names. Anything else (no record, a
+ * torn or damaged one, a segment of another length) makes the log check that segment in full, as it did
+ * before seal records existed, and write the record again. Written once the segment's frames are forced,
+ * by a rename of a complete temporary file; it needs no force of its own, as a torn record fails its CRC.
  */
 final class SealRecord {
     static final String SUFFIX = ".sealed";
-    private static final byte[] MAGIC = {'T', 'P', 'S', 'E', 'A', 'L', '0', '1'};
-    private static final int HEAD_BYTES = 8 + 8 + 8 + 8 + 4 + 4;
+    private static final byte[] MAGIC = {'T', 'P', 'S', 'E', 'A', 'L', '0', '2'};
+    private static final byte[] MAGIC_V1 = {'T', 'P', 'S', 'E', 'A', 'L', '0', '1'};
+    private static final int FIELDS_BYTES = 8 + 8 + 8 + 8 + 4 + 4;
+    /** What a start reads of a current record: its fields and their CRC32C. */
+    static final int HEAD_BYTES = FIELDS_BYTES + 4;
     /** Largest side part a seal record may announce; a larger one is treated as damaged. */
     private static final int MAX_SIDE_BYTES = 1 << 30;
 
@@ -43,8 +51,14 @@ final class SealRecord {
     record Side(long offset, byte[] payload) {
     }
 
-    /** The part of a seal record a start reads. */
-    record Head(long start, long length, long count, List<Side> sides, long bytesRead) {
+    /**
+     * The part of a seal record a start reads. {@code sides} is null for a current record (they are
+     * read by {@link #readSides}); a record of the format before carries them, since its head was
+     * checked with them. {@code bytesRead}: what reading it took; {@code positionsAt}: where the
+     * frame offsets begin in the record.
+     */
+    record Head(long start, long length, long count, int sideCount, int sideBytes, List<Side> sides,
+                long bytesRead, long positionsAt) {
     }
 
     private SealRecord() {
@@ -56,19 +70,22 @@ final class SealRecord {
 
     /**
      * Writes the seal record of the segment starting at {@code start}: {@code length} bytes,
-     * {@code positions.length} payloads. Replaces any earlier record atomically (rename).
+     * {@code positions.length} payloads. Replaces any earlier record atomically (rename). Writers of
+     * records are serialised (they share the temporary file's name).
      */
-    static void write(Path dir, long start, long length, long[] positions, List<Side> sides) throws IOException {
+    static synchronized void write(Path dir, long start, long length, long[] positions, List<Side> sides)
+            throws IOException {
         int sideBytes = 0;
         for (Side s : sides) {
             sideBytes += 12 + s.payload().length;
         }
         ByteBuffer b = ByteBuffer.allocate(HEAD_BYTES + sideBytes + 4 + positions.length * 8 + 4);
         b.put(MAGIC).putLong(start).putLong(length).putLong(positions.length).putInt(sides.size()).putInt(sideBytes);
+        b.putInt(crc(b.array(), 0, FIELDS_BYTES));
         for (Side s : sides) {
             b.putLong(s.offset()).putInt(s.payload().length).put(s.payload());
         }
-        b.putInt(crc(b.array(), 0, b.position()));
+        b.putInt(crc(b.array(), HEAD_BYTES, sideBytes));
         int positionsAt = b.position();
         for (long p : positions) {
             b.putLong(p);
@@ -86,13 +103,14 @@ final class SealRecord {
     }
 
     /**
-     * The head and side records of the seal record of the segment starting at {@code start}, or
-     * empty when there is none or it is damaged (the caller then checks the segment in full).
+     * The head of the seal record of the segment starting at {@code start} (with its side records for
+     * a record of the format before), or empty when there is none or it is damaged (the caller then
+     * checks the segment in full).
      */
     static Optional<Head> readHead(Path dir, long start) throws IOException {
         try (FileChannel ch = FileChannel.open(path(dir, start), StandardOpenOption.READ)) {
             long fileSize = ch.size();
-            if (fileSize < HEAD_BYTES + 4) {
+            if (fileSize < HEAD_BYTES) {
                 return Optional.empty();
             }
             ByteBuffer head = ByteBuffer.allocate(HEAD_BYTES);
@@ -100,10 +118,9 @@ final class SealRecord {
                 return Optional.empty();
             }
             byte[] h = head.array();
-            for (int i = 0; i < MAGIC.length; i++) {
-                if (h[i] != MAGIC[i]) {
-                    return Optional.empty();
-                }
+            boolean current = startsWith(h, MAGIC);
+            if (!current && !startsWith(h, MAGIC_V1)) {
+                return Optional.empty();
             }
             head.position(MAGIC.length);
             long recStart = head.getLong();
@@ -112,42 +129,83 @@ final class SealRecord {
             int sideCount = head.getInt();
             int sideBytes = head.getInt();
             if (recStart != start || length < 0 || count < 0 || sideCount < 0 || sideBytes < 0
-                    || sideBytes > MAX_SIDE_BYTES || fileSize != HEAD_BYTES + (long) sideBytes + 4 + count * 8 + 4) {
+                    || sideBytes > MAX_SIDE_BYTES || count > Integer.MAX_VALUE / 8 - 1
+                    || fileSize != HEAD_BYTES + (long) sideBytes + 4 + count * 8 + (current ? 4 : 0)) {
                 return Optional.empty();
             }
+            if (current) {
+                if (crc(h, 0, FIELDS_BYTES) != head.getInt()) {
+                    return Optional.empty();
+                }
+                return Optional.of(new Head(start, length, count, sideCount, sideBytes, null, HEAD_BYTES,
+                        HEAD_BYTES + sideBytes + 4L));
+            }
+            // The format before: one CRC32C over the fields and the side records (no CRC of its own for the head).
             ByteBuffer rest = ByteBuffer.allocate(sideBytes + 4);
-            if (!readFully(ch, rest, HEAD_BYTES)) {
+            if (!readFully(ch, rest, FIELDS_BYTES)) {
                 return Optional.empty();
             }
             CRC32C crc = new CRC32C();
-            crc.update(h, 0, HEAD_BYTES);
+            crc.update(h, 0, FIELDS_BYTES);
             crc.update(rest.array(), 0, sideBytes);
-            rest.position(sideBytes);
-            if ((int) crc.getValue() != rest.getInt()) {
+            if ((int) crc.getValue() != rest.getInt(sideBytes)) {
                 return Optional.empty();
             }
             rest.position(0);
-            List<Side> sides = new ArrayList<>(sideCount);
-            for (int i = 0; i < sideCount; i++) {
-                if (rest.position() + 12 > sideBytes) {
-                    return Optional.empty();
-                }
-                long offset = rest.getLong();
-                int len = rest.getInt();
-                if (len <= 0 || rest.position() + len > sideBytes || offset < 0 || offset >= length) {
-                    return Optional.empty();
-                }
-                byte[] payload = new byte[len];
-                rest.get(payload);
-                sides.add(new Side(offset, payload));
-            }
-            if (rest.position() != sideBytes) {
+            List<Side> sides = parseSides(rest, sideCount, sideBytes, length);
+            if (sides == null) {
                 return Optional.empty();
             }
-            return Optional.of(new Head(start, length, count, List.copyOf(sides), HEAD_BYTES + sideBytes + 4L));
+            long read = FIELDS_BYTES + sideBytes + 4L;
+            return Optional.of(new Head(start, length, count, sideCount, sideBytes, sides, read, read));
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
+    }
+
+    /**
+     * The side records of {@code head}'s segment (those a record of the format before carries in its
+     * head), or empty when they are missing, damaged or impossible.
+     */
+    static Optional<List<Side>> readSides(Path dir, Head head) throws IOException {
+        if (head.sides() != null) {
+            return Optional.of(head.sides());
+        }
+        try (FileChannel ch = FileChannel.open(path(dir, head.start()), StandardOpenOption.READ)) {
+            if (ch.size() != head.positionsAt() + head.count() * 8 + 4) {
+                return Optional.empty();
+            }
+            ByteBuffer b = ByteBuffer.allocate(head.sideBytes() + 4);
+            if (!readFully(ch, b, HEAD_BYTES)) {
+                return Optional.empty();
+            }
+            if (crc(b.array(), 0, head.sideBytes()) != b.getInt(head.sideBytes())) {
+                return Optional.empty();
+            }
+            b.position(0);
+            return Optional.ofNullable(parseSides(b, head.sideCount(), head.sideBytes(), head.length()));
+        } catch (NoSuchFileException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The {@code count} side records in the first {@code bytes} of {@code b}, or null when they do not fit. */
+    private static List<Side> parseSides(ByteBuffer b, int count, int bytes, long segmentLength) {
+        List<Side> sides = new ArrayList<>(Math.min(count, bytes / 13 + 1));
+        for (int i = 0; i < count; i++) {
+            if (b.position() + 12 > bytes) {
+                return null;
+            }
+            long offset = b.getLong();
+            int len = b.getInt();
+            if (len <= 0 || b.position() + len > bytes || offset < 0 || offset >= segmentLength) {
+                return null;
+            }
+            byte[] payload = new byte[len];
+            b.get(payload);
+            sides.add(new Side(offset, payload));
+        }
+        return b.position() == bytes ? List.copyOf(sides) : null;
     }
 
     /**
@@ -155,7 +213,7 @@ final class SealRecord {
      * missing, damaged or impossible (not increasing, or beyond the segment).
      */
     static Optional<long[]> readPositions(Path dir, Head head) throws IOException {
-        long at = head.bytesRead();
+        long at = head.positionsAt();
         if (head.count() > Integer.MAX_VALUE / 8 - 1) {
             return Optional.empty();
         }
@@ -186,6 +244,15 @@ final class SealRecord {
         } catch (NoSuchFileException e) {
             return Optional.empty();
         }
+    }
+
+    private static boolean startsWith(byte[] b, byte[] magic) {
+        for (int i = 0; i < magic.length; i++) {
+            if (b[i] != magic[i]) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Fills {@code dst} from {@code pos}; false when the file ends first (a record cut since its size was read). */

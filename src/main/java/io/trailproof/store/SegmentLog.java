@@ -33,7 +33,8 @@ import java.util.concurrent.ExecutionException;
  * Every frame of the last segment is checked and its position table rebuilt. A sealed segment
  * (one the log rolled past, forced before the next began) is taken from its seal record
  * ({@link SealRecord}) when the record agrees with it (first index and length): the start reads
- * nothing of it, takes its payload count and side records from the record, and reads its frame
+ * nothing of it, takes its payload count from the record's head, its side records from the record
+ * (during the open, or after it when opened by {@link #openLeavingSealedSides}), and reads its frame
  * offsets when it is first read (checking then that it still ends in the commit frame the record
  * names). A sealed segment without such a record is checked frame by frame, and the record is
  * written. A damaged frame inside a sealed segment taken from its record is found by the read that
@@ -108,6 +109,9 @@ public final class SegmentLog implements EventLog {
     private final long recoveredTailBytes;
     private final Optional<String> acceptedLoss;
     private final long sealRecordBytes;
+    /** Side records of sealed segments left for {@link #readSealedSides}; emptied by it. */
+    private List<SegmentRecovery.SealedSides> sealedSides;
+    private volatile long sealedSideBytes;
 
     private SegmentLog(Path dir, SegmentIo io, PositionTable table, ReadChannels channels, SegmentReads reads,
                        SegmentAppender appender, SegmentRecovery.Result recovered) {
@@ -121,6 +125,7 @@ public final class SegmentLog implements EventLog {
         this.recoveredTailBytes = recovered.cutBytes();
         this.acceptedLoss = recovered.acceptedLoss();
         this.sealRecordBytes = recovered.sealRecordBytes();
+        this.sealedSides = recovered.sealedSides();
     }
 
     /** Opens (recovering) or creates the log in {@code dir} with {@link #DEFAULT_SEGMENT_BYTES}. */
@@ -168,6 +173,17 @@ public final class SegmentLog implements EventLog {
         return open(dir, segmentBytes, acceptTruncation, io, DEFAULT_MAX_OPEN_READERS, sides);
     }
 
+    /**
+     * {@link #open(Path, long, boolean, SegmentIo, SideRecordVisitor)}, except that {@code sides} is
+     * handed the side records of the last segment only: those of the sealed segments are left to
+     * {@link #readSealedSides}, so that the open reads a fixed amount of each sealed segment's seal
+     * record however many side records it holds (src/site/storage.md#what-a-start-reads).
+     */
+    public static SegmentLog openLeavingSealedSides(Path dir, long segmentBytes, boolean acceptTruncation, SegmentIo io,
+                                                    SideRecordVisitor sides) throws IOException {
+        return open(dir, segmentBytes, acceptTruncation, io, DEFAULT_MAX_OPEN_READERS, sides, true);
+    }
+
     /** {@link #open(Path, long, boolean)} with the write seam and the read channel bound chosen (tests). */
     static SegmentLog open(Path dir, long segmentBytes, boolean acceptTruncation, SegmentIo io, int maxOpenReaders)
             throws IOException {
@@ -176,6 +192,12 @@ public final class SegmentLog implements EventLog {
 
     private static SegmentLog open(Path dir, long segmentBytes, boolean acceptTruncation, SegmentIo io,
                                    int maxOpenReaders, SideRecordVisitor sides) throws IOException {
+        return open(dir, segmentBytes, acceptTruncation, io, maxOpenReaders, sides, false);
+    }
+
+    private static SegmentLog open(Path dir, long segmentBytes, boolean acceptTruncation, SegmentIo io,
+                                   int maxOpenReaders, SideRecordVisitor sides, boolean sealedSidesLater)
+            throws IOException {
         if (segmentBytes <= 0) {
             throw new IllegalArgumentException("segmentBytes must be positive: " + segmentBytes);
         }
@@ -191,7 +213,8 @@ public final class SegmentLog implements EventLog {
         SegmentAppender appender = null;
         try {
             SegmentRewrite.discardUnfinished(dir);
-            SegmentRecovery.Result recovered = SegmentRecovery.run(dir, io, channels, table, acceptTruncation, sides);
+            SegmentRecovery.Result recovered = SegmentRecovery.run(dir, io, channels, table, acceptTruncation, sides,
+                    sealedSidesLater);
             appender = new SegmentAppender(dir, segmentBytes, io, channels, table, recovered);
             appender.start();
             return new SegmentLog(dir, io, table, channels, new SegmentReads(table, appender::segments), appender,
@@ -203,6 +226,22 @@ public final class SegmentLog implements EventLog {
             channels.close();
             throw e;
         }
+    }
+
+    /**
+     * After {@link #openLeavingSealedSides}: hands {@code sides} every committed side record of the
+     * segments that were sealed at the open, oldest first (all of them before the last segment's,
+     * which the open handed over). Any thread, once; a later call hands nothing. A seal record whose
+     * side records are damaged makes this check that segment in full (and write its record again);
+     * a fault found then is thrown ({@link CorruptLogException}, naming the file and offset).
+     */
+    public void readSealedSides(SideRecordVisitor sides) throws IOException {
+        List<SegmentRecovery.SealedSides> pending;
+        synchronized (this) {
+            pending = sealedSides;
+            sealedSides = List.of();
+        }
+        sealedSideBytes += SegmentRecovery.readSealedSides(dir, pending, sides);
     }
 
     // ------------------------------------------------------------------ writes
@@ -295,6 +334,11 @@ public final class SegmentLog implements EventLog {
         return acceptedLoss;
     }
 
+    /** True once {@link #close} began. */
+    public boolean closed() {
+        return commit.closed();
+    }
+
     /** The failure that stopped writes, or null. */
     public IOException failure() {
         return commit.failure();
@@ -311,13 +355,27 @@ public final class SegmentLog implements EventLog {
     }
 
     /** Bytes read from segment files since the log was opened, its recovery included (tests: what a start reads). */
-    long segmentBytesRead() {
+    public long segmentBytesRead() {
         return channels.bytesRead();
     }
 
     /** Bytes of seal records read when the log was opened (tests: what a start reads). */
-    long sealRecordBytesRead() {
+    public long sealRecordBytesRead() {
         return sealRecordBytes;
+    }
+
+    /** Side records of sealed segments left to {@link #readSealedSides} and not yet handed over. */
+    public synchronized long sealedSidesLeft() {
+        long n = 0;
+        for (SegmentRecovery.SealedSides s : sealedSides) {
+            n += s.sides() != null ? s.sides().size() : s.head().sideCount();
+        }
+        return n;
+    }
+
+    /** Bytes of seal records' side records read after the open by {@link #readSealedSides} (tests). */
+    long sealedSideBytesRead() {
+        return sealedSideBytes;
     }
 
     /** Sealed segments whose frame offsets are in memory now (tests: reads load only what they touch). */

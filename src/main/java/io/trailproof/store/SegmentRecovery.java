@@ -26,7 +26,14 @@ final class SegmentRecovery {
      * segment, bytes cut off its end, and the loss of acknowledged payloads the operator accepted.
      */
     record Result(List<Segment> segments, long size, long lastSegmentEnd, long cutBytes, Optional<String> acceptedLoss,
-                  List<SealRecord.Side> lastSegmentSides, long sealRecordBytes) {
+                  List<SealRecord.Side> lastSegmentSides, long sealRecordBytes, List<SealedSides> sealedSides) {
+    }
+
+    /**
+     * Where the side records of a sealed segment are, when the open left them for later: its seal
+     * record ({@code head}), or the list a full check of it found ({@code sides}).
+     */
+    record SealedSides(int ordinal, Segment segment, SealRecord.Head head, List<SealRecord.Side> sides) {
     }
 
     private final Path dir;
@@ -35,6 +42,9 @@ final class SegmentRecovery {
     private final PositionTable table;
     private final boolean acceptTruncation;
     private final EventLog.SideRecordVisitor sides;
+    /** When true, the side records of sealed segments are left to {@link #readSealedSides} after the open. */
+    private final boolean sealedSidesLater;
+    private final List<SealedSides> sealedSides = new ArrayList<>();
     private long size;
     /** Bytes of seal records read (the head and side records of each sealed segment). */
     private long sealRecordBytes;
@@ -44,18 +54,24 @@ final class SegmentRecovery {
     private int ordinal;
 
     private SegmentRecovery(Path dir, SegmentIo io, ReadChannels channels, PositionTable table, boolean acceptTruncation,
-                            EventLog.SideRecordVisitor sides) {
+                            EventLog.SideRecordVisitor sides, boolean sealedSidesLater) {
         this.dir = dir;
         this.io = io;
         this.channels = channels;
         this.table = table;
         this.acceptTruncation = acceptTruncation;
         this.sides = sides;
+        this.sealedSidesLater = sealedSidesLater;
     }
 
+    /**
+     * @param sealedSidesLater hand {@code sides} the side records of the last segment only, and leave
+     *     those of the sealed segments to {@link #readSealedSides} (listed in the result); otherwise
+     *     every side record is handed over during the open, oldest first
+     */
     static Result run(Path dir, SegmentIo io, ReadChannels channels, PositionTable table, boolean acceptTruncation,
-                      EventLog.SideRecordVisitor sides) throws IOException {
-        return new SegmentRecovery(dir, io, channels, table, acceptTruncation, sides).run();
+                      EventLog.SideRecordVisitor sides, boolean sealedSidesLater) throws IOException {
+        return new SegmentRecovery(dir, io, channels, table, acceptTruncation, sides, sealedSidesLater).run();
     }
 
     /** Where the last segment stopped being a sequence of committed groups, and why. */
@@ -78,7 +94,7 @@ final class SegmentRecovery {
         long forced = side.map(ForcedSizeFile.State::forced).orElse(0L);
         if (files.isEmpty()) {
             Optional<String> loss = forced > 0 ? Optional.of(lost(dir, 0, forced, "the log has no segment files")) : Optional.empty();
-            return new Result(List.of(), 0, 0, 0, loss, List.of(), 0);
+            return new Result(List.of(), 0, 0, 0, loss, List.of(), 0, List.of());
         }
         List<Segment> segments = new ArrayList<>();
         for (int i = 0; i < files.size() - 1; i++) {
@@ -108,10 +124,11 @@ final class SegmentRecovery {
 
     /**
      * A segment before the last, sealed: the log forced it before the next one began. When its seal
-     * record agrees with it (first index, length), the start takes the payload count and side records
-     * from the record and reads nothing of the segment: its frame offsets are read when it is first
-     * read (src/site/storage.md#what-a-start-reads). Otherwise every frame of it is checked, as for a
-     * log written before seal records, and the record is written again.
+     * record agrees with it (first index, length), the start takes the payload count from the record's
+     * head and reads nothing of the segment: its frame offsets are read when it is first read, its
+     * side records (when left for later) by {@link #readSealedSides} (src/site/storage.md#what-a-start-reads).
+     * Otherwise every frame of it is checked, as for a log written before seal records, and the record
+     * is written again.
      */
     private Segment sealed(Path f) throws IOException {
         long start = Segment.parseStart(f);
@@ -122,23 +139,71 @@ final class SegmentRecovery {
         Optional<SealRecord.Head> head = SealRecord.readHead(dir, start);
         if (head.isPresent() && head.get().length() == Files.size(f) && head.get().length() > 0) {
             SealRecord.Head h = head.get();
-            sealRecordBytes += h.bytesRead();
-            for (SealRecord.Side side : h.sides()) {
-                sides.accept(FrameCodec.sideAddress(ordinal, side.offset()), side.payload());
+            Optional<List<SealRecord.Side>> now = sealedSidesLater ? Optional.of(List.of()) : SealRecord.readSides(dir, h);
+            if (now.isPresent()) {
+                sealRecordBytes += h.bytesRead() + (sealedSidesLater || h.sides() != null ? 0 : h.sideBytes() + 4L);
+                Segment s = new Segment(start, f, channels, seg -> positionsOf(dir, seg, h), h.length());
+                if (sealedSidesLater) {
+                    sealedSides.add(new SealedSides(ordinal, s, h, null));
+                } else {
+                    for (SealRecord.Side side : now.get()) {
+                        sides.accept(FrameCodec.sideAddress(ordinal, side.offset()), side.payload());
+                    }
+                }
+                size += h.count();
+                return s;
             }
-            size += h.count();
-            return new Segment(start, f, channels, seg -> positionsOf(dir, seg, h), h.length());
         }
         Segment s = new Segment(start, f, channels, 0);
         Checked c = checkSealed(s, s.fileSize());
         s.keepPositions(c.positions());
         s.publishEnd(c.length());
-        for (SealRecord.Side side : c.sides()) {
-            sides.accept(FrameCodec.sideAddress(ordinal, side.offset()), side.payload());
+        if (sealedSidesLater) {
+            sealedSides.add(new SealedSides(ordinal, s, null, c.sides()));
+        } else {
+            for (SealRecord.Side side : c.sides()) {
+                sides.accept(FrameCodec.sideAddress(ordinal, side.offset()), side.payload());
+            }
         }
         size += c.positions().length;
         writeSealRecord(dir, start, c);
         return s;
+    }
+
+    /**
+     * Hands the side records of the sealed segments an open left for later to {@code visitor}, oldest
+     * first, and returns the bytes of seal records read. A seal record whose side records are missing
+     * or damaged (its head was checked at the open) makes the segment be checked in full, as at an
+     * open, and the record be written again; a fault found then is thrown as at an open.
+     */
+    static long readSealedSides(Path dir, List<SealedSides> sealed, EventLog.SideRecordVisitor visitor)
+            throws IOException {
+        long read = 0;
+        for (SealedSides s : sealed) {
+            List<SealRecord.Side> found = s.sides();
+            if (found == null) {
+                Optional<List<SealRecord.Side>> fromRecord = SealRecord.readSides(dir, s.head());
+                if (fromRecord.isPresent()) {
+                    found = fromRecord.get();
+                    read += s.head().sideBytes() + 4L;
+                } else {
+                    LOG.log(System.Logger.Level.WARNING, "the side records in the seal record of " + s.segment().path
+                            + " are damaged or missing; checking the segment in full");
+                    Checked c = checkSealed(s.segment(), s.head().length());
+                    if (c.positions().length != s.head().count()) {
+                        throw new CorruptLogException(s.segment().path, s.head().length(), "holds "
+                                + c.positions().length + " payloads but " + s.head().count()
+                                + " were counted for it when the log was opened");
+                    }
+                    writeSealRecord(dir, s.head().start(), c);
+                    found = c.sides();
+                }
+            }
+            for (SealRecord.Side side : found) {
+                visitor.accept(FrameCodec.sideAddress(s.ordinal(), side.offset()), side.payload());
+            }
+        }
+        return read;
     }
 
     /** What a full check of a sealed segment found: its frame offsets, side records and length. */
@@ -282,7 +347,8 @@ final class SegmentRecovery {
             cut = fileSize - lastCommitEnd;
         }
         s.publishEnd(lastCommitEnd);
-        return new Result(segments, size, lastCommitEnd, cut, loss, List.copyOf(lastSides), sealRecordBytes);
+        return new Result(segments, size, lastCommitEnd, cut, loss, List.copyOf(lastSides), sealRecordBytes,
+                List.copyOf(sealedSides));
     }
 
     /** Refuses to open, or (accepted by the operator) describes the loss in one sentence. */

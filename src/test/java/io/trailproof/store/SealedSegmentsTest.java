@@ -4,6 +4,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.util.List;
 import java.util.Random;
 import java.util.stream.LongStream;
 import java.util.stream.Stream;
+import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -82,15 +84,98 @@ class SealedSegmentsTest {
         assertThat(s.segmentBytes()).isEqualTo(s.lastSegmentBytes());
         assertThat(l.segmentBytes()).isEqualTo(l.lastSegmentBytes());
         assertThat(l.segmentBytes()).isLessThanOrEqualTo(SEGMENT_BYTES + 2048);
-        // Seal records: their head and side records only (44 bytes a segment here, plus each side record).
+        // Seal records: their head and side records only (44 bytes a segment, plus each side record and a CRC).
         long sideBytes = l.sides().stream().mapToLong(x -> 12 + x.length()).sum();
-        assertThat(l.sealBytes()).isLessThanOrEqualTo(44L * l.sealedSegments() + sideBytes);
+        assertThat(l.sealBytes()).isLessThanOrEqualTo(48L * l.sealedSegments() + sideBytes);
         // Every side record is still handed over, in order.
         List<String> expected = new ArrayList<>();
         for (int g = 0; g < 400; g += 3) {
             expected.add("side " + g);
         }
         assertThat(l.sides()).containsExactlyElementsOf(expected);
+    }
+
+    @Test
+    void anOpenLeavingSealedSidesReadsTheSealRecordHeadsAloneAndHandsTheSidesOverAfterwards() throws IOException {
+        Path dir = tmp.resolve("log");
+        fill(dir, 120, 8);
+        List<String> all = openAndMeasure(dir).sides();
+        List<String> atOpen = new ArrayList<>();
+        try (SegmentLog log = SegmentLog.openLeavingSealedSides(dir, SEGMENT_BYTES, false, SegmentIo.FILES,
+                (address, payload) -> atOpen.add(new String(payload, StandardCharsets.UTF_8)))) {
+            List<Path> segs = files(dir, ".seg");
+            // The open: the last segment, and 44 bytes of each seal record however many side records it holds.
+            assertThat(log.segmentBytesRead()).isEqualTo(Files.size(segs.get(segs.size() - 1)));
+            assertThat(log.sealRecordBytesRead()).isEqualTo(44L * (segs.size() - 1));
+            assertThat(log.sealedSidesLeft()).isEqualTo(all.size() - atOpen.size()).isPositive();
+            List<String> later = new ArrayList<>();
+            log.readSealedSides((address, payload) -> later.add(new String(payload, StandardCharsets.UTF_8)));
+            later.addAll(atOpen);
+            assertThat(later).containsExactlyElementsOf(all);
+            assertThat(log.sealedSideBytesRead()).isPositive();
+            assertThat(log.sealedSidesLeft()).isZero();
+        }
+    }
+
+    @Test
+    void aSealRecordWhoseSideRecordsAreDamagedIsCheckedInFullWhenTheyAreRead() throws IOException {
+        Path dir = tmp.resolve("log");
+        fill(dir, 60, 9);
+        List<String> all = openAndMeasure(dir).sides();
+        Path record = SealRecord.path(dir, 0);
+        byte[] b = Files.readAllBytes(record);
+        b[SealRecord.HEAD_BYTES + 14] ^= 0x10;   // in the first side record's payload
+        Files.write(record, b);
+        List<String> sides = new ArrayList<>();
+        try (SegmentLog log = SegmentLog.openLeavingSealedSides(dir, SEGMENT_BYTES, false, SegmentIo.FILES,
+                (address, payload) -> sides.add(new String(payload, StandardCharsets.UTF_8)))) {
+            assertThat(log.segmentBytesRead()).isEqualTo(Files.size(files(dir, ".seg").getLast()));
+            List<String> later = new ArrayList<>();
+            log.readSealedSides((address, payload) -> later.add(new String(payload, StandardCharsets.UTF_8)));
+            later.addAll(sides);
+            assertThat(later).containsExactlyElementsOf(all);
+        }
+        assertThat(Files.readAllBytes(record)).isNotEqualTo(b);   // written again
+    }
+
+    @Test
+    void aSealRecordOfTheFormatBeforeStillOpens() throws IOException {
+        Path dir = tmp.resolve("log");
+        List<byte[]> all = fill(dir, 60, 10);
+        List<String> sides = openAndMeasure(dir).sides();
+        for (Path r : files(dir, SealRecord.SUFFIX)) {
+            Files.write(r, formerFormat(Files.readAllBytes(r)));
+        }
+        Opened o = openAndMeasure(dir);
+        assertThat(o.segmentBytes()).isEqualTo(o.lastSegmentBytes());
+        assertThat(o.sides()).isEqualTo(sides);
+        List<String> atOpen = new ArrayList<>();
+        try (SegmentLog log = SegmentLog.openLeavingSealedSides(dir, SEGMENT_BYTES, false, SegmentIo.FILES,
+                (address, payload) -> atOpen.add(new String(payload, StandardCharsets.UTF_8)))) {
+            assertThat(log.segmentBytesRead()).isEqualTo(o.lastSegmentBytes());
+            List<String> later = new ArrayList<>();
+            log.readSealedSides((address, payload) -> later.add(new String(payload, StandardCharsets.UTF_8)));
+            later.addAll(atOpen);
+            assertThat(later).isEqualTo(sides);
+            for (int i = 0; i < all.size(); i++) {
+                assertThat(log.read(i)).isEqualTo(all.get(i));
+            }
+        }
+    }
+
+    /** A current seal record rewritten as the format before wrote it: one CRC32C over the head and the side records. */
+    private static byte[] formerFormat(byte[] current) {
+        ByteBuffer b = ByteBuffer.wrap(current);
+        int sideBytes = b.getInt(36);
+        int fields = SealRecord.HEAD_BYTES - 4;
+        ByteBuffer out = ByteBuffer.allocate(current.length - 4);
+        out.put("TPSEAL01".getBytes(StandardCharsets.US_ASCII)).put(current, 8, fields - 8);
+        out.put(current, SealRecord.HEAD_BYTES, sideBytes);
+        CRC32C crc = new CRC32C();
+        crc.update(out.array(), 0, out.position());
+        out.putInt((int) crc.getValue());
+        out.put(current, SealRecord.HEAD_BYTES + sideBytes + 4, current.length - SealRecord.HEAD_BYTES - sideBytes - 4);
+        return out.array();
     }
 
     @Test
