@@ -1,6 +1,7 @@
 package io.trailproof.http;
 
 import io.trailproof.config.ApiKey;
+import io.trailproof.ledger.DedupeLoadingException;
 import io.trailproof.ledger.LedgerUnavailableException;
 import io.trailproof.signin.Sessions;
 import io.trailproof.signin.SignIn;
@@ -215,6 +216,8 @@ final class ApiHandler implements HttpHandler {
     private static void fail(HttpServerExchange ex, Throwable failure) {
         if (failure instanceof ApiException e) {
             answer(ex, e);
+        } else if (failure instanceof DedupeLoadingException e) {
+            answer(ex, new ApiException(503, e.getMessage(), Map.of("Retry-After", "1")));
         } else if (failure instanceof LedgerUnavailableException e) {
             answer(ex, new ApiException(503, "the service cannot write now: " + e.getMessage(),
                     Map.of("Retry-After", "30")));

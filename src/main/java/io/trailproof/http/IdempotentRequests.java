@@ -87,6 +87,11 @@ final class IdempotentRequests {
         }
         String scope = authenticator.scope(ex.getRequestHeaders().getFirst(Headers.AUTHORIZATION));
         DedupeKey dedupeKey = DedupeKey.of(DedupeRecord.IDEMPOTENCY_KEY, scope, ex.getRelativePath(), key);
+        if (ex.isInIoThread() && ledger.dedupe().keysLoading()) {
+            // The claim would wait for the keys' load; the I/O thread must not.
+            throw new ApiException(503, "the idempotency keys recorded before the start are still being loaded; "
+                    + "nothing was stored, retry in a second", Map.of("Retry-After", "1"));
+        }
         DedupeTable.Lookup found = ledger.dedupe().claim(dedupeKey, DedupeKey.contentDigest(body));
         return switch (found) {
             case DedupeTable.Fresh f -> new Claimed(f.claim());

@@ -26,8 +26,11 @@ public final class DedupeClaims {
      * recorded within retention with the same content is answered {@link DedupeTable.Replay}: its
      * record read back from the log, full key and content digests checked (the table compares
      * prefixes); another content is {@link DedupeTable.Conflict}.
+     *
+     * @throws DedupeLoadingException while the keys recorded before the start are loaded (nothing claimed)
      */
     public DedupeTable.Lookup claim(DedupeKey key, byte[] contentDigest) throws IOException {
+        table.checkComplete();
         DedupeTable.Lookup found = table.claim(key, contentDigest);
         if (!(found instanceof DedupeTable.Recorded r)) {
             return found;
@@ -46,9 +49,20 @@ public final class DedupeClaims {
      * namespaces whose record marks a thing as stored and carries no answer to replay (an OTLP span,
      * src/site/ingestion.md#otlp), where {@link DedupeTable.Recorded} is all the caller needs to know, and where
      * one read per key would make a retried export of 512 spans 512 random reads.
+     *
+     * @throws DedupeLoadingException while the keys recorded before the start are loaded (nothing claimed)
      */
-    public DedupeTable.Lookup claimMark(DedupeKey key, byte[] contentDigest) {
+    public DedupeTable.Lookup claimMark(DedupeKey key, byte[] contentDigest) throws DedupeLoadingException {
+        table.checkComplete();
         return table.claim(key, contentDigest);
+    }
+
+    /**
+     * True while the keys recorded before the start are loaded: {@link #claim} and {@link #claimMark}
+     * would wait (a caller that must not block refuses the write itself).
+     */
+    public boolean keysLoading() {
+        return table.keysLoading();
     }
 
     /** The dedupe table (sizes, for tests and benchmarks). */

@@ -1,11 +1,17 @@
 package io.trailproof.ledger;
 
+import java.io.IOException;
+import java.io.InterruptedIOException;
 import java.nio.ByteBuffer;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The durable dedupe table: dedupe key -> the record stored under it (src/site/ingestion.md#idempotency; built to serve
@@ -29,6 +35,13 @@ import java.util.Map;
  * <p><b>In flight.</b> Between {@link #claim} and {@link #recorded} (the group is durable) or
  * {@link #release} (nothing recorded: a refusal, a failure), a key is claimed: a second claim
  * with the same content is told {@link InFlight}, with other content {@link Conflict}.
+ *
+ * <p><b>Loaded after the start.</b> A ledger's start restores only the records of the log's last
+ * segment and leaves those of the sealed segments to a load after it ({@link #loadingKeys},
+ * {@link #keysLoaded}): until then the table may lack a recorded key, so {@link DedupeClaims} makes
+ * every keyed write wait for the load, at most {@link #KEYS_WAIT_SECONDS}, and then refuses it with a
+ * {@link DedupeLoadingException} (nothing stored, retry shortly) instead of risking storing it twice.
+ * Writes without a key do not wait.
  *
  * <p>Thread-safe: every operation holds this table's monitor for O(1) work (amortised).
  */
@@ -85,6 +98,8 @@ public final class DedupeTable {
         }
     }
 
+    /** How long a keyed write waits for the keys' load after the start before it is refused. */
+    static final long KEYS_WAIT_SECONDS = 5;
     private static final int MIN_CAPACITY = 1024;
     private static final long DEAD = -1;
 
@@ -92,6 +107,10 @@ public final class DedupeTable {
     private final int maxKeys;
     private final Clock clock;
     private final Map<DedupeKey, Claim> inFlight = new HashMap<>();
+    /** Null once every record in the log is entered; otherwise why a keyed write is refused now. */
+    private volatile String incomplete;
+    /** Completes once every record is entered (exceptionally when they cannot be). */
+    private volatile CompletableFuture<Void> keys = CompletableFuture.completedFuture(null);
 
     // Ring of entries in the order they were recorded; guarded by this.
     private long[] high;
@@ -113,6 +132,70 @@ public final class DedupeTable {
         this.maxKeys = maxKeys;
         this.clock = clock;
         allocate(Math.min(MIN_CAPACITY, maxKeys));
+    }
+
+    /** Marks the table incomplete: records of the log are still to be entered (see the class comment). */
+    void loadingKeys() {
+        keys = new CompletableFuture<>();
+        incomplete = "the idempotency keys recorded before the start are still being loaded; nothing was stored, "
+                + "retry in a second";
+    }
+
+    /** Every record of the log is entered: keyed writes are taken from now on. */
+    void keysLoaded() {
+        incomplete = null;
+        keys.complete(null);
+    }
+
+    /** The records could not all be entered ({@code why}): keyed writes stay refused, saying so. */
+    void keysFailed(String why) {
+        incomplete = "the idempotency keys recorded before the start could not be loaded (" + why + "); keyed writes "
+                + "are refused so that none is stored twice";
+        keys.completeExceptionally(new IOException(incomplete));
+    }
+
+    /**
+     * Waits until every record is entered: for a rewrite of the log, whose moved records
+     * {@link #remap} must find in the table.
+     *
+     * @throws IOException when they cannot be entered, or the wait is interrupted
+     */
+    void awaitKeys() throws IOException {
+        try {
+            keys.get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while the idempotency keys were loading");
+        } catch (ExecutionException e) {
+            throw new IOException(e.getCause().getMessage(), e.getCause());
+        }
+    }
+
+    /** True while records of the log are still to be entered (or could not be). */
+    public boolean keysLoading() {
+        return incomplete != null;
+    }
+
+    /**
+     * Returns when every record is entered, waiting at most {@link #KEYS_WAIT_SECONDS} for the load.
+     *
+     * @throws DedupeLoadingException while the table may still lack a recorded key after that
+     */
+    void checkComplete() throws DedupeLoadingException {
+        if (incomplete == null) {
+            return;
+        }
+        try {
+            keys.get(KEYS_WAIT_SECONDS, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            // refused below
+        }
+        String why = incomplete;
+        if (why != null) {
+            throw new DedupeLoadingException(why);
+        }
     }
 
     /**

@@ -5,7 +5,6 @@ import io.trailproof.background.Pacer;
 import io.trailproof.core.policy.Policy;
 import io.trailproof.core.policy.PolicyEngine;
 import io.trailproof.core.policy.PolicyReport;
-import io.trailproof.core.redaction.Redactor;
 import io.trailproof.ledger.LedgerViews.AgentSummary;
 import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.ledger.LedgerViews.ChainReport;
@@ -50,8 +49,7 @@ import java.util.random.RandomGenerator;
  * ({@link LedgerUnavailableException}) until it is restarted, and {@link #health()} says why; reads
  * keep working.
  *
- * <p>This class is the facade; the work is done by {@link Sequencer}, {@link BatchAppends} and
- * {@link SingleAppends} (writes), {@link Recovery} (open), {@link HeadSnapshotWriter}, {@link LedgerQueries} (reads) and
+ * <p>This class is the facade; the work is done by {@link Sequencer} and {@link LedgerWrites} (writes), {@link Recovery} (open), {@link HeadSnapshotWriter}, {@link LedgerQueries} (reads) and
  * {@link ChainAudit} (verification). It hands out the parts with callers of their own: the dedupe
  * lookups ({@link #dedupe()}), the erasures ({@link #erasures()}) and the log's files for a backup
  * ({@link #logFiles()}).
@@ -63,7 +61,7 @@ public final class Ledger implements Closeable {
     private final LedgerHealth health;
     private final Sequencer sequencer;
     private final SingleAppends singles;
-    private final BatchAppends batches;
+    private final LedgerWrites writes;
     private final HeadSnapshotWriter headSnapshots;
     private final ChainAudit audit;
     private final LedgerQueries queries;
@@ -71,8 +69,6 @@ public final class Ledger implements Closeable {
     private final SizeListeners sizeListeners = new SizeListeners();
     private final DedupeTable dedupe;
     private final DedupeClaims dedupeClaims;
-    /** Null when redaction is off. */
-    private final Redactor redactor;
     /** The replica's write side in cluster mode; null in the embedded mode. */
     private final ReplicaApplies replica;
     /** The last replica position found in the log at open (cluster mode), or null. */
@@ -91,7 +87,6 @@ public final class Ledger implements Closeable {
         this.log = log;
         this.dedupe = dedupe;
         this.dedupeClaims = new DedupeClaims(dedupe, log);
-        this.redactor = options.redactor();
         this.tree = r.tree();
         this.agents = r.agents();
         this.health = health;
@@ -104,11 +99,12 @@ public final class Ledger implements Closeable {
             headSnapshots.maybeSnapshot(end);
         };
         this.singles = new SingleAppends(sequencer, log, health, options.maxQueuedEvents(), afterDurable, dedupe);
-        this.batches = new BatchAppends(sequencer, log, dedupe, redactor, afterDurable);
+        BatchAppends batches = new BatchAppends(sequencer, log, dedupe, options.redactor(), afterDurable);
         this.erasures = new LedgerErasures(dataDir, log, sequencer, dedupe,
                 ErasureRegistry.load(log, r.agents(), log.size()), afterDurable, r.agents(), fileHolds, logTime != null);
         this.replica = logTime == null ? null : new ReplicaApplies(sequencer, log, dedupe, logTime,
                 openedAt == null ? -1 : openedAt.offset(), afterDurable, erasures);
+        this.writes = new LedgerWrites(batches, singles, options.redactor(), replica != null);
         erasures.completeAtOpen();
         this.audit = new ChainAudit(log, tree, r.agents(), sequencer::readableSize, clock, health, erasures.registry());
         this.logFiles = new LogFiles(log, fileHolds, sequencer::readableSize);
@@ -163,18 +159,6 @@ public final class Ledger implements Closeable {
         return Optional.ofNullable(openedAt);
     }
 
-    private void refuseLocalWriteInReplica() throws LedgerUnavailableException {
-        if (replica != null) {
-            throw writtenThroughTheTopic();
-        }
-    }
-
-    /** The refusal of a local write to a replica's log. */
-    static LedgerUnavailableException writtenThroughTheTopic() {
-        return new LedgerUnavailableException("in cluster mode events are written through the Kafka topic; "
-                + "this path does not support cluster mode yet", null);
-    }
-
     // ---------------------------------------------------------------- writes
 
     /**
@@ -185,8 +169,7 @@ public final class Ledger implements Closeable {
      * @throws LedgerUnavailableException when storage failed; none of the items is acknowledged
      */
     public List<AppendOutcome> append(List<ObjectNode> events) throws IOException {
-        refuseLocalWriteInReplica();
-        return batches.append(events);
+        return writes.append(events);
     }
 
     /**
@@ -201,7 +184,7 @@ public final class Ledger implements Closeable {
      * @throws LedgerUnavailableException when storage failed; neither events nor record are acknowledged
      */
     public List<AppendOutcome> append(List<ObjectNode> events, KeyedAnswer answer) throws IOException {
-        return appendKeyed(events, List.of(new Sequencer.Keyed(0, events.size(), answer)));
+        return writes.append(events, answer);
     }
 
     /**
@@ -212,21 +195,7 @@ public final class Ledger implements Closeable {
      * every claim is still held: the caller releases them.
      */
     public List<AppendOutcome> appendEach(List<ObjectNode> events, List<KeyedAnswer> answers) throws IOException {
-        if (answers.size() != events.size()) {
-            throw new IllegalArgumentException("one keyed answer (or null) per event");
-        }
-        List<Sequencer.Keyed> keyed = new ArrayList<>(events.size());
-        for (int i = 0; i < events.size(); i++) {
-            if (answers.get(i) != null) {
-                keyed.add(new Sequencer.Keyed(i, i + 1, answers.get(i)));
-            }
-        }
-        return appendKeyed(events, keyed);
-    }
-
-    private List<AppendOutcome> appendKeyed(List<ObjectNode> events, List<Sequencer.Keyed> keyed) throws IOException {
-        refuseLocalWriteInReplica();
-        return batches.appendKeyed(events, keyed);
+        return writes.appendEach(events, answers);
     }
 
     /** The dedupe lookups that claim a key before a keyed write (src/site/ingestion.md#idempotency). */
@@ -240,7 +209,7 @@ public final class Ledger implements Closeable {
      * exceptional completion the claim is still held: the caller releases it.
      */
     public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields, KeyedAnswer answer) {
-        return replica != null ? notInCluster() : singles.submit(Submission.of(fields, redactor), answer);
+        return writes.appendAsync(fields, answer);
     }
 
     /**
@@ -253,7 +222,7 @@ public final class Ledger implements Closeable {
      * before the event's group is sealed withdraws it; after, it is stored (see {@link SingleAppends}).
      */
     public CompletableFuture<AppendOutcome> appendAsync(ObjectNode fields) {
-        return replica != null ? notInCluster() : singles.submit(Submission.of(fields, redactor));
+        return writes.appendAsync(fields);
     }
 
     /**
@@ -267,16 +236,7 @@ public final class Ledger implements Closeable {
      * Embedded mode only; in cluster mode the same fields go through the topic.
      */
     public CompletableFuture<AppendOutcome> appendComposedAsync(ObjectNode fields, KeyedAnswer answer) {
-        if (replica != null) {
-            return notInCluster();
-        }
-        Submission s = new Submission(fields, 0);
-        return answer == null ? singles.submit(s) : singles.submit(s, answer);
-    }
-
-    private static CompletableFuture<AppendOutcome> notInCluster() {
-        return CompletableFuture.failedFuture(new LedgerUnavailableException("in cluster mode events are written "
-                + "through the Kafka topic", null));
+        return writes.appendComposedAsync(fields, answer);
     }
 
     /** True when a failure stopped writes (see {@link #health()}). */
@@ -293,8 +253,9 @@ public final class Ledger implements Closeable {
      * What the ledger is still loading after its start, for {@code GET /health}: {@code "tree check"}
      * while the Merkle tree's upper levels are checked (roots and proofs wait for it), {@code "agent
      * positions"} while the positions of the snapshotted events are read from the journal (chain
-     * verification, exports and other reads of an agent's events wait for it). Writes wait for
-     * neither. Empty once everything is loaded.
+     * verification, exports and other reads of an agent's events wait for it), {@code "idempotency
+     * keys"} while the sealed segments' dedupe records are read (keyed writes are refused meanwhile,
+     * see {@link DedupeTable}). Other writes wait for none. Empty once everything is loaded.
      */
     public List<String> loading() {
         List<String> loading = new ArrayList<>(2);
@@ -303,6 +264,9 @@ public final class Ledger implements Closeable {
         }
         if (agents.positionsLoading()) {
             loading.add("agent positions");
+        }
+        if (dedupe.keysLoading()) {
+            loading.add("idempotency keys");
         }
         return loading;
     }
@@ -508,14 +472,7 @@ public final class Ledger implements Closeable {
         if (size > size()) {
             throw new IllegalArgumentException("tree size " + size + " is not readable (readable: " + size() + ")");
         }
-        Long offset = null;
-        for (byte[] side : log.groupSides(size)) {
-            ReplicaPosition p = side.length > 0 && side[0] == ReplicaPosition.MARKER ? ReplicaPosition.decode(side) : null;
-            if (p != null) {
-                offset = p.offset();
-            }
-        }
-        return Optional.ofNullable(offset);
+        return ReplicaPosition.offsetInGroupOf(log, size);
     }
 
     // ---------------------------------------------------------------- lifecycle

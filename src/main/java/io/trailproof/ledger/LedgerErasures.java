@@ -307,6 +307,7 @@ public final class LedgerErasures {
         // Recorded answers hold log indexes, not events (a replay reads the events as stored now),
         // so side records are kept as they are; only their addresses may move.
         StepProbe p = probe;
+        dedupe.awaitKeys();   // every record in the table, so that the remap below finds each one moved
         EventLog.Rewritten done = holds.rewrite(() -> log.rewrite(replacements, EventLog.SideRewriter.KEEP, p, pacer));
         dedupe.remap(done.movedSides());
     }
@@ -401,7 +402,7 @@ public final class LedgerErasures {
 
     private void refuseInReplica() throws LedgerUnavailableException {
         if (replica) {
-            throw Ledger.writtenThroughTheTopic();
+            throw LedgerWrites.writtenThroughTheTopic();
         }
     }
 

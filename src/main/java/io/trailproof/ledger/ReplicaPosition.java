@@ -1,6 +1,10 @@
 package io.trailproof.ledger;
 
+import io.trailproof.store.EventLog;
+
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.util.Optional;
 
 /**
  * How far a replica (cluster mode) has applied the replicated log: the offset of the last record
@@ -33,5 +37,20 @@ public record ReplicaPosition(long offset, long timeMillis) {
         }
         ByteBuffer b = ByteBuffer.wrap(payload);
         return new ReplicaPosition(b.getLong(2), b.getLong(10));
+    }
+
+    /**
+     * The offset of the last replica position among the side records of the group of event
+     * {@code size - 1} ({@link EventLog#groupSides}), or empty when there is none.
+     */
+    static Optional<Long> offsetInGroupOf(EventLog log, long size) throws IOException {
+        Long offset = null;
+        for (byte[] side : log.groupSides(size)) {
+            ReplicaPosition p = side.length > 0 && side[0] == MARKER ? decode(side) : null;
+            if (p != null) {
+                offset = p.offset();
+            }
+        }
+        return Optional.ofNullable(offset);
     }
 }

@@ -4,12 +4,15 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.ledger.LedgerViews.AgentSummary;
+import io.trailproof.ledger.LedgerViews.AppendOutcome;
 import io.trailproof.store.SegmentIo;
+import io.trailproof.store.SegmentLog;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
 import java.io.DataOutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -24,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.TimeUnit;
 import java.util.function.UnaryOperator;
+import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,6 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * (which grows with the log) to after it (src/site/storage.md#what-a-start-reads): the ledger opens,
  * counts its agents and takes writes while the journal's load has not even begun, and the positions
  * it loads afterwards are those a full replay gives. A snapshot of the format before still opens.
+ * Likewise the idempotency keys of the sealed segments: the log's open reads the last segment and a
+ * fixed 44 bytes of each seal record, however many keys the log holds; keyed writes wait for the
+ * keys' load after the start, unkeyed ones do not.
  */
 class BoundedStartTest {
 
@@ -121,6 +128,100 @@ class BoundedStartTest {
         }
         try (Ledger ledger = open(Runnable::run)) {
             assertThat(positions(ledger)).containsExactlyEntriesOf(expected);
+        }
+    }
+
+    /** Appends {@code n} events, each under an idempotency key of its own; returns the keys' log indexes. */
+    private static Map<String, Long> appendKeyed(Ledger ledger, int from, int n) throws Exception {
+        Map<String, Long> keys = new TreeMap<>();
+        for (int i = from; i < from + n; i++) {
+            String k = "key-" + i;
+            DedupeTable.Lookup l = ledger.dedupe().claim(key(k), body(k));
+            KeyedAnswer answer = new KeyedAnswer(((DedupeTable.Fresh) l).claim(),
+                    o -> Long.toString(o.get(0).event().logIndex()).getBytes(StandardCharsets.US_ASCII));
+            List<AppendOutcome> out = ledger.append(List.of(JSON.createObjectNode().put("agent_id", "agent-1")), answer);
+            keys.put(k, out.get(0).event().logIndex());
+        }
+        return keys;
+    }
+
+    private static DedupeKey key(String k) {
+        return DedupeKey.of(DedupeRecord.IDEMPOTENCY_KEY, "", "/v1/events", k);
+    }
+
+    private static byte[] body(String k) {
+        return DedupeKey.contentDigest(k.getBytes(StandardCharsets.US_ASCII));
+    }
+
+    private record LogRead(long segmentBytes, long sealRecordBytes, int sealed, long lastSegment) {
+    }
+
+    /** What the ledger's log reads at its open, measured on the log alone, opened as the ledger opens it. */
+    private LogRead logOpen() throws Exception {
+        Path logDir = dir.resolve("log");
+        try (SegmentLog log = SegmentLog.openLeavingSealedSides(logDir, 1 << 13, false, SegmentIo.FILES,
+                (address, payload) -> { })) {
+            List<Path> segments;
+            try (Stream<Path> s = Files.list(logDir)) {
+                segments = s.filter(p -> p.toString().endsWith(SegmentLog.SEGMENT_SUFFIX)).sorted().toList();
+            }
+            return new LogRead(log.segmentBytesRead(), log.sealRecordBytesRead(), segments.size() - 1,
+                    Files.size(segments.getLast()));
+        }
+    }
+
+    @Test
+    void aStartReadsAFixedAmountOfEachSealedSegmentHoweverManyKeysItHoldsAndKeyedWritesWaitForTheirLoad()
+            throws Exception {
+        Map<String, Long> keys = new TreeMap<>();
+        try (Ledger ledger = open(Runnable::run)) {
+            keys.putAll(appendKeyed(ledger, 0, 30));
+            append(ledger, 10);
+        }
+        LogRead small = logOpen();
+        try (Ledger ledger = open(Runnable::run)) {
+            keys.putAll(appendKeyed(ledger, 30, 300));
+            append(ledger, 10);
+        }
+        LogRead large = logOpen();
+        // Ten times the keys and several times the sealed segments: of segment files, the last segment
+        // (at most a segment and a group), and 44 bytes a seal record, none of the side records in them.
+        assertThat(large.sealed()).isGreaterThan(3 * small.sealed());
+        assertThat(small.segmentBytes()).isEqualTo(small.lastSegment());
+        assertThat(large.segmentBytes()).isEqualTo(large.lastSegment()).isLessThan((1 << 13) + 10 * 1024);
+        assertThat(small.sealRecordBytes()).isEqualTo(44L * small.sealed());
+        assertThat(large.sealRecordBytes()).isEqualTo(44L * large.sealed());
+
+        List<Runnable> held = new ArrayList<>();
+        try (Ledger ledger = open(held::add)) {
+            assertThat(held).hasSize(2);   // the positions, then the keys
+            assertThat(ledger.loading()).contains("idempotency keys");
+            // An unkeyed write does not wait for the keys.
+            long before = ledger.size();
+            ledger.append(List.of(JSON.createObjectNode().put("agent_id", "agent-0")));
+            assertThat(ledger.size()).isEqualTo(before + 1);
+            // A keyed write waits for them, and then finds its key recorded in a sealed segment.
+            CompletableFuture<DedupeTable.Lookup> retried = CompletableFuture.supplyAsync(() -> {
+                try {
+                    return ledger.dedupe().claim(key("key-0"), body("key-0"));
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            });
+            held.get(1).run();
+            DedupeTable.Lookup found = retried.get(30, TimeUnit.SECONDS);
+            assertThat(found).isInstanceOf(DedupeTable.Replay.class);
+            assertThat(new String(((DedupeTable.Replay) found).record().answer(), StandardCharsets.US_ASCII))
+                    .isEqualTo(Long.toString(keys.get("key-0")));
+            assertThat(ledger.loading()).doesNotContain("idempotency keys");
+            for (Map.Entry<String, Long> k : keys.entrySet()) {
+                DedupeTable.Lookup l = ledger.dedupe().claim(key(k.getKey()), body(k.getKey()));
+                assertThat(l).as(k.getKey()).isInstanceOf(DedupeTable.Replay.class);
+                assertThat(new String(((DedupeTable.Replay) l).record().answer(), StandardCharsets.US_ASCII))
+                        .isEqualTo(Long.toString(k.getValue()));
+            }
+            assertThat(ledger.dedupe().table().size()).isEqualTo(keys.size());
+            held.get(0).run();
         }
     }
 
