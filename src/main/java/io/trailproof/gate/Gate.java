@@ -173,7 +173,7 @@ public final class Gate implements Closeable {
     private DedupeTable.Claim claim(String kind, String id, String content) {
         DedupeKey key = DedupeKey.of(DedupeRecord.IDEMPOTENCY_KEY, KEY_SCOPE, kind, id);
         try {
-            DedupeTable.Lookup found = ledger.dedupe().claim(key,
+            DedupeTable.Lookup found = ledger.dedupe().claimWhenLoaded(key,
                     DedupeKey.contentDigest(content.getBytes(StandardCharsets.UTF_8)));
             return found instanceof DedupeTable.Fresh f ? f.claim() : null;
         } catch (IOException e) {

@@ -45,6 +45,18 @@ public final class DedupeClaims {
     }
 
     /**
+     * {@link #claim}, waiting as long as it takes for the keys recorded before the start: for the
+     * service's own keyed writes (the gate's records), which no client waits on and which must not be
+     * refused for it.
+     *
+     * @throws IOException when those keys cannot be loaded, or a read back fails
+     */
+    public DedupeTable.Lookup claimWhenLoaded(DedupeKey key, byte[] contentDigest) throws IOException {
+        table.awaitKeys();
+        return claim(key, contentDigest);
+    }
+
+    /**
      * Looks a dedupe key up and claims it when it is free, without reading its record back: for
      * namespaces whose record marks a thing as stored and carries no answer to replay (an OTLP span,
      * src/site/ingestion.md#otlp), where {@link DedupeTable.Recorded} is all the caller needs to know, and where
