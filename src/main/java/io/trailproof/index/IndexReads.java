@@ -57,6 +57,13 @@ final class IndexReads {
      * A waiting request holds no thread, only its connection and a few objects.
      */
     static final int MAX_WAITING = 4096;
+    /**
+     * The follower makes the service's own records searchable at most this often while they keep
+     * coming (the first after a quiet spell at once): each time flushes a small segment, and the
+     * segments add up to merges, a cost paid for every read recorded in the trail of who looked
+     * (src/site/sign-in.md#durability-and-cost).
+     */
+    static final Duration BACKGROUND_REFRESH_EVERY = Duration.ofSeconds(1);
     /** A write failure this recent is named in the 503 of a request that waited for the index in vain. */
     private static final Duration FAILURE_SHOWN = Duration.ofMinutes(10);
 
@@ -82,6 +89,7 @@ final class IndexReads {
     private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
     private final BackgroundRecords background = new BackgroundRecords(this::progress);
     private final AtomicLong cancelled = new AtomicLong();
+    private long backgroundRefreshedNanos; // the follower's thread only
     private volatile Duration partialAfter = PARTIAL_AFTER;
 
     IndexReads(Ledger ledger, Clock clock, Lock swapReadLock, Live live) {
@@ -193,8 +201,13 @@ final class IndexReads {
         if (background.start() >= size) {
             return; // none indexed yet (or none at all): a catch-up far behind them refreshes nothing for them
         }
+        long now = System.nanoTime();
+        if (now - backgroundRefreshedNanos < BACKGROUND_REFRESH_EVERY.toNanos()) {
+            return; // the next idle wait after the interval does it
+        }
         long upTo = Math.min(size, background.end());
         try {
+            backgroundRefreshedNanos = now;
             index.makeSearchable(upTo);
             background.searchableUpTo(upTo);
         } catch (IOException | RuntimeException e) {
