@@ -8,9 +8,11 @@ import java.util.TreeMap;
  * src/site/sign-in.md#durability-and-cost), which no list or search waits for: nobody was told they are
  * stored when a read starts, so read after write (src/site/search.md#read-after-write) does not cover
  * them. A read waits for every event durable when it started up to the last one that is not such a
- * record ({@link #readTarget}); the follower makes these records searchable once it has indexed
- * them (at most once a second while they keep coming), so they are searchable within a second of
- * their write without any read waiting for them or refreshing the index for them.
+ * record ({@link #readTarget}). These records are made searchable when a search that reads the
+ * trail of who looked asks for them (at once after a quiet spell, at most once a second while they
+ * keep coming), and by the follower after each commit: so such a search sees every record indexed a
+ * second before it started, without any read waiting for them, and a search of an agent never
+ * refreshes the index for them.
  *
  * <p>Held as ranges of positions, forgotten once searchable; safe for concurrent use. The positions
  * are told once the write returns, a moment after the log's size grew: a read that started in that

@@ -1,5 +1,7 @@
 package io.trailproof.index;
 
+import io.trailproof.core.event.EventFields;
+
 import java.time.Instant;
 import java.util.Collections;
 import java.util.Map;
@@ -27,6 +29,19 @@ public record EventFilter(String agentId, String actionType, String actionStatus
 
     public static EventFilter none() {
         return new EventFilter(null, null, null, null, Map.of());
+    }
+
+    /**
+     * True when {@code filter} (null: none) can match records of the trail of who looked (agent
+     * {@value EventFields#ACCESS_AGENT}): it names no agent, or that one.
+     */
+    static boolean mayMatchTrail(EventFilter filter) {
+        return filter == null || filter.agentId == null || EventFields.ACCESS_AGENT.equals(filter.agentId);
+    }
+
+    /** True when {@code filter} (null: none) can match agents' events: it names no agent, or another one. */
+    static boolean mayMatchAgents(EventFilter filter) {
+        return filter == null || !EventFields.ACCESS_AGENT.equals(filter.agentId);
     }
 
     /** True when some exact filter (every filter but the time range) is set. */

@@ -88,6 +88,15 @@ public interface EventIndex extends Closeable {
     /** Returns once searches see at least the first {@code size} log entries (at most {@link #size()}). */
     void makeSearchable(long size) throws IOException;
 
+    /**
+     * As {@link #makeSearchable(long)}, for the searches with {@code filter} (null: none) only: an
+     * index that keeps the trail of who looked apart from agents' events makes searchable only what
+     * such a search reads (src/site/search.md#two-indexes-agents-events-and-the-trail-of-who-looked).
+     */
+    default void makeSearchable(long size, EventFilter filter) throws IOException {
+        makeSearchable(size);
+    }
+
     /** One page of matching log indexes, with the exact number of matches and the summary the request asks. */
     Page find(IndexRequest request) throws BadQueryException, IOException;
 

@@ -336,6 +336,7 @@ final class IndexFollower {
         index.commit();
         committedSize = index.size();
         lastCommitNanos = System.nanoTime();
+        reads.committed(index);
     }
 
     static String progressLine(long done, long total, long elapsedNanos) {

@@ -1,5 +1,6 @@
 package io.trailproof.index;
 
+import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.event.StoredEventFormatException;
 import io.trailproof.index.SearchIndex.Failure;
@@ -58,12 +59,15 @@ final class IndexReads {
      */
     static final int MAX_WAITING = 4096;
     /**
-     * The follower makes the service's own records searchable at most this often while they keep
-     * coming (the first after a quiet spell at once): each time flushes a small segment, and the
-     * segments add up to merges, a cost paid for every read recorded in the trail of who looked
-     * (src/site/sign-in.md#durability-and-cost).
+     * A search that reads the trail of who looked makes the service's own records searchable first
+     * when the last time was this long ago or more (the first after a quiet spell at once): each time
+     * flushes a small segment of the trail's index, and the segments add up to merges. So such a
+     * search sees every record indexed this long before it started, and searches that never read the
+     * trail (those of an agent) never pay for it (src/site/sign-in.md#durability-and-cost).
      */
     static final Duration BACKGROUND_REFRESH_EVERY = Duration.ofSeconds(1);
+    /** What a search of the trail of who looked alone reads. */
+    private static final EventFilter TRAIL = new EventFilter(EventFields.ACCESS_AGENT, null, null, null, Map.of());
     /** A write failure this recent is named in the 503 of a request that waited for the index in vain. */
     private static final Duration FAILURE_SHOWN = Duration.ofMinutes(10);
 
@@ -89,7 +93,8 @@ final class IndexReads {
     private final ParkedRequests parked = new ParkedRequests(MAX_WAITING);
     private final BackgroundRecords background = new BackgroundRecords(this::progress);
     private final AtomicLong cancelled = new AtomicLong();
-    private long backgroundRefreshedNanos; // the follower's thread only
+    /** When the last refresh for the service's own records started (System.nanoTime). */
+    private final AtomicLong backgroundRefreshedNanos = new AtomicLong(System.nanoTime() - BACKGROUND_REFRESH_EVERY.toNanos());
     private volatile Duration partialAfter = PARTIAL_AFTER;
 
     IndexReads(Ledger ledger, Clock clock, Lock swapReadLock, Live live) {
@@ -156,16 +161,11 @@ final class IndexReads {
     }
 
     /**
-     * The follower's idle wait, once it holds every event of the log: first makes the
-     * {@link BackgroundRecords} it indexed searchable, then returns after {@code millis}, or sooner
-     * when a reader nudged it (a request waits for events the index does not hold yet) or the reads
-     * were closed.
+     * The follower's idle wait, once it holds every event of the log: returns after {@code millis},
+     * or sooner when a reader nudged it (a request waits for events the index does not hold yet) or
+     * the reads were closed.
      */
     void awaitNudge(long millis) throws InterruptedException {
-        EventIndex index = live.current();
-        if (index.writeFailure() == null) {
-            makeBackgroundSearchable(index);
-        }
         synchronized (signal) {
             if (!nudged && !closed) {
                 signal.wait(millis);
@@ -190,29 +190,37 @@ final class IndexReads {
     }
 
     /**
-     * Makes the {@link BackgroundRecords} that {@code index} holds searchable, on the follower's thread
-     * while it is idle: no read waits for them nor refreshes the index for them. (While events keep
-     * arriving, a read that waits for a later event refreshes past them.)
-     * A no-op when there are none or they are searchable already; a failure is the writer's, which
-     * the follower handles at its next step.
+     * After {@code index} committed, on the follower's thread: makes the {@link BackgroundRecords} it
+     * holds searchable and forgets them. The commit flushed them, so this opens the segment it wrote
+     * without flushing one of its own; and what is held here stays bounded while nobody searches the
+     * trail. A failure is the writer's, which the follower handles at its next step.
      */
-    private void makeBackgroundSearchable(EventIndex index) {
-        long size = index.size();
-        if (background.start() >= size) {
-            return; // none indexed yet (or none at all): a catch-up far behind them refreshes nothing for them
-        }
-        long now = System.nanoTime();
-        if (now - backgroundRefreshedNanos < BACKGROUND_REFRESH_EVERY.toNanos()) {
-            return; // the next idle wait after the interval does it
-        }
-        long upTo = Math.min(size, background.end());
+    void committed(EventIndex index) {
         try {
-            backgroundRefreshedNanos = now;
-            index.makeSearchable(upTo);
-            background.searchableUpTo(upTo);
+            makeBackgroundSearchable(index, 0);
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.DEBUG, "making the service's own records searchable failed: " + e);
         }
+    }
+
+    /**
+     * Makes the trail of who looked's records that {@code index} holds searchable, and forgets them
+     * as {@link BackgroundRecords}, unless the last time started less than {@code everyNanos} ago: a
+     * no-op when none reached the index since. No read waits for them; one that reads the trail of who looked has them made
+     * searchable first, at most once every {@link #BACKGROUND_REFRESH_EVERY} while they keep coming.
+     * Concurrent callers may each refresh; the later ones find the index current.
+     */
+    private void makeBackgroundSearchable(EventIndex index, long everyNanos) throws IOException {
+        long now = System.nanoTime(); // before the size is read: a record indexed before this instant is covered
+        if (now - backgroundRefreshedNanos.get() < everyNanos) {
+            return;
+        }
+        // Everything indexed, records not yet told included (the index may hold a record a moment
+        // before its writer tells it); a no-op when nothing reached the trail's index since.
+        long size = index.size();
+        index.makeSearchable(size, TRAIL);
+        background.searchableUpTo(size);
+        backgroundRefreshedNanos.accumulateAndGet(now, Math::max);
     }
 
     /** Refuses every later wait and fails the parked requests: the service is stopping. */
@@ -297,7 +305,10 @@ final class IndexReads {
             throws BadQueryException, IndexUnavailableException, IOException {
         try {
             try {
-                index.makeSearchable(searchable);
+                index.makeSearchable(searchable, request.filter());
+                if (EventFilter.mayMatchTrail(request.filter())) {
+                    makeBackgroundSearchable(index, BACKGROUND_REFRESH_EVERY.toNanos());
+                }
             } catch (IndexWriterFailedException e) {
                 return null; // the follower reopens it and indexes again
             }

@@ -92,7 +92,10 @@ public final class LuceneEventIndex implements EventIndex {
     private final LuceneSearches reads;
     private volatile long size;
     private volatile String lastHash;
+    /** What the searchers of agents' events were last refreshed at (log entries). */
     private volatile long searchable;
+    /** What the searchers of the trail were last refreshed at: apart, as searches of an agent never read it. */
+    private volatile long trailSearchable;
     /** What the last successful commit holds (also what the index held when opened). */
     private volatile long committedSize;
     private volatile String committedHash;
@@ -108,6 +111,7 @@ public final class LuceneEventIndex implements EventIndex {
         this.committedSize = size;
         this.committedHash = lastHash;
         this.searchable = size;
+        this.trailSearchable = size;
         this.reads = new LuceneSearches(agents, trail, analyzer);
     }
 
@@ -435,15 +439,30 @@ public final class LuceneEventIndex implements EventIndex {
 
     @Override
     public void makeSearchable(long target) throws IOException {
-        if (searchable >= target) {
+        makeSearchable(target, null);
+    }
+
+    /**
+     * Refreshes the searchers of the indexes a search with {@code filter} reads
+     * ({@link LuceneSearches}), each only when it is behind {@code target}: recording reads adds to
+     * the trail's index alone, and a search of an agent never refreshes (flushes) it.
+     */
+    @Override
+    public void makeSearchable(long target, EventFilter filter) throws IOException {
+        boolean agentsBehind = EventFilter.mayMatchAgents(filter) && searchable < target;
+        boolean trailBehind = EventFilter.mayMatchTrail(filter) && trailSearchable < target;
+        if (!agentsBehind && !trailBehind) {
             return;
         }
         requireWritable();
         long covered = size;
         try {
             // A part nothing was added to since its last refresh is not reopened (Lucene sees it is current).
-            for (IndexPart part : parts) {
-                part.searchers.maybeRefreshBlocking();
+            if (agentsBehind) {
+                agents.searchers.maybeRefreshBlocking();
+            }
+            if (trailBehind) {
+                trail.searchers.maybeRefreshBlocking();
             }
         } catch (IOException | RuntimeException e) {
             // A refresh flushes; a failed flush is fatal to the writer (Lucene closes it).
@@ -453,7 +472,12 @@ public final class LuceneEventIndex implements EventIndex {
             throw e;
         }
         synchronized (this) {
-            searchable = Math.max(searchable, covered);
+            if (agentsBehind) {
+                searchable = Math.max(searchable, covered);
+            }
+            if (trailBehind) {
+                trailSearchable = Math.max(trailSearchable, covered);
+            }
         }
     }
 

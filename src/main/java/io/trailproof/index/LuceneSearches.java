@@ -65,11 +65,10 @@ final class LuceneSearches {
         if (trail == null) {
             return List.of(agents);
         }
-        String agent = filter == null ? null : filter.agentId();
-        if (agent == null) {
-            return List.of(agents, trail);
+        if (!EventFilter.mayMatchTrail(filter)) {
+            return List.of(agents);
         }
-        return List.of(EventFields.ACCESS_AGENT.equals(agent) ? trail : agents);
+        return EventFilter.mayMatchAgents(filter) ? List.of(agents, trail) : List.of(trail);
     }
 
     private List<IndexPart> all() {

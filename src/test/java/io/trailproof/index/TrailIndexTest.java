@@ -162,6 +162,34 @@ class TrailIndexTest {
      * again, it holds what the other's commit covers, and indexing the log from there adds each
      * event once.
      */
+    /**
+     * Making the index searchable for a search of an agent refreshes agents' events alone: the
+     * trail's newest records stay unflushed until a search that reads the trail asks for them.
+     */
+    @Test
+    void aSearchOfAnAgentNeverRefreshesTheTrailsIndex() throws Exception {
+        List<StoredEvent> events = events(new Random(11), 0, 300);
+        EventFilter agent = new EventFilter("agent-0", null, null, null, Map.of());
+        EventFilter trail = new EventFilter(EventFields.ACCESS_AGENT, null, null, null, Map.of());
+        long agentEvents = events.stream().filter(e -> e.agentId().equals("agent-0")).count();
+        long trailRecords = events.stream().filter(e -> e.agentId().equals(EventFields.ACCESS_AGENT)).count();
+        try (LuceneEventIndex index = LuceneEventIndex.open(dir.resolve("g1"))) {
+            index.add(events);
+            index.makeSearchable(events.size(), agent);
+            assertThat(index.find(all(agent)).total()).isEqualTo(agentEvents).isPositive();
+            assertThat(index.find(all(trail)).total()).isZero();
+            assertThat(index.find(all(null)).total()).isEqualTo(events.size() - trailRecords);
+
+            index.makeSearchable(events.size(), trail);
+            assertThat(index.find(all(trail)).total()).isEqualTo(trailRecords).isPositive();
+            assertThat(index.find(all(null)).total()).isEqualTo(events.size());
+        }
+    }
+
+    private static IndexRequest all(EventFilter filter) {
+        return new IndexRequest(null, filter, IndexRequest.Order.NEWEST_FIRST, 0, 1);
+    }
+
     @Test
     void aStopBetweenTheTwoCommitsIsCutBackToTheEarlierOne() throws Exception {
         Path g = dir.resolve("g1");
