@@ -2,6 +2,7 @@ package io.trailproof.core.chain;
 
 import io.trailproof.core.event.EventHash;
 import io.trailproof.core.event.IntactEvent;
+import io.trailproof.core.event.IntactLink;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.merkle.Rfc9162;
 import io.trailproof.core.merkle.SubtreeHashes;
@@ -24,13 +25,21 @@ public final class ChainVerifier {
 
     private final String agentId;
     private long expectedSequence;
+    /** The {@code prev_hash} the next event must carry; null while {@link #expectedPrevBytes} stands for it. */
     private String expectedPrevHash;
+    /**
+     * The same as 32 bytes when it is an event hash in wire form (64 lowercase hex digits, so that
+     * equal bytes mean equal text), else null.
+     */
+    private byte[] expectedPrevBytes;
     private long verified;
     private long erased;
     private ErasureRecords erasures = ErasureRecords.NONE;
     private Optional<ChainFailure> failure = Optional.empty();
     /** Kept from one event to the next: looking up a digest costs more than a leaf hash. */
     private final MessageDigest digest = EventHash.newDigest();
+    /** The walk's reader of intact events' links: the path of every event that passes (see {@link #next(byte[], long, SubtreeHashes)}). */
+    private IntactLink link;
 
     /**
      * @param agentId         the chain's agent
@@ -41,6 +50,7 @@ public final class ChainVerifier {
         this.agentId = agentId;
         this.expectedSequence = firstSequence;
         this.expectedPrevHash = anchorHash;
+        this.expectedPrevBytes = wireHashBytes(anchorHash);
     }
 
     /**
@@ -64,6 +74,10 @@ public final class ChainVerifier {
         if (failure.isPresent()) {
             return failure;
         }
+        if (passes(payload, position, tree)) {
+            return Optional.empty();
+        }
+        // Not shown to pass: the checks again, one at a time, to decide and to explain.
         Optional<IntactEvent> intact = IntactEvent.check(payload, digest);
         if (intact.isPresent()) {
             IntactEvent e = intact.get();
@@ -76,6 +90,45 @@ public final class ChainVerifier {
             return fail(ChainFailure.Kind.HASH_MISMATCH, "a readable stored event", "unreadable: " + e.getMessage());
         }
         return next(event, position, tree);
+    }
+
+    /**
+     * The checks of {@link #next(byte[], long, SubtreeHashes)} for an event that passes them all, on
+     * numbers and raw bytes: intact ({@link IntactLink}, the same rules as {@link IntactEvent#check}),
+     * this chain's agent, the next sequence, the previous hash as its {@code prev_hash}, and its
+     * leaf in the tree. True when it passed, and the chain moved on past it; false when any check
+     * is not shown to pass, with nothing changed (the caller decides and explains).
+     */
+    private boolean passes(byte[] payload, long position, SubtreeHashes tree) {
+        if (expectedPrevBytes == null) {
+            return false;
+        }
+        if (link == null) {
+            link = new IntactLink(agentId, digest);
+        }
+        if (!link.read(payload) || !link.agentMatches() || link.sequence() != expectedSequence
+                || !Arrays.equals(link.prevHash(), expectedPrevBytes)) {
+            return false;
+        }
+        if (tree != null) {
+            if (link.logIndex() != position) {
+                return false;
+            }
+            byte[] stored;
+            try {
+                stored = tree.get(0, position);
+            } catch (RuntimeException e) {
+                return false;
+            }
+            if (!Arrays.equals(Rfc9162.leafHash(digest, link.hash()), stored)) {
+                return false;
+            }
+        }
+        verified++;
+        expectedSequence++;
+        System.arraycopy(link.hash(), 0, expectedPrevBytes, 0, EventHash.LENGTH);
+        expectedPrevHash = null;
+        return true;
     }
 
     /**
@@ -134,8 +187,8 @@ public final class ChainVerifier {
         if (sequence != expectedSequence) {
             return fail(ChainFailure.Kind.SEQUENCE_GAP, Long.toString(expectedSequence), Long.toString(sequence));
         }
-        if (!prevHash.equals(expectedPrevHash)) {
-            return fail(ChainFailure.Kind.PREV_HASH_MISMATCH, expectedPrevHash, prevHash);
+        if (!prevHash.equals(headHash())) {
+            return fail(ChainFailure.Kind.PREV_HASH_MISMATCH, headHash(), prevHash);
         }
         if (tree != null) {
             byte[] leaf = Rfc9162.leafHash(digest, HexFormat.of().parseHex(hash));
@@ -155,6 +208,7 @@ public final class ChainVerifier {
         verified++;
         expectedSequence++;
         expectedPrevHash = hash;
+        expectedPrevBytes = wireHashBytes(hash);
         return Optional.empty();
     }
 
@@ -183,6 +237,9 @@ public final class ChainVerifier {
 
     /** The hash of the last event that passed (the anchor when none did). */
     public String headHash() {
+        if (expectedPrevHash == null) {
+            expectedPrevHash = hex(expectedPrevBytes);
+        }
         return expectedPrevHash;
     }
 
@@ -193,6 +250,11 @@ public final class ChainVerifier {
     private Optional<ChainFailure> fail(ChainFailure.Kind kind, String expected, String actual) {
         failure = Optional.of(new ChainFailure(kind, expectedSequence, expected, actual));
         return failure;
+    }
+
+    /** {@code hash} as 32 bytes when it is 64 lowercase hex digits; null otherwise. */
+    private static byte[] wireHashBytes(String hash) {
+        return EventHash.isHex(hash) ? HexFormat.of().parseHex(hash) : null;
     }
 
     private static String hex(byte[] bytes) {

@@ -215,6 +215,56 @@ public final class MemberScanner {
     }
 
     /**
+     * {@link #isHashValue()} that also decodes the 64 hex digits into {@code out} (32 bytes); {@code out}
+     * is unspecified when the answer is false.
+     */
+    public boolean hashValueInto(byte[] out) {
+        if (kind != Kind.STRING || valueEnd - valueStart != 2 * EventHash.LENGTH + 2) {
+            return false;
+        }
+        int invalid = 0;
+        for (int k = 0, i = valueStart + 1; k < EventHash.LENGTH; k++, i += 2) {
+            int hi = hexDigit(b[i]);
+            int lo = hexDigit(b[i + 1]);
+            invalid |= hi | lo;
+            out[k] = (byte) (hi << 4 | lo);
+        }
+        return invalid >= 0;
+    }
+
+    /** The value of a lowercase hex digit, or -1 (which sets the sign bit) for any other byte. */
+    private static int hexDigit(byte c) {
+        if (c >= '0' && c <= '9') {
+            return c - '0';
+        }
+        if (c >= 'a' && c <= 'f') {
+            return c - 'a' + 10;
+        }
+        return -1;
+    }
+
+    /** Whether the current value is a string whose decoded text is {@code text}; builds nothing when it is plain ASCII. */
+    public boolean stringValueIs(String text) {
+        if (kind != Kind.STRING) {
+            return false;
+        }
+        if (valueEscaped || valueNonAscii) {
+            return stringValue().equals(text);
+        }
+        int from = valueStart + 1;
+        int n = valueEnd - 1 - from;
+        if (n != text.length()) {
+            return false;
+        }
+        for (int i = 0; i < n; i++) {
+            if (b[from + i] != text.charAt(i)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * The current value when it is an integer written in plain digits that fits a long with room
      * to spare (at most 18 digits, optional minus); {@link Long#MIN_VALUE} for anything else.
      */
