@@ -139,14 +139,17 @@ final class SegmentReads {
         long windowStart = 0;
         byte[] window = new byte[READ_WINDOW_BYTES];
         int windowLength = 0;
+        // The position windowReach found last for the index after its window: the next one read.
+        long[] known = {-1, 0};
         for (; done[0] < indexes.length; done[0]++) {
             long index = indexes[done[0]];
-            Segment seg = segs[segmentIndexOf(segs, index)];
-            long pos = seg.position(index, table);
+            int si = segmentIndexOf(segs, index);
+            Segment seg = segs[si];
+            long pos = known[0] == index ? known[1] : seg.position(index, table);
             if (seg != windowSegment || pos < windowStart || pos + FrameCodec.HEADER_BYTES > windowStart + windowLength) {
                 windowSegment = seg;
                 windowStart = pos;
-                int want = (int) Math.max(0, Math.min(windowReach(seg, segs, indexes, done[0], pos),
+                int want = (int) Math.max(0, Math.min(windowReach(seg, segs, si, indexes, done[0], pos, known),
                         seg.readableEnd() - pos));
                 windowLength = seg.read(ByteBuffer.wrap(window, 0, want), pos);
             }
@@ -167,27 +170,40 @@ final class SegmentReads {
     }
 
     /**
-     * How many bytes from {@code pos} (the frame of {@code indexes[i]} in {@code seg}) one read of
-     * {@link #readEach} takes: up to a typical frame past the last of the following indexes in the
-     * same segment that each start within {@link #COALESCE_GAP_BYTES} of the one before and all
-     * within {@link #READ_WINDOW_BYTES}, so that a sparse walk (one agent's events among many
-     * agents') reads about a frame per event, neither a whole window nor the events between.
+     * How many bytes from {@code pos} (the frame of {@code indexes[i]} in {@code seg}, segment
+     * {@code si} of {@code segs}) one read of {@link #readEach} takes: up to the end of the frame of
+     * the last of the following indexes in the same segment that each start within
+     * {@link #COALESCE_GAP_BYTES} of the one before and all within {@link #READ_WINDOW_BYTES}, so
+     * that a sparse walk (one agent's events among many agents') reads a frame per event, neither a
+     * whole window nor the events between. A frame's end is bounded by where the next payload's frame
+     * starts when that is known (a sealed segment holds it), else by a typical frame's size. The
+     * position it finds for the first index past the window is left in {@code known} (index,
+     * position): the next read starts there.
      */
-    private long windowReach(Segment seg, Segment[] segs, long[] indexes, int i, long pos) throws IOException {
-        int si = segmentIndexOf(segs, indexes[i]);
+    private long windowReach(Segment seg, Segment[] segs, int si, long[] indexes, int i, long pos, long[] known)
+            throws IOException {
         long segmentEnd = si + 1 < segs.length ? segs[si + 1].start : Long.MAX_VALUE;
-        long reach = FIRST_READ_BYTES;
-        long previous = pos;
+        long last = indexes[i];
+        long lastAt = pos;
         for (int j = i + 1; j < indexes.length && indexes[j] < segmentEnd; j++) {
             long at = seg.position(indexes[j], table);
-            long next = at - pos + FIRST_READ_BYTES;
-            if (at - previous > COALESCE_GAP_BYTES || next > READ_WINDOW_BYTES) {
+            if (at - lastAt > COALESCE_GAP_BYTES || at - pos + FIRST_READ_BYTES > READ_WINDOW_BYTES) {
+                known[0] = indexes[j];
+                known[1] = at;
                 break;
             }
-            reach = next;
-            previous = at;
+            last = indexes[j];
+            lastAt = at;
         }
-        return Math.min(reach, READ_WINDOW_BYTES);
+        long frameEnd = lastAt + FIRST_READ_BYTES;
+        if (last + 1 < segmentEnd && si + 1 < segs.length) {
+            // Sealed: the next payload's frame starts after this one and any commit or side frames.
+            long next = seg.position(last + 1, table);
+            if (next > lastAt) {
+                frameEnd = Math.min(frameEnd, next);
+            }
+        }
+        return Math.min(frameEnd - pos, READ_WINDOW_BYTES);
     }
 
     /**
