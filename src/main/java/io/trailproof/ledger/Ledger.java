@@ -1,6 +1,7 @@
 package io.trailproof.ledger;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.background.HeldWork;
 import io.trailproof.background.Pacer;
 import io.trailproof.core.policy.Policy;
 import io.trailproof.core.policy.PolicyEngine;
@@ -15,6 +16,7 @@ import io.trailproof.store.CorruptLogException;
 import io.trailproof.store.EventLog;
 import io.trailproof.store.ForceObserver;
 import io.trailproof.store.MerkleNodeStore;
+import io.trailproof.store.SegmentIo;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -25,6 +27,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import java.util.function.LongConsumer;
 import java.util.function.UnaryOperator;
 import java.util.random.RandomGenerator;
@@ -124,6 +127,18 @@ public final class Ledger implements Closeable {
         return open(dataDir, options, clock, random, UnaryOperator.identity());
     }
 
+    /**
+     * As {@link #open(Path, LedgerOptions, Clock, RandomGenerator)}, with the work the open leaves to
+     * after it (the tree check, the agents' positions, the sealed segments' idempotency keys; see
+     * {@link #loading()}) handed to {@code afterStart}, which may hold it until the service listens
+     * ({@link HeldWork}). Until it has run, {@link #loading()} lists it and its readers wait.
+     */
+    public static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random,
+                              Executor afterStart) throws IOException {
+        return LedgerOpening.open(dataDir, options, clock, random, UnaryOperator.identity(), false, SegmentIo.FILES,
+                afterStart);
+    }
+
     /** As {@link #open(Path, LedgerOptions, Clock, RandomGenerator)}, with the sequencer's tree appends wrapped (tests). */
     static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random,
                        UnaryOperator<TreeAppends> treeSeam) throws IOException {
@@ -141,6 +156,13 @@ public final class Ledger implements Closeable {
     public static Ledger openReplica(Path dataDir, LedgerOptions options, Clock clock) throws IOException {
         return LedgerOpening.open(dataDir, options, clock, RandomGenerator.getDefault(),
                 UnaryOperator.identity(), true);
+    }
+
+    /** As {@link #openReplica(Path, LedgerOptions, Clock)}, with the work left to after the open handed to {@code afterStart}. */
+    public static Ledger openReplica(Path dataDir, LedgerOptions options, Clock clock, Executor afterStart)
+            throws IOException {
+        return LedgerOpening.open(dataDir, options, clock, RandomGenerator.getDefault(), UnaryOperator.identity(), true,
+                SegmentIo.FILES, afterStart);
     }
 
     // ---------------------------------------------------------------- replica (cluster mode)

@@ -1,5 +1,6 @@
 package io.trailproof.ledger;
 
+import io.trailproof.background.HeldWork;
 import io.trailproof.store.SegmentIo;
 import io.trailproof.store.SegmentLog;
 
@@ -44,7 +45,7 @@ final class LedgerOpening {
     /** As above, with the log's write seam chosen (tests: disk faults in the middle of writes and forces). */
     static Ledger open(Path dataDir, LedgerOptions options, Clock clock, RandomGenerator random,
                        UnaryOperator<TreeAppends> treeSeam, boolean replica, SegmentIo io) throws IOException {
-        return open(dataDir, options, clock, random, treeSeam, replica, io, LedgerOpening::onOwnThread);
+        return open(dataDir, options, clock, random, treeSeam, replica, io, HeldWork.none());
     }
 
     /**
@@ -137,13 +138,6 @@ final class LedgerOpening {
             }
             dedupe.keysFailed(String.valueOf(e.getMessage()));
         }
-    }
-
-    /** Runs {@code work} on a daemon thread of its own: it ends with the work and never holds the JVM. */
-    private static void onOwnThread(Runnable work) {
-        Thread t = new Thread(work, "trailproof-after-start");
-        t.setDaemon(true);
-        t.start();
     }
 
     private static LedgerOptions withoutRedaction(LedgerOptions o) {

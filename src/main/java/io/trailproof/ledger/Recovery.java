@@ -82,9 +82,9 @@ final class Recovery {
         }
         PositionJournal.cutTo(journal, journalBytes);
         agents.journaledUpTo(covered);
-        // The upper levels are checked beside the catch-up and after the start; readers wait for it.
+        // The upper levels are checked after the start, on background; readers wait for it.
         MerkleNodeStore tree = MerkleNodeStore.openCheckingLater(dataDir.resolve("merkle"), covered);
-        TreeCheckAtStart.start(tree, health);
+        TreeCheckAtStart.start(background, tree, health);
         try {
             String lastHash = snapshot == null ? EventFields.GENESIS_PREV_HASH : snapshot.lastHash();
             Instant lastRecordedAt = snapshot == null ? Instant.EPOCH : Instant.parse(snapshot.lastRecordedAt());

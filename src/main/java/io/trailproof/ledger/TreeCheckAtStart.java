@@ -3,9 +3,10 @@ package io.trailproof.ledger;
 import io.trailproof.store.MerkleNodeStore;
 
 import java.io.IOException;
+import java.util.concurrent.Executor;
 
 /**
- * The check of the tree's upper levels after a start, on a daemon thread of its own: the one part of
+ * The check of the tree's upper levels after a start, on the start's background executor: the one part of
  * opening the tree that grows with the log (one SHA-256 per event), so the start does not wait for
  * it. Until it is done the tree's readers wait ({@link MerkleNodeStore#openCheckingLater}) and
  * {@code GET /health} lists it under {@code loading}; writes go on. What it repairs is reported as
@@ -19,8 +20,8 @@ final class TreeCheckAtStart {
     private TreeCheckAtStart() {
     }
 
-    static void start(MerkleNodeStore tree, LedgerHealth health) {
-        Thread t = new Thread(() -> {
+    static void start(Executor background, MerkleNodeStore tree, LedgerHealth health) {
+        background.execute(() -> {
             long started = System.nanoTime();
             try {
                 TreeRepairs.report("at start", tree.checkAfterOpen(), health);
@@ -32,8 +33,6 @@ final class TreeCheckAtStart {
                             + "); the periodic verification checks them again");
                 }
             }
-        }, "trailproof-tree-check");
-        t.setDaemon(true);
-        t.start();
+        });
     }
 }

@@ -1,6 +1,7 @@
 package io.trailproof.server;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.background.HeldWork;
 import io.trailproof.capture.CaptureTracker;
 import io.trailproof.capture.GapReporter;
 import io.trailproof.checkpoint.CheckpointService;
@@ -55,11 +56,18 @@ public final class TrailproofServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(TrailproofServer.class.getName());
     /** First retry of a failed scheduled timestamp; doubles up to timestamp.interval. */
     private static final Duration TIMESTAMP_FIRST_RETRY = Duration.ofSeconds(10);
+    /** The longest the loads left to after the start are held back when the start does not release them. */
+    private static final Duration AFTER_START_HOLD_LIMIT = Duration.ofSeconds(10);
 
     private final Settings settings;
     private final Clock clock;
     private final SecureRandom random = new SecureRandom();
     private final DataDirLock lock;
+    /**
+     * The ledger's loads that grow with the log (src/site/operations.md#start-up), held until the
+     * listener is bound, so that they do not take the start's CPU.
+     */
+    private final HeldWork afterStart = new HeldWork(AFTER_START_HOLD_LIMIT);
     /** Sign-in of people; null when auth.oidc.issuer is not set. */
     private final SignIn signIn;
     // Null until opened, in this order.
@@ -144,8 +152,8 @@ public final class TrailproofServer implements AutoCloseable {
                 settings.redaction().redactor());
         timestampStore = LogTimestampStore.open(settings.dataDir().resolve("timestamps"));
         // Cluster mode: the topic is the source of order; this node's log is a replica of it.
-        ledger = settings.cluster().kafka() ? Ledger.openReplica(settings.dataDir(), options, clock)
-                : Ledger.open(settings.dataDir(), options, clock, random);
+        ledger = settings.cluster().kafka() ? Ledger.openReplica(settings.dataDir(), options, clock, afterStart)
+                : Ledger.open(settings.dataDir(), options, clock, random, afterStart);
     }
 
     /** Cluster mode: checks the topic and starts this node's apply loop. */
@@ -181,6 +189,9 @@ public final class TrailproofServer implements AutoCloseable {
      */
     private ErasureService completeInterruptedErasures() throws IOException {
         ErasureService erasures = new ErasureService(ledger, index, settings.erasure().shareWhileIngesting());
+        if (ledger.erasures().interrupted() >= 0) {
+            afterStart.release();   // finishing it reads the erased events' agents, whose positions load after the start
+        }
         erasures.completeInterrupted();
         if (cluster != null) {   // erasures go through the topic; this node's apply loop finishes them here
             erasures.replicateThrough(cluster::publishErasure, cluster::awaitTopicEnd);
@@ -225,13 +236,15 @@ public final class TrailproofServer implements AutoCloseable {
 
     /**
      * Checkpoint signing first (a fresh log gets its size-0 checkpoint), then the listener, then the
-     * chain re-verification, the scheduled timestamps and the retention passes.
+     * ledger's loads left to after the start, the chain re-verification, the scheduled timestamps and
+     * the retention passes.
      */
     private void startBackgroundWorkAndServe(HttpApi api, TimestampService timestamps, ErasureService erasures)
             throws IOException {
         checkpointing.start();
         api.start();
         http = api;
+        afterStart.release();
         verification = ChainVerification.start(settings, ledger, metrics, clock);
         if (!settings.timestampInterval().isZero() && cluster == null) {
             stamper = new TimestampScheduler(timestamps, ledger::size, settings.timestampInterval(),

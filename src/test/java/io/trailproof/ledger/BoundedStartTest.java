@@ -104,9 +104,10 @@ class BoundedStartTest {
         assertThat(Files.list(dir.resolve("log")).filter(p -> p.toString().endsWith(".seg")).count()).isGreaterThan(10);
         List<Runnable> held = new ArrayList<>();
         try (Ledger ledger = open(held::add)) {
-            // Open, with the journal's load handed to the background and not yet begun.
-            assertThat(held).hasSize(1);
-            assertThat(ledger.loading()).contains("agent positions");
+            // Open, with the tree check and the journal's load handed to the background and not yet begun.
+            assertThat(held).hasSize(2);
+            assertThat(ledger.loading()).containsExactly("tree check", "agent positions");
+            Runnable treeCheck = held.removeFirst();
             assertThat(ledger.agentPositions(EventFields.POLICIES_AGENT))
                     .containsExactly(expected.get(EventFields.POLICIES_AGENT));
             // Writes are taken meanwhile.
@@ -118,7 +119,9 @@ class BoundedStartTest {
             long[] want = Arrays.copyOf(expected.get("agent-0"), expected.get("agent-0").length + 1);
             want[want.length - 1] = before;
             assertThat(agent0.get(30, TimeUnit.SECONDS)).containsExactly(want);
-            assertThat(ledger.loading()).doesNotContain("agent positions");
+            assertThat(ledger.loading()).containsExactly("tree check");
+            treeCheck.run();
+            assertThat(ledger.loading()).isEmpty();
             assertThat(summaries(ledger)).filteredOn(a -> !a.agentId().equals("agent-0"))
                     .containsExactlyElementsOf(heads.stream().filter(a -> !a.agentId().equals("agent-0")).toList());
             for (String agent : expected.keySet()) {
@@ -194,7 +197,7 @@ class BoundedStartTest {
 
         List<Runnable> held = new ArrayList<>();
         try (Ledger ledger = open(held::add)) {
-            assertThat(held).hasSize(2);   // the positions, then the keys
+            assertThat(held).hasSize(3);   // the tree check, the positions, then the keys
             assertThat(ledger.loading()).contains("idempotency keys");
             // An unkeyed write does not wait for the keys.
             long before = ledger.size();
@@ -208,7 +211,7 @@ class BoundedStartTest {
                     throw new IllegalStateException(e);
                 }
             });
-            held.get(1).run();
+            held.get(2).run();
             DedupeTable.Lookup found = retried.get(30, TimeUnit.SECONDS);
             assertThat(found).isInstanceOf(DedupeTable.Replay.class);
             assertThat(new String(((DedupeTable.Replay) found).record().answer(), StandardCharsets.US_ASCII))
@@ -222,6 +225,7 @@ class BoundedStartTest {
             }
             assertThat(ledger.dedupe().table().size()).isEqualTo(keys.size());
             held.get(0).run();
+            held.get(1).run();
         }
     }
 
@@ -236,8 +240,9 @@ class BoundedStartTest {
         writeFormerFormat(current);
         List<Runnable> held = new ArrayList<>();
         try (Ledger ledger = open(held::add)) {
-            assertThat(held).isEmpty();
+            assertThat(held).hasSize(1);   // the tree check only
             assertThat(ledger.loading()).doesNotContain("agent positions");
+            held.getFirst().run();
             assertThat(positions(ledger)).containsExactlyEntriesOf(expected);
             append(ledger, 10);
             expected = positions(ledger);
