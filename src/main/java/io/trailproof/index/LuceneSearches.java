@@ -108,14 +108,22 @@ final class LuceneSearches {
             List<EventIndex.Hit> hits = new ArrayList<>();
             long total;
             try {
-                total = searcher.count(filtered);
-                if (request.offset() < total) {
-                    for (ScoreDoc d : Paging.page(searcher, filtered, sort, request.query() != null, request.offset(),
-                            (int) Math.min(request.limit(), total - request.offset()), total, pageStep)) {
-                        Object[] fields = ((FieldDoc) d).fields;
-                        long logIndex = (Long) fields[fields.length - 1];
-                        hits.add(new EventIndex.Hit(logIndex, request.query() == null ? Float.NaN : d.score));
-                    }
+                List<ScoreDoc> page;
+                if (request.offset() == 0 && request.limit() > 0 && !sort.needsScores()) {
+                    Paging.FirstPage first = Paging.firstPage(searcher, filtered, sort, request.query() != null,
+                            request.limit());
+                    total = first.total();
+                    page = first.hits();
+                } else {
+                    total = searcher.count(filtered);
+                    page = request.offset() < total ? Paging.page(searcher, filtered, sort, request.query() != null,
+                            request.offset(), (int) Math.min(request.limit(), total - request.offset()), total, pageStep)
+                            : List.of();
+                }
+                for (ScoreDoc d : page) {
+                    Object[] fields = ((FieldDoc) d).fields;
+                    long logIndex = (Long) fields[fields.length - 1];
+                    hits.add(new EventIndex.Hit(logIndex, request.query() == null ? Float.NaN : d.score));
                 }
             } catch (ExitableDirectoryReader.ExitingReaderException e) {
                 throw stopped(gone);

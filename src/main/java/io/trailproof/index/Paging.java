@@ -7,6 +7,7 @@ import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MultiCollectorManager;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
@@ -14,6 +15,7 @@ import org.apache.lucene.search.SortField;
 import org.apache.lucene.search.TopFieldCollector;
 import org.apache.lucene.search.TopFieldCollectorManager;
 import org.apache.lucene.search.TopFieldDocs;
+import org.apache.lucene.search.TotalHitCountCollectorManager;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -77,6 +79,29 @@ final class Paging {
             Collections.reverse(docs);
         }
         return docs;
+    }
+
+    /** The first page of a search and its exact number of hits. */
+    record FirstPage(long total, List<ScoreDoc> hits) {
+    }
+
+    /**
+     * The first {@code count} hits in {@code sort} order (an order that reads no score) and the exact
+     * number of hits, in one pass over the matches: the page's collector stops reading a segment
+     * once it holds a page of it (the index's own order), and the counter takes a segment's count
+     * from the index when the index knows it ({@code *:*}, one term) and counts the matches
+     * otherwise. Counting first and collecting the page after would walk a selective query's
+     * matches, and look its terms up in every segment, twice.
+     */
+    static FirstPage firstPage(IndexSearcher searcher, Query query, Sort sort, boolean scores, int count)
+            throws IOException {
+        Object[] both = searcher.search(query, new MultiCollectorManager(new TopFieldCollectorManager(sort, count, null, 1),
+                new TotalHitCountCollectorManager(searcher.getSlices())));
+        TopFieldDocs top = (TopFieldDocs) both[0];
+        if (scores) {
+            TopFieldCollector.populateScores(top.scoreDocs, searcher, query);
+        }
+        return new FirstPage((Integer) both[1], List.of(top.scoreDocs));
     }
 
     /**

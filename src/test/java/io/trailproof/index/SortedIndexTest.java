@@ -44,8 +44,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * documents in a plain, unsorted Lucene index, every match scored and read, then ordered in Java. For
  * seeded random events in many segments (some documents replaced, as an erasure does), queries whose
  * matches all score the same (answered in the index's order, stopping early) and scored ones, every
- * order, filters, and pages anywhere (stepped over or found by counting): the same totals, the same
- * hits in the same order, the same scores.
+ * order, filters, and pages anywhere (the first page with its total in one pass, the others stepped
+ * over or found by counting): the same totals, the same hits in the same order, the same scores.
  */
 class SortedIndexTest {
 
@@ -124,6 +124,7 @@ class SortedIndexTest {
                 "label.env:prod AND NOT agent_id:agent-2", "agent_id:agent-2 OR agent_id:agent-5", "op3",
                 "action_name:op13 AND agent_id:agent-7", "op4 OR op5", "(agent_id:agent-4) OR (op6)", "nothing-at-all"};
         int constantSeen = 0;
+        int firstPages = 0;
         for (int round = 0; round < 250; round++) {
             String q = queries[rnd.nextInt(queries.length)];
             IndexRequest.Order order = IndexRequest.Order.values()[rnd.nextInt(3)];
@@ -137,7 +138,15 @@ class SortedIndexTest {
                 constantSeen++;
             }
             List<Ref> all = reference(ref, query, order);
-            long offset = rnd.nextInt(4) == 0 ? rnd.nextInt(all.size() + 5) : rnd.nextInt(30);
+            // the first page (found with its total in one pass), pages anywhere, pages near the start
+            long offset = switch (rnd.nextInt(4)) {
+                case 0 -> rnd.nextInt(all.size() + 5);
+                case 1 -> 0;
+                default -> rnd.nextInt(30);
+            };
+            if (offset == 0) {
+                firstPages++;
+            }
             int limit = 1 + rnd.nextInt(rnd.nextBoolean() ? 10 : 120);
             EventIndex.Page page = index.find(new IndexRequest(q, filter, order, offset, limit), 1 + rnd.nextInt(9));
             List<Ref> expected = all.stream().skip(offset).limit(limit).toList();
@@ -150,6 +159,7 @@ class SortedIndexTest {
             }
         }
         assertThat(constantSeen).as("rounds that took the index's own order").isGreaterThan(30);
+        assertThat(firstPages).as("rounds that asked for the first page").isGreaterThan(40);
     }
 
     /** Every match of {@code query} in the unsorted reference, scored (a search reports scores in every order), in {@code order}. */
