@@ -36,14 +36,17 @@ import java.util.Set;
 final class PurgeMerges extends FilterMergePolicy {
 
     /**
-     * Largest segment a natural merge builds, in MB: about 30,000 events of the benchmark's kind. A
-     * flush writes a segment of at most the writer's RAM buffer's worth ({@link IndexOptions}; about
-     * 10 MB on disk at the default share of a 1 GB heap), which is then too large to be merged
-     * further. So the largest segment, and with it what erasing one event costs, is the larger of
-     * the two whatever the index's size (src/site/performance.md); an index of 1,000,000 such events
-     * had about 20 segments in the benchmark.
+     * Largest segment a natural merge builds, in MB: about 110,000 events of the benchmark's kind,
+     * as many as one log segment holds at its default size, so that erasing one event rewrites about
+     * as many events' index as it rewrites of the log. A flush writes a segment of at most the
+     * writer's RAM buffer's worth ({@link IndexOptions}; a few MB on disk at the default share of a
+     * 512 MB heap, about 10 MB at 1 GB), and merges pack those into segments of up to this size. So
+     * the largest segment, and with it what erasing one event costs, stays bounded whatever the
+     * index's size, while a search, which pays a fixed cost in every segment it reads, and a start,
+     * which opens every segment, read about a quarter of the segments a bound of 4 MB left
+     * (src/site/performance.md#at-scale).
      */
-    static final double MAX_SEGMENT_MB = 4;
+    static final double MAX_SEGMENT_MB = 16;
     /** Segments below this are merged as if they were this size (Lucene's default is above our bound). */
     static final double FLOOR_SEGMENT_MB = 0.5;
     /** Waits for running merges that carried deletes into their result; more means something is stuck. */
