@@ -2,6 +2,7 @@ package io.trailproof.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.stream.Stream;
 
 /**
  * The figures that must not grow with the log, at one or more log sizes, each on a fresh server
@@ -177,6 +179,8 @@ public final class ScaleBench {
             long[] mem = ServerProbe.memory(server.pid());
             table.add("heap after full GC" + at, mem[0] / 1048576.0, "MB", "", true, 0, "");
             table.add("RSS" + at, mem[1] / 1048576.0, "MB", "", true, 0, "");
+            // Every search and every start pays a fixed cost in each segment of the index.
+            table.add("search index segments" + at, indexSegments(data), "", "", true, 0, "");
 
             server.stop();
             g.closeConnection();
@@ -203,6 +207,13 @@ public final class ScaleBench {
     }
 
     /** {@code agent_id:agent-K AND action_name:opJ}: about 1 in 25,000 events of the log. */
+    /** Segments in the live index generations (one {@code .si} file each), the trail's index included. */
+    private static long indexSegments(Path data) throws IOException {
+        try (Stream<Path> files = Files.walk(data.resolve("index"))) {
+            return files.filter(f -> f.getFileName().toString().endsWith(".si")).count();
+        }
+    }
+
     private static String selective(Random r) {
         return "/v1/search?q=" + LoadGenerator.enc("agent_id:agent-" + r.nextInt(AGENTS) + " AND action_name:op"
                 + r.nextInt(ACTION_NAMES));
