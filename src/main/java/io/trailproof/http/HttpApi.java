@@ -91,7 +91,7 @@ public final class HttpApi {
         router = new Router();
         // Answered on the I/O thread too: a few volatile reads cost less than waking a worker, which
         // was most of its latency and all of its tail.
-        Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, healthOf(ledger, checkpoints));
+        Router.Endpoint health = (ex, p) -> Responses.json(ex, 200, healthOf(ledger, checkpoints, index));
         router.add("GET", "/health", null, health, ex -> CompletableFuture.completedFuture(e -> health.handle(e, null)));
         budget = InFlightBudget.of(settings.hardening().maxInFlightBytes(),
                 settings.hardening().maxInFlightBytesPerAddress());
@@ -187,13 +187,13 @@ public final class HttpApi {
      * {@code status} is "ok" while the ledger has no problem and "degraded" while it has one (an
      * accepted loss of acknowledged events, derived files found wrong, writes stopped); each is a
      * sentence in {@code problems}. {@code loading} names what the start left to read in the
-     * background (the tree's check, the gate's state); empty once everything is loaded.
+     * background (the tree's check, the search index's check, the gate's state); empty once everything is loaded.
      */
-    private ObjectNode healthOf(Ledger ledger, CheckpointService checkpoints) {
-        return health(ledger, checkpoints, gate);
+    private ObjectNode healthOf(Ledger ledger, CheckpointService checkpoints, SearchIndex index) {
+        return health(ledger, checkpoints, gate, index);
     }
 
-    private static ObjectNode health(Ledger ledger, CheckpointService checkpoints, Gate gate) {
+    private static ObjectNode health(Ledger ledger, CheckpointService checkpoints, Gate gate, SearchIndex index) {
         List<String> problems = new ArrayList<>(ledger.health().problems());
         problems.addAll(checkpoints.problems());
         ObjectNode o = Responses.MAPPER.createObjectNode()
@@ -206,6 +206,7 @@ public final class HttpApi {
         // What is still being read after the start (src/site/operations.md#start-up); writes never wait for it.
         ArrayNode loading = o.putArray("loading");
         ledger.loading().forEach(loading::add);
+        index.loading().forEach(loading::add);
         if (gate != null && !gate.loaded()) {
             loading.add("gate");
         }

@@ -39,6 +39,7 @@ final class SearchEndpoints {
     private static final String LABEL = "label.";
     /** The header of an answer from an index that had not caught up with the log. */
     static final String INDEX_BEHIND = "X-Index-Behind";
+    static final String INDEX_CHECK = "X-Index-Check";
     private static final Set<String> LIST_PARAMS = Set.of("agent_id", "action_type", "action_status", "source", "since",
             "until", "order", "limit", "offset", "format");
     private static final Set<String> SEARCH_PARAMS = Set.of("q", "agent_id", "action_type", "action_status", "source",
@@ -225,14 +226,21 @@ final class SearchEndpoints {
 
     /**
      * An answer from an index still catching up (src/site/search.md#read-after-write) says so:
-     * {@value #INDEX_BEHIND} is how many events durable at the request's start it may not hold.
+     * {@value #INDEX_BEHIND} is how many events durable at the request's start it may not hold. An
+     * answer from an index whose files' checksums are still being verified after the start
+     * (src/site/search.md#how-the-index-follows-the-log) says so too: {@value #INDEX_CHECK} {@code pending}.
      */
     private static Router.Answer withBehind(Router.Answer answer, SearchIndex.Results results) {
-        if (results.behind() <= 0) {
+        if (results.behind() <= 0 && !results.unchecked()) {
             return answer;
         }
         return e -> {
-            e.getResponseHeaders().put(new HttpString(INDEX_BEHIND), Long.toString(results.behind()));
+            if (results.behind() > 0) {
+                e.getResponseHeaders().put(new HttpString(INDEX_BEHIND), Long.toString(results.behind()));
+            }
+            if (results.unchecked()) {
+                e.getResponseHeaders().put(new HttpString(INDEX_CHECK), "pending");
+            }
             answer.write(e);
         };
     }

@@ -110,6 +110,18 @@ public interface EventIndex extends Closeable {
     /** Visits the log index of every event held, in no particular order (for checking against the log). */
     void forEachLogIndex(LongConsumer visitor) throws IOException;
 
+    /**
+     * Verifies the checksum of every file the index held when opened, reading each whole; returns at
+     * once when that was done (an index that is opened checked, or built by this process, has none
+     * left). Runs beside writes and searches.
+     *
+     * @throws IOException when a file fails its checksum or is missing: the index is damaged
+     */
+    void checkIntegrity() throws IOException;
+
+    /** False while files the index held when opened have not passed {@link #checkIntegrity}. */
+    boolean checked();
+
     /** Number of events held per {@code agent_id}. */
     Map<String, Long> countsPerAgent() throws IOException;
 

@@ -14,6 +14,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.function.BooleanSupplier;
 
@@ -69,8 +70,13 @@ final class IndexFollower {
     private volatile CountDownLatch hold;
     /** Set while the follower waits at {@link #hold}. */
     private volatile boolean holding;
+    /** A live index whose check found it damaged, for the follower to replace; null when none. */
+    private final AtomicReference<Damage> damaged = new AtomicReference<>();
     /** Erasures waiting for the follower: the log indexes whose documents are to be replaced. */
     private final ConcurrentLinkedQueue<Purge> purges = new ConcurrentLinkedQueue<>();
+
+    private record Damage(EventIndex index, Exception cause) {
+    }
 
     private record Purge(LogRanges logIndexes, double shareWhileIngesting, CompletableFuture<Void> done) {
     }
@@ -126,6 +132,11 @@ final class IndexFollower {
                 OnlineRebuild.Handoff h = rebuild.handoff();
                 if (h != null) {
                     swapIn(h);
+                    continue;
+                }
+                Damage d = damaged.getAndSet(null);
+                if (d != null) {
+                    replace(d);
                     continue;
                 }
                 EventIndex index = current;
@@ -237,6 +248,41 @@ final class IndexFollower {
         }
         LOG.log(System.Logger.Level.ERROR, "search index: writing failed; " + action + " (" + held + " of "
                 + ledger.size() + " events held)", cause);
+        reads.progress();
+    }
+
+    /**
+     * Has the follower replace {@code index}, found damaged after it was opened, by a fresh generation
+     * that it fills from the log (the damaged one is moved aside); nothing when it is no longer live.
+     */
+    void replaceDamaged(EventIndex index, Exception cause) {
+        damaged.set(new Damage(index, cause));
+        reads.nudgeFollower();
+    }
+
+    private void replace(Damage d) throws IOException {
+        String action;
+        swapLock.writeLock().lock();
+        try {
+            if (current != d.index()) {
+                return;
+            }
+            try {
+                d.index().close();
+            } catch (IOException | RuntimeException e) {
+                d.cause().addSuppressed(e);
+            }
+            Path aside = dirs.moveAside(currentGeneration);
+            Map.Entry<LuceneEventIndex, Path> fresh = LiveGeneration.fresh(dirs, options);
+            current = fresh.getKey();
+            currentGeneration = fresh.getValue();
+            committedSize = 0;
+            action = "the index is damaged; moved it to " + aside + " and rebuilding it from the log";
+            lastFailure = new SearchIndex.Failure(clock.instant(), String.valueOf(d.cause().getMessage()), action);
+        } finally {
+            swapLock.writeLock().unlock();
+        }
+        LOG.log(System.Logger.Level.ERROR, "search index: " + action + " (" + ledger.size() + " events)", d.cause());
         reads.progress();
     }
 

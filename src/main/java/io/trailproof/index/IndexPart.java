@@ -93,15 +93,21 @@ final class IndexPart implements Closeable {
     }
 
     /**
-     * Verifies the checksum of every file the writer's view holds (buffered deletions applied);
-     * returns the number of live documents.
+     * The writer's view as it is now (buffered deletions applied), to count its documents and, now or
+     * later, verify its files' checksums ({@link #checkIntegrity}). The caller closes it; until then
+     * the files it holds stay on disk whatever the writer merges meanwhile.
      */
-    int checkedDocs() throws IOException {
-        try (DirectoryReader reader = DirectoryReader.open(writer)) {
-            for (LeafReaderContext leaf : reader.leaves()) {
-                leaf.reader().checkIntegrity();
-            }
-            return reader.numDocs();
+    DirectoryReader openedView() throws IOException {
+        return DirectoryReader.open(writer);
+    }
+
+    /**
+     * Verifies the checksum of every file {@code view} holds, reading each whole; a file that fails it
+     * throws (a CorruptIndexException).
+     */
+    static void checkIntegrity(DirectoryReader view) throws IOException {
+        for (LeafReaderContext leaf : view.leaves()) {
+            leaf.reader().checkIntegrity();
         }
     }
 

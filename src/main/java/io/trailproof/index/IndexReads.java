@@ -332,7 +332,7 @@ final class IndexReads {
                 }
                 out.add(new Result(hit.logIndex(), payload, hit.score(), highlights));
             }
-            return new Results(page.total(), out, page.summary(), target - searchable);
+            return new Results(page.total(), out, page.summary(), target - searchable, !index.checked());
         } catch (SearchCancelledException e) {
             long n = cancelled.incrementAndGet();
             LOG.log(System.Logger.Level.INFO, "search cancelled: its client closed the connection before the answer ("

@@ -11,7 +11,9 @@ import java.util.Optional;
 /**
  * Which generation of {@code DIR/index/} a running service uses: the live one when it opens and
  * matches the log; otherwise (missing, damaged, another format, another log) a fresh empty one that
- * the follower fills from the log. Every replacement is logged; nobody needs to act.
+ * the follower fills from the log. Every replacement is logged; nobody needs to act. The live one is
+ * opened without reading its files whole: their checksums are verified once the service runs, and
+ * a failed check replaces it as damage found here would.
  */
 final class LiveGeneration {
 
@@ -27,7 +29,9 @@ final class LiveGeneration {
         if (live.isPresent()) {
             EventIndex index = null;
             try {
-                index = LuceneEventIndex.open(live.get(), options);
+                // The checksums are verified after the start ({@link SearchIndex#loading}): reading every
+                // file whole would make the start grow with the index.
+                index = LuceneEventIndex.openUnchecked(live.get(), options);
             } catch (LuceneEventIndex.OtherFormatException e) {
                 // Not damage: an upgrade. The new generation replaces it (makeCurrent deletes the old one).
                 LOG.log(System.Logger.Level.WARNING, "the search index " + live.get() + " was written by another "

@@ -5,6 +5,7 @@ import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.StoredEvent;
 import org.apache.lucene.document.LongPoint;
 import org.apache.lucene.index.ConcurrentMergeScheduler;
+import org.apache.lucene.index.DirectoryReader;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
@@ -99,6 +100,13 @@ public final class LuceneEventIndex implements EventIndex {
     /** What the last successful commit holds (also what the index held when opened). */
     private volatile long committedSize;
     private volatile String committedHash;
+    /**
+     * The writers' views as opened, whose files' checksums {@link #checkIntegrity} has yet to verify;
+     * null once verified (set by the check, under {@link #checkLock}) or closed ({@link #close}, without
+     * waiting for a check under way, which then fails).
+     */
+    private volatile List<DirectoryReader> unchecked;
+    private final Object checkLock = new Object();
     /** Set once a write failed; guarded by this for writes. */
     private volatile IndexWriterFailedException failure;
 
@@ -136,9 +144,31 @@ public final class LuceneEventIndex implements EventIndex {
 
     /** As {@link #open(Path)}, with the writers' RAM buffers and directories as {@code options} say. */
     public static LuceneEventIndex open(Path path, IndexOptions options) throws IOException {
+        LuceneEventIndex index = openUnchecked(path, options);
+        try {
+            index.checkIntegrity();
+        } catch (IOException | RuntimeException e) {
+            try {
+                index.close();
+            } catch (IOException | RuntimeException suppressed) {
+                e.addSuppressed(suppressed);
+            }
+            throw e instanceof IOException io ? io : new IOException(e.toString(), e);
+        }
+        return index;
+    }
+
+    /**
+     * As {@link #open(Path, IndexOptions)}, but the checksums are left to {@link #checkIntegrity}: what
+     * the open reads is bounded by the number of files (each one's header and footer, the commit, the
+     * documents' count), not by their size. Until the check has passed, the index may be damaged in
+     * ways only reading a file whole finds ({@link #checked()} is false).
+     */
+    public static LuceneEventIndex openUnchecked(Path path, IndexOptions options) throws IOException {
         IndexAnalyzer analyzer = new IndexAnalyzer();
         IndexPart agents = IndexPart.open(path, options, options.ramBufferMb(), analyzer);
         IndexPart trail = null;
+        List<DirectoryReader> views = new ArrayList<>();
         try {
             trail = IndexPart.open(path.resolve(TRAIL_DIR), options,
                     Math.min(options.ramBufferMb(), TRAIL_RAM_BUFFER_MB), analyzer);
@@ -157,12 +187,26 @@ public final class LuceneEventIndex implements EventIndex {
                 // Stopped between the two commits (the trail's comes first): the log beyond is indexed again.
                 trail.writer.deleteDocuments(LongPoint.newRangeQuery(IndexFields.LOG_INDEX, size, Long.MAX_VALUE));
             }
-            long docs = (long) agents.checkedDocs() + trail.checkedDocs();
+            views.add(agents.openedView());
+            views.add(trail.openedView());
+            long docs = 0;
+            for (DirectoryReader view : views) {
+                docs += view.numDocs();
+            }
             if (docs != size) {
                 throw new IOException("index holds " + docs + " documents but its commit says " + size + " log entries");
             }
-            return new LuceneEventIndex(agents, trail, analyzer, size, lastHash);
+            LuceneEventIndex index = new LuceneEventIndex(agents, trail, analyzer, size, lastHash);
+            index.unchecked = views;
+            return index;
         } catch (IOException | RuntimeException e) {
+            for (DirectoryReader view : views) {
+                try {
+                    view.close();
+                } catch (IOException | RuntimeException suppressed) {
+                    e.addSuppressed(suppressed);
+                }
+            }
             for (IndexPart part : trail == null ? List.of(agents) : List.of(agents, trail)) {
                 try {
                     part.close();
@@ -171,6 +215,54 @@ public final class LuceneEventIndex implements EventIndex {
                 }
             }
             throw e instanceof IOException io ? io : new IOException(e.toString(), e);
+        }
+    }
+
+    /**
+     * Verifies the checksum of every file the index held when it was opened, reading each whole (the
+     * files stay on disk until this is done, whatever merges meanwhile); at once when it was done
+     * before. Safe beside writes and searches. Files written since the open are this process's own, and
+     * a merge verifies the checksums of the segments it reads.
+     *
+     * @throws IOException when a file fails its checksum (a CorruptIndexException) or is missing
+     */
+    @Override
+    public void checkIntegrity() throws IOException {
+        List<DirectoryReader> views;
+        synchronized (checkLock) {
+            views = unchecked;
+            if (views == null) {
+                return;
+            }
+            for (DirectoryReader view : views) {
+                IndexPart.checkIntegrity(view);
+            }
+            unchecked = null;
+        }
+        // Closed here, not under the lock: closing the index meanwhile closes them too (idempotent).
+        closeViews(views);
+    }
+
+    @Override
+    public boolean checked() {
+        return unchecked == null;
+    }
+
+    private static void closeViews(List<DirectoryReader> views) throws IOException {
+        IOException failed = null;
+        for (DirectoryReader view : views) {
+            try {
+                view.close();
+            } catch (IOException e) {
+                if (failed == null) {
+                    failed = e;
+                } else {
+                    failed.addSuppressed(e);
+                }
+            }
+        }
+        if (failed != null) {
+            throw failed;
         }
     }
 
@@ -514,10 +606,18 @@ public final class LuceneEventIndex implements EventIndex {
     /** Closes without committing: what was added since the last {@link #commit} is indexed again from the log. */
     @Override
     public void close() throws IOException {
+        List<DirectoryReader> views = unchecked;
+        unchecked = null;   // a check still running fails (its caller knows the index was closed)
         try {
-            trail.close();
+            if (views != null) {
+                closeViews(views);
+            }
         } finally {
-            agents.close();
+            try {
+                trail.close();
+            } finally {
+                agents.close();
+            }
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.trailproof.index;
 
+import io.trailproof.background.HeldWork;
 import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LogRanges;
 
@@ -22,7 +23,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * write), then answers from a refreshed searcher; the events themselves are read from the log.
  *
  * <p>On open, a missing index, a damaged one, or one that does not match the log is replaced by a
- * fresh one that the follower fills from the log, logging its progress; nobody needs to act.
+ * fresh one that the follower fills from the log, logging its progress; nobody needs to act. The
+ * checksums of the files found are verified after the start, as work handed to {@code afterStart}:
+ * until then {@link #loading()} lists {@value #INDEX_CHECK} and every answer says it came from an
+ * index not yet checked ({@link Results#unchecked()}); a file that fails its check has the index
+ * replaced in the same way (the follower moves it aside and fills a fresh one).
  * {@link #startRebuild} builds a new index beside the live one while the live one keeps answering,
  * then swaps it in.
  *
@@ -33,6 +38,9 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 public final class SearchIndex implements Closeable {
 
     private static final System.Logger LOG = System.getLogger(SearchIndex.class.getName());
+
+    /** What {@link #loading()} says while the checksums of the index found at the start are being verified. */
+    public static final String INDEX_CHECK = "index check";
 
     /**
      * A result: its log index and, unless only positions were asked, the stored event as read from the
@@ -45,11 +53,13 @@ public final class SearchIndex implements Closeable {
      * A page of results, the total number of matches, and their summary (null when none was asked).
      * {@code behind} is 0 when every event durable at the request's start was searched; otherwise the
      * answer came from what was indexed after the bounded wait ({@link #answeringPartiallyAfter}) and
-     * {@code behind} is how many of those events it may not hold (an upper bound).
+     * {@code behind} is how many of those events it may not hold (an upper bound). {@code unchecked}
+     * is true when the index answered before the checksums of the files it held at the start were
+     * verified ({@link #loading()}).
      */
-    public record Results(long total, List<Result> results, MatchSummary summary, long behind) {
+    public record Results(long total, List<Result> results, MatchSummary summary, long behind, boolean unchecked) {
         public Results(long total, List<Result> results, MatchSummary summary) {
-            this(total, results, summary, 0);
+            this(total, results, summary, 0, false);
         }
     }
 
@@ -102,31 +112,74 @@ public final class SearchIndex implements Closeable {
                 () -> closed);
     }
 
-    /** Opens (or replaces) the index in {@code dataDir/index/} and starts following the ledger. */
+    /**
+     * Opens (or replaces) the index in {@code dataDir/index/} and starts following the ledger; the
+     * check of the index found begins at once, on a thread of its own.
+     */
     public static SearchIndex open(Path dataDir, Ledger ledger, Clock clock) throws IOException {
-        return open(dataDir, ledger, clock, 0);
+        return open(dataDir, ledger, clock, 0, HeldWork.none());
     }
 
     /**
      * As {@link #open(Path, Ledger, Clock)}, with a RAM buffer of {@code ramBufferMb} MB
-     * ({@code index.ram-buffer-mb}; 0 sizes it from the heap, see {@link IndexOptions#of}).
+     * ({@code index.ram-buffer-mb}; 0 sizes it from the heap, see {@link IndexOptions#of}), and the
+     * check of the index found handed to {@code afterStart} (which may hold it until the service
+     * listens, {@link HeldWork}).
      */
-    public static SearchIndex open(Path dataDir, Ledger ledger, Clock clock, int ramBufferMb) throws IOException {
+    public static SearchIndex open(Path dataDir, Ledger ledger, Clock clock, int ramBufferMb, Executor afterStart)
+            throws IOException {
         IndexOptions options = IndexOptions.of(ramBufferMb);
         LOG.log(System.Logger.Level.INFO, "search index: RAM buffer " + options.ramBufferMb() + " MB (" + (ramBufferMb > 0
                 ? "index.ram-buffer-mb" : "1/" + IndexOptions.HEAP_SHARE + " of the " + Runtime.getRuntime().maxMemory()
                 / (1024 * 1024) + " MB heap, within " + IndexOptions.MIN_AUTO_MB + ".." + IndexOptions.MAX_AUTO_MB
                 + " MB; index.ram-buffer-mb sets it") + ")");
-        return open(dataDir, ledger, clock, options);
+        return open(dataDir, ledger, clock, options, afterStart);
     }
 
     /** As {@link #open(Path, Ledger, Clock)}, every Lucene index opened as {@code options} say. */
     public static SearchIndex open(Path dataDir, Ledger ledger, Clock clock, IndexOptions options) throws IOException {
+        return open(dataDir, ledger, clock, options, HeldWork.none());
+    }
+
+    private static SearchIndex open(Path dataDir, Ledger ledger, Clock clock, IndexOptions options, Executor afterStart)
+            throws IOException {
         IndexDirectory dirs = new IndexDirectory(dataDir);
         Map.Entry<EventIndex, Path> opened = LiveGeneration.open(dirs, ledger, options);
         SearchIndex index = new SearchIndex(ledger, dirs, options, clock, opened.getKey(), opened.getValue());
         index.follower.start();
+        EventIndex found = opened.getKey();
+        if (!found.checked()) {
+            afterStart.execute(() -> index.check(found));
+        }
         return index;
+    }
+
+    /**
+     * Verifies the checksums of the index found at the start; one that fails is handed to the
+     * follower, which moves it aside and fills a fresh one from the log. Nothing to do when the index
+     * was replaced or closed meanwhile (a rebuild, a failed write, a stop).
+     */
+    private void check(EventIndex found) {
+        long t0 = System.nanoTime();
+        try {
+            found.checkIntegrity();
+            LOG.log(System.Logger.Level.INFO, "search index: the checksum of every file verified ("
+                    + (System.nanoTime() - t0) / 1_000_000 + " ms)");
+        } catch (IOException | RuntimeException e) {
+            if (closed || follower.current() != found) {
+                return;
+            }
+            LOG.log(System.Logger.Level.ERROR, "search index: a file failed its check (" + e + ")");
+            follower.replaceDamaged(found, e);
+        }
+    }
+
+    /**
+     * What the index is still doing after the start that the answers depend on: {@value #INDEX_CHECK}
+     * while the checksums of the index found at the start are being verified (or wait to be).
+     */
+    public List<String> loading() {
+        return follower.current().checked() ? List.of() : List.of(INDEX_CHECK);
     }
 
     // ---------------------------------------------------------------- follower

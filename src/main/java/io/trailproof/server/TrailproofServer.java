@@ -127,7 +127,7 @@ public final class TrailproofServer implements AutoCloseable {
         joinCluster();
         // After the cluster node: in cluster mode timestamps are published through the topic.
         TimestampService timestamps = timestamps(trust);
-        index = SearchIndex.open(settings.dataDir(), ledger, clock, settings.hardening().indexRamBufferMb())
+        index = SearchIndex.open(settings.dataDir(), ledger, clock, settings.hardening().indexRamBufferMb(), afterStart)
                 .answeringPartiallyAfter(Duration.ofMillis(settings.hardening().indexCatchUpWaitMs()));
         // After the cluster node: in cluster mode the witnesses' cosignatures reach the other nodes through it.
         checkpointing.addWitnesses(clock, cluster);

@@ -2,6 +2,7 @@ package io.trailproof.erasure;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.background.HeldWork;
 import io.trailproof.core.retention.RetentionPeriod;
 import io.trailproof.index.EventFilter;
 import io.trailproof.index.IndexRequest;
@@ -44,7 +45,7 @@ public final class RetentionMemoryMain {
         ObjectMapper json = new ObjectMapper();
         HandClock clock = new HandClock("2026-01-01T12:00:00Z");
         try (Ledger ledger = Ledger.open(dir, new LedgerOptions(4096, 50), clock, new Random(1));
-             SearchIndex index = SearchIndex.open(dir, ledger, clock, 4)) {
+             SearchIndex index = SearchIndex.open(dir, ledger, clock, 4, HeldWork.none())) {
             String filler = "x".repeat(200);
             for (int done = 0; done < events; ) {
                 List<ObjectNode> batch = new ArrayList<>();

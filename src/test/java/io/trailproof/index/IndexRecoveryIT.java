@@ -1,6 +1,7 @@
 package io.trailproof.index;
 
 import io.trailproof.testing.Api;
+import io.trailproof.testing.Await;
 import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -10,6 +11,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.time.Duration;
 import java.util.Comparator;
 import java.util.stream.Stream;
 
@@ -42,6 +44,12 @@ class IndexRecoveryIT {
         assertThat(api.get("/v1/events?agent_id=agent-1").header("X-Total-Count"))
                 .isEqualTo(Integer.toString((events + 1) / 3));
         assertThat(api.get("/v1/events?label.n=" + (events - 1)).header("X-Total-Count")).isEqualTo("1");
+    }
+
+    /** Waits until /health no longer lists the index's check of its checksums under {@code loading}. */
+    private static void awaitIndexChecked(Api api) throws Exception {
+        Await.untilTrue("the search index's check is done", Duration.ofSeconds(30),
+                () -> !api.get("/health").json().get("loading").toString().contains("index check"));
     }
 
     private static Path liveGeneration(Path data) throws IOException {
@@ -100,6 +108,7 @@ class IndexRecoveryIT {
             ch.truncate(ch.size() / 2);
         }
         try (InProcessServer server = InProcessServer.start(data)) {
+            awaitIndexChecked(server.api());
             assertEverythingSearchable(server.api(), 3000);
             assertThat(data.resolve("index/damaged")).isDirectory();
         }
@@ -122,7 +131,11 @@ class IndexRecoveryIT {
         bytes[bytes.length / 2] ^= 0x5a;
         Files.write(victim, bytes);
         try (InProcessServer server = InProcessServer.start(data)) {
+            // Found by the check after the start (the start reads no file whole), or by the start itself.
+            awaitIndexChecked(server.api());
+            assertThat(data.resolve("index/damaged")).isDirectory();
             assertEverythingSearchable(server.api(), 2000);
+            assertThat(server.api().get("/v1/events?limit=1").header("X-Index-Check")).isNull();
         }
     }
 

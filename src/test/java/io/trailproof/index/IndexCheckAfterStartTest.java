@@ -1,0 +1,122 @@
+package io.trailproof.index;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.core.event.EventValidator;
+import io.trailproof.ledger.Ledger;
+import io.trailproof.ledger.LedgerOptions;
+import io.trailproof.testing.Await;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Random;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The checksums of the index found at a start are verified after the start, not in it
+ * (src/site/search.md#how-the-index-follows-the-log): until then the index answers and says so, and a
+ * file that fails the check has the index moved aside and rebuilt from the log as at a start.
+ */
+class IndexCheckAfterStartTest {
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final int EVENTS = 3_000;
+
+    @TempDir
+    Path dir;
+
+    private static Ledger ledgerWith(Path data, int events) throws Exception {
+        Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new Random(1));
+        for (int done = 0; done < events; done += 1000) {
+            List<ObjectNode> batch = new ArrayList<>();
+            for (int i = done; i < Math.min(events, done + 1000); i++) {
+                ObjectNode e = JSON.createObjectNode().put("agent_id", "agent-" + (i % 7)).put("action_type", "TOOL_CALL")
+                        .put("action_name", "step " + i);
+                e.putObject("action_input").put("n", i).put("text", "some words to invert for event " + i);
+                batch.add(EventValidator.validate(e));
+            }
+            ledger.append(batch);
+        }
+        return ledger;
+    }
+
+    /** Indexes the whole log and stops cleanly: the next open finds a committed index level with the log. */
+    private static void indexAll(Path data, Ledger ledger) throws Exception {
+        try (SearchIndex index = SearchIndex.open(data, ledger, Clock.systemUTC())) {
+            Await.until("the index holds the log", Duration.ofSeconds(30), () -> index.status().indexed() >= EVENTS);
+        }
+    }
+
+    private static SearchIndex.Results all(SearchIndex index) throws Exception {
+        return index.find(new IndexRequest(null, null, IndexRequest.Order.NEWEST_FIRST, 0, 1));
+    }
+
+    private static Path liveGeneration(Path data) throws Exception {
+        return data.resolve("index").resolve(Files.readString(data.resolve("index/current")).trim());
+    }
+
+    @Test
+    void anIndexAnswersBeforeItsCheckAndSaysSo() throws Exception {
+        Path data = dir.resolve("data");
+        try (Ledger ledger = ledgerWith(data, EVENTS)) {
+            indexAll(data, ledger);
+            List<Runnable> held = new ArrayList<>();
+            try (SearchIndex index = SearchIndex.open(data, ledger, Clock.systemUTC(), 0, held::add)) {
+                assertThat(held).as("the check is handed over, not run in the open").hasSize(1);
+                assertThat(index.loading()).containsExactly(SearchIndex.INDEX_CHECK);
+                SearchIndex.Results before = all(index);
+                assertThat(before.total()).isEqualTo(EVENTS);
+                assertThat(before.unchecked()).as("an answer before the check says so").isTrue();
+
+                held.forEach(Runnable::run);
+                assertThat(index.loading()).isEmpty();
+                SearchIndex.Results after = all(index);
+                assertThat(after.total()).isEqualTo(EVENTS);
+                assertThat(after.unchecked()).isFalse();
+                assertThat(index.status().lastFailure()).isNull();
+            }
+        }
+    }
+
+    @Test
+    void aFileThatFailsTheCheckAfterTheStartHasTheIndexRebuiltFromTheLog() throws Exception {
+        Path data = dir.resolve("data");
+        try (Ledger ledger = ledgerWith(data, EVENTS)) {
+            indexAll(data, ledger);
+            Path generation = liveGeneration(data);
+            Path victim;
+            try (Stream<Path> files = Files.list(generation)) {
+                victim = files.filter(Files::isRegularFile).filter(p -> !p.getFileName().toString().startsWith("segments")
+                        && !p.getFileName().toString().equals("write.lock"))
+                        .max(Comparator.comparingLong(p -> p.toFile().length())).orElseThrow();
+            }
+            byte[] bytes = Files.readAllBytes(victim);
+            bytes[bytes.length / 2] ^= 0x5a;
+            Files.write(victim, bytes);
+
+            List<Runnable> held = new ArrayList<>();
+            try (SearchIndex index = SearchIndex.open(data, ledger, Clock.systemUTC(), 0, held::add)) {
+                assertThat(index.loading()).as("the open does not read the damaged file whole")
+                        .containsExactly(SearchIndex.INDEX_CHECK);
+                held.forEach(Runnable::run);
+                Await.until("the damaged index is replaced and filled from the log", Duration.ofSeconds(30),
+                        () -> index.status().lastFailure() != null && index.status().indexed() >= EVENTS);
+                assertThat(index.loading()).isEmpty();
+                assertThat(index.status().lastFailure().action()).contains("damaged");
+                assertThat(data.resolve("index/damaged")).isDirectory();
+                SearchIndex.Results after = all(index);
+                assertThat(after.total()).isEqualTo(EVENTS);
+                assertThat(after.unchecked()).isFalse();
+            }
+        }
+    }
+}
