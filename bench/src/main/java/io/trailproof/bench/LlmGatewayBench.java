@@ -52,6 +52,13 @@ import java.util.regex.Pattern;
  *       slow, so its p99 under-samples the slow moments; a fixed rate does not. Before these rounds,
  *       {@code --warmup} seconds (default 30) of the same loads go through each path, so that the
  *       rounds time compiled code rather than the JIT at work.</li>
+ *   <li>{@code --placement split} runs the trailproof server on a CPU of its own and the calls' processes
+ *       (this JVM's client and fake upstream, the gateways) on the others ({@link CpuPlacement}), as
+ *       deployed, where the audit server is a service apart; {@code --placement shared} (the default)
+ *       leaves every process on every CPU. The bench prints the placement it used.</li>
+ *   <li>{@code --baseline DIST} adds a fourth path: a pass-through gateway of another packaged build
+ *       ({@code -Dbench.gatewayOpts.baseline=...} for its JVM options), to compare two builds' CPU per
+ *       call and tail in the same run.</li>
  *   <li>First piece: {@code --streams} streamed calls to each, alternating; for each, the time from
  *       the upstream's write of the first event to the client's read of it (one clock: both ends are
  *       in this JVM); p50 and p99, direct and through the gateway.</li>
@@ -59,7 +66,8 @@ import java.util.regex.Pattern;
  *
  * <pre>
  *   bench/run-llm-gateway [--seconds S] [--streams N] [--fixed-rate [--loads C:R,...] [--warmup W]]
- *       (default 10 s a round, 1,000 streams, loads 1:100,16:800, 30 s of warm-up a path)
+ *       [--placement shared|split] [--baseline DIST]
+ *       (default 10 s a round, 1,000 streams, loads 1:100,16:800, 30 s of warm-up a path, shared placement)
  * </pre>
  */
 public final class LlmGatewayBench {
@@ -83,13 +91,16 @@ public final class LlmGatewayBench {
     private final Map<String, Long> firstWritten = new ConcurrentHashMap<>();
 
     public static void main(String[] args) throws Exception {
-        BenchArgs a = BenchArgs.parse(args, List.of("--seconds", "--streams", "--loads", "--warmup"), Set.of("--fixed-rate"));
+        BenchArgs a = BenchArgs.parse(args, List.of("--seconds", "--streams", "--loads", "--warmup", "--placement",
+                "--baseline"), Set.of("--fixed-rate"));
         Path dist = a.dist();
         int seconds = a.intOption("--seconds", 10);
         int streams = a.intOption("--streams", 1000);
         int warmup = a.intOption("--warmup", 30);
         boolean fixedRate = a.flag("--fixed-rate");
         List<int[]> loads = loads(a.option("--loads", "1:100,16:800"));
+        String baseline = a.option("--baseline", null);
+        CpuPlacement placement = CpuPlacement.of(a.option("--placement", "shared"));
         Wrk wrk = Wrk.find(Path.of("bench", "wrk"));
         if (wrk == null) {
             throw new IllegalStateException("wrk is not installed (Debian package wrk)");
@@ -101,19 +112,31 @@ public final class LlmGatewayBench {
         Undertow upstream = b.upstream();
         upstream.start();
         int upstreamPort = ((InetSocketAddress) upstream.getListenerInfo().get(0).getAddress()).getPort();
-        try (ServerUnderTest trail = ServerUnderTest.start(dist, work.resolve("data"),
+        try (ServerUnderTest trail = ServerUnderTest.start(placement.serverLauncher(), dist, work.resolve("data"),
                 "-Xmx1g " + System.getProperty("bench.serverOpts", ""));
-             Gateway recording = Gateway.start(dist, upstreamPort, trail.port, work, true);
-             Gateway passing = Gateway.start(dist, upstreamPort, trail.port, work, false)) {
-            String[] names = {"direct", "gateway, recording", "gateway, recording off"};
-            int[] ports = {upstreamPort, recording.port, passing.port};
+             Gateway recording = Gateway.start(placement, dist, upstreamPort, trail.port, work, "recording");
+             Gateway passing = Gateway.start(placement, dist, upstreamPort, trail.port, work, "passing");
+             Gateway before = baseline == null ? null
+                     : Gateway.start(placement, Path.of(baseline), upstreamPort, trail.port, work, "baseline")) {
+            String[] names = before == null ? new String[] {"direct", "gateway, recording", "gateway, recording off"}
+                    : new String[] {"direct", "gateway, recording", "gateway, recording off",
+                        "gateway, recording off, " + baseline};
+            int[] ports = before == null ? new int[] {upstreamPort, recording.port, passing.port}
+                    : new int[] {upstreamPort, recording.port, passing.port, before.port};
+            System.out.printf(Locale.ROOT, "placement %s: trailproof server on CPUs %s; client and fake model on %s; "
+                    + "gateways on %s%s; load average %s%n", placement.name(), CpuPlacement.allowed(trail.pid()),
+                    CpuPlacement.allowed(ProcessHandle.current().pid()), CpuPlacement.allowed(recording.process.pid()),
+                    before == null ? "" : " (baseline on " + CpuPlacement.allowed(before.process.pid()) + ")",
+                    Files.readString(Path.of("/proc/loadavg")).strip());
             Map<String, String> env = Map.of("WRK_BODY_FILE", body.toString());
             for (int port : ports) {
                 wrk.run("http://127.0.0.1:" + port + "/v1/chat/completions", 16, Math.max(3, seconds / 2), env); // warm-up
             }
-            long[] pids = {-1, recording.process.pid(), passing.process.pid()};
+            long[] pids = before == null ? new long[] {-1, recording.process.pid(), passing.process.pid()}
+                    : new long[] {-1, recording.process.pid(), passing.process.pid(), before.process.pid()};
             long serverPid = trail.process.pid();
-            Path[] gcLogs = {null, recording.gcLog, passing.gcLog};
+            Path[] gcLogs = before == null ? new Path[] {null, recording.gcLog, passing.gcLog}
+                    : new Path[] {null, recording.gcLog, passing.gcLog, before.gcLog};
             if (fixedRate) {
                 warmUp(names, ports, pids, serverPid, loads, warmup);
                 fixedRateRounds(names, ports, pids, gcLogs, serverPid, loads, seconds);
@@ -138,7 +161,7 @@ public final class LlmGatewayBench {
             return;
         }
         byte[] request = REQUEST.getBytes(StandardCharsets.UTF_8);
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < names.length; k++) {
             StringBuilder cpu = new StringBuilder();
             for (int[] load : loads) {
                 Duration half = Duration.ofMillis(seconds * 500L / loads.size());
@@ -163,11 +186,11 @@ public final class LlmGatewayBench {
                 + "| gateway CPU us/call | trailproof server CPU us/call |%n|---|---|---|---|---|---|---|---|%n");
         List<double[]> summary = new ArrayList<>();
         for (int connections : new int[] {1, 16}) {
-            double[][] p99 = new double[3][2];
-            double[][] p50 = new double[3][2];
+            double[][] p99 = new double[names.length][2];
+            double[][] p50 = new double[names.length][2];
             for (int round = 0; round < 2; round++) {
-                for (int k = 0; k < 3; k++) {
-                    int target = round == 0 ? k : 2 - k;
+                for (int k = 0; k < names.length; k++) {
+                    int target = round == 0 ? k : names.length - 1 - k;
                     ServerProbe.awaitQuiet(serverPid); // what the previous round recorded is ingested
                     long gateway0 = pids[target] < 0 ? 0 : ServerProbe.cpuNanos(pids[target])[0];
                     long server0 = ServerProbe.cpuNanos(serverPid)[0];
@@ -199,21 +222,21 @@ public final class LlmGatewayBench {
 
     /** The first event of a stream: the time from the upstream's write to the client's read, each path alternated. */
     private static void streams(LlmGatewayBench b, String[] names, int[] ports, int streams) throws Exception {
-        long[][] delays = new long[3][streams];
+        long[][] delays = new long[names.length][streams];
         for (int i = 0; i < 50; i++) { // warm-up
             for (int port : ports) {
                 b.firstPieceDelay(port, "w" + i + "-" + port);
             }
         }
         for (int i = 0; i < streams; i++) {
-            for (int k = 0; k < 3; k++) {
-                int target = i % 2 == 0 ? k : 2 - k;
+            for (int k = 0; k < names.length; k++) {
+                int target = i % 2 == 0 ? k : names.length - 1 - k;
                 delays[target][i] = b.firstPieceDelay(ports[target], i + "-" + target);
             }
         }
         System.out.printf(Locale.ROOT, "%n| first event of a stream, upstream write to client read | p50 us | p99 us | "
                 + "added p50 us | added p99 us | goal |%n|---|---|---|---|---|---|%n");
-        for (int k = 0; k < 3; k++) {
+        for (int k = 0; k < names.length; k++) {
             Arrays.sort(delays[k]);
             System.out.printf(Locale.ROOT, "| %s | %.0f | %.0f | %+.0f | %+.0f | %s |%n", names[k],
                     pct(delays[k], 50) / 1e3, pct(delays[k], 99) / 1e3, (pct(delays[k], 50) - pct(delays[0], 50)) / 1e3,
@@ -237,12 +260,14 @@ public final class LlmGatewayBench {
         for (int[] load : loads) {
             int connections = load[0];
             int rate = load[1];
-            double[][] p50 = new double[3][2];
-            double[][] p99 = new double[3][2];
-            double[][] p999 = new double[3][2];
+            int n = names.length;
+            double[][] p50 = new double[n][2];
+            double[][] p99 = new double[n][2];
+            double[][] p999 = new double[n][2];
+            double[][] cpu = new double[n][2];
             for (int round = 0; round < 2; round++) {
-                for (int k = 0; k < 3; k++) {
-                    int target = round == 0 ? k : 2 - k;
+                for (int k = 0; k < n; k++) {
+                    int target = round == 0 ? k : n - 1 - k;
                     ServerProbe.awaitQuiet(serverPid);
                     long gateway0 = pids[target] < 0 ? 0 : ServerProbe.cpuNanos(pids[target])[0];
                     long server0 = ServerProbe.cpuNanos(serverPid)[0];
@@ -262,6 +287,7 @@ public final class LlmGatewayBench {
                     p50[target][round] = r.ms(50);
                     p99[target][round] = r.ms(99);
                     p999[target][round] = r.ms(99.9);
+                    cpu[target][round] = gatewayCpu;
                     GcPauses.Seen pauses = gc == null ? null : gc.since();
                     System.out.printf(Locale.ROOT, "| %s | %d | %d | %d | %,.0f | %.3f | %.3f | %.3f | %.3f | %d | %s | %.0f | %s |%n",
                             names[target], connections, rate, round + 1, r.rate(), r.ms(50), r.ms(99), r.ms(99.9), r.maxMs(),
@@ -270,7 +296,8 @@ public final class LlmGatewayBench {
                 }
             }
             summary.add(new double[] {connections, rate, mean(p50[0]), mean(p99[0]), mean(p999[0]), mean(p50[1]),
-                mean(p99[1]), mean(p999[1]), mean(p50[2]), mean(p99[2]), mean(p999[2])});
+                mean(p99[1]), mean(p999[1]), mean(p50[2]), mean(p99[2]), mean(p999[2]), mean(cpu[1]), mean(cpu[2]),
+                n > 3 ? mean(p50[3]) : 0, n > 3 ? mean(p99[3]) : 0, n > 3 ? mean(p999[3]) : 0, n > 3 ? mean(cpu[3]) : 0});
         }
         System.out.printf(Locale.ROOT, "%n| connections | calls/s | direct p50 / p99 / p99.9 ms | gateway recording "
                 + "p50 / p99 / p99.9 ms | added p99 ms | gateway recording off p50 / p99 / p99.9 ms | added p99 ms | goal |"
@@ -279,6 +306,14 @@ public final class LlmGatewayBench {
             System.out.printf(Locale.ROOT, "| %.0f | %.0f | %.3f / %.3f / %.3f | %.3f / %.3f / %.3f | %+.3f "
                     + "| %.3f / %.3f / %.3f | %+.3f | <= +1 ms |%n", s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7],
                     s[6] - s[3], s[8], s[9], s[10], s[9] - s[3]);
+        }
+        System.out.printf(Locale.ROOT, "%n| connections | calls/s | gateway CPU us/call, recording | recording off%s |%n"
+                + "|---|---|---|---|%s%n", names.length > 3 ? " | " + names[3] + " p50 / p99 / p99.9 ms | its added p99 ms "
+                + "| its CPU us/call" : "", names.length > 3 ? "---|---|---|" : "");
+        for (double[] s : summary) {
+            System.out.printf(Locale.ROOT, "| %.0f | %.0f | %.0f | %.0f |%s%n", s[0], s[1], s[11], s[12], names.length > 3
+                    ? String.format(Locale.ROOT, " %.3f / %.3f / %.3f | %+.3f | %.0f |", s[13], s[14], s[15], s[14] - s[3], s[16])
+                    : "");
         }
     }
 
@@ -373,17 +408,24 @@ public final class LlmGatewayBench {
     /** A packaged gateway process. */
     private record Gateway(Process process, int port, Path gcLog) implements AutoCloseable {
 
-        /** A gateway spooling into {@code work}/spool, its GC log in {@code work}. */
-        static Gateway start(Path dist, int upstreamPort, int serverPort, Path work, boolean recording)
+        /**
+         * A gateway of {@code dist} on the calls' CPUs, spooling into {@code work}/spool, its GC log in
+         * {@code work}: {@code role} is {@code recording}, or {@code passing} or {@code baseline} (recording off).
+         */
+        static Gateway start(CpuPlacement placement, Path dist, int upstreamPort, int serverPort, Path work, String role)
                 throws IOException, InterruptedException {
-            ProcessBuilder pb = new ProcessBuilder(dist.resolve("bin/trailproof").toString(), "llm-gateway", "--upstream",
+            boolean recording = role.equals("recording");
+            List<String> command = new ArrayList<>(placement.callsLauncher());
+            command.addAll(List.of(dist.resolve("bin/trailproof").toString(), "llm-gateway", "--upstream",
                     "http://127.0.0.1:" + upstreamPort, "--listen", "127.0.0.1:0", "--server",
-                    "http://127.0.0.1:" + serverPort, "--agent-id", "bench-agent").redirectErrorStream(true);
-            Path gcLog = work.resolve("gateway-gc-" + (recording ? "recording" : "passing") + ".log");
+                    "http://127.0.0.1:" + serverPort, "--agent-id", "bench-agent"));
+            ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true);
+            Path gcLog = work.resolve("gateway-gc-" + role + ".log");
             pb.environment().put("TRAILPROOF_SPOOL_DIR", work.resolve("spool").toString());
             pb.environment().put("TRAILPROOF_ENABLED", Boolean.toString(recording));
             pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx512m -Xlog:gc:file=" + gcLog + " "
-                    + System.getProperty("bench.gatewayOpts." + recording, ""));
+                    + System.getProperty(role.equals("baseline") ? "bench.gatewayOpts.baseline"
+                            : "bench.gatewayOpts." + recording, ""));
             Process p = pb.start();
             CompletableFuture<Integer> port = new CompletableFuture<>();
             Thread reader = new Thread(() -> {

@@ -31,7 +31,14 @@ final class ServerUnderTest implements AutoCloseable {
     }
 
     static ServerUnderTest start(Path dist, Path dataDir, String javaOpts, String... extra) throws IOException, InterruptedException {
-        List<String> cmd = new ArrayList<>(List.of(dist.resolve("bin/trailproof").toString(), "serve", "--port", "0",
+        return start(List.of(), dist, dataDir, javaOpts, extra);
+    }
+
+    /** As {@link #start(Path, Path, String, String...)}, the command run through {@code launcher} (for example {@code taskset -c 0}). */
+    static ServerUnderTest start(List<String> launcher, Path dist, Path dataDir, String javaOpts, String... extra)
+            throws IOException, InterruptedException {
+        List<String> cmd = new ArrayList<>(launcher);
+        cmd.addAll(List.of(dist.resolve("bin/trailproof").toString(), "serve", "--port", "0",
                 "--data-dir", dataDir.toString()));
         cmd.addAll(List.of(extra));
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
