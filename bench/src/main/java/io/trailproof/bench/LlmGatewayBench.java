@@ -57,8 +57,8 @@ import java.util.regex.Pattern;
  *       deployed, where the audit server is a service apart; {@code --placement shared} (the default)
  *       leaves every process on every CPU. The bench prints the placement it used.</li>
  *   <li>{@code --baseline DIST} adds a fourth path: a pass-through gateway of another packaged build
- *       ({@code -Dbench.gatewayOpts.baseline=...} for its JVM options), to compare two builds' CPU per
- *       call and tail in the same run.</li>
+ *       (a recording one with {@code --baseline-recording}; {@code -Dbench.gatewayOpts.baseline=...} for
+ *       its JVM options), to compare two builds' CPU per call and tail in the same run.</li>
  *   <li>First piece: {@code --streams} streamed calls to each, alternating; for each, the time from
  *       the upstream's write of the first event to the client's read of it (one clock: both ends are
  *       in this JVM); p50 and p99, direct and through the gateway.</li>
@@ -66,7 +66,7 @@ import java.util.regex.Pattern;
  *
  * <pre>
  *   bench/run-llm-gateway [--seconds S] [--streams N] [--fixed-rate [--loads C:R,...] [--warmup W]]
- *       [--placement shared|split] [--baseline DIST]
+ *       [--placement shared|split] [--baseline DIST [--baseline-recording]]
  *       (default 10 s a round, 1,000 streams, loads 1:100,16:800, 30 s of warm-up a path, shared placement)
  * </pre>
  */
@@ -92,7 +92,7 @@ public final class LlmGatewayBench {
 
     public static void main(String[] args) throws Exception {
         BenchArgs a = BenchArgs.parse(args, List.of("--seconds", "--streams", "--loads", "--warmup", "--placement",
-                "--baseline"), Set.of("--fixed-rate"));
+                "--baseline"), Set.of("--fixed-rate", "--baseline-recording"));
         Path dist = a.dist();
         int seconds = a.intOption("--seconds", 10);
         int streams = a.intOption("--streams", 1000);
@@ -100,6 +100,7 @@ public final class LlmGatewayBench {
         boolean fixedRate = a.flag("--fixed-rate");
         List<int[]> loads = loads(a.option("--loads", "1:100,16:800"));
         String baseline = a.option("--baseline", null);
+        boolean baselineRecording = a.flag("--baseline-recording");
         CpuPlacement placement = CpuPlacement.of(a.option("--placement", "shared"));
         Wrk wrk = Wrk.find(Path.of("bench", "wrk"));
         if (wrk == null) {
@@ -117,10 +118,11 @@ public final class LlmGatewayBench {
              Gateway recording = Gateway.start(placement, dist, upstreamPort, trail.port, work, "recording");
              Gateway passing = Gateway.start(placement, dist, upstreamPort, trail.port, work, "passing");
              Gateway before = baseline == null ? null
-                     : Gateway.start(placement, Path.of(baseline), upstreamPort, trail.port, work, "baseline")) {
+                     : Gateway.start(placement, Path.of(baseline), upstreamPort, trail.port, work,
+                             baselineRecording ? "baseline-recording" : "baseline")) {
             String[] names = before == null ? new String[] {"direct", "gateway, recording", "gateway, recording off"}
                     : new String[] {"direct", "gateway, recording", "gateway, recording off",
-                        "gateway, recording off, " + baseline};
+                        "gateway, recording" + (baselineRecording ? ", " : " off, ") + baseline};
             int[] ports = before == null ? new int[] {upstreamPort, recording.port, passing.port}
                     : new int[] {upstreamPort, recording.port, passing.port, before.port};
             System.out.printf(Locale.ROOT, "placement %s: trailproof server on CPUs %s; client and fake model on %s; "
@@ -196,7 +198,7 @@ public final class LlmGatewayBench {
                     long server0 = ServerProbe.cpuNanos(serverPid)[0];
                     Wrk.Result r = wrk.run("http://127.0.0.1:" + ports[target] + "/v1/chat/completions", connections,
                             seconds, env);
-                    if (target == 1) {
+                    if (records(names[target])) { // the recorded events of this round reach the server
                         ServerProbe.awaitQuiet(serverPid); // the recorded events of this round reach the server
                     }
                     double gatewayCpu = pids[target] < 0 ? 0
@@ -277,7 +279,7 @@ public final class LlmGatewayBench {
                     if (r.errors() > 0) {
                         throw new IllegalStateException(names[target] + ": " + r.errors() + " calls failed");
                     }
-                    if (target == 1) {
+                    if (records(names[target])) { // the recorded events of this round reach the server
                         ServerProbe.awaitQuiet(serverPid);
                     }
                     int calls = r.latencies().length;
@@ -315,6 +317,11 @@ public final class LlmGatewayBench {
                     ? String.format(Locale.ROOT, " %.3f / %.3f / %.3f | %+.3f | %.0f |", s[13], s[14], s[15], s[14] - s[3], s[16])
                     : "");
         }
+    }
+
+    /** Whether the path of that name records into the server (a recording gateway of this build or the baseline's). */
+    private static boolean records(String name) {
+        return name.startsWith("gateway, recording") && !name.startsWith("gateway, recording off");
     }
 
     /** {@code "1:100,16:800"}: connections and calls a second of each fixed-rate load. */
@@ -414,7 +421,7 @@ public final class LlmGatewayBench {
          */
         static Gateway start(CpuPlacement placement, Path dist, int upstreamPort, int serverPort, Path work, String role)
                 throws IOException, InterruptedException {
-            boolean recording = role.equals("recording");
+            boolean recording = role.equals("recording") || role.equals("baseline-recording");
             List<String> command = new ArrayList<>(placement.callsLauncher());
             command.addAll(List.of(dist.resolve("bin/trailproof").toString(), "llm-gateway", "--upstream",
                     "http://127.0.0.1:" + upstreamPort, "--listen", "127.0.0.1:0", "--server",
@@ -424,7 +431,7 @@ public final class LlmGatewayBench {
             pb.environment().put("TRAILPROOF_SPOOL_DIR", work.resolve("spool").toString());
             pb.environment().put("TRAILPROOF_ENABLED", Boolean.toString(recording));
             pb.environment().put("TRAILPROOF_JAVA_OPTS", "-Xmx512m -Xlog:gc:file=" + gcLog + " "
-                    + System.getProperty(role.equals("baseline") ? "bench.gatewayOpts.baseline"
+                    + System.getProperty(role.startsWith("baseline") ? "bench.gatewayOpts.baseline"
                             : "bench.gatewayOpts." + recording, ""));
             Process p = pb.start();
             CompletableFuture<Integer> port = new CompletableFuture<>();
