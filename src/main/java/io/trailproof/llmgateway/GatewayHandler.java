@@ -36,8 +36,8 @@ import java.util.concurrent.Executor;
  * error shape. An upstream that breaks off an answer already begun makes the gateway break off the
  * client's connection too, so the client sees a cut answer, never a shortened one that looks whole.
  *
- * <p>Each call runs on its own virtual thread: a call waiting minutes for a model holds no platform
- * thread.
+ * <p>Each call runs on a thread of the gateway's call pool, which reads the upstream's answer itself
+ * and writes each piece on: one thread made runnable when the answer arrives, no hand-over.
  */
 final class GatewayHandler implements HttpHandler {
 

@@ -92,7 +92,11 @@ public final class LlmGateway implements AutoCloseable {
             shipper = null;
             recorder = null;
         }
-        calls = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("trailproof-llm-call-", 0).factory());
+        // Platform threads, kept for reuse while calls come: a call's thread blocked reading the
+        // upstream's answer is woken by the kernel itself. A virtual thread is woken through the JDK's
+        // pollers and a carrier thread, two or three more threads made runnable for every call on
+        // cores the agent is using; a call waiting for a model holds its thread either way.
+        calls = Executors.newCachedThreadPool(Thread.ofPlatform().daemon(true).name("trailproof-llm-call-", 0).factory());
         upstream = new UpstreamClient(options.upstream(), CONNECT_TIMEOUT);
         String agent = options.agentId() != null ? options.agentId() : DEFAULT_AGENT;
         graceful = new GracefulShutdownHandler(
@@ -100,10 +104,10 @@ public final class LlmGateway implements AutoCloseable {
         undertow = Undertow.builder()
                 .addHttpListener(options.listen().getPort(), options.listen().getHostString())
                 .setIoThreads(Math.max(2, Runtime.getRuntime().availableProcessors()))
-                .setWorkerThreads(2) // calls run on virtual threads; the worker pool only starts them
-                // Without a per-thread cache: a call's virtual thread lives for one call, so buffers it
-                // took from or gave back to a cache of its own would be allocated anew (a zeroed 16 KiB
-                // of direct memory, freed only by the garbage collector) for every read and write.
+                .setWorkerThreads(2) // calls run on the gateway's own threads; the worker pool is not used
+                // Without a per-thread cache: one shared pool serves every call's reads and writes,
+                // whichever thread runs the call and however short-lived it is, so no call allocates a
+                // zeroed 16 KiB of direct memory (freed only by the garbage collector) for its buffers.
                 .setByteBufferPool(buffers)
                 .setServerOption(UndertowOptions.ALWAYS_SET_DATE, false)
                 .setServerOption(UndertowOptions.REQUEST_PARSE_TIMEOUT, PARSE_TIMEOUT_MS)
@@ -144,9 +148,9 @@ public final class LlmGateway implements AutoCloseable {
         graceful.awaitShutdown(options.stopGrace().toMillis());
         undertow.stop();
         calls.shutdownNow();
+        upstream.close(); // breaks off the calls still reading an answer
         inFlight.awaitNone(options.stopGrace());
         buffers.close();
-        upstream.close();
         if (recorder != null) {
             recorder.close();
             shipper.close(options.stopGrace());

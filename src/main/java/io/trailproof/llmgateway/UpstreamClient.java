@@ -14,6 +14,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedDeque;
 import javax.net.ssl.SNIHostName;
 import javax.net.ssl.SSLParameters;
@@ -21,8 +23,8 @@ import javax.net.ssl.SSLSocket;
 import javax.net.ssl.SSLSocketFactory;
 
 /**
- * A plain blocking HTTP/1.1 client for the one upstream, made for calls that run on their own
- * virtual thread: the call's thread writes the request and reads the answer itself, with no thread
+ * A plain blocking HTTP/1.1 client for the one upstream, made for calls that run on a thread of
+ * their own: the call's thread writes the request and reads the answer itself, with no thread
  * of the client's own in between, so an answer's pieces reach the gateway's caller without a hand-over
  * (the JDK's {@code HttpClient} passes each piece through its selector thread and costs several times
  * the CPU per call). HTTPS with the JDK's trust store and host name verification.
@@ -95,6 +97,9 @@ final class UpstreamClient implements AutoCloseable {
     private final String hostHeader;
     private final int connectTimeoutMillis;
     private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
+    /** The connections of the calls in flight, so that {@link #close()} can break them off. */
+    private final Set<Connection> busy = ConcurrentHashMap.newKeySet();
+    private volatile boolean closed;
     private final SSLSocketFactory tlsSockets;
 
     UpstreamClient(URI base, Duration connectTimeout) {
@@ -153,9 +158,13 @@ final class UpstreamClient implements AutoCloseable {
     }
 
     private Connection take() throws Unreachable {
+        if (closed) {
+            throw new Unreachable("the gateway is stopping", null);
+        }
         long now = System.nanoTime();
         for (Connection c = idle.pollFirst(); c != null; c = idle.pollFirst()) {
             if (now - c.idleSince < IDLE_LIMIT.toNanos() && !c.socket.isClosed()) {
+                busy.add(c);
                 return c;
             }
             c.close();
@@ -179,7 +188,15 @@ final class UpstreamClient implements AutoCloseable {
             if (socket instanceof SSLSocket ssl) {
                 ssl.startHandshake();
             }
-            return new Connection(socket);
+            Connection c = new Connection(socket);
+            busy.add(c);
+            if (closed) {
+                c.release(false);
+                throw new Unreachable("the gateway is stopping", null);
+            }
+            return c;
+        } catch (Unreachable stopping) {
+            throw stopping;
         } catch (IOException | IllegalArgumentException e) {
             throw new Unreachable(e.getClass().getSimpleName() + (e.getMessage() == null ? "" : ": " + e.getMessage()), e);
         }
@@ -382,7 +399,8 @@ final class UpstreamClient implements AutoCloseable {
         }
 
         void release(boolean reuse) {
-            if (reuse && idle.size() < MAX_IDLE) {
+            busy.remove(this);
+            if (reuse && !closed && idle.size() < MAX_IDLE) {
                 idleSince = System.nanoTime();
                 idle.addFirst(this);
             } else {
@@ -399,9 +417,18 @@ final class UpstreamClient implements AutoCloseable {
         }
     }
 
+    /**
+     * Closes every connection, the idle ones and those of calls in flight: a call's thread blocked
+     * reading its answer then fails at once (a platform thread's socket read does not end on an
+     * interrupt). No call gets a connection afterwards.
+     */
     @Override
     public void close() {
+        closed = true;
         for (Connection c = idle.pollFirst(); c != null; c = idle.pollFirst()) {
+            c.close();
+        }
+        for (Connection c : busy) {
             c.close();
         }
     }
