@@ -38,7 +38,7 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class EventShipper {
 
-    static final int BATCH_EVENTS = 100;
+    static final int BATCH_EVENTS = 1000;
     static final int BATCH_BYTES = 4 << 20;
     private static final Duration FIRST_PROBE = Duration.ofSeconds(1);
     private static final Duration LAST_PROBE = Duration.ofSeconds(30);
