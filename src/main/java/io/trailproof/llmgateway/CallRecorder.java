@@ -71,7 +71,8 @@ final class CallRecorder {
     }
 
     private final CaptureStreams streams;
-    private final Consumer<ObjectNode> events;
+    /** Takes each round's events at once, in order. */
+    private final Consumer<List<ObjectNode>> events;
     private final Clock clock;
     private final Notices notices;
     private final BlockingQueue<Runnable> work = new LinkedBlockingQueue<>();
@@ -80,7 +81,7 @@ final class CallRecorder {
     /** The events of the recorder's current round, in order; used by its thread only. */
     private final List<ObjectNode> made = new ArrayList<>();
 
-    CallRecorder(CaptureStreams streams, Consumer<ObjectNode> events, Clock clock, Notices notices) {
+    CallRecorder(CaptureStreams streams, Consumer<List<ObjectNode>> events, Clock clock, Notices notices) {
         this.streams = streams;
         this.events = events;
         this.clock = clock;
@@ -143,7 +144,7 @@ final class CallRecorder {
             }
             e.put(EventFields.ACTION_NAME, PATH);
             e.put(EventFields.CAPTURE_LAST, true);
-            events.accept(e);
+            events.accept(List.of(e));
         }
     }
 
@@ -172,10 +173,10 @@ final class CallRecorder {
                 }
             }
             tasks.clear();
-            for (ObjectNode e : made) {
-                events.accept(e);
+            if (!made.isEmpty()) {
+                events.accept(List.copyOf(made)); // one hand-over a round: the shipper wakes once for it
+                made.clear();
             }
-            made.clear();
             if (ended) {
                 return;
             }

@@ -87,7 +87,7 @@ public final class LlmGateway implements AutoCloseable {
             shipper = new EventShipper(new BatchSender(options.server(), options.apiKey(), Duration.ofSeconds(10), json),
                     new Spool(options.spoolDir(), json), ORIGIN, ids.get(), clock, options.flushInterval(), notices,
                     json);
-            recorder = new CallRecorder(new CaptureStreams(ids), shipper::submit, clock, notices);
+            recorder = new CallRecorder(new CaptureStreams(ids), shipper::submitAll, clock, notices);
         } else {
             shipper = null;
             recorder = null;

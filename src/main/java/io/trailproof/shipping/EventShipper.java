@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.List;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ConcurrentLinkedDeque;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
@@ -53,6 +54,11 @@ public final class EventShipper {
     private final Notices notices;
     private final ObjectMapper json;
     private final BlockingQueue<Object> queue = new LinkedBlockingQueue<>();
+    /**
+     * The rest of the last {@link #submitAll} taken from the queue: the shipper's thread takes from it
+     * first, and {@link #close} spools what it still holds when that thread is stuck.
+     */
+    private final ConcurrentLinkedDeque<Object> handedOver = new ConcurrentLinkedDeque<>();
     /** Batches that could not be spooled (the directory is not writable) and are not stored yet. */
     private final Deque<Spool.Entry> unspooled = new ArrayDeque<>();
     private final AtomicLong batchNumber = new AtomicLong();
@@ -97,6 +103,16 @@ public final class EventShipper {
         queue.add(event);
     }
 
+    /**
+     * Queues {@code events} in order, as {@link #submit} each would, handed over at once: the
+     * shipper's thread wakes once for them, not once for each.
+     */
+    public void submitAll(List<? extends ObjectNode> events) {
+        if (!events.isEmpty()) {
+            queue.add(List.copyOf(events));
+        }
+    }
+
     /** Events the service acknowledged as stored so far (by this run, spooled batches of earlier runs included). */
     public long storedEvents() {
         return stored.get();
@@ -112,9 +128,16 @@ public final class EventShipper {
         if (!finished.await(grace.toMillis(), TimeUnit.MILLISECONDS)) {
             // The shipper is stuck in a slow exchange: what it has not taken yet is spooled from here.
             List<JsonNode> rest = new ArrayList<>();
+            for (Object o = handedOver.pollFirst(); o != null; o = handedOver.pollFirst()) {
+                rest.add((JsonNode) o);
+            }
             for (Object o = queue.poll(); o != null; o = queue.poll()) {
                 if (o instanceof JsonNode n) {
                     rest.add(n);
+                } else if (o instanceof List<?> events) {
+                    for (Object e : events) {
+                        rest.add((JsonNode) e);
+                    }
                 }
             }
             if (!rest.isEmpty()) {
@@ -139,7 +162,7 @@ public final class EventShipper {
             Batch batch = new Batch();
             boolean ended = false;
             while (!ended) {
-                Object first = queue.poll(waitNanos(), TimeUnit.NANOSECONDS);
+                Object first = next(waitNanos());
                 if (first == END) {
                     ended = true;
                 } else if (first != null) {
@@ -162,6 +185,23 @@ public final class EventShipper {
         }
     }
 
+    /**
+     * The next event queued, or {@link #END}, waiting up to {@code nanos} (0: not at all); null when
+     * none came. The events of a {@link #submitAll} come one by one, in order.
+     */
+    private Object next(long nanos) throws InterruptedException {
+        Object next = handedOver.pollFirst();
+        if (next != null) {
+            return next;
+        }
+        next = nanos > 0 ? queue.poll(nanos, TimeUnit.NANOSECONDS) : queue.poll();
+        if (next instanceof List<?> events) {
+            handedOver.addAll(events);
+            return handedOver.pollFirst();
+        }
+        return next;
+    }
+
     /** How long to wait for the next event: until the next probe while the service is away. */
     private long waitNanos() {
         if (up) {
@@ -175,7 +215,7 @@ public final class EventShipper {
         long deadline = System.nanoTime() + flushInterval.toNanos();
         while (batch.events.size() < BATCH_EVENTS) {
             long left = closing ? 0 : deadline - System.nanoTime();
-            Object next = left > 0 ? queue.poll(left, TimeUnit.NANOSECONDS) : queue.poll();
+            Object next = next(left);
             if (next == null) {
                 return false;
             }
