@@ -1,7 +1,5 @@
 package io.trailproof.gate;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import io.trailproof.core.gate.Bindings;
 import io.trailproof.core.gate.GateEvent;
 import io.trailproof.core.gate.GateFields;
@@ -37,7 +35,6 @@ import java.util.function.Consumer;
 final class GateLog {
 
     private static final System.Logger LOG = System.getLogger(GateLog.class.getName());
-    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** What the gate knows of a decision beyond its binding: where it is, and what an approver is shown. */
     record DecisionInfo(long logIndex, String sessionId, String rule, String reason, long recordedAtMicros) {
@@ -138,16 +135,18 @@ final class GateLog {
         if (!serviceWritten && !e.captured().containsKey(GateFields.DECISION_ID)) {
             return;
         }
-        JsonNode event = MAPPER.readTree(payload);
-        GateEvent g = GateEvent.of(event);
+        GateEvent g;
+        try {
+            g = GateEvent.read(payload);
+        } catch (IllegalArgumentException unreadable) {
+            return; // as above
+        }
         if (g == null) {
             return;
         }
         switch (g.kind()) {
             case DECISION -> {
-                JsonNode out = event.path("action_output");
-                infos.put(g.id(), new DecisionInfo(index, e.sessionId(), out.path(GateFields.OUT_RULE).textValue(),
-                        out.path(GateFields.OUT_REASON).textValue(), g.recordedAtMicros()));
+                infos.put(g.id(), new DecisionInfo(index, e.sessionId(), g.rule(), g.reason(), g.recordedAtMicros()));
                 if ("ask".equals(g.effect())) {
                     asks.add(g.id());
                 }
@@ -195,6 +194,16 @@ final class GateLog {
     synchronized ActivePolicy active() {
         catchUp();
         return active;
+    }
+
+    /** The active policy and its evaluator, from one catch-up. */
+    record Current(ActivePolicy policy, GateEvaluator evaluator) {
+    }
+
+    /** {@link #active()} and {@link #evaluator()} together: what a decision reads. */
+    synchronized Current current() {
+        catchUp();
+        return new Current(active, evaluator);
     }
 
     /** The evaluator of the active policy, caught up (its own lock guards each decision). */
