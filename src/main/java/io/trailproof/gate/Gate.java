@@ -1,9 +1,12 @@
 package io.trailproof.gate;
 
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
+import com.fasterxml.jackson.databind.node.LongNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
 import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventHash;
 import io.trailproof.core.event.EventTime;
@@ -20,6 +23,7 @@ import io.trailproof.ledger.DedupeRecord;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
 
+import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,6 +59,10 @@ public final class Gate implements Closeable {
     private static final System.Logger LOG = System.getLogger(Gate.class.getName());
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    /** The members of a DECISION's {@code action_output} its answer repeats, in the answer's order. */
+    private static final List<String> ANSWER_MEMBERS = List.of(GateFields.OUT_DECISION, GateFields.OUT_POLICY,
+            GateFields.OUT_RULE, GateFields.OUT_REASON, GateFields.OUT_POLICY_EVENT_ID, GateFields.OUT_ARGS_SHA256,
+            GateFields.OUT_EXPIRES_AT);
     /** The scope of the keys the gate itself records under (never a caller's Idempotency-Key scope, which is hex or empty). */
     private static final String KEY_SCOPE = "gate";
     /** The longest log whose first pass the start waits for (a few tens of milliseconds of reading). */
@@ -190,12 +198,13 @@ public final class Gate implements Closeable {
      * @param proposal validated event fields ({@code action_type} set)
      * @param claim the caller's Idempotency-Key claim, or null; the caller releases it
      */
-    public CompletableFuture<GateWrites.Stored> decide(ObjectNode proposal, DedupeTable.Claim claim) {
+    public CompletableFuture<Decided> decide(ObjectNode proposal, DedupeTable.Claim claim) {
         ObjectNode fields = redactor == null ? proposal : redactor.redact(proposal).fields();
         Instant now = clock.instant();
         String nowText = EventTime.formatRecordedAt(now);
-        ActivePolicy policy = log.active();
-        GateEvaluator evaluator = log.evaluator();
+        GateLog.Current current = log.current();
+        ActivePolicy policy = current.policy();
+        GateEvaluator evaluator = current.evaluator();
         GateEvaluator.QueryTest queries = policy == null ? q -> false : policy.queries().forProposal(fields, nowText);
         GateEvaluator.Verdict verdict = evaluator.decide(Proposals.asPolicyEvent(fields, now), queries);
 
@@ -217,32 +226,65 @@ public final class Gate implements Closeable {
         out.put(GateFields.OUT_ARGS_SHA256, ArgsDigest.ofEvent(fields));
         out.put(GateFields.OUT_EXPIRES_AT, verdict.effect() == Effect.ASK
                 ? EventTime.formatRecordedAt(now.plus(askTimeout)) : null);
-        return writes.append(decision, claim);
+        return writes.append(decision, claim).thenApply(stored -> new Decided(stored, out));
+    }
+
+    /**
+     * A decision's write as it completed, with the {@code action_output} this service composed for it
+     * (stored as given), so that its answer is made without reading the event back or copying it.
+     */
+    public record Decided(GateWrites.Stored stored, ObjectNode output) {
     }
 
     /** The body of the 201 answer of {@code POST /v1/decisions}, from the stored {@code DECISION} event at {@code logIndex}. */
     public byte[] decisionAnswer(long logIndex) throws IOException {
-        return decisionAnswerOf(MAPPER.readTree(ledger.payloadAt(logIndex)));
+        JsonNode event = MAPPER.readTree(ledger.payloadAt(logIndex));
+        return decisionAnswerOf(event.path(EventFields.ID).asText(), event.path(EventFields.ACTION_OUTPUT),
+                event.get(EventFields.ID), event.get(EventFields.LOG_INDEX), event.get(EventFields.HASH));
     }
 
     /**
-     * The same from the {@code DECISION} event this service just stored, as the write returned it:
-     * nothing is read back from the log.
+     * The same for a decision this service just stored, from what it composed and where the write put
+     * it: the same bytes as {@link #decisionAnswer(long)} reads from the stored event.
      */
-    public byte[] decisionAnswer(StoredEvent stored) throws IOException {
-        return decisionAnswerOf(stored.json());
+    public byte[] decisionAnswer(Decided d) throws IOException {
+        StoredEvent e = d.stored().event();
+        return decisionAnswerOf(e.id(), d.output(), TextNode.valueOf(e.id()), LongNode.valueOf(e.logIndex()),
+                TextNode.valueOf(e.hash()));
     }
 
-    private static byte[] decisionAnswerOf(JsonNode event) throws IOException {
-        JsonNode out = event.path(EventFields.ACTION_OUTPUT);
-        ObjectNode o = NODES.objectNode();
-        o.put("decision_id", event.path(EventFields.ID).asText());
-        for (String f : List.of(GateFields.OUT_DECISION, GateFields.OUT_POLICY, GateFields.OUT_RULE, GateFields.OUT_REASON,
-                GateFields.OUT_POLICY_EVENT_ID, GateFields.OUT_ARGS_SHA256, GateFields.OUT_EXPIRES_AT)) {
-            o.set(f, out.path(f).isMissingNode() ? NODES.nullNode() : out.get(f));
+    /** Written member by member, as a tree of the same members would be (an answer per decision: no tree is built). */
+    private static byte[] decisionAnswerOf(String decisionId, JsonNode out, JsonNode id, JsonNode logIndex, JsonNode hash)
+            throws IOException {
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(512);
+        try (JsonGenerator g = MAPPER.createGenerator(bytes)) {
+            g.writeStartObject();
+            g.writeStringField("decision_id", decisionId);
+            for (String f : ANSWER_MEMBERS) {
+                g.writeFieldName(f);
+                write(g, out.get(f));
+            }
+            g.writeObjectFieldStart("event");
+            g.writeFieldName(EventFields.ID);
+            write(g, id);
+            g.writeFieldName(EventFields.LOG_INDEX);
+            write(g, logIndex);
+            g.writeFieldName(EventFields.HASH);
+            write(g, hash);
+            g.writeEndObject();
+            g.writeEndObject();
         }
-        o.set("event", eventRef(event));
-        return MAPPER.writeValueAsBytes(o);
+        return bytes.toByteArray();
+    }
+
+    private static void write(JsonGenerator g, JsonNode value) throws IOException {
+        if (value == null || value.isNull()) {
+            g.writeNull();
+        } else if (value.isTextual()) {
+            g.writeString(value.textValue());
+        } else {
+            g.writeTree(value);
+        }
     }
 
     private static ObjectNode eventRef(JsonNode event) {

@@ -8,7 +8,6 @@ import io.trailproof.core.event.EventFields;
 import io.trailproof.core.event.EventLimits;
 import io.trailproof.core.event.EventRejection;
 import io.trailproof.core.event.EventValidator;
-import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.json.JsonRejection;
 import io.trailproof.core.json.StrictJson;
 import io.trailproof.core.policy.PolicyRejection;
@@ -102,20 +101,20 @@ final class GateEndpoints {
             return CompletableFuture.completedFuture(r.answer());
         }
         DedupeTable.Claim claim = start == null ? null : ((IdempotentRequests.Claimed) start).claim();
-        CompletableFuture<GateWrites.Stored> stored;
+        CompletableFuture<Gate.Decided> decided;
         try {
-            stored = gate.decide(proposal(body), claim);
+            decided = gate.decide(proposal(body), claim);
         } catch (Exception | Error e) {
             if (claim != null) {
                 claim.release();
             }
             throw e;
         }
-        return answered(stored.whenComplete((s, e) -> {
+        return answered(decided.whenComplete((d, e) -> {
             if (claim != null) {
                 claim.release();
             }
-        }), s -> s.replayed() ? decisionReplay(s.logIndex()) : decisionCreated(s.event()));
+        }), d -> d.stored().replayed() ? decisionReplay(d.stored().logIndex()) : decisionCreated(d));
     }
 
     /** A proposal: an event's fields, {@code action_type} {@code TOOL_CALL} when absent, no {@code decision_id}. */
@@ -154,10 +153,10 @@ final class GateEndpoints {
     }
 
     /** A new decision's answer, from the event as the write returned it (nothing is read back). */
-    private Router.Answer decisionCreated(StoredEvent stored) throws IOException {
-        byte[] answer = gate.decisionAnswer(stored);
+    private Router.Answer decisionCreated(Gate.Decided decided) throws IOException {
+        byte[] answer = gate.decisionAnswer(decided);
         return ex -> {
-            ex.getResponseHeaders().put(Headers.LOCATION, DECISIONS + stored.id());
+            ex.getResponseHeaders().put(Headers.LOCATION, DECISIONS + decided.stored().event().id());
             Responses.bytes(ex, 201, answer);
         };
     }
@@ -297,8 +296,8 @@ final class GateEndpoints {
     }
 
     @FunctionalInterface
-    private interface StoredAnswer {
-        Router.Answer of(GateWrites.Stored stored) throws IOException;
+    private interface StoredAnswer<T> {
+        Router.Answer of(T stored) throws IOException;
     }
 
     /**
@@ -306,7 +305,7 @@ final class GateEndpoints {
      * answer is made when it is written (on the connection's thread), not in the stage: the stage
      * completes on the log's flusher thread, whose next force would wait for it.
      */
-    private static CompletionStage<Router.Answer> answered(CompletableFuture<GateWrites.Stored> stored, StoredAnswer answer) {
+    private static <T> CompletionStage<Router.Answer> answered(CompletableFuture<T> stored, StoredAnswer<T> answer) {
         return stored.handle((s, error) -> {
             if (error != null) {
                 Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;

@@ -53,7 +53,7 @@ class GateStartTest {
                 ledger.append(filler);
                 ObjectNode proposal = JSON.createObjectNode().put("agent_id", "agent-" + i).put("action_type", "TOOL_CALL")
                         .put("action_name", "transfer");
-                long at = first.decide(proposal, null).get(30, TimeUnit.SECONDS).logIndex();
+                long at = first.decide(proposal, null).get(30, TimeUnit.SECONDS).stored().logIndex();
                 decisions.add(first.eventId(at));
             }
             first.close();

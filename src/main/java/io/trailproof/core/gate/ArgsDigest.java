@@ -1,12 +1,12 @@
 package io.trailproof.core.gate;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.NullNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventHash;
 import io.trailproof.core.json.Rfc8785;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
 import java.util.HexFormat;
 
 /**
@@ -16,14 +16,33 @@ import java.util.HexFormat;
  */
 public final class ArgsDigest {
 
+    /** The canonical form's bytes around its two members: RFC 8785 orders {@code action_input} first. */
+    private static final byte[] OPEN = "{\"action_input\":".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] BETWEEN = ",\"action_name\":".getBytes(StandardCharsets.UTF_8);
+    private static final byte[] CLOSE = "}".getBytes(StandardCharsets.UTF_8);
+    /** One digest per thread, reset by each use: a decision digests its arguments on its request's thread. */
+    private static final ThreadLocal<MessageDigest> SHA256 = ThreadLocal.withInitial(EventHash::newDigest);
+
     private ArgsDigest() {
     }
 
+    /**
+     * The digest of the canonical form of {@code {"action_name", "action_input"}}, hashed in pieces
+     * (the object's own bytes around each member's canonical form) without building the object.
+     */
     public static String of(JsonNode actionName, JsonNode actionInput) {
-        ObjectNode o = JsonNodeFactory.instance.objectNode();
-        o.set("action_name", actionName == null || actionName.isMissingNode() ? NullNode.instance : actionName);
-        o.set("action_input", actionInput == null || actionInput.isMissingNode() ? NullNode.instance : actionInput);
-        return HexFormat.of().formatHex(EventHash.sha256(Rfc8785.canonicalize(o)));
+        MessageDigest d = SHA256.get();
+        d.reset();
+        d.update(OPEN);
+        d.update(Rfc8785.canonicalize(orNull(actionInput)));
+        d.update(BETWEEN);
+        d.update(Rfc8785.canonicalize(orNull(actionName)));
+        d.update(CLOSE);
+        return HexFormat.of().formatHex(d.digest());
+    }
+
+    private static JsonNode orNull(JsonNode value) {
+        return value == null || value.isMissingNode() ? NullNode.instance : value;
     }
 
     /** The digest of a stored event's (or a proposal's) own {@code action_name} and {@code action_input}. */

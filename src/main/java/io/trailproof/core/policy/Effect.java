@@ -9,8 +9,10 @@ import java.util.Locale;
 public enum Effect {
     ALLOW, ASK, DENY;
 
+    private final String wireName = name().toLowerCase(Locale.ROOT);
+
     public String wireName() {
-        return name().toLowerCase(Locale.ROOT);
+        return wireName;
     }
 
     /** The effect of that name ({@code allow}, {@code ask}, {@code deny}), or null for any other text. */

@@ -32,11 +32,15 @@ public final class GateEvaluator {
 
     private final List<GateRules.GateRule> rules = new ArrayList<>();
     private final Effect defaultEffect;
+    /** The verdict when no rule fires: the same for every proposal. */
+    private final Verdict byDefault;
     private final ScopeKey.Cache keys = new ScopeKey.Cache();
     private final Set<String> queries = new HashSet<>();
 
     public GateEvaluator(List<Policy> policies, Effect defaultEffect) {
         this.defaultEffect = defaultEffect;
+        this.byDefault = new Verdict(defaultEffect, null, null, "no rule of the gate policy fired; the default is "
+                + defaultEffect.wireName());
         for (Policy p : policies) {
             for (Rule r : p.rules()) {
                 if (r.effect() != null) {
@@ -91,8 +95,7 @@ public final class GateEvaluator {
             }
         }
         if (strongest == null) {
-            return new Verdict(defaultEffect, null, null, "no rule of the gate policy fired; the default is "
-                    + defaultEffect.wireName());
+            return byDefault;
         }
         String reason = strongest.rule.reason() != null ? strongest.rule.reason() : why;
         return new Verdict(effect, strongest.policy, strongest.rule.name(), reason);
