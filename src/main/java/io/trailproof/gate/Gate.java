@@ -1,6 +1,6 @@
 package io.trailproof.gate;
 
-import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -63,6 +63,14 @@ public final class Gate implements Closeable {
     private static final List<String> ANSWER_MEMBERS = List.of(GateFields.OUT_DECISION, GateFields.OUT_POLICY,
             GateFields.OUT_RULE, GateFields.OUT_REASON, GateFields.OUT_POLICY_EVENT_ID, GateFields.OUT_ARGS_SHA256,
             GateFields.OUT_EXPIRES_AT);
+    private static final JsonStringEncoder QUOTES = JsonStringEncoder.getInstance();
+    private static final byte[] ANSWER_START = ascii("{\"decision_id\":");
+    private static final byte[][] ANSWER_NAMES = ANSWER_MEMBERS.stream().map(m -> ascii(",\"" + m + "\":"))
+            .toArray(byte[][]::new);
+    private static final byte[] EVENT_ID = ascii(",\"event\":{\"" + EventFields.ID + "\":");
+    private static final byte[] EVENT_LOG_INDEX = ascii(",\"" + EventFields.LOG_INDEX + "\":");
+    private static final byte[] EVENT_HASH = ascii(",\"" + EventFields.HASH + "\":");
+    private static final byte[] NULL = ascii("null");
     /** The scope of the keys the gate itself records under (never a caller's Idempotency-Key scope, which is hex or empty). */
     private static final String KEY_SCOPE = "gate";
     /** The longest log whose first pass the start waits for (a few tens of milliseconds of reading). */
@@ -253,38 +261,55 @@ public final class Gate implements Closeable {
                 TextNode.valueOf(e.hash()));
     }
 
-    /** Written member by member, as a tree of the same members would be (an answer per decision: no tree is built). */
-    private static byte[] decisionAnswerOf(String decisionId, JsonNode out, JsonNode id, JsonNode logIndex, JsonNode hash)
+    /**
+     * Written member by member, the same bytes as Jackson writes a tree of the same members (one
+     * answer per decision: no tree, generator or buffer beyond the answer's own is made).
+     */
+    static byte[] decisionAnswerOf(String decisionId, JsonNode out, JsonNode id, JsonNode logIndex, JsonNode hash)
             throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(512);
-        try (JsonGenerator g = MAPPER.createGenerator(bytes)) {
-            g.writeStartObject();
-            g.writeStringField("decision_id", decisionId);
-            for (String f : ANSWER_MEMBERS) {
-                g.writeFieldName(f);
-                write(g, out.get(f));
-            }
-            g.writeObjectFieldStart("event");
-            g.writeFieldName(EventFields.ID);
-            write(g, id);
-            g.writeFieldName(EventFields.LOG_INDEX);
-            write(g, logIndex);
-            g.writeFieldName(EventFields.HASH);
-            write(g, hash);
-            g.writeEndObject();
-            g.writeEndObject();
+        ByteArrayOutputStream bytes = new ByteArrayOutputStream(384);
+        bytes.write(ANSWER_START);
+        text(bytes, decisionId);
+        for (int i = 0; i < ANSWER_MEMBERS.size(); i++) {
+            bytes.write(ANSWER_NAMES[i]);
+            write(bytes, out.get(ANSWER_MEMBERS.get(i)));
         }
+        bytes.write(EVENT_ID);
+        write(bytes, id);
+        bytes.write(EVENT_LOG_INDEX);
+        write(bytes, logIndex);
+        bytes.write(EVENT_HASH);
+        write(bytes, hash);
+        bytes.write('}');
+        bytes.write('}');
         return bytes.toByteArray();
     }
 
-    private static void write(JsonGenerator g, JsonNode value) throws IOException {
+    private static void write(ByteArrayOutputStream bytes, JsonNode value) throws IOException {
         if (value == null || value.isNull()) {
-            g.writeNull();
+            bytes.write(NULL);
         } else if (value.isTextual()) {
-            g.writeString(value.textValue());
+            text(bytes, value.textValue());
         } else {
-            g.writeTree(value);
+            bytes.write(MAPPER.writeValueAsBytes(value));
         }
+    }
+
+    /** A string as Jackson's generator writes it: escaped by the same table; a surrogate pair (which it escapes) by it. */
+    private static void text(ByteArrayOutputStream bytes, String text) throws IOException {
+        for (int i = 0; i < text.length(); i++) {
+            if (Character.isSurrogate(text.charAt(i))) {
+                bytes.write(MAPPER.writeValueAsBytes(text));
+                return;
+            }
+        }
+        bytes.write('"');
+        bytes.write(QUOTES.quoteAsUTF8(text));
+        bytes.write('"');
+    }
+
+    private static byte[] ascii(String s) {
+        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     private static ObjectNode eventRef(JsonNode event) {

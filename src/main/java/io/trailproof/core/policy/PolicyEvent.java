@@ -39,7 +39,8 @@ public record PolicyEvent(long logIndex, String id, String agentId, String sessi
             if (!node.isObject()) {
                 return null;
             }
-            JsonNode whole = node.get(String.join(".", Arrays.copyOfRange(path, i, path.length)));
+            // the rest as one key; for the last segment that is the segment itself, looked up below
+            JsonNode whole = i == path.length - 1 ? null : node.get(String.join(".", Arrays.copyOfRange(path, i, path.length)));
             if (whole != null) {
                 node = whole;
                 break;
