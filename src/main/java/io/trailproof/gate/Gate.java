@@ -1,6 +1,5 @@
 package io.trailproof.gate;
 
-import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.JsonNodeFactory;
@@ -23,7 +22,6 @@ import io.trailproof.ledger.DedupeRecord;
 import io.trailproof.ledger.DedupeTable;
 import io.trailproof.ledger.Ledger;
 
-import java.io.ByteArrayOutputStream;
 import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -59,18 +57,6 @@ public final class Gate implements Closeable {
     private static final System.Logger LOG = System.getLogger(Gate.class.getName());
     private static final ObjectMapper MAPPER = new ObjectMapper();
     private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
-    /** The members of a DECISION's {@code action_output} its answer repeats, in the answer's order. */
-    private static final List<String> ANSWER_MEMBERS = List.of(GateFields.OUT_DECISION, GateFields.OUT_POLICY,
-            GateFields.OUT_RULE, GateFields.OUT_REASON, GateFields.OUT_POLICY_EVENT_ID, GateFields.OUT_ARGS_SHA256,
-            GateFields.OUT_EXPIRES_AT);
-    private static final JsonStringEncoder QUOTES = JsonStringEncoder.getInstance();
-    private static final byte[] ANSWER_START = ascii("{\"decision_id\":");
-    private static final byte[][] ANSWER_NAMES = ANSWER_MEMBERS.stream().map(m -> ascii(",\"" + m + "\":"))
-            .toArray(byte[][]::new);
-    private static final byte[] EVENT_ID = ascii(",\"event\":{\"" + EventFields.ID + "\":");
-    private static final byte[] EVENT_LOG_INDEX = ascii(",\"" + EventFields.LOG_INDEX + "\":");
-    private static final byte[] EVENT_HASH = ascii(",\"" + EventFields.HASH + "\":");
-    private static final byte[] NULL = ascii("null");
     /** The scope of the keys the gate itself records under (never a caller's Idempotency-Key scope, which is hex or empty). */
     private static final String KEY_SCOPE = "gate";
     /** The longest log whose first pass the start waits for (a few tens of milliseconds of reading). */
@@ -247,7 +233,7 @@ public final class Gate implements Closeable {
     /** The body of the 201 answer of {@code POST /v1/decisions}, from the stored {@code DECISION} event at {@code logIndex}. */
     public byte[] decisionAnswer(long logIndex) throws IOException {
         JsonNode event = MAPPER.readTree(ledger.payloadAt(logIndex));
-        return decisionAnswerOf(event.path(EventFields.ID).asText(), event.path(EventFields.ACTION_OUTPUT),
+        return DecisionAnswers.of(event.path(EventFields.ID).asText(), event.path(EventFields.ACTION_OUTPUT),
                 event.get(EventFields.ID), event.get(EventFields.LOG_INDEX), event.get(EventFields.HASH));
     }
 
@@ -257,59 +243,8 @@ public final class Gate implements Closeable {
      */
     public byte[] decisionAnswer(Decided d) throws IOException {
         StoredEvent e = d.stored().event();
-        return decisionAnswerOf(e.id(), d.output(), TextNode.valueOf(e.id()), LongNode.valueOf(e.logIndex()),
+        return DecisionAnswers.of(e.id(), d.output(), TextNode.valueOf(e.id()), LongNode.valueOf(e.logIndex()),
                 TextNode.valueOf(e.hash()));
-    }
-
-    /**
-     * Written member by member, the same bytes as Jackson writes a tree of the same members (one
-     * answer per decision: no tree, generator or buffer beyond the answer's own is made).
-     */
-    static byte[] decisionAnswerOf(String decisionId, JsonNode out, JsonNode id, JsonNode logIndex, JsonNode hash)
-            throws IOException {
-        ByteArrayOutputStream bytes = new ByteArrayOutputStream(384);
-        bytes.write(ANSWER_START);
-        text(bytes, decisionId);
-        for (int i = 0; i < ANSWER_MEMBERS.size(); i++) {
-            bytes.write(ANSWER_NAMES[i]);
-            write(bytes, out.get(ANSWER_MEMBERS.get(i)));
-        }
-        bytes.write(EVENT_ID);
-        write(bytes, id);
-        bytes.write(EVENT_LOG_INDEX);
-        write(bytes, logIndex);
-        bytes.write(EVENT_HASH);
-        write(bytes, hash);
-        bytes.write('}');
-        bytes.write('}');
-        return bytes.toByteArray();
-    }
-
-    private static void write(ByteArrayOutputStream bytes, JsonNode value) throws IOException {
-        if (value == null || value.isNull()) {
-            bytes.write(NULL);
-        } else if (value.isTextual()) {
-            text(bytes, value.textValue());
-        } else {
-            bytes.write(MAPPER.writeValueAsBytes(value));
-        }
-    }
-
-    /** A string as Jackson's generator writes it: escaped by the same table; a surrogate pair (which it escapes) by it. */
-    private static void text(ByteArrayOutputStream bytes, String text) throws IOException {
-        for (int i = 0; i < text.length(); i++) {
-            if (Character.isSurrogate(text.charAt(i))) {
-                bytes.write(MAPPER.writeValueAsBytes(text));
-                return;
-            }
-        }
-        bytes.write('"');
-        bytes.write(QUOTES.quoteAsUTF8(text));
-        bytes.write('"');
-    }
-
-    private static byte[] ascii(String s) {
-        return s.getBytes(StandardCharsets.US_ASCII);
     }
 
     private static ObjectNode eventRef(JsonNode event) {

@@ -32,7 +32,7 @@ class DecisionAnswerTest {
             out.put("args_sha256", "ab".repeat(32));
             // expires_at absent: written as null, as the tree's answer did
             JsonNode id = TextNode.valueOf("019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f01");
-            byte[] written = Gate.decisionAnswerOf(text, out, id, LongNode.valueOf(12_345_678_901L), TextNode.valueOf("cd".repeat(32)));
+            byte[] written = DecisionAnswers.of(text, out, id, LongNode.valueOf(12_345_678_901L), TextNode.valueOf("cd".repeat(32)));
 
             ObjectNode o = NODES.objectNode();
             o.put("decision_id", text);
