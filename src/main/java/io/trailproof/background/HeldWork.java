@@ -8,7 +8,8 @@ import java.util.concurrent.Executor;
 /**
  * Work a start leaves to after it, held until the service listens: loads that grow with the log
  * (the tree check, the agents' positions, the sealed segments' idempotency keys, the check of the
- * search index's checksums) would
+ * search index's checksums, and the indexing of the events a crash left beyond the index's last
+ * commit) would
  * otherwise take, on a machine with few cores, the CPU the start itself needs, and make the start
  * grow with the log after all. {@link #release} starts every held task, each on a daemon thread of
  * its own; a task handed over after that starts at once.

@@ -122,9 +122,9 @@ public final class SearchIndex implements Closeable {
 
     /**
      * As {@link #open(Path, Ledger, Clock)}, with a RAM buffer of {@code ramBufferMb} MB
-     * ({@code index.ram-buffer-mb}; 0 sizes it from the heap, see {@link IndexOptions#of}), and the
-     * check of the index found handed to {@code afterStart} (which may hold it until the service
-     * listens, {@link HeldWork}).
+     * ({@code index.ram-buffer-mb}; 0 sizes it from the heap, see {@link IndexOptions#of}), and both
+     * the following of the ledger and the check of the index found handed to {@code afterStart}
+     * (which may hold them until the service listens, {@link HeldWork}).
      */
     public static SearchIndex open(Path dataDir, Ledger ledger, Clock clock, int ramBufferMb, Executor afterStart)
             throws IOException {
@@ -146,7 +146,10 @@ public final class SearchIndex implements Closeable {
         IndexDirectory dirs = new IndexDirectory(dataDir);
         Map.Entry<EventIndex, Path> opened = LiveGeneration.open(dirs, ledger, options);
         SearchIndex index = new SearchIndex(ledger, dirs, options, clock, opened.getKey(), opened.getValue());
-        index.follower.start();
+        // After a crash the index is behind the log by up to a commit interval of events: indexing
+        // them beside the start would take the CPU the start needs. Nothing can search before the
+        // service listens, and then a search waits for the index as at any other time.
+        afterStart.execute(index.follower::start);
         EventIndex found = opened.getKey();
         if (!found.checked()) {
             afterStart.execute(() -> index.check(found));

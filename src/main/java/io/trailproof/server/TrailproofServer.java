@@ -64,8 +64,8 @@ public final class TrailproofServer implements AutoCloseable {
     private final SecureRandom random = new SecureRandom();
     private final DataDirLock lock;
     /**
-     * The ledger's loads that grow with the log (src/site/operations.md#start-up), held until the
-     * listener is bound, so that they do not take the start's CPU.
+     * The loads that grow with the log (src/site/operations.md#start-up), the ledger's and the search
+     * index's, held until the listener is bound, so that they do not take the start's CPU.
      */
     private final HeldWork afterStart = new HeldWork(AFTER_START_HOLD_LIMIT);
     /** Sign-in of people; null when auth.oidc.issuer is not set. */
@@ -190,7 +190,9 @@ public final class TrailproofServer implements AutoCloseable {
     private ErasureService completeInterruptedErasures() throws IOException {
         ErasureService erasures = new ErasureService(ledger, index, settings.erasure().shareWhileIngesting());
         if (ledger.erasures().interrupted() >= 0) {
-            afterStart.release();   // finishing it reads the erased events' agents, whose positions load after the start
+            // Finishing it reads the erased events' agents, whose positions load after the start, and
+            // has the index's follower, also started after the start, replace their documents.
+            afterStart.release();
         }
         erasures.completeInterrupted();
         if (cluster != null) {   // erasures go through the topic; this node's apply loop finishes them here

@@ -56,6 +56,16 @@ class IndexCheckAfterStartTest {
         }
     }
 
+    /** Events a crash would leave beyond the index's last commit. */
+    private static void appendBeyondTheIndex(Ledger ledger) throws Exception {
+        List<ObjectNode> batch = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            batch.add(EventValidator.validate(JSON.createObjectNode().put("agent_id", "agent-late")
+                    .put("action_type", "TOOL_CALL").put("action_name", "late " + i)));
+        }
+        ledger.append(batch);
+    }
+
     private static SearchIndex.Results all(SearchIndex index) throws Exception {
         return index.find(new IndexRequest(null, null, IndexRequest.Order.NEWEST_FIRST, 0, 1));
     }
@@ -69,18 +79,26 @@ class IndexCheckAfterStartTest {
         Path data = dir.resolve("data");
         try (Ledger ledger = ledgerWith(data, EVENTS)) {
             indexAll(data, ledger);
+            appendBeyondTheIndex(ledger);
             List<Runnable> held = new ArrayList<>();
             try (SearchIndex index = SearchIndex.open(data, ledger, Clock.systemUTC(), 0, held::add)) {
-                assertThat(held).as("the check is handed over, not run in the open").hasSize(1);
+                assertThat(held).as("following the log and the check are handed over, not run in the open")
+                        .hasSize(2);
+                assertThat(index.status().indexed()).as("nothing indexed before the follower is released")
+                        .isEqualTo(EVENTS);
                 assertThat(index.loading()).containsExactly(SearchIndex.INDEX_CHECK);
+
+                held.get(0).run();   // the follower
+                Await.until("the index follows the log once released", Duration.ofSeconds(30),
+                        () -> index.status().indexed() >= ledger.size());
                 SearchIndex.Results before = all(index);
-                assertThat(before.total()).isEqualTo(EVENTS);
+                assertThat(before.total()).isEqualTo(ledger.size());
                 assertThat(before.unchecked()).as("an answer before the check says so").isTrue();
 
-                held.forEach(Runnable::run);
+                held.get(1).run();   // the check
                 assertThat(index.loading()).isEmpty();
                 SearchIndex.Results after = all(index);
-                assertThat(after.total()).isEqualTo(EVENTS);
+                assertThat(after.total()).isEqualTo(ledger.size());
                 assertThat(after.unchecked()).isFalse();
                 assertThat(index.status().lastFailure()).isNull();
             }
