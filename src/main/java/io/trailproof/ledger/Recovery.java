@@ -1,6 +1,7 @@
 package io.trailproof.ledger;
 
 import io.trailproof.core.event.EventFields;
+import io.trailproof.core.event.EventTime;
 import io.trailproof.core.event.StoredEvent;
 import io.trailproof.core.merkle.Rfc9162;
 import io.trailproof.store.AcknowledgedDataLostException;
@@ -217,6 +218,9 @@ final class Recovery {
         CatchUp c = new CatchUp();
         c.lastHash = lastHash;
         c.lastRecordedAt = lastRecordedAt;
+        // The latest recorded_at replayed, as text: compared as text where its shape allows
+        // (EventTime.recordedAtAfter) and parsed once at the end, not once per event.
+        String[] latest = {null};
         log.scan(from, end, (index, payload) -> {
             StoredEvent event;
             try {
@@ -231,12 +235,17 @@ final class Recovery {
             if (index >= covered) {
                 agents.add(index, event.agentId(), event.sequence(), event.hash(), event.recordedAt());
                 c.lastHash = event.hash();
-                Instant recorded = Instant.parse(event.recordedAt());
-                if (recorded.isAfter(c.lastRecordedAt)) {
-                    c.lastRecordedAt = recorded;
+                if (latest[0] == null || EventTime.recordedAtAfter(event.recordedAt(), latest[0])) {
+                    latest[0] = event.recordedAt();
                 }
             }
         });
+        if (latest[0] != null) {
+            Instant recorded = Instant.parse(latest[0]);
+            if (recorded.isAfter(c.lastRecordedAt)) {
+                c.lastRecordedAt = recorded;
+            }
+        }
         return c;
     }
 }

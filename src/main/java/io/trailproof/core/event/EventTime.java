@@ -124,6 +124,35 @@ public final class EventTime {
         return value;
     }
 
+    /**
+     * Whether {@code recorded_at} text {@code a} is a later instant than {@code b}. Two texts of the
+     * shape {@link #formatRecordedAt} writes for years 0 to 9999 (fixed width, UTC) are compared as
+     * text, which orders them as instants; any other text is parsed ({@link Instant#parse}, which
+     * throws on text that is not an instant).
+     */
+    public static boolean recordedAtAfter(String a, String b) {
+        if (fixedShape(a) && fixedShape(b)) {
+            return a.compareTo(b) > 0;
+        }
+        return Instant.parse(a).isAfter(Instant.parse(b));
+    }
+
+    /** {@code uuuu-MM-ddTHH:mm:ss.SSSSSSZ}: digits where the shape has them, its separators elsewhere. */
+    private static boolean fixedShape(String s) {
+        String shape = "0000-00-00T00:00:00.000000Z";
+        if (s.length() != shape.length()) {
+            return false;
+        }
+        for (int i = 0; i < shape.length(); i++) {
+            char want = shape.charAt(i);
+            char c = s.charAt(i);
+            if (want == '0' ? c < '0' || c > '9' : c != want) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     /** {@code recorded_at} for an instant: RFC 3339 UTC, truncated to exactly six fractional digits. */
     public static String formatRecordedAt(Instant instant) {
         Instant t = instant.truncatedTo(ChronoUnit.MICROS);

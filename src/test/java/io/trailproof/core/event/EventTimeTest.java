@@ -13,6 +13,26 @@ import org.junit.jupiter.api.Test;
 
 class EventTimeTest {
 
+    /** The text comparison orders recorded_at values as the instants they name, whatever their shape. */
+    @Test
+    void recordedAtAfterOrdersAsInstants() {
+        Random r = new Random(42);
+        for (int k = 0; k < 20_000; k++) {
+            Instant a = Instant.ofEpochSecond(r.nextLong(-62_000_000_000L, 253_000_000_000L), r.nextInt(1_000_000_000));
+            Instant b = r.nextInt(4) == 0 ? a.plusNanos(r.nextInt(3) * 1000L) : Instant.ofEpochSecond(
+                    r.nextLong(-62_000_000_000L, 253_000_000_000L), r.nextInt(1_000_000_000));
+            String ta = EventTime.formatRecordedAt(a);
+            String tb = EventTime.formatRecordedAt(b);
+            assertThat(EventTime.recordedAtAfter(ta, tb)).as(ta + " after " + tb)
+                    .isEqualTo(Instant.parse(ta).isAfter(Instant.parse(tb)));
+        }
+        // Another shape (an offset, another precision) is parsed.
+        assertThat(EventTime.recordedAtAfter("2026-01-01T01:00:00+02:00", "2026-01-01T00:00:00.000000Z")).isFalse();
+        assertThat(EventTime.recordedAtAfter("2026-01-01T00:00:00.5Z", "2026-01-01T00:00:00.400000Z")).isTrue();
+        assertThatThrownBy(() -> EventTime.recordedAtAfter("yesterday", "2026-01-01T00:00:00.000000Z"))
+                .isInstanceOf(DateTimeParseException.class);
+    }
+
     @Test
     void parsesOffsetsAndReadsNaiveAsUtc() {
         Instant utc = Instant.parse("2026-11-22T10:00:00Z");
