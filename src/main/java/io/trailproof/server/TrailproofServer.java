@@ -43,6 +43,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 
 /**
  * The running service: owns the data directory lock, the ledger, the HTTP API and the background
@@ -422,7 +423,7 @@ public final class TrailproofServer implements AutoCloseable {
         }
         TimestampTrust trust;
         try {
-            trust = new TimestampTrust(TrustAnchors.jdkPlus(settings.trustAnchors()),
+            trust = new TimestampTrust(TrustAnchors.jdkPlusOnFirstUse(settings.trustAnchors()),
                     new TsaUrlPolicy(settings.allowedTsaUrls(), settings.defaultTsaUrl()));
         } catch (IOException | IllegalArgumentException e) {
             throw new StartException("timestamp configuration: " + e.getMessage());
@@ -469,7 +470,7 @@ public final class TrailproofServer implements AutoCloseable {
     }
 
     /** The trust anchors and the allowed TSA URLs (src/site/timestamps.md#verification). */
-    private record TimestampTrust(List<X509Certificate> anchors, TsaUrlPolicy urls) {
+    private record TimestampTrust(Supplier<List<X509Certificate>> anchors, TsaUrlPolicy urls) {
     }
 
     /** The service cannot start with this configuration; the message says why and what to do. */

@@ -15,6 +15,7 @@ import io.trailproof.store.FilePrefix;
 import org.bouncycastle.tsp.TimeStampRequest;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
 import java.security.MessageDigest;
 import java.security.cert.X509Certificate;
@@ -25,6 +26,7 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.random.RandomGenerator;
 
 /**
@@ -41,7 +43,7 @@ public final class TimestampService {
     private final TsaClient client;
     private final TsaUrlPolicy policy;
     private final URI defaultTsa;
-    private final List<X509Certificate> anchors;
+    private final Supplier<List<X509Certificate>> anchors;
     private final Clock clock;
     private final RandomGenerator random;
     private volatile Consumer<Boolean> outcomes = ok -> { };
@@ -62,17 +64,18 @@ public final class TimestampService {
     }
 
     /**
-     * @param anchors trust anchors for the certificate_chain check (the JDK trust store plus configured PEM files)
+     * @param anchors trust anchors for the certificate_chain check (the JDK trust store plus configured PEM
+     *                files), asked for by each verification; it may throw {@link UncheckedIOException}
      * @param random  source of nonces and record ids; a {@link java.security.SecureRandom} in the service
      */
     public TimestampService(Ledger ledger, TimestampStore store, TsaClient client, TsaUrlPolicy policy, URI defaultTsa,
-                            List<X509Certificate> anchors, Clock clock, RandomGenerator random) {
+                            Supplier<List<X509Certificate>> anchors, Clock clock, RandomGenerator random) {
         this.ledger = ledger;
         this.store = store;
         this.client = client;
         this.policy = policy;
         this.defaultTsa = defaultTsa;
-        this.anchors = List.copyOf(anchors);
+        this.anchors = anchors;
         this.clock = clock;
         this.random = random;
         this.publisher = store::append;
@@ -209,7 +212,13 @@ public final class TimestampService {
         long stamped = record.treeSize();
         byte[] stampedRoot = record.merkleRootBytes();
         List<byte[]> proof = stamped <= current ? ledger.consistencyProof(stamped, current) : List.of();
-        TimestampVerification v = TimestampTokenVerifier.verifyRecord(record, anchors, current, currentRoot, proof);
+        List<X509Certificate> trusted;
+        try {
+            trusted = anchors.get();
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
+        TimestampVerification v = TimestampTokenVerifier.verifyRecord(record, trusted, current, currentRoot, proof);
         if (stamped > current) {
             v = v.withFailure(new TimestampFailure(TimestampCheck.MESSAGE_IMPRINT, "the log now holds " + current
                     + " events, fewer than the " + stamped + " that were stamped: events were removed",

@@ -1,6 +1,7 @@
 package io.trailproof.timestamp;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -13,6 +14,7 @@ import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.function.Supplier;
 import javax.net.ssl.TrustManager;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509TrustManager;
@@ -24,6 +26,38 @@ import javax.net.ssl.X509TrustManager;
 public final class TrustAnchors {
 
     private TrustAnchors() {
+    }
+
+    /**
+     * {@link #jdkPlus}, with the PEM files read now (a missing or empty one is refused here, at the
+     * start) and the JDK trust store read by the first {@code get()}: loading it costs about a tenth of
+     * a server's start, and only verifying a timestamp needs it. The supplier answers the same list
+     * every time; it throws {@link UncheckedIOException} (holding {@link #jdk}'s exception) while the
+     * JDK trust store cannot be read.
+     */
+    public static Supplier<List<X509Certificate>> jdkPlusOnFirstUse(List<Path> pemFiles) throws IOException {
+        List<X509Certificate> configured = new ArrayList<>();
+        for (Path p : pemFiles) {
+            configured.addAll(pem(p));
+        }
+        return new Supplier<>() {
+            private List<X509Certificate> all;
+
+            @Override
+            public synchronized List<X509Certificate> get() {
+                if (all == null) {
+                    List<X509Certificate> out;
+                    try {
+                        out = new ArrayList<>(jdk());
+                    } catch (IOException e) {
+                        throw new UncheckedIOException(e);
+                    }
+                    out.addAll(configured);
+                    all = List.copyOf(out);
+                }
+                return all;
+            }
+        };
     }
 
     /** The JDK trust store followed by every certificate in the PEM files. */

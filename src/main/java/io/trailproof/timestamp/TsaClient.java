@@ -34,12 +34,22 @@ public final class TsaClient {
     /** A time-stamp response with a few certificates is a few KiB; anything far larger is not one. */
     public static final int MAX_ANSWER_BYTES = 1 << 20;
 
-    private final HttpClient http;
     private final Duration timeout;
+    /**
+     * Built by the first exchange: an HTTP client (its selector thread, the JDK's default TLS context)
+     * costs about a tenth of a server's start, and a server stamps nothing in its first minute.
+     */
+    private HttpClient http;
 
     public TsaClient(Duration timeout) {
         this.timeout = timeout;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER).build();
+    }
+
+    private synchronized HttpClient http() {
+        if (http == null) {
+            http = HttpClient.newBuilder().connectTimeout(timeout).followRedirects(HttpClient.Redirect.NEVER).build();
+        }
+        return http;
     }
 
     /**
@@ -51,7 +61,7 @@ public final class TsaClient {
                 .header("Content-Type", Rfc3161.QUERY_MEDIA_TYPE)
                 .header("Accept", Rfc3161.REPLY_MEDIA_TYPE)
                 .POST(HttpRequest.BodyPublishers.ofByteArray(query)).build();
-        CompletableFuture<HttpResponse<byte[]>> exchange = http.sendAsync(request, info -> info.statusCode() == 200
+        CompletableFuture<HttpResponse<byte[]>> exchange = http().sendAsync(request, info -> info.statusCode() == 200
                 ? new BoundedBody(MAX_ANSWER_BYTES) : HttpResponse.BodySubscribers.replacing(null));
         try {
             HttpResponse<byte[]> response = exchange.get(timeout.toNanos(), TimeUnit.NANOSECONDS);
