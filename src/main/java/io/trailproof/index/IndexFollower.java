@@ -134,9 +134,13 @@ final class IndexFollower {
                     swapIn(h);
                     continue;
                 }
-                Damage d = damaged.getAndSet(null);
+                Damage d = damaged.get();
                 if (d != null) {
-                    replace(d);
+                    try {
+                        replace(d);
+                    } finally {
+                        damaged.compareAndSet(d, null);
+                    }
                     continue;
                 }
                 EventIndex index = current;
@@ -284,6 +288,14 @@ final class IndexFollower {
         }
         LOG.log(System.Logger.Level.ERROR, "search index: " + action + " (" + ledger.size() + " events)", d.cause());
         reads.progress();
+    }
+
+    /**
+     * True from a failed check's {@link #replaceDamaged} until the follower has replaced that index
+     * (or found it no longer live): closing the damaged index marks it checked before it is moved aside.
+     */
+    boolean replacingDamaged() {
+        return damaged.get() != null;
     }
 
     /** See {@link SearchIndex#holdFollower}. */

@@ -179,10 +179,11 @@ public final class SearchIndex implements Closeable {
 
     /**
      * What the index is still doing after the start that the answers depend on: {@value #INDEX_CHECK}
-     * while the checksums of the index found at the start are being verified (or wait to be).
+     * while the checksums of the index found at the start are being verified (or wait to be), and from
+     * a failed check until the damaged index is moved aside and replaced by a fresh one.
      */
     public List<String> loading() {
-        return follower.current().checked() ? List.of() : List.of(INDEX_CHECK);
+        return follower.current().checked() && !follower.replacingDamaged() ? List.of() : List.of(INDEX_CHECK);
     }
 
     // ---------------------------------------------------------------- follower
