@@ -100,18 +100,15 @@ public final class LuceneEventIndex implements EventIndex {
     /** What the last successful commit holds (also what the index held when opened). */
     private volatile long committedSize;
     private volatile String committedHash;
-    /**
-     * The writers' views as opened, whose files' checksums {@link #checkIntegrity} has yet to verify;
-     * null once verified (set by the check, under {@link #checkLock}) or closed ({@link #close}, without
-     * waiting for a check under way, which then fails).
-     */
-    private volatile List<DirectoryReader> unchecked;
-    private final Object checkLock = new Object();
+    /** The files held when opened, whose checksums {@link #checkIntegrity} has yet to verify. */
+    private final PendingCheck pending;
     /** Set once a write failed; guarded by this for writes. */
     private volatile IndexWriterFailedException failure;
 
-    private LuceneEventIndex(IndexPart agents, IndexPart trail, IndexAnalyzer analyzer, long size, String lastHash) {
+    private LuceneEventIndex(IndexPart agents, IndexPart trail, IndexAnalyzer analyzer, long size, String lastHash,
+                             PendingCheck pending) {
         this.agents = agents;
+        this.pending = pending;
         this.trail = trail;
         this.parts = List.of(agents, trail);
         this.size = size;
@@ -196,9 +193,7 @@ public final class LuceneEventIndex implements EventIndex {
             if (docs != size) {
                 throw new IOException("index holds " + docs + " documents but its commit says " + size + " log entries");
             }
-            LuceneEventIndex index = new LuceneEventIndex(agents, trail, analyzer, size, lastHash);
-            index.unchecked = views;
-            return index;
+            return new LuceneEventIndex(agents, trail, analyzer, size, lastHash, new PendingCheck(views));
         } catch (IOException | RuntimeException e) {
             for (DirectoryReader view : views) {
                 try {
@@ -228,42 +223,12 @@ public final class LuceneEventIndex implements EventIndex {
      */
     @Override
     public void checkIntegrity() throws IOException {
-        List<DirectoryReader> views;
-        synchronized (checkLock) {
-            views = unchecked;
-            if (views == null) {
-                return;
-            }
-            for (DirectoryReader view : views) {
-                IndexPart.checkIntegrity(view);
-            }
-            unchecked = null;
-        }
-        // Closed here, not under the lock: closing the index meanwhile closes them too (idempotent).
-        closeViews(views);
+        pending.run();
     }
 
     @Override
     public boolean checked() {
-        return unchecked == null;
-    }
-
-    private static void closeViews(List<DirectoryReader> views) throws IOException {
-        IOException failed = null;
-        for (DirectoryReader view : views) {
-            try {
-                view.close();
-            } catch (IOException e) {
-                if (failed == null) {
-                    failed = e;
-                } else {
-                    failed.addSuppressed(e);
-                }
-            }
-        }
-        if (failed != null) {
-            throw failed;
-        }
+        return pending.done();
     }
 
     @Override
@@ -606,12 +571,8 @@ public final class LuceneEventIndex implements EventIndex {
     /** Closes without committing: what was added since the last {@link #commit} is indexed again from the log. */
     @Override
     public void close() throws IOException {
-        List<DirectoryReader> views = unchecked;
-        unchecked = null;   // a check still running fails (its caller knows the index was closed)
         try {
-            if (views != null) {
-                closeViews(views);
-            }
+            pending.close();
         } finally {
             try {
                 trail.close();
