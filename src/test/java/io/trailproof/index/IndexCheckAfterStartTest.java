@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.event.EventValidator;
 import io.trailproof.ledger.Ledger;
-import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.testing.Await;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -16,7 +15,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
-import java.util.Random;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,21 +31,6 @@ class IndexCheckAfterStartTest {
 
     @TempDir
     Path dir;
-
-    private static Ledger ledgerWith(Path data, int events) throws Exception {
-        Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new Random(1));
-        for (int done = 0; done < events; done += 1000) {
-            List<ObjectNode> batch = new ArrayList<>();
-            for (int i = done; i < Math.min(events, done + 1000); i++) {
-                ObjectNode e = JSON.createObjectNode().put("agent_id", "agent-" + (i % 7)).put("action_type", "TOOL_CALL")
-                        .put("action_name", "step " + i);
-                e.putObject("action_input").put("n", i).put("text", "some words to invert for event " + i);
-                batch.add(EventValidator.validate(e));
-            }
-            ledger.append(batch);
-        }
-        return ledger;
-    }
 
     /** Indexes the whole log and stops cleanly: the next open finds a committed index level with the log. */
     private static void indexAll(Path data, Ledger ledger) throws Exception {
@@ -77,7 +60,7 @@ class IndexCheckAfterStartTest {
     @Test
     void anIndexAnswersBeforeItsCheckAndSaysSo() throws Exception {
         Path data = dir.resolve("data");
-        try (Ledger ledger = ledgerWith(data, EVENTS)) {
+        try (Ledger ledger = IndexFaultsTest.ledgerWith(data, EVENTS)) {
             indexAll(data, ledger);
             appendBeyondTheIndex(ledger);
             List<Runnable> held = new ArrayList<>();
@@ -108,7 +91,7 @@ class IndexCheckAfterStartTest {
     @Test
     void aFileThatFailsTheCheckAfterTheStartHasTheIndexRebuiltFromTheLog() throws Exception {
         Path data = dir.resolve("data");
-        try (Ledger ledger = ledgerWith(data, EVENTS)) {
+        try (Ledger ledger = IndexFaultsTest.ledgerWith(data, EVENTS)) {
             indexAll(data, ledger);
             Path generation = liveGeneration(data);
             Path victim;

@@ -36,7 +36,8 @@ class IndexFaultsTest {
     @TempDir
     Path dir;
 
-    private Ledger ledgerWith(Path data, int events) throws Exception {
+    /** A ledger in {@code data} holding {@code events} events of 7 agents, each with words to invert. */
+    static Ledger ledgerWith(Path data, int events) throws Exception {
         Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new Random(1));
         for (int done = 0; done < events; done += 1000) {
             List<ObjectNode> batch = new ArrayList<>();
