@@ -169,8 +169,10 @@ public final class ClusterNode implements AutoCloseable {
         }
         TopicPartition p = new TopicPartition(topic, 0);
         try {
-            long end = admin.listOffsets(Map.of(p, OffsetSpec.latest())).partitionResult(p).get(30, TimeUnit.SECONDS).offset();
-            long start = admin.listOffsets(Map.of(p, OffsetSpec.earliest())).partitionResult(p).get(30, TimeUnit.SECONDS).offset();
+            long end = TopicGuard.againWhileUnknown(() -> admin.listOffsets(Map.of(p, OffsetSpec.latest())).partitionResult(p)
+                    .get(30, TimeUnit.SECONDS).offset());
+            long start = TopicGuard.againWhileUnknown(() -> admin.listOffsets(Map.of(p, OffsetSpec.earliest()))
+                    .partitionResult(p).get(30, TimeUnit.SECONDS).offset());
             if (applied + 1 > end) {
                 throw new TopicGuard.TopicRefused("this node applied topic " + topic + " up to offset " + applied
                         + " but the topic ends at " + end + ": it is another topic, or it was recreated. Start this node "

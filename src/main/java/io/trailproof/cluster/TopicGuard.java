@@ -129,18 +129,33 @@ public final class TopicGuard {
     }
 
     /**
-     * The topic's configuration. A topic created a moment ago (by this node, or by another starting at
-     * the same time) reaches the brokers one after another: the broker answering may not know it yet
-     * although another one just described it, and says "unknown topic". So that answer is asked again
-     * for a while before it is called a problem of the cluster (under load a node would otherwise refuse to start).
+     * The topic's configuration, asked {@link #againWhileUnknown again while the topic is unknown}.
      */
     private static Config describeConfig(Admin admin, String topic)
+            throws ExecutionException, TimeoutException, InterruptedException {
+        return againWhileUnknown(() -> admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, topic)))
+                .all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).values().iterator().next());
+    }
+
+    /** A question to the Kafka cluster about a topic. */
+    @FunctionalInterface
+    interface TopicQuestion<T> {
+        T ask() throws ExecutionException, TimeoutException, InterruptedException;
+    }
+
+    /**
+     * The answer to a question about a topic. A topic created a moment ago (by this node, or by
+     * another starting at the same time) reaches the brokers one after another: the broker answering
+     * may not know it yet although another one just described it, and says "unknown topic". So that
+     * answer is asked again for a while before it is called a problem of the cluster (under load a
+     * node would otherwise refuse to start).
+     */
+    static <T> T againWhileUnknown(TopicQuestion<T> question)
             throws ExecutionException, TimeoutException, InterruptedException {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(TIMEOUT_SECONDS);
         while (true) {
             try {
-                return admin.describeConfigs(List.of(new ConfigResource(ConfigResource.Type.TOPIC, topic)))
-                        .all().get(TIMEOUT_SECONDS, TimeUnit.SECONDS).values().iterator().next();
+                return question.ask();
             } catch (ExecutionException e) {
                 if (!(e.getCause() instanceof UnknownTopicOrPartitionException) || System.nanoTime() > deadline) {
                     throw e;

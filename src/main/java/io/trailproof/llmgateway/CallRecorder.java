@@ -100,7 +100,7 @@ final class CallRecorder {
         int cost = Math.min(body.length, BACKLOG_BYTES);
         backlog.acquireUninterruptibly(cost);
         synchronized (capture) {
-            Call call = new Call(kind, agentId, sessionId, capture, capture.next(), at, nanos, body,
+            Call call = new Call(kind, agentId, sessionId, capture, capture.next(), capture.notBefore(at), nanos, body,
                     new AtomicReference<>());
             work.add(() -> {
                 try {
@@ -119,9 +119,10 @@ final class CallRecorder {
         backlog.acquireUninterruptibly(cost);
         synchronized (call.capture()) {
             long seq = call.capture().next();
+            Instant at = call.capture().notBefore(ending.at());
             work.add(() -> {
                 try {
-                    made.add(resultEvent(call, seq, ending));
+                    made.add(resultEvent(call, seq, at, ending));
                 } finally {
                     backlog.release(cost);
                 }
@@ -140,7 +141,7 @@ final class CallRecorder {
         for (CaptureStreams.Stream s : streams.all()) {
             ObjectNode e;
             synchronized (s) {
-                e = base(s.agentId, null, EventFields.CAPTURE_END_ACTION_TYPE, clock.instant(), s, s.next());
+                e = base(s.agentId, null, EventFields.CAPTURE_END_ACTION_TYPE, s.notBefore(clock.instant()), s, s.next());
             }
             e.put(EventFields.ACTION_NAME, PATH);
             e.put(EventFields.CAPTURE_LAST, true);
@@ -202,8 +203,8 @@ final class CallRecorder {
         return EventContent.fitStorable(e);
     }
 
-    private ObjectNode resultEvent(Call call, long seq, Ending ending) {
-        ObjectNode e = base(call.agentId(), call.sessionId(), LLM_RESULT, ending.at(), call.capture(), seq);
+    private ObjectNode resultEvent(Call call, long seq, Instant at, Ending ending) {
+        ObjectNode e = base(call.agentId(), call.sessionId(), LLM_RESULT, at, call.capture(), seq);
         ResultReader.Result result = read(call.kind(), ending);
         String model = result.model() != null ? result.model() : call.model().get();
         e.put(EventFields.ACTION_NAME, name(model, call.kind()));

@@ -1,5 +1,6 @@
 package io.trailproof.llmgateway;
 
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -21,6 +22,7 @@ final class CaptureStreams {
         final String agentId;
         final String captureId;
         private long last;
+        private Instant lastAt = Instant.MIN;
 
         private Stream(String agentId, String captureId) {
             this.agentId = agentId;
@@ -34,6 +36,19 @@ final class CaptureStreams {
 
         long last() {
             return last;
+        }
+
+        /**
+         * The time of the event numbered now: {@code at}, or the time of the stream's previous event
+         * when {@code at} is earlier (a call's end measured before the next call arrived but numbered
+         * after it), so that a stream's times never go back as its numbers go up. The caller holds
+         * this stream's lock.
+         */
+        Instant notBefore(Instant at) {
+            if (at.isAfter(lastAt)) {
+                lastAt = at;
+            }
+            return lastAt;
         }
     }
 
