@@ -43,7 +43,7 @@ class Server:
         self.proc: Optional[subprocess.Popen] = None  # type: ignore[type-arg]
         self.log_path = os.path.join(self.data_dir, "..", os.path.basename(self.data_dir) + ".log")
 
-    def start(self, wait: float = 90.0) -> "Server":
+    def start(self, wait: float = 180.0) -> "Server":
         log = open(self.log_path, "ab")
         env = dict(os.environ)
         env.setdefault("TRAILPROOF_JAVA_OPTS", "-Xmx256m -XX:TieredStopAtLevel=1")

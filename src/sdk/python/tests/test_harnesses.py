@@ -80,7 +80,7 @@ def run_hook(agent: str, payload: bytes, env: dict) -> subprocess.CompletedProce
 class HarnessHookTest(ServerTest):
     def env(self, url: str, agent: str, **extra: str) -> dict:
         env = {"TRAILPROOF_URL": url, "TRAILPROOF_AGENT_ID": agent, "TRAILPROOF_SPOOL_DIR": self.spool_dir,
-               "TRAILPROOF_HOOK_BUDGET_MS": "2000"}  # generous: these machines are shared and slow
+               "TRAILPROOF_HOOK_BUDGET_MS": "10000"}  # generous: these machines are shared and slow
         env.update(extra)
         return env
 
@@ -199,7 +199,7 @@ class GatedHarnessTest(ServerTest):
 
     def env(self, url: str, agent: str, **extra: str) -> dict:
         env = {"TRAILPROOF_URL": url, "TRAILPROOF_AGENT_ID": agent, "TRAILPROOF_SPOOL_DIR": self.spool_dir,
-               "TRAILPROOF_HOOK_BUDGET_MS": "2000", "TRAILPROOF_GATE": "1"}
+               "TRAILPROOF_HOOK_BUDGET_MS": "10000", "TRAILPROOF_GATE": "1"}
         env.update(extra)
         return env
 

@@ -43,7 +43,7 @@ def run_hook(payload: bytes, env: dict) -> subprocess.CompletedProcess:
 class HookTest(ServerTest):
     def env(self, url: str, agent: str) -> dict:
         return {"TRAILPROOF_URL": url, "TRAILPROOF_AGENT_ID": agent, "TRAILPROOF_SPOOL_DIR": self.spool_dir,
-                "TRAILPROOF_HOOK_BUDGET_MS": "2000"}  # generous: these machines are shared and slow
+                "TRAILPROOF_HOOK_BUDGET_MS": "10000"}  # generous: these machines are shared and slow
 
     def test_each_hook_event_is_recorded(self) -> None:
         agent = self.agent("claude")
@@ -219,7 +219,7 @@ class GatedHookTest(ServerTest):
 
     def env(self, url: str, agent: str, **extra: str) -> dict:
         env = {"TRAILPROOF_URL": url, "TRAILPROOF_AGENT_ID": agent, "TRAILPROOF_SPOOL_DIR": self.spool_dir,
-               "TRAILPROOF_HOOK_BUDGET_MS": "2000", "TRAILPROOF_GATE": "1"}
+               "TRAILPROOF_HOOK_BUDGET_MS": "10000", "TRAILPROOF_GATE": "1"}
         env.update(extra)
         return env
 

@@ -59,7 +59,7 @@ export class Server {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  async start(waitMs = 120000) {
+  async start(waitMs = 180000) {
     if (this.port === null) this.port = await freePort();
     const log = fs.openSync(this.logPath, "a");
     const env = { ...process.env };
