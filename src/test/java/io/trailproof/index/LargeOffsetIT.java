@@ -27,11 +27,11 @@ import java.util.concurrent.TimeUnit;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A large offset costs no more than a small one. A server limited to 128 MB of heap answers 20
+ * A large offset costs no more than a small one. A server limited to 64 MB of heap answers 20
  * concurrent requests for pages far past the end (and far into the middle) of the log with the
  * exact total, without an OutOfMemoryError. A request that collected a hit queue as large as the
  * index (some 40 bytes and a FieldDoc per event) would, 20 at once, ask for more than the heap:
- * about twice at the default 120,000 events, several times at the 1,000,000 of the nightly profile
+ * about twice at the default 60,000 events, several times at the 1,000,000 of the nightly profile
  * ({@code trailproof.large-offset.events}, src/site/testing.md#nightly-profile). The data directory
  * is filled through the ledger and indexed offline in this JVM, which is much faster than through HTTP.
  */
@@ -40,14 +40,14 @@ class LargeOffsetIT {
 
     private static final int BATCH = 10_000;
     /** A multiple of {@link #BATCH}. */
-    private static final int EVENTS = Integer.getInteger("trailproof.large-offset.events", 120_000) / BATCH * BATCH;
+    private static final int EVENTS = Integer.getInteger("trailproof.large-offset.events", 60_000) / BATCH * BATCH;
     private static final ObjectMapper JSON = new ObjectMapper();
 
     @TempDir
     Path dir;
 
     @Test
-    void twentyConcurrentFarPagesAnswerWithin128Megabytes() throws Exception {
+    void twentyConcurrentFarPagesAnswerWithin64Megabytes() throws Exception {
         Path data = dir.resolve("data");
         long t0 = System.nanoTime();
         try (Ledger ledger = Ledger.open(data, LedgerOptions.defaults(), Clock.systemUTC(), new Random(11))) {
@@ -66,7 +66,7 @@ class LargeOffsetIT {
         }
 
         System.out.printf("LargeOffsetIT: indexed after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
-        try (ServerProcess server = ServerProcess.start(data, Map.of("TRAILPROOF_JAVA_OPTS", "-Xmx128m"))) {
+        try (ServerProcess server = ServerProcess.start(data, Map.of("TRAILPROOF_JAVA_OPTS", "-Xmx64m"))) {
             Api api = server.api();
             System.out.printf("LargeOffsetIT: server up after %d ms%n", (System.nanoTime() - t0) / 1_000_000);
             String[] far = {
