@@ -52,6 +52,7 @@ class Server:
                                      env=env)
         log.close()
         deadline = time.monotonic() + wait
+        last: object = None
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
                 raise RuntimeError("the server exited with %s; see %s" % (self.proc.returncode, self.log_path))
@@ -59,9 +60,14 @@ class Server:
                 with urllib.request.urlopen(self.url + "/health", timeout=2) as r:
                     if r.status == 200:
                         return self
-            except (OSError, urllib.error.URLError):
+                    last = "status %d" % r.status
+            except (OSError, urllib.error.URLError) as e:
+                last = e
                 time.sleep(0.1)
-        raise RuntimeError("the server did not answer within %.0f s; see %s" % (wait, self.log_path))
+        with open(self.log_path, "rb") as f:
+            tail = f.read()[-2000:].decode("utf-8", "replace")
+        raise RuntimeError("the server on port %d did not answer /health within %.0f s (last: %r); its log %s ends:\n%s"
+                           % (self.port, wait, last, self.log_path, tail))
 
     def kill9(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
@@ -79,6 +85,18 @@ class Server:
     def get(self, path: str) -> Any:
         with urllib.request.urlopen(self.url + path, timeout=20) as r:
             return json.loads(r.read().decode("utf-8"))
+
+    def get_complete(self, path: str, wait: float = 120.0) -> Any:
+        """``get``, asked again while the answer says the index is behind (``X-Index-Behind``): the
+        service answers from what is indexed after 5 s, which a machine busy with other builds reaches."""
+        deadline = time.monotonic() + wait
+        while True:
+            with urllib.request.urlopen(self.url + path, timeout=20) as r:
+                behind = r.headers.get("X-Index-Behind")
+                body = json.loads(r.read().decode("utf-8"))
+            if behind is None or time.monotonic() > deadline:
+                return body
+            time.sleep(0.2)
 
     def get_bytes(self, path: str) -> bytes:
         with urllib.request.urlopen(self.url + path, timeout=20) as r:
@@ -115,8 +133,8 @@ class Server:
         """The agent's events, oldest first by sequence."""
         out: List[Dict[str, Any]] = []
         while True:
-            page = self.get("/v1/events?order=asc&limit=1000&offset=%d&agent_id=%s" %
-                            (len(out), urllib.request.quote(agent_id)))
+            page = self.get_complete("/v1/events?order=asc&limit=1000&offset=%d&agent_id=%s" %
+                                     (len(out), urllib.request.quote(agent_id)))
             out.extend(page)
             if len(page) < 1000:
                 return sorted(out, key=lambda e: e["sequence"])

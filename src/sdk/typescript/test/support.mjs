@@ -121,6 +121,21 @@ export class Server {
     return r.json();
   }
 
+  /**
+   * get, asked again while the answer says the index is behind (X-Index-Behind): the service answers
+   * from what is indexed after 5 s, which a machine busy with other builds reaches.
+   */
+  async getComplete(p, ms = 120000) {
+    const deadline = Date.now() + ms;
+    for (;;) {
+      const r = await fetch(this.url + p, { signal: AbortSignal.timeout(30000) });
+      if (r.status !== 200) throw new Error(`GET ${p}: ${r.status} ${await r.text()}`);
+      const body = await r.json();
+      if (r.headers.get("x-index-behind") === null || Date.now() > deadline) return body;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+
   async getBytes(p) {
     const r = await fetch(this.url + p, { signal: AbortSignal.timeout(30000) });
     if (r.status !== 200) throw new Error(`GET ${p}: ${r.status}`);
@@ -143,7 +158,7 @@ export class Server {
   async events(agentId) {
     const out = [];
     for (;;) {
-      const page = await this.get(`/v1/events?order=asc&limit=1000&offset=${out.length}&agent_id=${encodeURIComponent(agentId)}`);
+      const page = await this.getComplete(`/v1/events?order=asc&limit=1000&offset=${out.length}&agent_id=${encodeURIComponent(agentId)}`);
       out.push(...page);
       if (page.length < 1000) return out.sort((a, b) => a.sequence - b.sequence);
     }
