@@ -64,9 +64,13 @@ public final class Browser implements AutoCloseable {
                 .build();
         ChromeOptions options = new ChromeOptions();
         options.setBinary(CHROMIUM);
-        // --no-sandbox: tests run as root, where Chromium's sandbox cannot start.
+        // --no-sandbox: tests run as root, where Chromium's sandbox cannot start. The background
+        // services (component updates, sync, the network's own requests) are off: the tests have no
+        // network beyond the loopback, and Chromium would otherwise keep trying to reach Google.
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                "--window-size=1440,900", "--lang=en-US", "--no-first-run", "--disable-extensions");
+                "--window-size=1440,900", "--lang=en-US", "--no-first-run", "--disable-extensions",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--disable-quic", "--disable-default-apps", "--mute-audio");
         options.setExperimentalOption("prefs", Map.of(
                 "download.default_directory", downloads.toAbsolutePath().toString(),
                 "download.prompt_for_download", false));
