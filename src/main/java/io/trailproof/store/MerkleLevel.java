@@ -19,10 +19,11 @@ import java.util.function.BooleanSupplier;
  * order) and the nodes held in memory, either the ones not yet written to the file or, for a
  * resident level, all of them.
  *
- * <p>Mutators ({@link #add}, {@link #flush}, {@link #force}, {@link #truncate}, {@link #rewrite}) are
- * called under the store's monitor. They write through a {@link RandomAccessFile}, whose reads, writes
- * and {@code sync} cannot be aborted by an interrupt, so an interrupted appender neither fails nor
- * breaks the level for others, and its interrupt status is left for it to handle. Readers use their
+ * <p>Mutators ({@link #add}, {@link #flush}, {@link #truncate}, {@link #rewrite}) and {@link #unsynced}
+ * are called under the store's monitor; {@link #sync} is not, so that a force never holds up appends.
+ * They write through a {@link RandomAccessFile}, whose reads, writes and {@code sync} cannot be
+ * aborted by an interrupt, so an interrupted appender neither fails nor breaks the level for others,
+ * and its interrupt status is left for it to handle. Readers use their
  * own {@link FileChannel}, reopened when an interrupt of a reader thread closes it.
  */
 final class MerkleLevel implements Closeable {
@@ -51,7 +52,11 @@ final class MerkleLevel implements Closeable {
     // Guarded by the store's monitor.
     private long count;
     private long written;
-    private boolean unforced;
+    /** Changes made to the file (writes, length changes); guarded by the store's monitor. */
+    private long changes;
+    /** The changes the last completed {@code sync} covered; guarded by {@code syncs}. */
+    private long synced;
+    private final Object syncs = new Object();
 
     private MerkleLevel(Path file, boolean resident, int chunkNodes, BooleanSupplier storeClosed,
             RandomAccessFile writer, FileChannel reader) {
@@ -65,7 +70,7 @@ final class MerkleLevel implements Closeable {
 
     /**
      * Opens (creating if needed) the level file and cuts or extends it to exactly {@code nodes} nodes;
-     * not durable until {@link #force()}.
+     * not durable until {@link #sync}.
      */
     static MerkleLevel open(Path file, long nodes, boolean resident, int chunkNodes, BooleanSupplier storeClosed)
             throws IOException {
@@ -86,7 +91,7 @@ final class MerkleLevel implements Closeable {
             try {
                 if (writer.length() != nodes * HASH) {
                     writer.setLength(nodes * HASH);
-                    level.unforced = true;
+                    level.changes++;
                 }
                 level.load(nodes);
                 return level;
@@ -168,7 +173,7 @@ final class MerkleLevel implements Closeable {
 
     /** Marks the level as needing a force, e.g. because its file was just created. */
     void markUnforced() {
-        unforced = true;
+        changes++;
     }
 
     /** Appends one node (32 bytes); written to the file in chunks. */
@@ -206,18 +211,39 @@ final class MerkleLevel implements Closeable {
         writer.seek(written * HASH);
         writer.write(b.data, Math.toIntExact((written - b.base) * HASH), Math.toIntExact((count - written) * HASH));
         written = count;
-        unforced = true;
+        changes++;
     }
 
-    /** Makes everything written to the file durable. Call {@link #flush()} first. */
-    void force() throws IOException {
-        if (unforced) {
-            writer.getFD().sync();
-            unforced = false;
+    /**
+     * The changes a {@link #sync} must cover for everything written to the file so far to be durable,
+     * or -1 when a completed sync covers them already. Under the store's monitor, after {@link #flush()}.
+     */
+    long unsynced() {
+        synchronized (syncs) {
+            return changes > synced ? changes : -1;
         }
     }
 
-    /** Drops the nodes from {@code nodes} on; not durable until {@link #force()}. */
+    /**
+     * Makes the changes counted up to {@code upTo} (from {@link #unsynced()}) durable. Called without
+     * the store's monitor, so that appends go on while the disk syncs: a {@code sync} covers every
+     * write that returned before it began, and the writes after it are counted as changes beyond
+     * {@code upTo}. Concurrent calls are harmless; each returns once a sync that began after its
+     * changes were written has completed.
+     */
+    void sync(long upTo) throws IOException {
+        synchronized (syncs) {
+            if (synced >= upTo) {
+                return;
+            }
+        }
+        writer.getFD().sync();
+        synchronized (syncs) {
+            synced = Math.max(synced, upTo);
+        }
+    }
+
+    /** Drops the nodes from {@code nodes} on; not durable until {@link #sync}. */
     void truncate(long nodes) throws IOException {
         if (nodes >= count) {
             return;
@@ -226,7 +252,7 @@ final class MerkleLevel implements Closeable {
         if (nodes < written) {
             writer.setLength(nodes * HASH);
             written = nodes;
-            unforced = true;
+            changes++;
         }
         if (!resident && nodes < buffer.base) {
             buffer = new Buffer(nodes, new byte[chunkNodes * HASH]);
@@ -236,7 +262,7 @@ final class MerkleLevel implements Closeable {
 
     /**
      * Replaces nodes {@code [from, from + n)} (all below {@link #count()}) with {@code hashes} in the
-     * file and in memory, for a repair; not durable until {@link #force()}. A reader racing with it
+     * file and in memory, for a repair; not durable until {@link #sync}. A reader racing with it
      * may see the old bytes of a node, never bytes other than the old or the new ones.
      */
     void rewrite(long from, byte[] hashes, int n) throws IOException {
@@ -247,7 +273,7 @@ final class MerkleLevel implements Closeable {
         if (inFile > from) {
             writer.seek(from * HASH);
             writer.write(hashes, 0, Math.toIntExact((inFile - from) * HASH));
-            unforced = true;
+            changes++;
         }
         Buffer b = buffer;
         long lo = Math.max(from, b.base);

@@ -11,6 +11,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -81,7 +82,13 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
 
     private record SizedRoot(long size, long generation, byte[] root) {
     }
-    private boolean directoryDirty;
+
+    /**
+     * Level files created (each a change to the directory) and how many of them a directory sync
+     * covered; guarded by this object's monitor.
+     */
+    private long directoryChanges;
+    private long directorySynced;
     private volatile List<String> repairs = List.of();
     /** Done once the levels above 0 are checked after the open (see {@link #openCheckingLater}). */
     private final CompletableFuture<Void> checked = new CompletableFuture<>();
@@ -409,18 +416,36 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
     /**
      * Writes every buffered node and forces all level files and, after a file was created, the
      * directory. Everything appended before the call is durable on return.
+     *
+     * <p>Only the writing of the buffered nodes holds this object's monitor; the syncs run without
+     * it, so that {@link #append} (the sequencer, which every write waits for) never waits for the
+     * disk while a chain-head snapshot forces the tree. A caller that holds the monitor (a repair)
+     * keeps appends out for the whole force, as before.
      */
-    public synchronized void force() throws IOException {
-        ensureOpen();
-        flushLevels();
-        for (MerkleLevel level : levels) {
-            if (level != null) {
-                level.force();
+    public void force() throws IOException {
+        List<MerkleLevel> toSync = new ArrayList<>();
+        List<Long> upTo = new ArrayList<>();
+        long directoryChange;
+        synchronized (this) {
+            ensureOpen();
+            flushLevels();
+            for (MerkleLevel level : levels) {
+                long changes = level == null ? -1 : level.unsynced();
+                if (changes >= 0) {
+                    toSync.add(level);
+                    upTo.add(changes);
+                }
             }
+            directoryChange = directoryChanges > directorySynced ? directoryChanges : -1;
         }
-        if (directoryDirty) {
+        for (int i = 0; i < toSync.size(); i++) {
+            toSync.get(i).sync(upTo.get(i));
+        }
+        if (directoryChange >= 0) {
             AtomicFile.forceDirectory(dir);
-            directoryDirty = false;
+            synchronized (this) {
+                directorySynced = Math.max(directorySynced, directoryChange);
+            }
         }
     }
 
@@ -494,7 +519,7 @@ public final class MerkleNodeStore implements SubtreeHashes, Closeable {
         boolean created = !Files.exists(file);
         MerkleLevel level = MerkleLevel.open(file, count, k >= residentFromLevel, deferLoad, chunkNodes, () -> closed);
         if (created) {
-            directoryDirty = true;
+            directoryChanges++;
             level.markUnforced();
         }
         return level;
