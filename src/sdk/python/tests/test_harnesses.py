@@ -199,7 +199,8 @@ class GatedHarnessTest(ServerTest):
 
     def env(self, url: str, agent: str, **extra: str) -> dict:
         env = {"TRAILPROOF_URL": url, "TRAILPROOF_AGENT_ID": agent, "TRAILPROOF_SPOOL_DIR": self.spool_dir,
-               "TRAILPROOF_HOOK_BUDGET_MS": "10000", "TRAILPROOF_GATE": "1"}
+               "TRAILPROOF_HOOK_BUDGET_MS": "10000", "TRAILPROOF_GATE": "1",
+               "TRAILPROOF_DECISION_TIMEOUT": "60"}
         env.update(extra)
         return env
 

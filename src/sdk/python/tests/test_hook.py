@@ -163,6 +163,14 @@ RECORDED = [
 ]
 
 
+class DecisionTimeoutTest(unittest.TestCase):
+    def test_the_decision_timeout_comes_from_the_environment_when_it_is_a_positive_number(self) -> None:
+        self.assertEqual(5.0, hook._decision_timeout({}))
+        self.assertEqual(12.5, hook._decision_timeout({"TRAILPROOF_DECISION_TIMEOUT": "12.5"}))
+        for bad in ("0", "-3", "soon", "inf", "nan", ""):
+            self.assertEqual(5.0, hook._decision_timeout({"TRAILPROOF_DECISION_TIMEOUT": bad}), bad)
+
+
 class HookPayloadTest(unittest.TestCase):
     """Every field of every payload is on the event: in the field the table maps it to, in
     ``action_input`` (an event's own fields) or in ``metadata`` (the rest)."""
@@ -219,7 +227,8 @@ class GatedHookTest(ServerTest):
 
     def env(self, url: str, agent: str, **extra: str) -> dict:
         env = {"TRAILPROOF_URL": url, "TRAILPROOF_AGENT_ID": agent, "TRAILPROOF_SPOOL_DIR": self.spool_dir,
-               "TRAILPROOF_HOOK_BUDGET_MS": "10000", "TRAILPROOF_GATE": "1"}
+               "TRAILPROOF_HOOK_BUDGET_MS": "10000", "TRAILPROOF_GATE": "1",
+               "TRAILPROOF_DECISION_TIMEOUT": "60"}
         env.update(extra)
         return env
 

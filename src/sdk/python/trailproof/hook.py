@@ -30,7 +30,16 @@ __all__ = ["main", "event_for"]
 
 AGENT_ID = "claude-code"
 ASK_WAIT = 50.0  # seconds an ``ask`` is waited for: under Claude Code's 60 s hook time-out
-DECISION_TIMEOUT = 5.0  # seconds for the service to answer ``POST /v1/decisions``
+DECISION_TIMEOUT = 5.0  # seconds for the service to answer ``POST /v1/decisions``, unless TRAILPROOF_DECISION_TIMEOUT says
+
+
+def _decision_timeout(env: Dict[str, str]) -> float:
+    """``TRAILPROOF_DECISION_TIMEOUT`` in seconds when it is a positive number, else the default."""
+    try:
+        value = float(env.get("TRAILPROOF_DECISION_TIMEOUT") or DECISION_TIMEOUT)
+    except ValueError:
+        return DECISION_TIMEOUT
+    return value if 0 < value < float("inf") else DECISION_TIMEOUT
 _MAX_WAIT_PER_REQUEST = 60  # the service long-polls at most 60 s per request
 _MAX_VALUE_BYTES = 256 * 1024  # a bigger tool input or response is kept as its digest and its start
 
@@ -291,8 +300,9 @@ def gate(event: Dict[str, Any], env: Dict[str, str], t: Transport, ask_until: fl
     name = event.get("action_name")
     proposal = json.dumps(event, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "replace")
     open_mode = (env.get("TRAILPROOF_GATE_FAIL_MODE") or "closed").strip().lower() == "open"
+    timeout = _decision_timeout(env)
     try:
-        answer = _ask(t, "POST", "/v1/decisions", proposal, DECISION_TIMEOUT)
+        answer = _ask(t, "POST", "/v1/decisions", proposal, timeout)
         decision_id = answer.get("decision_id")
         state = answer.get("decision")
         if state not in ("allow", "deny", "ask") or not isinstance(decision_id, str) or not decision_id:
@@ -304,7 +314,7 @@ def gate(event: Dict[str, Any], env: Dict[str, str], t: Transport, ask_until: fl
                 left = int(min(_MAX_WAIT_PER_REQUEST, ask_until - time.monotonic()))
                 if left <= 0:
                     break
-                polled = _ask(t, "GET", "%s?wait=PT%dS" % (path, left), None, DECISION_TIMEOUT + left)
+                polled = _ask(t, "GET", "%s?wait=PT%dS" % (path, left), None, timeout + left)
                 state = polled.get("state") or "pending"
                 answer = dict(answer, **{k: v for k, v in polled.items() if v is not None})
     except _GateDown as e:
