@@ -57,7 +57,9 @@ class Server:
             if self.proc.poll() is not None:
                 raise RuntimeError("the server exited with %s; see %s" % (self.proc.returncode, self.log_path))
             try:
-                with urllib.request.urlopen(self.url + "/health", timeout=2) as r:
+                # A long time-out per try: a new server on a busy machine may take seconds for its first
+                # answer, and a client that gives up after 2 s and asks again never sees one.
+                with urllib.request.urlopen(self.url + "/health", timeout=max(1.0, min(30.0, deadline - time.monotonic()))) as r:
                     if r.status == 200:
                         return self
                     last = "status %d" % r.status

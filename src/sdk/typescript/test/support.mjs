@@ -77,7 +77,9 @@ export class Server {
     while (Date.now() < deadline) {
       if (exitCode !== null) throw new Error(`the server exited with ${exitCode}; see ${this.logPath}`);
       try {
-        const r = await fetch(this.url + "/health", { signal: AbortSignal.timeout(2000) });
+        // A long time-out per try: a new server on a busy machine may take seconds for its first
+        // answer, and a client that gives up after 2 s and asks again never sees one.
+        const r = await fetch(this.url + "/health", { signal: AbortSignal.timeout(Math.max(1000, Math.min(30000, deadline - Date.now()))) });
         if (r.status === 200) return this;
       } catch {
         // not up yet
