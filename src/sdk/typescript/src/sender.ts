@@ -139,8 +139,9 @@ export class Sender {
 
   /**
    * Waits for `wake()` or `ms` milliseconds (forever when null). The timer does not keep the process
-   * alive unless the client is closing: an idle or retrying client lets the process reach
-   * `beforeExit`, which closes it.
+   * alive unless the client is closing or someone awaits a `flush()`: an idle or retrying client lets
+   * the process reach `beforeExit`, which closes it, but a program waiting for its events to be
+   * acknowledged waits through the retries (otherwise the event loop would empty under it).
    */
   private sleep(ms: number | null): Promise<void> {
     return new Promise<void>((resolve) => {
@@ -154,7 +155,7 @@ export class Sender {
           this.wakeFn = null;
           resolve();
         }, Math.max(0, ms));
-        if (!this.closingFlag) timer.unref();
+        if (!this.closingFlag && this.flushWaiters.length === 0) timer.unref();
       }
     });
   }

@@ -92,6 +92,25 @@ for (let i = 0; i < 5; i++) c.log({ actionType: "STEP", input: { i } });
     assert.deepEqual(events.map((e) => e.capture_seq), [1, 2, 3, 4, 5]);
   });
 
+  it("a program awaiting flush() with the service down waits through the retries, not closed under it", async () => {
+    const url = `http://127.0.0.1:${await freePort()}`;
+    const dir = spoolDir();
+    const child = spawn(process.execPath, ["--input-type=module", "-e", `import { Client } from ${JSON.stringify(INDEX)};
+const c = new Client({ url: ${JSON.stringify(url)}, agentId: "waits", spoolDir: ${JSON.stringify(dir)}, closeTimeoutMs: 500, onError: () => {} });
+c.log({ actionType: "STEP" });
+await c.flush();
+process.stderr.write("flush returned");
+`], { stdio: ["ignore", "ignore", "pipe"] });
+    let err = "";
+    child.stderr.on("data", (d) => (err += d));
+    const ended = new Promise((resolve) => child.once("close", resolve));
+    const early = await Promise.race([ended, new Promise((resolve) => setTimeout(() => resolve("running"), 4000))]);
+    child.kill("SIGKILL");
+    await ended;
+    assert.equal(early, "running", `the program ended while awaiting flush(): ${err}`);
+    assert.ok(!err.includes("flush returned"), err);
+  });
+
   it("an idle client does not keep the process alive", async () => {
     const dir = spoolDir();
     const { code, ms, err } = await program(`
