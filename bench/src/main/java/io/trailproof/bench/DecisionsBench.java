@@ -18,7 +18,7 @@ import java.util.stream.IntStream;
  * so that the machine's load falls on both. Both with wrk (the neutral client, bench/wrk) and the
  * project's own closed-loop client.
  *
- * <pre>bench/run-gates [--seconds S] [--rounds R]   (defaults 10 s, 3 rounds)</pre>
+ * <pre>bench/run-gates [--seconds S] [--rounds R] [--warmup W]   (defaults 10 s, 3 rounds, 20 s of warm-up a path)</pre>
  */
 public final class DecisionsBench {
 
@@ -33,6 +33,7 @@ public final class DecisionsBench {
         Path dist = Path.of(args.length > 0 && !args[0].startsWith("--") ? args[0] : "target/trailproof");
         int seconds = intArg(args, "--seconds", 10);
         int rounds = intArg(args, "--rounds", 3);
+        int warmup = intArg(args, "--warmup", 20);
         Wrk wrk = Wrk.find(Path.of("bench/wrk"));
         Path data = Files.createTempDirectory("trailproof-gates-bench");
         Path body = Files.createTempFile("gates-bench", ".json");
@@ -46,8 +47,17 @@ public final class DecisionsBench {
                 }
             }
             String base = "http://127.0.0.1:" + server.port;
-            System.out.printf(Locale.ROOT, "gates bench: %d round(s) of %d s per path and connection count, 20-rule policy%n%n",
-                    rounds, seconds);
+            // Both paths run before any round is timed, so the rounds measure compiled code: without it the
+            // first rounds (one connection, wrk) time the JIT compiler at work on the same 2 cores.
+            for (String path : new String[] {"/v1/events", "/v1/decisions"}) {
+                if (warmup > 0 && wrk != null) {
+                    wrk.run(base + path, 16, warmup, Map.of("WRK_BODY_FILE", body.toString()));
+                } else if (warmup > 0) {
+                    own(server.port, 16, warmup, path);
+                }
+            }
+            System.out.printf(Locale.ROOT, "gates bench: %d s of warm-up per path, then %d round(s) of %d s per path and "
+                    + "connection count, 20-rule policy%n%n", warmup, rounds, seconds);
             System.out.println("| client, connections | POST /v1/events p50 / p99 ms | POST /v1/decisions p50 / p99 ms | p99 ratio "
                     + "| server CPU us/request, events / decisions |");
             System.out.println("|---|---|---|---|---|");
