@@ -18,7 +18,8 @@ import java.util.stream.IntStream;
  * so that the machine's load falls on both. Both with wrk (the neutral client, bench/wrk) and the
  * project's own closed-loop client.
  *
- * <pre>bench/run-gates [--seconds S] [--rounds R] [--warmup W]   (defaults 10 s, 3 rounds, 20 s of warm-up a path)</pre>
+ * <pre>bench/run-gates [--seconds S] [--rounds R] [--warmup W] [--connections 1,16] [--clients wrk|own|both]</pre>
+ * (defaults 10 s, 3 rounds, 20 s of warm-up a path, 1 and 16 connections, both clients)
  */
 public final class DecisionsBench {
 
@@ -34,6 +35,9 @@ public final class DecisionsBench {
         int seconds = intArg(args, "--seconds", 10);
         int rounds = intArg(args, "--rounds", 3);
         int warmup = intArg(args, "--warmup", 20);
+        int[] connectionCounts = Arrays.stream(stringArg(args, "--connections", "1,16").split(","))
+                .mapToInt(Integer::parseInt).toArray();
+        String clients = stringArg(args, "--clients", "both"); // wrk, own or both
         Wrk wrk = Wrk.find(Path.of("bench/wrk"));
         Path data = Files.createTempDirectory("trailproof-gates-bench");
         Path body = Files.createTempFile("gates-bench", ".json");
@@ -61,8 +65,8 @@ public final class DecisionsBench {
             System.out.println("| client, connections | POST /v1/events p50 / p99 ms | POST /v1/decisions p50 / p99 ms | p99 ratio "
                     + "| server CPU us/request, events / decisions |");
             System.out.println("|---|---|---|---|---|");
-            for (int connections : new int[] {1, 16}) {
-                if (wrk != null) {
+            for (int connections : connectionCounts) {
+                if (wrk != null && !clients.equals("own")) {
                     List<Double> events = new ArrayList<>();
                     List<Double> decisions = new ArrayList<>();
                     List<Double> e50 = new ArrayList<>();
@@ -80,6 +84,9 @@ public final class DecisionsBench {
                         }
                     }
                     row("wrk, " + connections, e50, events, d50, decisions, cpu);
+                }
+                if (clients.equals("wrk")) {
+                    continue;
                 }
                 List<Double> events = new ArrayList<>();
                 List<Double> decisions = new ArrayList<>();
@@ -185,6 +192,15 @@ public final class DecisionsBench {
             });
         }
         return b.append("]}]}").toString();
+    }
+
+    private static String stringArg(String[] args, String name, String absent) {
+        for (int i = 0; i < args.length - 1; i++) {
+            if (args[i].equals(name)) {
+                return args[i + 1];
+            }
+        }
+        return absent;
     }
 
     private static int intArg(String[] args, String name, int absent) {
