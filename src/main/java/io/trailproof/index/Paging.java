@@ -72,7 +72,7 @@ final class Paging {
         }
         TopFieldDocs top = searcher.search(query, new TopFieldCollectorManager(order, count, last, 1));
         if (scores) {
-            TopFieldCollector.populateScores(top.scoreDocs, searcher, query);
+            scores(top.scoreDocs, order, searcher, query);
         }
         List<ScoreDoc> docs = new ArrayList<>(List.of(top.scoreDocs));
         if (fromEnd) {
@@ -99,7 +99,7 @@ final class Paging {
                 new TotalHitCountCollectorManager(searcher.getSlices())));
         TopFieldDocs top = (TopFieldDocs) both[0];
         if (scores) {
-            TopFieldCollector.populateScores(top.scoreDocs, searcher, query);
+            scores(top.scoreDocs, sort, searcher, query);
         }
         return new FirstPage((Integer) both[1], List.of(top.scoreDocs));
     }
@@ -177,6 +177,22 @@ final class Paging {
     private static Query within(Query query, String field, long low, long high) {
         return new BooleanQuery.Builder().add(query, BooleanClause.Occur.FILTER)
                 .add(LongPoint.newRangeQuery(field, low, high), BooleanClause.Occur.FILTER).build();
+    }
+
+    /**
+     * Sets each hit's score. In an order by relevance the collection computed it as the hit's first
+     * sort key, so it is taken from there (the same float a second scoring gives); in any other order
+     * the hits are scored again, which builds the query's weight once more and so looks its terms up
+     * in every segment.
+     */
+    static void scores(ScoreDoc[] hits, Sort order, IndexSearcher searcher, Query query) throws IOException {
+        if (order.getSort()[0].getType() == SortField.Type.SCORE) {
+            for (ScoreDoc d : hits) {
+                d.score = (Float) ((FieldDoc) d).fields[0];
+            }
+        } else {
+            TopFieldCollector.populateScores(hits, searcher, query);
+        }
     }
 
     private static Sort reversed(Sort sort) {
