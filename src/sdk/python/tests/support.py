@@ -84,8 +84,10 @@ class Server:
             except subprocess.TimeoutExpired:
                 self.kill9()
 
+    # Reads wait up to 60 s for their answer, as writes do: beside Maven's integration tests on 2 cores
+    # a search of this server has taken over 20 s to answer.
     def get(self, path: str) -> Any:
-        with urllib.request.urlopen(self.url + path, timeout=20) as r:
+        with urllib.request.urlopen(self.url + path, timeout=60) as r:
             return json.loads(r.read().decode("utf-8"))
 
     def get_complete(self, path: str, wait: float = 120.0) -> Any:
@@ -93,7 +95,7 @@ class Server:
         service answers from what is indexed after 5 s, which a machine busy with other builds reaches."""
         deadline = time.monotonic() + wait
         while True:
-            with urllib.request.urlopen(self.url + path, timeout=20) as r:
+            with urllib.request.urlopen(self.url + path, timeout=60) as r:
                 behind = r.headers.get("X-Index-Behind")
                 body = json.loads(r.read().decode("utf-8"))
             if behind is None or time.monotonic() > deadline:
@@ -101,7 +103,7 @@ class Server:
             time.sleep(0.2)
 
     def get_bytes(self, path: str) -> bytes:
-        with urllib.request.urlopen(self.url + path, timeout=20) as r:
+        with urllib.request.urlopen(self.url + path, timeout=60) as r:
             return r.read()
 
     def post(self, path: str, body: Any, method: str = "POST") -> Any:

@@ -40,7 +40,12 @@ export function newClient(t, name) {
   const agentId = agent(name);
   const errors = [];
   const onError = (e) => errors.push(e);
-  const client = new Client({ url: server.url, agentId, spoolDir, flushIntervalMs: 50, onError });
+  // A spool directory of its own: a client replays at its start whatever a spool directory holds, so
+  // with one directory for the file, a batch an earlier test's client spooled when its close ran out
+  // of time (a busy machine) was replayed by the next test's client while the server still worked on
+  // its first send, and that client reported the 409 ("still being processed") to this test's onError.
+  const ownSpool = fs.mkdtempSync(`${spoolDir}/client-`);
+  const client = new Client({ url: server.url, agentId, spoolDir: ownSpool, flushIntervalMs: 50, onError });
   t.after(() => client.close(1000));
   return { client, agentId, errors, onError };
 }
