@@ -254,8 +254,8 @@ final class Recovery {
 
         /**
          * Reads the event the way a verification does ({@link IntactEvent}: one pass over its bytes, its
-         * hash recomputed, no tree built), which costs a fraction of a full parse in the cold JVM of a
-         * start; an event not shown intact that way (an erased one, whose hash cannot be recomputed, or
+         * hash recomputed, nothing built per event, where a full parse builds the event's JSON tree);
+         * an event not shown intact that way (an erased one, whose hash cannot be recomputed, or
          * one whose bytes were changed) is parsed whole, as every event was before, and so is accepted or
          * refused exactly as then. The fields are the same either way ({@code RecoveryReplayTest}).
          *
