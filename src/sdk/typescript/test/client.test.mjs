@@ -7,7 +7,7 @@ import { describe, it } from "node:test";
 
 import { Client, NotSent, QueueFull, RejectedEvent, TrailproofError } from "../dist/index.js";
 import { Spool } from "../dist/spool.js";
-import { agent, freePort, Proxy, sleep, tempDir, until, withSharedServer } from "./support.mjs";
+import { agent, FLUSH_WAIT_MS, freePort, Proxy, sleep, tempDir, until, withSharedServer } from "./support.mjs";
 
 let server;
 const cleanups = withSharedServer((s) => {
@@ -45,8 +45,8 @@ describe("batching", () => {
       receipts.push(ca.log({ actionType: "STEP", actionName: "a", input: { i } }));
       if (i % 2) receipts.push(cb.log({ actionType: "STEP", actionName: "b", input: { i } }));
     }
-    assert.ok(await ca.flush(30000));
-    assert.ok(await cb.flush(30000));
+    assert.ok(await ca.flush(FLUSH_WAIT_MS));
+    assert.ok(await cb.flush(FLUSH_WAIT_MS));
     for (const r of receipts) {
       const ack = await r.result();
       assert.equal(ack.hash.length, 64);
@@ -80,7 +80,7 @@ describe("batching", () => {
     const name = agent("lost-answer");
     const c = client(name, { url: p.url, batchSize: 10, maxBackoffMs: 200 });
     const receipts = Array.from({ length: 10 }, (_, i) => c.log({ actionType: "STEP", actionName: "x", input: { i } }));
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     const ids = await Promise.all(receipts.map(async (r) => (await r.result()).id));
     assert.equal(new Set(ids).size, 10);
     const batches = p.batchRequests();
@@ -135,7 +135,7 @@ describe("spool and queue", () => {
     cleanups.push(() => p.close());
     const second = client(name, { url });
     const last = second.log({ actionType: "STEP", actionName: "after", input: { i: 7 } });
-    assert.ok(await second.flush(30000));
+    assert.ok(await second.flush(FLUSH_WAIT_MS));
     assert.equal((await last.result()).sequence, 8);
     const stored = await server.events(name);
     assert.deepEqual(stored.map((e) => e.action_input?.i), [0, 1, 2, 3, 4, 5, 6, 7]);
@@ -166,7 +166,7 @@ describe("spool and queue", () => {
     const ok1 = c.log({ actionType: "STEP", actionName: "a" });
     const bad = c.log({ actionType: "STEP", actionName: "b", labels: { "no spaces": "x" } });
     const ok2 = c.log({ actionType: "STEP", actionName: "c" });
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     await assert.rejects(bad.result(), (e) => {
       assert.ok(e instanceof RejectedEvent);
       assert.match(e.message, /labels key 'no spaces'/);
@@ -186,7 +186,7 @@ describe("spool and queue", () => {
     try {
       const c = client(agent("unawaited"));
       c.log({ actionType: "STEP", labels: { "bad key": "x" } });
-      assert.ok(await c.flush(30000));
+      assert.ok(await c.flush(FLUSH_WAIT_MS));
       // Node reports an unhandled rejection once the microtasks have run: a turn of the loop later
       await new Promise((r) => setImmediate(r));
     } finally {
@@ -210,7 +210,7 @@ describe("redaction, settings, capture", () => {
     const input = { q: "secret" };
     c.log({ actionType: "STEP", actionName: "fine", input });
     c.log({ actionType: "STEP", actionName: "boom", input: { q: "secret" }, output: { a: "secret" }, error: "secret" });
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     assert.deepEqual(input, { q: "secret" }); // the caller's object is untouched
     const stored = await server.events(name);
     assert.deepEqual(stored[0].action_input, { q: "***" });
@@ -281,7 +281,7 @@ describe("redaction, settings, capture", () => {
     assert.deepEqual(await ask("hi"), { answer: "HI" });
     assert.throws(() => fail(7), (e) => e === boom);
     await assert.rejects(failLater(), TypeError);
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     const ev = await server.events(name);
     assert.deepEqual(ev.map((e) => e.action_type), ["TOOL_CALL", "LLM_CALL", "TOOL_CALL", "TOOL_CALL"]);
     assert.deepEqual([ev[0].action_name, ev[0].action_input, ev[0].action_output, ev[0].action_status], ["add", { args: [1] }, { value: 3 }, "success"]);
@@ -314,7 +314,7 @@ describe("redaction, settings, capture", () => {
     await assert.rejects(c.action({ actionName: "broken" }, async () => {
       throw new RangeError("k");
     }), RangeError);
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     assert.equal((await handle.receipt.result()).sequence, 1);
     const ev = await server.events(name);
     assert.deepEqual(ev.map((e) => [e.action_type, e.action_name, e.action_status]), [["TOOL_CALL", "fetch_invoice", "success"], ["LLM_CALL", "ask", "partial"], ["TOOL_CALL", "broken", "error"]]);
@@ -331,7 +331,7 @@ describe("redaction, settings, capture", () => {
       actionType: "STEP",
       input: { big: 2n ** 64n, small: 5n, nan: NaN, when: new Date(0), bytes: Buffer.from("hi"), cyclic, lone: "x\ud800y", map: new Map([["k", 1]]) },
     });
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     const [e] = await server.events(name);
     assert.deepEqual(e.action_input, {
       big: "18446744073709551616",
@@ -367,7 +367,7 @@ describe("capture sequences", () => {
     const name = agent("end");
     const c = client(name);
     c.log({ actionType: "STEP" });
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     await c.close();
     const ev = await server.events(name);
     assert.deepEqual(ev.map((e) => [e.action_type, e.capture_seq, e.capture_last ?? false]), [["STEP", 1, false], ["CAPTURE_END", 2, true]]);

@@ -11,7 +11,7 @@ import { after, before, describe, it } from "node:test";
 
 import { Client } from "../dist/index.js";
 import { Spool } from "../dist/spool.js";
-import { SDK_DIR, agent, freePort, sharedServer, stopShared, tempDir } from "./support.mjs";
+import { agent, FLUSH_WAIT_MS, freePort, SDK_DIR, sharedServer, stopShared, tempDir } from "./support.mjs";
 
 let server;
 const dirs = [];
@@ -73,7 +73,7 @@ process.exit(3);
     assert.deepEqual(events.map((e) => e.capture_seq), [1, 2, 3, 4, 5]);
     assert.equal(events[4].capture_last, true);
     const next = new Client({ url: server.url, agentId: name, spoolDir: dir });
-    assert.ok(await next.flush(30000));
+    assert.ok(await next.flush(FLUSH_WAIT_MS));
     await next.close(5000);
     const stored = await server.events(name);
     assert.deepEqual(stored.filter((e) => e.action_type === "STEP").map((e) => e.action_input.i), [0, 1, 2, 3, 4]);

@@ -8,7 +8,7 @@ import { after, before, describe, it } from "node:test";
 
 import { ApprovalTimeout, Client, Denied, Unavailable } from "../dist/index.js";
 import { Spool } from "../dist/spool.js";
-import { agent, freePort, sharedServer, stopShared, tempDir } from "./support.mjs";
+import { agent, FLUSH_WAIT_MS, freePort, sharedServer, stopShared, tempDir } from "./support.mjs";
 
 let server;
 const cleanups = [];
@@ -70,7 +70,7 @@ describe("the gate", () => {
     });
     await assert.rejects(rmRf({ command: "rm -rf /" }), (e) => e instanceof Denied && e.decision.rule === "no-rm-rf");
     assert.deepEqual(ran, []);
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     assert.deepEqual(await types(name), ["DECISION", "DECISION"]);
   });
 
@@ -85,7 +85,7 @@ describe("the gate", () => {
       { actionName: "read_file", gate: true, input: (path, lines) => ({ path, lines }) },
     );
     assert.equal(await readFile("/etc/hosts", [1, 2]), "contents");
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     const stored = await server.events(name);
     assert.deepEqual(stored.map((e) => e.action_type), ["DECISION", "TOOL_CALL"]);
     assert.equal(stored[1].decision_id, stored[0].id);
@@ -104,7 +104,7 @@ describe("the gate", () => {
     });
     answerLater(name, true, "checked with the customer");
     assert.deepEqual(await refund("O-77", 12.5), { refunded: 12.5 });
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     const stored = await server.events(name);
     assert.deepEqual(stored.map((e) => e.action_type), ["DECISION", "APPROVAL", "TOOL_CALL"]);
     assert.equal(stored[2].decision_id, stored[0].id);
@@ -123,7 +123,7 @@ describe("the gate", () => {
     const slow = other.audited((order) => ran.push(order), { actionName: "refund", gate: true, askTimeoutMs: 1000 });
     await assert.rejects(slow("O-79"), (e) => e instanceof ApprovalTimeout && e.decision.state === "pending" && e.decision.expiresAt !== null);
     assert.deepEqual(ran, []);
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     assert.deepEqual(await types(name), ["DECISION", "APPROVAL"]);
   });
 

@@ -9,7 +9,7 @@ import { describe, it } from "node:test";
 
 import { Client, NotSent } from "../dist/index.js";
 import { Spool } from "../dist/spool.js";
-import { agent, freePort, Proxy, runPython, tempDir, withSharedServer } from "./support.mjs";
+import { agent, FLUSH_WAIT_MS, freePort, Proxy, runPython, tempDir, withSharedServer } from "./support.mjs";
 
 let server;
 const cleanups = withSharedServer((s) => {
@@ -125,7 +125,7 @@ print(json.dumps(len(Spool(${JSON.stringify(spoolDir)}, ${JSON.stringify(url)}).
     // set aside for good: the next client of either SDK neither sends nor warns again
     const again = [];
     const next = new Client({ url, agentId: name, spoolDir, onError: (e) => again.push(e) });
-    assert.ok(await next.flush(30000));
+    assert.ok(await next.flush(FLUSH_WAIT_MS));
     await next.close(5000);
     assert.deepEqual(again, []);
     const py = await runPython(`
@@ -147,7 +147,7 @@ describe("receipts verified by both SDKs", () => {
     const ts = new Client({ url: server.url, agentId: name, spoolDir });
     cleanups.push(() => ts.close(2000));
     const r = ts.log({ actionType: "TOOL_CALL", actionName: "search", input: { q: "caf\u00e9 \u{1f600}", n: 1.5, big: 1e21 } });
-    assert.ok(await ts.flush(30000));
+    assert.ok(await ts.flush(FLUSH_WAIT_MS));
     const tsResult = await ts.verify(r);
     assert.deepEqual(tsResult.problems, []);
     const ack = await r.result();

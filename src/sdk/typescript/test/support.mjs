@@ -28,6 +28,13 @@ export function freePort() {
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
+/**
+ * How long a test's flush() may take: a few batches to the shared server, which beside Maven's
+ * integration tests on 2 cores has taken over 30 s to answer them. A slow answer is still an answer;
+ * what the tests check is what the service stored.
+ */
+export const FLUSH_WAIT_MS = 120000;
+
 /** Polls `fn` until it returns a truthy value, or throws after `ms`. */
 export async function until(fn, ms = 60000, what = "the condition") {
   const deadline = Date.now() + ms;

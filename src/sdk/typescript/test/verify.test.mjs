@@ -8,7 +8,7 @@ import * as path from "node:path";
 import { before, describe, it } from "node:test";
 
 import { Client, canonicalize, checkEventProof, eventHash, parseStrict } from "../dist/index.js";
-import { agent, tempDir, VECTORS, withSharedServer } from "./support.mjs";
+import { agent, FLUSH_WAIT_MS, tempDir, VECTORS, withSharedServer } from "./support.mjs";
 
 let server;
 const cleanups = withSharedServer((s) => {
@@ -101,7 +101,7 @@ describe("verify", () => {
   before(async () => {
     c = client(agent("verify"));
     receipt = c.log({ actionType: "TOOL_CALL", actionName: "search", input: { q: "caf\u00e9 \u{1f600}", n: 1.5 }, output: { hits: [1, 2, 3] }, labels: { env: "test" } });
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     eventId = (await receipt.result()).id;
     key = (await server.get("/v1/checkpoint/key")).vkey;
     material = async () => [
@@ -120,7 +120,7 @@ describe("verify", () => {
     const state = JSON.parse(fs.readFileSync(path.join(c.spoolDir, "trusted-checkpoints.json"), "utf8"));
     assert.equal(Object.values(state)[0].vkey, key);
     c.log({ actionType: "STEP" }); // the tree grows: the next verification checks consistency
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     const v2 = await c.verify(eventId);
     assert.equal(v2.ok, true, v2.problems.join("; "));
     assert.ok(v2.treeSize >= v.treeSize);
@@ -149,7 +149,7 @@ describe("verify", () => {
     assert.equal(checkEventProof(event, proof, other).ok, false);
     const forked = client(agent("forked"));
     const r = forked.log({ actionType: "STEP" });
-    assert.ok(await forked.flush(30000));
+    assert.ok(await forked.flush(FLUSH_WAIT_MS));
     assert.equal((await forked.verify(r)).ok, true);
     const file = path.join(forked.spoolDir, "trusted-checkpoints.json");
     const state = JSON.parse(fs.readFileSync(file, "utf8"));
@@ -172,7 +172,7 @@ describe("an erased event", () => {
     c = client(agent("erased"));
     erased = c.log({ actionType: "TOOL_CALL", actionName: "lookup", input: { email: "someone@example.com" } });
     kept = c.log({ actionType: "TOOL_CALL", actionName: "lookup", input: { email: "other@example.com" } });
-    assert.ok(await c.flush(30000));
+    assert.ok(await c.flush(FLUSH_WAIT_MS));
     answer = await server.post("/v1/admin/erasures", { event_ids: [(await erased.result()).id], reason: "art. 17 request" });
   });
 
