@@ -185,7 +185,7 @@ final class Paging {
      * the hits are scored again, which builds the query's weight once more and so looks its terms up
      * in every segment.
      */
-    static void scores(ScoreDoc[] hits, Sort order, IndexSearcher searcher, Query query) throws IOException {
+    private static void scores(ScoreDoc[] hits, Sort order, IndexSearcher searcher, Query query) throws IOException {
         if (order.getSort()[0].getType() == SortField.Type.SCORE) {
             for (ScoreDoc d : hits) {
                 d.score = (Float) ((FieldDoc) d).fields[0];
