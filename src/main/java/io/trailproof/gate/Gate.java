@@ -26,6 +26,7 @@ import java.io.Closeable;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,6 +62,8 @@ public final class Gate implements Closeable {
     private static final String KEY_SCOPE = "gate";
     /** The longest log whose first pass the start waits for (a few tens of milliseconds of reading). */
     static final long FIRST_PASS_AT_START_EVENTS = 50_000;
+    /** The name of the decisions' table in the data directory: scratch, rebuilt from the log at each start. */
+    public static final String DECISIONS_FILE = "gate-decisions";
 
     private final Ledger ledger;
     private final GateWrites writes;
@@ -79,16 +82,18 @@ public final class Gate implements Closeable {
     /**
      * @param redactor null when redaction is off
      * @param defaultEffect {@code gate.default}
+     * @param decisionsFile the scratch file the gate keeps its decisions' table in, replaced at the start
+     *                      and deleted at the close (src/site/gates.md#costs-and-limits)
      */
     public Gate(Ledger ledger, GateWrites writes, Redactor redactor, Effect defaultEffect, Duration askTimeout,
-                Duration approvalValidFor, Clock clock) {
+                Duration approvalValidFor, Clock clock, Path decisionsFile) {
         this.ledger = ledger;
         this.writes = writes;
         this.redactor = redactor;
         this.askTimeout = askTimeout;
         this.approvalValidFor = approvalValidFor;
         this.clock = clock;
-        this.log = new GateLog(ledger, defaultEffect, this::wakeWaiters);
+        this.log = new GateLog(ledger, defaultEffect, this::wakeWaiters, decisionsFile);
         this.thread = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "trailproof-gate");
             t.setDaemon(true);
@@ -484,6 +489,11 @@ public final class Gate implements Closeable {
     public void close() {
         closed = true;
         thread.shutdownNow();
+        try {
+            log.close();   // waits for a catch-up in progress
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "the gate's decision table could not be deleted: " + e);
+        }
     }
 
     private static long micros(Instant t) {

@@ -11,6 +11,7 @@ import io.trailproof.ledger.Ledger;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -23,9 +24,9 @@ import java.util.function.Consumer;
 /**
  * The gate's state, derived from the log in log order, so that every node of a cluster (which
  * applies the same log) holds the same: the active gate policy, the rules' per-scope history, every
- * decision and what became of it ({@link Bindings}), and the bound calls whose failed check has no
- * {@code GATE_VIOLATION} yet. Nothing here is stored elsewhere: it is rebuilt by one pass over the
- * log at start, then kept up as the log grows.
+ * decision and what became of it ({@link Bindings}, kept outside the heap by {@link LoggedDecisions}),
+ * and the bound calls whose failed check has no {@code GATE_VIOLATION} yet. Nothing here is stored
+ * elsewhere: it is rebuilt by one pass over the log at start, then kept up as the log grows.
  *
  * <p>{@link #catchUp} brings the state to the ledger's readable size; every reader calls it first,
  * so an event acknowledged before a request counts in its answer. All access is under this
@@ -51,8 +52,11 @@ final class GateLog {
     private long cursor;
     /** See {@link #loaded()}; written under the lock, read without it. */
     private volatile boolean loaded;
-    private final Bindings bindings = new Bindings();
-    private final Map<String, DecisionInfo> infos = new LinkedHashMap<>();
+    private final Path decisionsFile;
+    /** Set by {@link #open}. */
+    private LoggedDecisions decisions;
+    private Bindings bindings;
+    private boolean closed;
     private final Map<String, Unrecorded> unrecorded = new LinkedHashMap<>();
     /** Asks without an answer, oldest first; expired ones leave when a listing passes them. */
     private final Set<String> asks = new LinkedHashSet<>();
@@ -61,8 +65,10 @@ final class GateLog {
     /** Told of each decision an approval answered, after the catch-up that saw it. */
     private final Consumer<String> answered;
 
-    GateLog(Ledger ledger, Effect defaultEffect, Consumer<String> answered) {
+    /** @param decisionsFile the scratch file of the decisions' table (replaced by {@link #open}, deleted by {@link #close}) */
+    GateLog(Ledger ledger, Effect defaultEffect, Consumer<String> answered, Path decisionsFile) {
         this.ledger = ledger;
+        this.decisionsFile = decisionsFile;
         this.defaultEffect = defaultEffect;
         this.answered = answered;
         this.evaluator = new GateEvaluator(List.of(), defaultEffect);
@@ -74,6 +80,8 @@ final class GateLog {
      * the start ({@link #loaded}), and a reader that comes first waits for it under this object's lock.
      */
     synchronized void open() throws IOException {
+        decisions = LoggedDecisions.open(ledger, decisionsFile);
+        bindings = new Bindings(decisions);
         long[] positions = ledger.agentPositions(GateFields.POLICIES_AGENT);
         long size = ledger.size();
         for (int i = positions.length - 1; i >= 0; i--) {
@@ -95,6 +103,9 @@ final class GateLog {
 
     /** Brings the state to the ledger's readable size. */
     synchronized void catchUp() {
+        if (closed) {
+            throw new IllegalStateException("the gate is closed");
+        }
         long end = ledger.size();
         if (cursor >= end) {
             loaded = true;
@@ -144,9 +155,9 @@ final class GateLog {
         if (g == null) {
             return;
         }
+        decisions.applying(index, e.sessionId(), g);
         switch (g.kind()) {
             case DECISION -> {
-                infos.put(g.id(), new DecisionInfo(index, e.sessionId(), g.rule(), g.reason(), g.recordedAtMicros()));
                 if ("ask".equals(g.effect())) {
                     asks.add(g.id());
                 }
@@ -219,11 +230,12 @@ final class GateLog {
     }
 
     private DecisionSnapshot snapshot(String id) {
-        Bindings.Decision d = bindings.decision(id);
-        DecisionInfo info = infos.get(id);
-        if (d == null || info == null) {
+        LoggedDecisions.Known e = decisions.entry(id);
+        if (e == null) {
             return null;
         }
+        Bindings.Decision d = e.decision();
+        DecisionInfo info = e.info();
         return new DecisionSnapshot(d.id, d.agentId, info.sessionId(), d.effect, info.rule(), info.reason(),
                 d.argsSha256, d.expiresAtMicros, d.approved, d.approver, d.validUntilMicros, d.approvalId, d.usedBy,
                 info.logIndex(), info.recordedAtMicros());
@@ -248,5 +260,18 @@ final class GateLog {
     synchronized List<Unrecorded> unrecorded() {
         catchUp();
         return List.copyOf(unrecorded.values());
+    }
+
+    /** Decisions the state holds. */
+    synchronized long decisionCount() {
+        return decisions.size();
+    }
+
+    /** Deletes the decisions' table; the state is not read after this. */
+    synchronized void close() throws IOException {
+        closed = true;
+        if (decisions != null) {
+            decisions.close();
+        }
     }
 }

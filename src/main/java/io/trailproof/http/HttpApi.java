@@ -112,7 +112,8 @@ public final class HttpApi {
         new PolicyEndpoints(ledger, bodies).register(router);
         Settings.Gate gateSettings = settings.gate();
         gate = new Gate(ledger, new GateWritePath(ledger, cluster), settings.redaction().redactor(),
-                Effect.of(gateSettings.defaultEffect()), gateSettings.askTimeout(), gateSettings.approvalValidFor(), clock);
+                Effect.of(gateSettings.defaultEffect()), gateSettings.askTimeout(), gateSettings.approvalValidFor(), clock,
+                settings.dataDir().resolve(Gate.DECISIONS_FILE));
         policyFile = gateSettings.policyFile().orElse(null);
         new GateEndpoints(gate, bodies, idempotency).register(router);
         new CoverageEndpoint(ledger).register(router);

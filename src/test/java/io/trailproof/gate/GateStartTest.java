@@ -36,7 +36,7 @@ class GateStartTest {
         GateWrites writes = (fields, claim) -> ledger.appendComposedAsync(fields, null)
                 .thenApply(o -> new GateWrites.Stored(o.event().logIndex(), false, o.event()));
         return new Gate(ledger, writes, null, Effect.ASK, Duration.ofMinutes(5), Duration.ofMinutes(5),
-                Clock.systemUTC());
+                Clock.systemUTC(), dir.resolve(Gate.DECISIONS_FILE));
     }
 
     @Test

@@ -18,8 +18,9 @@ import java.util.stream.IntStream;
  * so that the machine's load falls on both. Both with wrk (the neutral client, bench/wrk) and the
  * project's own closed-loop client.
  *
- * <pre>bench/run-gates [--seconds S] [--rounds R] [--warmup W] [--connections 1,16] [--clients wrk|own|both]</pre>
- * (defaults 10 s, 3 rounds, 20 s of warm-up a path, 1 and 16 connections, both clients)
+ * <pre>bench/run-gates [--seconds S] [--rounds R] [--warmup W] [--connections 1,16] [--clients wrk|own|both] [--memory M]</pre>
+ * (defaults 10 s, 3 rounds, 20 s of warm-up a path, 1 and 16 connections, both clients; {@code --memory M}
+ * first makes decisions, then events, for M seconds each and prints the heap each leaves behind)
  */
 public final class DecisionsBench {
 
@@ -38,6 +39,7 @@ public final class DecisionsBench {
         int[] connectionCounts = Arrays.stream(stringArg(args, "--connections", "1,16").split(","))
                 .mapToInt(Integer::parseInt).toArray();
         String clients = stringArg(args, "--clients", "both"); // wrk, own or both
+        int memorySeconds = intArg(args, "--memory", 0);
         Wrk wrk = Wrk.find(Path.of("bench/wrk"));
         Path data = Files.createTempDirectory("trailproof-gates-bench");
         Path body = Files.createTempFile("gates-bench", ".json");
@@ -60,12 +62,15 @@ public final class DecisionsBench {
                     own(server.port, 16, warmup, path);
                 }
             }
+            if (memorySeconds > 0) {
+                heapLeftBehind(server.port, pid, memorySeconds);
+            }
             System.out.printf(Locale.ROOT, "gates bench: %d s of warm-up per path, then %d round(s) of %d s per path and "
                     + "connection count, 20-rule policy%n%n", warmup, rounds, seconds);
             System.out.println("| client, connections | POST /v1/events p50 / p99 ms | POST /v1/decisions p50 / p99 ms | p99 ratio "
                     + "| server CPU us/request, events / decisions |");
             System.out.println("|---|---|---|---|---|");
-            for (int connections : connectionCounts) {
+            for (int connections : rounds > 0 ? connectionCounts : new int[0]) {
                 if (wrk != null && !clients.equals("own")) {
                     List<Double> events = new ArrayList<>();
                     List<Double> decisions = new ArrayList<>();
@@ -106,6 +111,25 @@ public final class DecisionsBench {
                 row("own client, " + connections, e50, events, d50, decisions, cpu);
             }
         }
+    }
+
+    /**
+     * What each request leaves on the server's heap: the heap used after a full collection before and
+     * after {@code seconds} of decisions (16 connections, the project's client), then of events.
+     */
+    private static void heapLeftBehind(int port, long pid, int seconds) throws Exception {
+        System.out.printf(Locale.ROOT, "heap left behind: %d s of each path at 16 connections, heap used after a full "
+                + "collection before and after%n%n", seconds);
+        System.out.println("| path | requests | heap before / after MB | bytes per request |");
+        System.out.println("|---|---|---|---|");
+        for (String path : new String[] {"/v1/decisions", "/v1/events"}) {
+            long before = ServerProbe.memory(pid)[0];
+            long requests = (long) own(port, 16, seconds, path)[2];
+            long after = ServerProbe.memory(pid)[0];
+            System.out.printf(Locale.ROOT, "| POST %s | %d | %.1f / %.1f | %.0f |%n", path, requests, before / 1e6,
+                    after / 1e6, (after - before) / (double) requests);
+        }
+        System.out.println();
     }
 
     /** Server CPU time and requests, summed over the rounds of one path. */

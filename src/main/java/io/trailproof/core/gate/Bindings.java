@@ -15,7 +15,8 @@ import java.util.Map;
  * unanswered ask is expired once its {@code expires_at} passed), and its {@code args_sha256} equals
  * the call's. The checks are made in that order and the first that fails is the answer. The first
  * call of the same agent that names a decision uses it, whether it passed or not: a decision is
- * good for one attempt. Memory: one entry per decision seen. Not thread-safe.
+ * good for one attempt. Where the decisions are kept is a {@link Store}: in memory by default (one
+ * entry per decision seen); the service keeps them outside its heap. Not thread-safe.
  */
 public final class Bindings {
 
@@ -55,12 +56,44 @@ public final class Bindings {
         public String usedBy;
 
         Decision(GateEvent e) {
-            this.id = e.id();
-            this.agentId = e.agentId();
-            this.effect = e.effect();
-            this.argsSha256 = e.argsSha256();
-            this.expiresAtMicros = e.expiresAtMicros();
+            this(e.id(), e.agentId(), e.effect(), e.argsSha256(), e.expiresAtMicros());
         }
+
+        /** A decision as its {@code DECISION} event states it, before any answer or use. */
+        public Decision(String id, String agentId, String effect, String argsSha256, long expiresAtMicros) {
+            this.id = id;
+            this.agentId = agentId;
+            this.effect = effect;
+            this.argsSha256 = argsSha256;
+            this.expiresAtMicros = expiresAtMicros;
+        }
+
+        /** Takes {@code approval}'s answer (the first answer of its own agent to an ask; see {@link #accept}). */
+        public void answer(GateEvent approval) {
+            approved = approval.approved();
+            approver = approval.approver();
+            validUntilMicros = approval.validUntilMicros();
+            approvalId = approval.id();
+        }
+    }
+
+    /**
+     * Where the decisions are kept. {@link Bindings} changes a decision it got from {@link #get} in
+     * place and then says so ({@link #answered}, {@link #used}), so a store that holds them elsewhere
+     * records the change; until then {@code get} of that id answers the same object.
+     */
+    public interface Store {
+        /** The decision of that id as it stands, or null when none was added. */
+        Decision get(String id);
+
+        /** A decision whose id the store does not hold. */
+        void add(Decision d);
+
+        /** {@code d} took its answer ({@link Decision#answer}). */
+        void answered(Decision d);
+
+        /** {@code d} was used, by the call {@code d.usedBy}. */
+        void used(Decision d);
     }
 
     /** What a call came to: passed ({@code check} null) or the check it failed, and its decision (null when unknown). */
@@ -70,16 +103,20 @@ public final class Bindings {
         }
     }
 
-    private final Map<String, Decision> decisions = new HashMap<>();
+    private final Store decisions;
+
+    /** Bindings that keep their decisions in memory. */
+    public Bindings() {
+        this(new InMemory());
+    }
+
+    public Bindings(Store decisions) {
+        this.decisions = decisions;
+    }
 
     /** The decision of that id, or null when none was seen. */
     public Decision decision(String id) {
         return decisions.get(id);
-    }
-
-    /** Decisions seen so far. */
-    public int size() {
-        return decisions.size();
     }
 
     /**
@@ -89,16 +126,16 @@ public final class Bindings {
     public Verdict accept(GateEvent e) {
         switch (e.kind()) {
             case DECISION -> {
-                decisions.putIfAbsent(e.id(), new Decision(e));
+                if (e.id() != null && decisions.get(e.id()) == null) {
+                    decisions.add(new Decision(e));
+                }
                 return null;
             }
             case APPROVAL -> {
                 Decision d = e.decisionId() == null ? null : decisions.get(e.decisionId());
                 if (d != null && d.approved == null && "ask".equals(d.effect) && d.agentId.equals(e.agentId())) {
-                    d.approved = e.approved();
-                    d.approver = e.approver();
-                    d.validUntilMicros = e.validUntilMicros();
-                    d.approvalId = e.id();
+                    d.answer(e);
+                    decisions.answered(d);
                 }
                 return null;
             }
@@ -112,7 +149,7 @@ public final class Bindings {
     }
 
     private Verdict call(GateEvent e) {
-        Decision d = decisions.get(e.decisionId());
+        Decision d = e.decisionId() == null ? null : decisions.get(e.decisionId());
         if (d == null) {
             return new Verdict(Check.UNKNOWN_DECISION, null);
         }
@@ -128,6 +165,7 @@ public final class Bindings {
         }
         if (d.usedBy == null) {
             d.usedBy = e.id();
+            decisions.used(d);
         }
         return new Verdict(failed, d);
     }
@@ -147,5 +185,30 @@ public final class Bindings {
             return Check.DENIED;
         }
         return d.validUntilMicros >= 0 && atMicros > d.validUntilMicros ? Check.EXPIRED : null;
+    }
+
+    /** The default store: every decision in a map. */
+    private static final class InMemory implements Store {
+        private final Map<String, Decision> decisions = new HashMap<>();
+
+        @Override
+        public Decision get(String id) {
+            return decisions.get(id);
+        }
+
+        @Override
+        public void add(Decision d) {
+            decisions.put(d.id, d);
+        }
+
+        @Override
+        public void answered(Decision d) {
+            // changed in place
+        }
+
+        @Override
+        public void used(Decision d) {
+            // changed in place
+        }
     }
 }
