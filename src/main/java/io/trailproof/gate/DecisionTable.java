@@ -9,7 +9,6 @@ import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -18,20 +17,25 @@ import java.util.HexFormat;
 import java.util.List;
 
 /**
- * Every decision the gate has seen, by id, in a file mapped outside the Java heap, so that the
- * gate's heap does not grow with the number of decisions (src/site/gates.md#costs-and-limits). A row
- * holds what a binding check needs ({@link Row}: the effect, the arguments' digest, the expiry, the
- * answer to an ask and whether a call used it) and where the decision's events are in the log; what
- * is only shown (rule, reason, session, approver) is read back from those events.
+ * Every decision the gate has seen, by id, with its row in a file mapped outside the Java heap, so
+ * that the gate's heap does not grow with what it knows of each decision
+ * (src/site/gates.md#costs-and-limits). A row holds what a binding check needs ({@link Row}: the
+ * effect, the arguments' digest, the expiry, the answer to an ask and whether a call used it) and
+ * where the decision's events are in the log; what is only shown (rule, reason, session, approver)
+ * is read back from those events.
  *
  * <p>Not durable, not crash-safe: the file is scratch, emptied when the table is opened and rebuilt
  * from the log by the gate's first pass; nothing written here needs to survive a stop. A write is
  * visible to the next read at once. Not thread-safe: the gate's state lock guards it.
  *
- * <p>Layout: an open-addressing hash table with linear probing over fixed rows of {@link #ROW_BYTES},
- * keyed by the first 16 bytes of the SHA-256 of the id's UTF-8 bytes (an id cannot be chosen to
- * collide with another's key). It doubles when it is half full, into a fresh file that replaces the
- * old one. Mapped in chunks of {@link #ROWS_PER_CHUNK} rows, so a table may pass 2 GiB.
+ * <p>Layout: rows of {@link #ROW_BYTES} appended in the order decisions are added (so the pages the
+ * operating system writes back are the few at the end, and the answer and use of a recent decision
+ * land on them too), mapped in chunks of {@link #ROWS_PER_CHUNK} rows. A row starts with its key,
+ * the first 16 bytes of the SHA-256 of the id's UTF-8 bytes (an id cannot be chosen to collide with
+ * another's key). The index from key to row is one {@code long[]} on the heap, 8 bytes a slot at most
+ * half full (16 to 32 bytes a decision, in a primitive array the collector never traces): open
+ * addressing with linear probing, each slot the row's number and 32 bits of its key, the full key
+ * compared in the row.
  */
 final class DecisionTable implements Closeable {
 
@@ -44,7 +48,9 @@ final class DecisionTable implements Closeable {
     private static final int KEY_HI = 0, KEY_LO = 8, ARGS = 16, EXPIRES = 48, VALID_UNTIL = 56, DECISION_AT = 64,
             ANSWER_AT = 72, USED_AT = 80, EFFECT = 88, ANSWER = 89, HAS_ARGS = 90;
     static final int ROWS_PER_CHUNK = 1 << 16;
-    private static final int FIRST_CAPACITY = 1 << 12;
+    private static final int FIRST_SLOTS = 1 << 12;
+    /** The most slots the index may have: a Java array holds fewer than 2^31 elements. */
+    private static final int MAX_SLOTS = 1 << 30;
 
     /** One decision's row; positions are log indexes, -1 when absent; times microseconds, -1 when absent. */
     record Row(int effect, byte[] argsSha256, long expiresAtMicros, int answer, long validUntilMicros,
@@ -52,16 +58,16 @@ final class DecisionTable implements Closeable {
     }
 
     private final Path file;
-    private final Path growing;
-    private FileChannel channel;
-    private MappedByteBuffer[] chunks;
-    private long capacity;
-    private long size;
+    private final FileChannel channel;
+    private final List<MappedByteBuffer> chunks = new ArrayList<>();
+    /** 0 for a free slot, else {@code (row + 1) << 32 | the key's first 32 bits}. */
+    private long[] slots = new long[FIRST_SLOTS];
+    private int size;
     private final MessageDigest sha256;
 
-    private DecisionTable(Path file) {
+    private DecisionTable(Path file, FileChannel channel) {
         this.file = file;
-        this.growing = file.resolveSibling(file.getFileName() + ".grow");
+        this.channel = channel;
         try {
             this.sha256 = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
@@ -71,10 +77,8 @@ final class DecisionTable implements Closeable {
 
     /** An empty table in {@code file}, replacing whatever the file held. */
     static DecisionTable open(Path file) throws IOException {
-        DecisionTable t = new DecisionTable(file);
-        Files.deleteIfExists(t.growing);
-        t.map(file, FIRST_CAPACITY);
-        return t;
+        return new DecisionTable(file, FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
+                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING));
     }
 
     /** Decisions held. */
@@ -84,13 +88,13 @@ final class DecisionTable implements Closeable {
 
     /** The row of {@code id}, or null when the table has none. */
     Row find(String id) {
-        long[] key = key(id);
-        long slot = slotOf(key);
+        int slot = slotOf(key(id));
         if (slot < 0) {
             return null;
         }
-        ByteBuffer c = chunk(slot);
-        int at = offset(slot);
+        int row = rowIn(slots[slot]);
+        ByteBuffer c = chunk(row);
+        int at = offset(row);
         byte[] args = null;
         if (c.get(at + HAS_ARGS) != 0) {
             args = new byte[32];
@@ -107,12 +111,15 @@ final class DecisionTable implements Closeable {
         if (slotOf(key) >= 0) {
             return false;
         }
-        if ((size + 1) * 2 > capacity) {
+        if ((size + 1L) * 2 > slots.length) {
             grow();
         }
-        long slot = freeSlot(key);
-        ByteBuffer c = chunk(slot);
-        int at = offset(slot);
+        int row = size;
+        if (row / ROWS_PER_CHUNK == chunks.size()) {
+            mapChunk();
+        }
+        ByteBuffer c = chunk(row);
+        int at = offset(row);
         c.putLong(at + KEY_HI, key[0]).putLong(at + KEY_LO, key[1]);
         byte[] args = digest(argsSha256Hex);
         if (args != null) {
@@ -122,129 +129,120 @@ final class DecisionTable implements Closeable {
         c.putLong(at + EXPIRES, expiresAtMicros).putLong(at + DECISION_AT, decisionAt)
                 .putLong(at + VALID_UNTIL, -1).putLong(at + ANSWER_AT, -1).putLong(at + USED_AT, -1);
         c.put(at + EFFECT, (byte) effect).put(at + ANSWER, (byte) UNANSWERED);
+        slots[freeSlot(tag(key))] = ((long) (row + 1) << 32) | (tag(key) & 0xFFFF_FFFFL);
         size++;
         return true;
     }
 
     /** Records the answer to the ask {@code id} (the table must hold it). */
     void answer(String id, boolean approved, long validUntilMicros, long answerAt) {
-        long slot = existing(id);
-        ByteBuffer c = chunk(slot);
-        int at = offset(slot);
+        int row = existing(id);
+        ByteBuffer c = chunk(row);
+        int at = offset(row);
         c.put(at + ANSWER, (byte) (approved ? APPROVED : REFUSED));
         c.putLong(at + VALID_UNTIL, validUntilMicros).putLong(at + ANSWER_AT, answerAt);
     }
 
     /** Records the call that used decision {@code id} (the table must hold it). */
     void use(String id, long usedAt) {
-        long slot = existing(id);
-        chunk(slot).putLong(offset(slot) + USED_AT, usedAt);
+        int row = existing(id);
+        chunk(row).putLong(offset(row) + USED_AT, usedAt);
     }
 
     /** Closes the mapping's file and deletes it. */
     @Override
     public void close() throws IOException {
-        chunks = new MappedByteBuffer[0];
+        chunks.clear();
+        slots = new long[FIRST_SLOTS];
+        size = 0;
         channel.close();
         Files.deleteIfExists(file);
     }
 
-    // ------------------------------------------------------------------ the hash table
+    // ------------------------------------------------------------------ the index
 
-    private long existing(String id) {
-        long slot = slotOf(key(id));
+    private int existing(String id) {
+        int slot = slotOf(key(id));
         if (slot < 0) {
             throw new IllegalStateException("no decision " + id + " in the gate's table");
+        }
+        return rowIn(slots[slot]);
+    }
+
+    /** The slot whose row holds {@code key}, or -1. */
+    private int slotOf(long[] key) {
+        int tag = tag(key);
+        int mask = slots.length - 1;
+        for (int slot = tag & mask; ; slot = (slot + 1) & mask) {
+            long s = slots[slot];
+            if (s == 0) {
+                return -1;
+            }
+            if ((int) s == tag) {
+                int row = rowIn(s);
+                ByteBuffer c = chunk(row);
+                int at = offset(row);
+                if (c.getLong(at + KEY_HI) == key[0] && c.getLong(at + KEY_LO) == key[1]) {
+                    return slot;
+                }
+            }
+        }
+    }
+
+    private int freeSlot(int tag) {
+        int mask = slots.length - 1;
+        int slot = tag & mask;
+        while (slots[slot] != 0) {
+            slot = (slot + 1) & mask;
         }
         return slot;
     }
 
-    /** The slot holding {@code key}, or -1. */
-    private long slotOf(long[] key) {
-        long mask = capacity - 1;
-        for (long slot = (key[0] ^ key[1]) & mask; ; slot = (slot + 1) & mask) {
-            ByteBuffer c = chunk(slot);
-            int at = offset(slot);
-            long hi = c.getLong(at + KEY_HI);
-            long lo = c.getLong(at + KEY_LO);
-            if (hi == 0 && lo == 0) {
-                return -1;
-            }
-            if (hi == key[0] && lo == key[1]) {
-                return slot;
-            }
-        }
-    }
-
-    private long freeSlot(long[] key) {
-        long mask = capacity - 1;
-        for (long slot = (key[0] ^ key[1]) & mask; ; slot = (slot + 1) & mask) {
-            ByteBuffer c = chunk(slot);
-            int at = offset(slot);
-            if (c.getLong(at + KEY_HI) == 0 && c.getLong(at + KEY_LO) == 0) {
-                return slot;
-            }
-        }
-    }
-
-    /** Rehashes every row into a table twice as large, in a fresh file that then takes this one's name. */
+    /** An index twice as large, each slot placed again by the 32 bits of its key it holds: no row is read. */
     private void grow() {
-        FileChannel oldChannel = channel;
-        MappedByteBuffer[] old = chunks;
-        long oldCapacity = capacity;
-        try {
-            map(growing, oldCapacity * 2);
-            for (long slot = 0; slot < oldCapacity; slot++) {
-                ByteBuffer from = old[(int) (slot / ROWS_PER_CHUNK)];
-                int at = (int) (slot % ROWS_PER_CHUNK) * ROW_BYTES;
-                long[] key = {from.getLong(at + KEY_HI), from.getLong(at + KEY_LO)};
-                if (key[0] == 0 && key[1] == 0) {
-                    continue;
-                }
-                long to = freeSlot(key);
-                byte[] row = new byte[ROW_BYTES];
-                from.get(at, row);
-                chunk(to).put(offset(to), row);
+        if (slots.length >= MAX_SLOTS) {
+            throw new IllegalStateException("the gate's decision table holds its most decisions, " + size);
+        }
+        long[] old = slots;
+        slots = new long[old.length * 2];
+        for (long s : old) {
+            if (s != 0) {
+                slots[freeSlot((int) s)] = s;
             }
-            oldChannel.close();
-            Files.move(growing, file, StandardCopyOption.REPLACE_EXISTING);
+        }
+    }
+
+    private void mapChunk() {
+        long start = (long) chunks.size() * ROWS_PER_CHUNK * ROW_BYTES;
+        try {
+            chunks.add(channel.map(FileChannel.MapMode.READ_WRITE, start, (long) ROWS_PER_CHUNK * ROW_BYTES));
         } catch (IOException e) {
-            channel = oldChannel;
-            chunks = old;
-            capacity = oldCapacity;
             throw new UncheckedIOException("the gate's decision table cannot grow in " + file.getParent(), e);
         }
     }
 
-    private void map(Path path, long rows) throws IOException {
-        FileChannel ch = FileChannel.open(path, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
-        long chunkRows = Math.min(rows, ROWS_PER_CHUNK);
-        int count = (int) ((rows + chunkRows - 1) / chunkRows);
-        List<MappedByteBuffer> mapped = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            mapped.add(ch.map(FileChannel.MapMode.READ_WRITE, i * chunkRows * ROW_BYTES, chunkRows * ROW_BYTES));
-        }
-        channel = ch;
-        chunks = mapped.toArray(new MappedByteBuffer[0]);
-        capacity = rows;
+    private ByteBuffer chunk(int row) {
+        return chunks.get(row / ROWS_PER_CHUNK);
     }
 
-    private ByteBuffer chunk(long slot) {
-        return chunks[(int) (slot / ROWS_PER_CHUNK)];
+    private static int offset(int row) {
+        return (row % ROWS_PER_CHUNK) * ROW_BYTES;
     }
 
-    private static int offset(long slot) {
-        return (int) (slot % ROWS_PER_CHUNK) * ROW_BYTES;
+    private static int rowIn(long slot) {
+        return (int) (slot >>> 32) - 1;
     }
 
-    /** The first 16 bytes of the id's SHA-256 as two longs, never both zero (zero marks a free row). */
+    /** The key's first 32 bits: the index's hash (the key is a digest, so its bits are already spread). */
+    private static int tag(long[] key) {
+        return (int) (key[0] >>> 32);
+    }
+
+    /** The first 16 bytes of the id's SHA-256 as two longs. */
     private long[] key(String id) {
         byte[] d = sha256.digest(id.getBytes(StandardCharsets.UTF_8));
         ByteBuffer b = ByteBuffer.wrap(d);
-        long hi = b.getLong();
-        long lo = b.getLong();
-        return new long[] {hi, hi == 0 && lo == 0 ? 1 : lo};
+        return new long[] {b.getLong(), b.getLong()};
     }
 
     /**
