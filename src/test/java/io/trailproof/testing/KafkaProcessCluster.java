@@ -53,6 +53,14 @@ public final class KafkaProcessCluster implements AutoCloseable {
     public static final String LOGGING_LIB_PROPERTY = "trailproof.kafka-broker-lib";
 
     private static final int NODES = 3;
+
+    /**
+     * Starts that may be tried again, with fresh ports: the ports are chosen by binding port 0 and
+     * closing, so another process (a test running beside, any outgoing connection) can take one
+     * before its node binds it.
+     */
+    private static final int START_ATTEMPTS = 3;
+    private static final String PORT_TAKEN = "Address already in use";
     /** Exit status of a JVM ended by SIGKILL: 128 + 9. */
     private static final int SIGKILL_EXIT = 137;
 
@@ -73,16 +81,38 @@ public final class KafkaProcessCluster implements AutoCloseable {
      * {@code timeoutSeconds}) until all three brokers are registered and unfenced.
      */
     public static KafkaProcessCluster start(Path dir, int timeoutSeconds) throws Exception {
-        KafkaProcessCluster cluster = new KafkaProcessCluster(dir);
-        try {
-            cluster.formatAndStart();
-            cluster.awaitBrokers(timeoutSeconds);
-            return cluster;
-        } catch (Throwable e) {
-            String logs = cluster.logTails(40);
-            cluster.close();
-            throw new IllegalStateException("the Kafka cluster did not start: " + e + "\n" + logs, e);
+        for (int attempt = 1; ; attempt++) {
+            // Each attempt in a directory of its own: a node that failed leaves its formatted log behind.
+            KafkaProcessCluster cluster = new KafkaProcessCluster(dir.resolve("attempt-" + attempt));
+            try {
+                cluster.formatAndStart();
+                cluster.awaitBrokers(timeoutSeconds);
+                return cluster;
+            } catch (Throwable e) {
+                boolean portTaken = cluster.aNodeLost(PORT_TAKEN);
+                String logs = cluster.logTails(40);
+                cluster.close();
+                if (portTaken && attempt < START_ATTEMPTS) {
+                    continue;   // another process bound a chosen port between its choice and the node's bind
+                }
+                throw new IllegalStateException("the Kafka cluster did not start: " + e + "\n" + logs, e);
+            }
         }
+    }
+
+    /** Whether a node that exited says {@code text} in its log. */
+    private boolean aNodeLost(String text) {
+        for (Map.Entry<Integer, Process> p : processes.entrySet()) {
+            try {
+                Path log = logOf(p.getKey());
+                if (!p.getValue().isAlive() && Files.exists(log) && Files.readString(log).contains(text)) {
+                    return true;
+                }
+            } catch (IOException | UncheckedIOException unreadable) {
+                // an unreadable log says nothing
+            }
+        }
+        return false;
     }
 
     private void formatAndStart() throws Exception {
