@@ -58,16 +58,14 @@ final class DecisionTable implements Closeable {
     }
 
     private final Path file;
-    private final FileChannel channel;
     private final List<MappedByteBuffer> chunks = new ArrayList<>();
     /** 0 for a free slot, else {@code (row + 1) << 32 | the key's first 32 bits}. */
     private long[] slots = new long[FIRST_SLOTS];
     private int size;
     private final MessageDigest sha256;
 
-    private DecisionTable(Path file, FileChannel channel) {
+    private DecisionTable(Path file) {
         this.file = file;
-        this.channel = channel;
         try {
             this.sha256 = MessageDigest.getInstance("SHA-256");
         } catch (NoSuchAlgorithmException e) {
@@ -77,8 +75,9 @@ final class DecisionTable implements Closeable {
 
     /** An empty table in {@code file}, replacing whatever the file held. */
     static DecisionTable open(Path file) throws IOException {
-        return new DecisionTable(file, FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.READ,
-                StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING));
+        FileChannel.open(file, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+                StandardOpenOption.TRUNCATE_EXISTING).close();
+        return new DecisionTable(file);
     }
 
     /** Decisions held. */
@@ -149,13 +148,12 @@ final class DecisionTable implements Closeable {
         chunk(row).putLong(offset(row) + USED_AT, usedAt);
     }
 
-    /** Closes the mapping's file and deletes it. */
+    /** Empties the table and deletes its file (the mappings go with the buffers). */
     @Override
     public void close() throws IOException {
         chunks.clear();
         slots = new long[FIRST_SLOTS];
         size = 0;
-        channel.close();
         Files.deleteIfExists(file);
     }
 
@@ -212,10 +210,22 @@ final class DecisionTable implements Closeable {
         }
     }
 
+    /**
+     * Maps the next chunk of rows, its space written with zeros first: a full disk is then an error
+     * here, where a write into a mapped hole of the file would be a fault in memory. Each chunk gets a
+     * channel of its own, closed at once (a mapping outlives its channel), so that an interrupted
+     * thread, whose channel Java closes, leaves no other chunk without one.
+     */
     private void mapChunk() {
         long start = (long) chunks.size() * ROWS_PER_CHUNK * ROW_BYTES;
-        try {
-            chunks.add(channel.map(FileChannel.MapMode.READ_WRITE, start, (long) ROWS_PER_CHUNK * ROW_BYTES));
+        long end = start + (long) ROWS_PER_CHUNK * ROW_BYTES;
+        try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+            ByteBuffer zeros = ByteBuffer.allocate(1 << 16);
+            for (long at = start; at < end; ) {
+                zeros.clear().limit((int) Math.min(zeros.capacity(), end - at));
+                at += ch.write(zeros, at);
+            }
+            chunks.add(ch.map(FileChannel.MapMode.READ_WRITE, start, end - start));
         } catch (IOException e) {
             throw new UncheckedIOException("the gate's decision table cannot grow in " + file.getParent(), e);
         }

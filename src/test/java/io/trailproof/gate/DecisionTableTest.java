@@ -3,6 +3,7 @@ package io.trailproof.gate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -96,6 +97,30 @@ class DecisionTableTest {
         assertThat(table.find("x").decisionAt()).isEqualTo(7);
         table.close();
         assertThat(file).doesNotExist();
+    }
+
+    /** Fault injection: Java closes the channel of a thread interrupted in its I/O. */
+    @Test
+    void aChunkThatCannotBeAddedChangesNothingAndTheTableStaysUsable() throws Exception {
+        try (DecisionTable table = DecisionTable.open(dir.resolve("t"))) {
+            for (int i = 0; i < DecisionTable.ROWS_PER_CHUNK; i++) {
+                table.add("decision-" + i, DecisionTable.ALLOW, null, -1, i);
+            }
+            Thread.currentThread().interrupt();
+            try {
+                assertThatThrownBy(() -> table.add("next", DecisionTable.DENY, null, -1, 70_000))
+                        .isInstanceOf(UncheckedIOException.class).hasMessageContaining("cannot grow");
+            } finally {
+                Thread.interrupted();
+            }
+            assertThat(table.size()).isEqualTo(DecisionTable.ROWS_PER_CHUNK);
+            assertThat(table.find("next")).isNull();
+            assertThat(table.find("decision-7").decisionAt()).isEqualTo(7);
+            assertThat(table.add("next", DecisionTable.DENY, null, -1, 70_000)).isTrue();
+            assertThat(table.find("next").decisionAt()).isEqualTo(70_000);
+            table.use("decision-7", 70_001);
+            assertThat(table.find("decision-7").usedAt()).isEqualTo(70_001);
+        }
     }
 
     @Test
