@@ -262,11 +262,6 @@ final class GateLog {
         return List.copyOf(unrecorded.values());
     }
 
-    /** Decisions the state holds. */
-    synchronized long decisionCount() {
-        return decisions.size();
-    }
-
     /** Deletes the decisions' table; the state is not read after this. */
     synchronized void close() throws IOException {
         closed = true;
