@@ -149,7 +149,8 @@ describe("spool and queue", () => {
     for (let i = 0; i < 5; i++) c.log({ actionType: "STEP", actionName: "x", input: { i } });
     const start = performance.now();
     assert.throws(() => c.log({ actionType: "STEP", actionName: "x", input: { i: 5 } }), QueueFull);
-    assert.ok(performance.now() - start < 50);
+    // At once: a log() that waited for room would wait for a flush a minute away; the margin is for a busy machine.
+    assert.ok(performance.now() - start < 1000);
     await c.close();
     const spooled = new Spool(spoolDir, url).pending();
     assert.equal(spooled.length, 1);
