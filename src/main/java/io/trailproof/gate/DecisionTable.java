@@ -63,6 +63,9 @@ final class DecisionTable implements Closeable {
     private long[] slots = new long[FIRST_SLOTS];
     private int size;
     private final MessageDigest sha256;
+    /** See {@link #key}. */
+    private String lastId;
+    private long[] lastKey;
 
     private DecisionTable(Path file) {
         this.file = file;
@@ -248,11 +251,18 @@ final class DecisionTable implements Closeable {
         return (int) (key[0] >>> 32);
     }
 
-    /** The first 16 bytes of the id's SHA-256 as two longs. */
+    /**
+     * The first 16 bytes of the id's SHA-256 as two longs. The last id's key is kept: a decision is
+     * looked up and then added, answered or used, each by its id, and is hashed once for all of them.
+     */
     private long[] key(String id) {
-        byte[] d = sha256.digest(id.getBytes(StandardCharsets.UTF_8));
-        ByteBuffer b = ByteBuffer.wrap(d);
-        return new long[] {b.getLong(), b.getLong()};
+        if (!id.equals(lastId)) {
+            byte[] d = sha256.digest(id.getBytes(StandardCharsets.UTF_8));
+            ByteBuffer b = ByteBuffer.wrap(d);
+            lastKey = new long[] {b.getLong(), b.getLong()};
+            lastId = id;
+        }
+        return lastKey;
     }
 
     /**

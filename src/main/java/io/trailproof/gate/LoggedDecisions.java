@@ -106,7 +106,7 @@ final class LoggedDecisions implements Bindings.Store, Closeable {
 
     @Override
     public void add(Bindings.Decision d) {
-        if (applying == null || applying.logIndex() != at) {
+        if (applying == null) {
             throw new IllegalStateException("a decision is added only while its DECISION event is applied");
         }
         table.add(d.id, effectCode(d.effect), d.argsSha256, d.expiresAtMicros, at);
