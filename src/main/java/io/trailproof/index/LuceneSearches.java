@@ -109,7 +109,8 @@ final class LuceneSearches {
             long total;
             try {
                 List<ScoreDoc> page;
-                if (request.offset() == 0 && request.limit() > 0 && !sort.needsScores()) {
+                if (request.offset() == 0 && request.limit() > 0
+                        && (!sort.needsScores() || !Paging.countedByIndex(filtered))) {
                     Paging.FirstPage first = Paging.firstPage(searcher, filtered, sort, request.query() != null,
                             request.limit());
                     total = first.total();

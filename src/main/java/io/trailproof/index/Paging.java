@@ -5,13 +5,16 @@ import org.apache.lucene.index.IndexReader;
 import org.apache.lucene.index.PointValues;
 import org.apache.lucene.search.BooleanClause;
 import org.apache.lucene.search.BooleanQuery;
+import org.apache.lucene.search.BoostQuery;
 import org.apache.lucene.search.FieldDoc;
 import org.apache.lucene.search.IndexSearcher;
+import org.apache.lucene.search.MatchAllDocsQuery;
 import org.apache.lucene.search.MultiCollectorManager;
 import org.apache.lucene.search.Query;
 import org.apache.lucene.search.ScoreDoc;
 import org.apache.lucene.search.Sort;
 import org.apache.lucene.search.SortField;
+import org.apache.lucene.search.TermQuery;
 import org.apache.lucene.search.TopFieldCollector;
 import org.apache.lucene.search.TopFieldCollectorManager;
 import org.apache.lucene.search.TopFieldDocs;
@@ -86,12 +89,13 @@ final class Paging {
     }
 
     /**
-     * The first {@code count} hits in {@code sort} order (an order that reads no score) and the exact
-     * number of hits, in one pass over the matches: the page's collector stops reading a segment
-     * once it holds a page of it (the index's own order), and the counter takes a segment's count
-     * from the index when the index knows it ({@code *:*}, one term) and counts the matches
-     * otherwise. Counting first and collecting the page after would walk a selective query's
-     * matches, and look its terms up in every segment, twice.
+     * The first {@code count} hits in {@code sort} order and the exact number of hits, in one pass
+     * over the matches: in an order that reads no score the page's collector stops reading a
+     * segment once it holds a page of it (the index's own order), and the counter takes a segment's
+     * count from the index when the index knows it ({@code *:*}, one term) and counts the matches
+     * otherwise; in an order that reads the score every match is scored and counted (for a query
+     * {@link #countedByIndex} says the index cannot count). Counting first and collecting the page
+     * after would walk a selective query's matches, and look its terms up in every segment, twice.
      */
     static FirstPage firstPage(IndexSearcher searcher, Query query, Sort sort, boolean scores, int count)
             throws IOException {
@@ -102,6 +106,30 @@ final class Paging {
             scores(top.scoreDocs, sort, searcher, query);
         }
         return new FirstPage((Integer) both[1], List.of(top.scoreDocs));
+    }
+
+    /**
+     * True when the index can give the number of matches of {@code query} without walking them: a
+     * single term (its document frequency in each segment without deletions) or {@code *:*}, alone
+     * or as the one clause of a boolean query. A first page in an order that reads the score is then
+     * found in two passes, a count that reads no posting and a collection that scores only the hits
+     * that can still enter the page; any other query (a conjunction, a filter, a word of the default
+     * field, which searches several fields at once) has its matches walked to be counted anyway, so
+     * its first page is found in the same pass ({@link #firstPage}), with one lookup of its terms in
+     * each segment instead of two.
+     */
+    static boolean countedByIndex(Query query) {
+        Query q = query;
+        while (true) {
+            if (q instanceof BoostQuery b) {
+                q = b.getQuery();
+            } else if (q instanceof BooleanQuery b && b.clauses().size() == 1
+                    && b.clauses().get(0).occur() != BooleanClause.Occur.MUST_NOT) {
+                q = b.clauses().get(0).query();
+            } else {
+                return q instanceof TermQuery || q instanceof MatchAllDocsQuery;
+            }
+        }
     }
 
     /**

@@ -34,22 +34,7 @@ class PagingScoresTest {
 
     @Test
     void relevancePagesCarryTheScoresASecondScoringGives() throws Exception {
-        Random random = new Random(17);
-        String[] words = {"wire", "transfer", "refund", "delete", "user", "mail", "customer", "invoice", "alpha", "beta"};
-        try (Directory dir = new ByteBuffersDirectory()) {
-            try (IndexWriter w = new IndexWriter(dir, new IndexWriterConfig(new StandardAnalyzer()).setMaxBufferedDocs(97)
-                    .setMergePolicy(NoMergePolicy.INSTANCE))) {
-                for (int i = 0; i < 2_000; i++) {
-                    StringBuilder text = new StringBuilder();
-                    for (int k = 0, n = 1 + random.nextInt(12); k < n; k++) {
-                        text.append(words[random.nextInt(words.length)]).append(' ');
-                    }
-                    Document d = new Document();
-                    d.add(new TextField("text", text.toString(), Field.Store.NO));
-                    d.add(new NumericDocValuesField(IndexFields.LOG_INDEX, i));
-                    w.addDocument(d);
-                }
-            }
+        try (Directory dir = randomText()) {
             try (DirectoryReader reader = DirectoryReader.open(dir)) {
                 assertThat(reader.leaves().size()).isGreaterThan(5);
                 IndexSearcher searcher = new IndexSearcher(reader);
@@ -68,6 +53,73 @@ class PagingScoresTest {
                 }
             }
         }
+    }
+
+    /**
+     * A first page in relevance order found in one pass (what a query the index cannot count gets)
+     * is the page a count and a collection give: the same total, hits, order and score bits, for
+     * conjunctions, filters, disjunctions, negations and phrases, as the query comes from the
+     * parser and as the service wraps it with its filters.
+     */
+    @Test
+    void aFirstPageInOnePassIsThePageACountAndACollectionGive() throws Exception {
+        try (Directory dir = randomText(); DirectoryReader reader = DirectoryReader.open(dir)) {
+            IndexSearcher searcher = new IndexSearcher(reader);
+            Sort relevance = RequestQuery.sort(IndexRequest.Order.RELEVANCE);
+            QueryParser parser = new QueryParser("text", new StandardAnalyzer());
+            for (String q : List.of("wire", "refund AND user", "+wire +transfer -mail", "alpha OR beta^3",
+                    "\"customer invoice\"", "delete AND (user OR mail)", "zzz AND wire")) {
+                for (Query query : List.of(parser.parse(q), RequestQuery.withFilters(parser.parse(q), EventFilter.none()))) {
+                    long total = searcher.count(query);
+                    for (int limit : new int[] {1, 20, 5_000}) {
+                        Paging.FirstPage first = Paging.firstPage(searcher, query, relevance, true, limit);
+                        assertThat(first.total()).as(q).isEqualTo(total);
+                        List<ScoreDoc> twoPasses = total == 0 ? List.of()
+                                : Paging.page(searcher, query, relevance, true, 0, (int) Math.min(limit, total), total, 50);
+                        assertThat(first.hits()).as(q + ", limit " + limit).hasSameSizeAs(twoPasses);
+                        for (int i = 0; i < twoPasses.size(); i++) {
+                            assertThat(first.hits().get(i).doc).as(q + ", hit " + i).isEqualTo(twoPasses.get(i).doc);
+                            assertThat(Float.floatToIntBits(first.hits().get(i).score)).as(q + ", hit " + i)
+                                    .isEqualTo(Float.floatToIntBits(twoPasses.get(i).score));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test
+    void onlyASingleTermOrEveryEventIsCountedByTheIndex() throws Exception {
+        QueryParser parser = new QueryParser("text", new StandardAnalyzer());
+        for (String q : List.of("wire", "*:*", "wire^2")) {
+            assertThat(Paging.countedByIndex(parser.parse(q))).as(q).isTrue();
+            assertThat(Paging.countedByIndex(RequestQuery.withFilters(parser.parse(q), EventFilter.none()))).as(q).isTrue();
+        }
+        for (String q : List.of("wire AND transfer", "wire OR transfer", "-wire", "\"customer invoice\"", "wir*")) {
+            assertThat(Paging.countedByIndex(parser.parse(q))).as(q).isFalse();
+            assertThat(Paging.countedByIndex(RequestQuery.withFilters(parser.parse(q), EventFilter.none()))).as(q).isFalse();
+        }
+    }
+
+    /** 2,000 documents of seeded random words in more than five segments, each with its {@code log_index}. */
+    private static Directory randomText() throws Exception {
+        Random random = new Random(17);
+        String[] words = {"wire", "transfer", "refund", "delete", "user", "mail", "customer", "invoice", "alpha", "beta"};
+        Directory dir = new ByteBuffersDirectory();
+        try (IndexWriter w = new IndexWriter(dir, new IndexWriterConfig(new StandardAnalyzer()).setMaxBufferedDocs(97)
+                .setMergePolicy(NoMergePolicy.INSTANCE))) {
+            for (int i = 0; i < 2_000; i++) {
+                StringBuilder text = new StringBuilder();
+                for (int k = 0, n = 1 + random.nextInt(12); k < n; k++) {
+                    text.append(words[random.nextInt(words.length)]).append(' ');
+                }
+                Document d = new Document();
+                d.add(new TextField("text", text.toString(), Field.Store.NO));
+                d.add(new NumericDocValuesField(IndexFields.LOG_INDEX, i));
+                w.addDocument(d);
+            }
+        }
+        return dir;
     }
 
     private static void sameAsScoredAgain(IndexSearcher searcher, Query query, List<ScoreDoc> hits, String what)
