@@ -48,8 +48,8 @@ final class Highlights {
 
     static final String PRE = "<em>";
     static final String POST = "</em>";
-    private static final int FRAGMENT_CHARS = 120;
-    private static final int MAX_FRAGMENTS = 3;
+    static final int FRAGMENT_CHARS = 120;
+    static final int MAX_FRAGMENTS = 3;
 
     private final Analyzer analyzer;
 
@@ -108,6 +108,11 @@ final class Highlights {
         for (String[] f : new String[][] {{EventFields.ACTION_NAME, IndexFields.ACTION_NAME},
                 {EventFields.ERROR_MESSAGE, IndexFields.ERROR_MESSAGE}, {EventFields.ACTION_INPUT, IndexFields.INPUT},
                 {EventFields.ACTION_OUTPUT, IndexFields.OUTPUT}, {EventFields.METADATA, IndexFields.METADATA}}) {
+            if (!keywords.names(f[1]) && !keywords.names(IndexFields.TEXT)) {
+                // No positive clause can mark this field: its text is not analysed at all (the
+                // long input, output and metadata of a search on keyword fields cost most of its CPU).
+                continue;
+            }
             String text = EventDocument.textOf(json.get(f[0]));
             if (text.isEmpty()) {
                 continue;
@@ -187,20 +192,38 @@ final class Highlights {
 
     /**
      * The keyword values a query's positive clauses match: exact terms, and the automata of its
-     * wildcards, prefixes, ranges and regular expressions, by field. Clauses under a NOT are skipped.
+     * wildcards, prefixes, ranges and regular expressions, by field; and the fields those clauses
+     * are on. Clauses under a NOT are skipped, as Lucene's highlighter skips them.
      */
     private static final class KeywordMatches extends QueryVisitor {
         private final Set<Term> exact = new HashSet<>();
         private final Map<String, List<Supplier<ByteRunAutomaton>>> patterns = new HashMap<>();
+        /** Every field a positive clause is on (Lucene's queries ask {@link #acceptField} before they give terms). */
+        private final Set<String> named = new HashSet<>();
+
+        @Override
+        public boolean acceptField(String field) {
+            named.add(field);
+            return true;
+        }
 
         @Override
         public void consumeTerms(Query query, Term... terms) {
             exact.addAll(Arrays.asList(terms));
+            for (Term t : terms) {
+                named.add(t.field());
+            }
         }
 
         @Override
         public void consumeTermsMatching(Query query, String field, Supplier<ByteRunAutomaton> automaton) {
             patterns.computeIfAbsent(field, f -> new ArrayList<>()).add(automaton);
+            named.add(field);
+        }
+
+        /** Whether a positive clause of the query is on {@code field}. */
+        boolean names(String field) {
+            return named.contains(field);
         }
 
         @Override

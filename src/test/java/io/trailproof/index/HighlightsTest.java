@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -92,5 +93,44 @@ class HighlightsTest {
         for (String q : List.of("*", "output:*", "w*", "output:w1*", "output:[a TO z]", "output:[* TO *]", "/w[0-9]+/")) {
             assertThat(highlights(q, e).get("output")).as(q).isNotEmpty();
         }
+    }
+
+    /**
+     * A text field no positive clause is on is not analysed at all; the reference highlights every
+     * text field as the search did before, with Lucene's highlighter: the same highlights, over
+     * queries on keyword fields, on one text field, on the default field, patterns, phrases and
+     * negations, for events with text in all five fields.
+     */
+    @Test
+    void fieldsNoClauseIsOnAreSkippedWithoutChangingAHighlight() throws Exception {
+        ObjectNode e = JSON.createObjectNode().put("agent_id", "agent-7").put("action_type", "TOOL_CALL")
+                .put("action_name", "op13 lookup").put("action_status", "ERROR")
+                .put("error_message", "lookup failed for op13: timeout");
+        e.putObject("action_input").put("q", "lookup op13 revenue in lisbon");
+        e.putObject("action_output").put("text", "revenue grew; op13 done, lookup again later");
+        e.putObject("metadata").put("note", "revenue op13 lookup metadata");
+        StoredEvent event = StoredEvent.seal(EventValidator.validate(e), "019a8b2c-1d2e-7f30-8a41-5b6c7d8e9f00",
+                "2026-11-22T00:00:00.000000Z", 1, EventFields.GENESIS_PREV_HASH, 0);
+        List<String> queries = List.of("agent_id:agent-7 AND action_name:op13", "agent_id:agent-7", "op13",
+                "revenue AND agent_id:agent-7", "output:revenue", "input:look*", "metadata:\"op13 lookup\"",
+                "error_message:timeout OR output:later", "op13 AND NOT output:revenue", "-metadata:revenue",
+                "action_status:ERROR", "*:*", "agent_id:agent-7 AND NOT (input:lisbon)", "look*", "revenue~1");
+        for (String q : queries) {
+            Query query = RequestQuery.parse(q, EventQueryParser.forHighlights(ANALYZER));
+            Map<String, List<String>> got = new Highlights(ANALYZER).of(query, event);
+            for (String[] f : new String[][] {{"action_name", IndexFields.ACTION_NAME},
+                    {"error_message", IndexFields.ERROR_MESSAGE}, {"action_input", IndexFields.INPUT},
+                    {"action_output", IndexFields.OUTPUT}, {"metadata", IndexFields.METADATA}}) {
+                String text = EventDocument.textOf(event.json().get(f[0]));
+                Highlighter h = new Highlighter(new SimpleHTMLFormatter(Highlights.PRE, Highlights.POST),
+                        Highlights::escape, new Highlights.FieldScorer(query, f[1]));
+                h.setTextFragmenter(new SimpleFragmenter(Highlights.FRAGMENT_CHARS));
+                List<String> marked = Stream.of(h.getBestFragments(ANALYZER, f[1], text, Highlights.MAX_FRAGMENTS))
+                        .filter(s -> s.contains(Highlights.PRE)).toList();
+                assertThat(got.get(f[1])).as(q + ", " + f[1]).isEqualTo(marked.isEmpty() ? null : marked);
+            }
+        }
+        assertThat(new Highlights(ANALYZER).of(RequestQuery.parse("agent_id:agent-7 AND action_name:op13",
+                EventQueryParser.forHighlights(ANALYZER)), event)).containsOnlyKeys("agent_id", "action_name");
     }
 }
