@@ -25,7 +25,8 @@ import jdk.jfr.consumer.RecordingFile;
  *
  * <p>Starts the packaged server (and, with {@code --baseline DIST}, a second build beside it), each
  * at {@code -Xmx1g} with a JFR recording of CPU-time samples ({@code jdk.CPUTimeSample}, every 5 ms
- * of a thread's CPU time), warms each up with a tenth of the events, then runs the batch ingest
+ * of a thread's CPU time), warms each up with half the events (as many as {@link IndexingBench}'s
+ * unmeasured first repetition below indexes), then runs the batch ingest
  * scenario of {@code bench/run} (8 clients, batches of 1,000 sample events of about 500 bytes) in
  * rounds alternating A B B A, {@code --events} per build in all. Each round's CPU is counted from
  * {@code /proc} until the server is idle again (so indexing that trails a round is charged to it),
@@ -122,7 +123,9 @@ public final class IngestProfileBench {
                 b.server = ServerUnderTest.start(b.dist, work.resolve("data-" + builds.indexOf(b)),
                         "-Xmx1g -XX:StartFlightRecording=filename=" + b.jfr
                                 + ",jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=5ms");
-                ClosedLoopClients.ingestBatches(b.server.port, CLIENTS, events / 10, BATCH, next);
+                // Warmed up with as many events as Lucene alone's unmeasured repetition (events / 2), so
+                // that both figures are of code the JIT has compiled, as in a server that has run a while.
+                ClosedLoopClients.ingestBatches(b.server.port, CLIENTS, events / 2, BATCH, next);
                 ServerProbe.awaitQuiet(b.server.pid());
             }
             int[] order = {0, 1, 1, 0};
