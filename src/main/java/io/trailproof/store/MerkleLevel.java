@@ -23,8 +23,9 @@ import java.util.function.BooleanSupplier;
  * are called under the store's monitor; {@link #sync} is not, so that a force never holds up appends.
  * They write through a {@link RandomAccessFile}, whose reads, writes and {@code sync} cannot be
  * aborted by an interrupt, so an interrupted appender neither fails nor breaks the level for others,
- * and its interrupt status is left for it to handle. Readers use their
- * own {@link FileChannel}, reopened when an interrupt of a reader thread closes it.
+ * and its interrupt status is left for it to handle. Readers read the written nodes through the
+ * level's memory maps ({@link LevelMaps}) where they are mapped, else through their own
+ * {@link FileChannel}, reopened when an interrupt of a reader thread closes it.
  */
 final class MerkleLevel implements Closeable {
     static final int HASH = Rfc9162.HASH_LENGTH;
