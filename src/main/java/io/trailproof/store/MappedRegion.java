@@ -22,14 +22,18 @@ import java.nio.file.Path;
  * the file's length is checked to cover them before the map is made ({@link CorruptLogException}
  * otherwise). If a file is cut all the same, from outside the service, a read of it ends in
  * {@link #copy}'s {@link CorruptLogException} or in an {@link InternalError} that the walk turns into
- * one ({@link #unreadable}), never in a crash; the bytes such a read returns are never used, and the
- * CRC of the frame or the comparison of the leaf, made on the copy, fails for them in any case.
+ * one, never in a crash; and when the error comes a little after the read, the bytes the read left
+ * (zeros) fail the checks made on the copy (the frame's header and CRC, the leaf's comparison), so
+ * they never pass.
  *
  * <p>A map is unmapped by the garbage collector once nothing refers to it (the JDK offers no safe
  * explicit unmap): readers hold their map while they read, so no read ever touches an unmapped page.
  * Immutable and safe for concurrent readers (every read is absolute).
  */
 final class MappedRegion {
+
+    /** The most bytes one map covers (a {@link MappedByteBuffer}'s limit); larger files are read through channels. */
+    static final long MAX_BYTES = Integer.MAX_VALUE;
 
     private final Path file;
     private final long from;
@@ -42,13 +46,13 @@ final class MappedRegion {
     }
 
     /**
-     * Maps {@code [from, from + length)} of the file open on {@code channel} (at most 2 GiB less a
-     * byte), once its length is found to cover them.
+     * Maps {@code [from, from + length)} of the file open on {@code channel} (at most
+     * {@link #MAX_BYTES}), once its length is found to cover them.
      *
      * @throws CorruptLogException when the file is shorter than {@code from + length}
      */
     static MappedRegion map(FileChannel channel, Path file, long from, long length) throws IOException {
-        if (from < 0 || length < 0 || length > Integer.MAX_VALUE) {
+        if (from < 0 || length < 0 || length > MAX_BYTES) {
             throw new IllegalArgumentException("cannot map " + length + " bytes at " + from + " of " + file);
         }
         long size = channel.size();

@@ -133,7 +133,7 @@ final class SegmentReads {
      */
     void readEach(long[] indexes, EventLog.PayloadVisitor visitor) throws IOException {
         int[] done = {0};   // a retry resumes with the first one not visited yet
-        Segment[] mapped = {null};   // the segment whose map the walk reads, for a fault's report
+        Segment[] mapped = {null};   // the segment whose map the walk reads
         try {
             onCurrentSegments(segs -> {
                 readEach(segs, indexes, done, mapped, visitor);
@@ -141,11 +141,16 @@ final class SegmentReads {
             });
         } catch (InternalError e) {
             // A read through a map whose file was cut from outside the service, reported on this
-            // thread at or a little after the read (MappedRegion).
-            if (!MappedRegion.isMapFault(e) || mapped[0] == null) {
+            // thread at or a little after the read (MappedRegion): a segment's, or a tree level's
+            // read by the visitor.
+            if (!MappedRegion.isMapFault(e)) {
                 throw e;
             }
-            throw MappedRegion.unreadable(mapped[0].path, 0, e);
+            Segment at = mapped[0] != null ? mapped[0] : source.get()[source.get().length - 1];
+            CorruptLogException c = new CorruptLogException(at.path, 0, "a mapped file (this segment's or a tree"
+                    + " level's) changed under its memory map during a walk (" + e.getMessage() + ")");
+            c.initCause(e);
+            throw c;
         }
     }
 
@@ -164,8 +169,9 @@ final class SegmentReads {
             long index = indexes[done[0]];
             int si = segmentIndexOf(segs, index);
             Segment seg = segs[si];
-            if (si + 1 < segs.length) {
-                // Sealed: its readable end is final and nothing writes or cuts its file.
+            if (si + 1 < segs.length && seg.readableEnd() <= MappedRegion.MAX_BYTES) {
+                // Sealed: its readable end is final and nothing writes or cuts its file. (A segment
+                // larger than one map, made by a segment size set above 2 GiB, is read as the last one.)
                 if (seg != mapped[0] || map == null) {
                     map = channels.map(seg);
                     mapped[0] = seg;
