@@ -23,8 +23,9 @@ import java.util.function.BooleanSupplier;
  * are called under the store's monitor; {@link #sync} is not, so that a force never holds up appends.
  * They write through a {@link RandomAccessFile}, whose reads, writes and {@code sync} cannot be
  * aborted by an interrupt, so an interrupted appender neither fails nor breaks the level for others,
- * and its interrupt status is left for it to handle. Readers use their
- * own {@link FileChannel}, reopened when an interrupt of a reader thread closes it.
+ * and its interrupt status is left for it to handle. Readers read the written nodes through the
+ * level's memory maps ({@link LevelMaps}) where they are mapped, else through their own
+ * {@link FileChannel}, reopened when an interrupt of a reader thread closes it.
  */
 final class MerkleLevel implements Closeable {
     static final int HASH = Rfc9162.HASH_LENGTH;
@@ -48,6 +49,8 @@ final class MerkleLevel implements Closeable {
     private final BooleanSupplier storeClosed;
     private final RandomAccessFile writer;
     private volatile FileChannel reader;
+    /** The written part of the file, mapped for readers ({@link #readWritten}). */
+    private final LevelMaps maps;
     private volatile Buffer buffer;
     // Guarded by the store's monitor.
     private long count;
@@ -66,6 +69,7 @@ final class MerkleLevel implements Closeable {
         this.storeClosed = storeClosed;
         this.writer = writer;
         this.reader = reader;
+        this.maps = new LevelMaps(file);
     }
 
     /**
@@ -250,6 +254,7 @@ final class MerkleLevel implements Closeable {
         }
         truncatedTo = Math.min(truncatedTo, nodes);
         if (nodes < written) {
+            maps.clear();   // nothing maps bytes the file is about to lose
             writer.setLength(nodes * HASH);
             written = nodes;
             changes++;
@@ -294,7 +299,7 @@ final class MerkleLevel implements Closeable {
             int from = Math.toIntExact((index - b.base) * HASH);
             return Arrays.copyOfRange(b.data, from, from + HASH);
         }
-        return readFile(index, 1);
+        return readWritten(index, 1, b.base);
     }
 
     /**
@@ -304,16 +309,36 @@ final class MerkleLevel implements Closeable {
     byte[] nodes(long from, int n) {
         Buffer b = buffer;
         if (from + n <= b.base) {
-            return readFile(from, n);
+            return readWritten(from, n, b.base);
         }
         byte[] out = new byte[n * HASH];
         long split = Math.max(from, b.base);
         if (split > from) {
-            System.arraycopy(readFile(from, Math.toIntExact(split - from)), 0, out, 0, Math.toIntExact((split - from) * HASH));
+            System.arraycopy(readWritten(from, Math.toIntExact(split - from), b.base), 0, out, 0,
+                    Math.toIntExact((split - from) * HASH));
         }
         System.arraycopy(b.data, Math.toIntExact((split - b.base) * HASH), out, Math.toIntExact((split - from) * HASH),
                 Math.toIntExact((from + n - split) * HASH));
         return out;
+    }
+
+    /**
+     * Nodes {@code [from, from + n)} of the first {@code writtenNodes}, which the file holds: through
+     * its map ({@link LevelMaps}) where it is mapped, else in one read.
+     */
+    private byte[] readWritten(long from, int n, long writtenNodes) {
+        byte[] out = new byte[n * HASH];
+        try {
+            if (maps.copy(from * HASH, out, out.length, writtenNodes * HASH)) {
+                return out;
+            }
+        } catch (IOException e) {
+            if (storeClosed.getAsBoolean()) {
+                throw new IllegalStateException("Merkle node store is closed (" + file + ")", e);
+            }
+            throw new UncheckedIOException(e);
+        }
+        return readFile(from, n);
     }
 
     /** Nodes {@code [from, from + n)} as the file holds them, in one read; all must have been written. */
@@ -371,6 +396,7 @@ final class MerkleLevel implements Closeable {
     /** Closes the file handles (without flushing). */
     @Override
     public void close() throws IOException {
+        maps.clear();
         try {
             writer.close();
         } finally {

@@ -19,6 +19,10 @@ import java.util.concurrent.atomic.LongAdder;
  * thread is interrupted closes its channel (a {@link FileChannel} property); that channel is
  * discarded and the next reader of the segment opens a fresh one, so an interrupt never breaks
  * reads for other threads.
+ *
+ * <p>It also keeps the memory maps of sealed segments that sparse walks read through
+ * ({@link #map}), at most {@code maxMaps} of them, the least recently used let go (for the garbage
+ * collector to unmap: {@link MappedRegion}); a retired segment's map is let go at once.
  */
 final class ReadChannels {
 
@@ -33,7 +37,13 @@ final class ReadChannels {
         }
     }
 
+    /** Sealed segments kept mapped at once, at most: 64 GiB of the default 64 MiB segments. */
+    static final int DEFAULT_MAX_MAPS = 1024;
+
     private final int max;
+    private final int maxMaps;
+    /** Keyed by the segment object, as {@link #open} is; only sealed segments' frames. */
+    private final Map<Segment, MappedRegion> maps = new LinkedHashMap<>(16, 0.75f, true);
     /** Bytes read from segment files through these channels (tests: what a start reads). */
     private final LongAdder bytesRead = new LongAdder();
     /**
@@ -54,10 +64,53 @@ final class ReadChannels {
     }
 
     ReadChannels(int max) {
-        if (max < 1) {
-            throw new IllegalArgumentException("at least one read channel is needed: " + max);
+        this(max, DEFAULT_MAX_MAPS);
+    }
+
+    ReadChannels(int max, int maxMaps) {
+        if (max < 1 || maxMaps < 1) {
+            throw new IllegalArgumentException("at least one read channel and one map are needed: " + max + ", " + maxMaps);
         }
         this.max = max;
+        this.maxMaps = maxMaps;
+    }
+
+    /**
+     * A map of {@code sealed}'s frames, {@code [0, readableEnd)}: the segment must be sealed (the log
+     * rolled past it), so that its readable end is final and nothing writes or cuts its file
+     * (src/site/storage.md#memory-maps). Made on first use, checking first that the file holds
+     * the readable end; kept for later walks.
+     *
+     * @throws SegmentReplacedException when the segment was {@link #retire(Segment) retired}
+     * @throws CorruptLogException when the file is shorter than the segment's readable end
+     */
+    synchronized MappedRegion map(Segment sealed) throws IOException {
+        if (closed) {
+            throw new ClosedChannelException();
+        }
+        if (sealed.retired) {
+            throw new SegmentReplacedException(sealed);
+        }
+        MappedRegion m = maps.get(sealed);
+        if (m == null) {
+            // Not retired, under this lock: the path still names the file this object describes
+            // (retire runs before the rename that replaces it).
+            try (FileChannel ch = FileChannel.open(sealed.path, StandardOpenOption.READ)) {
+                m = MappedRegion.map(ch, sealed.path, 0, sealed.readableEnd());
+            }
+            maps.put(sealed, m);
+            Iterator<Map.Entry<Segment, MappedRegion>> it = maps.entrySet().iterator();
+            while (maps.size() > maxMaps && it.hasNext()) {
+                it.next();
+                it.remove();
+            }
+        }
+        return m;
+    }
+
+    /** Maps kept now (for tests). */
+    synchronized int maps() {
+        return maps.size();
     }
 
     /**
@@ -109,6 +162,7 @@ final class ReadChannels {
      */
     synchronized void retire(Segment segment) {
         segment.retired = true;
+        maps.remove(segment);
         Lease lease = open.get(segment);
         if (lease != null) {
             retire(segment, lease);
@@ -123,6 +177,7 @@ final class ReadChannels {
     /** Closes every channel not in use; the rest close when released. Later acquires fail. */
     synchronized void close() {
         closed = true;
+        maps.clear();
         for (Iterator<Map.Entry<Segment, Lease>> it = open.entrySet().iterator(); it.hasNext(); ) {
             Lease lease = it.next().getValue();
             it.remove();

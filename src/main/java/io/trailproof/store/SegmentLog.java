@@ -217,7 +217,7 @@ public final class SegmentLog implements EventLog {
                     sealedSidesLater);
             appender = new SegmentAppender(dir, segmentBytes, io, channels, table, recovered);
             appender.start();
-            return new SegmentLog(dir, io, table, channels, new SegmentReads(table, appender::segments), appender,
+            return new SegmentLog(dir, io, table, channels, new SegmentReads(table, appender::segments, channels), appender,
                     recovered);
         } catch (IOException | RuntimeException | Error e) {
             if (appender != null) {
@@ -352,6 +352,11 @@ public final class SegmentLog implements EventLog {
     /** Segment read channels open now (tests). */
     int openReadChannels() {
         return channels.openChannels();
+    }
+
+    /** Sealed segments kept mapped now (tests). */
+    int mappedSegments() {
+        return channels.maps();
     }
 
     /** Bytes read from segment files since the log was opened, its recovery included (tests: what a start reads). */

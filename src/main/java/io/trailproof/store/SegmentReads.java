@@ -42,10 +42,13 @@ final class SegmentReads {
     private final PositionTable table;
     /** The log's current segments (a rewrite replaces the array). */
     private final Supplier<Segment[]> source;
+    /** The maps of sealed segments that {@link #readEach} reads through. */
+    private final ReadChannels channels;
 
-    SegmentReads(PositionTable table, Supplier<Segment[]> source) {
+    SegmentReads(PositionTable table, Supplier<Segment[]> source, ReadChannels channels) {
         this.table = table;
         this.source = source;
+        this.channels = channels;
     }
 
     /**
@@ -123,21 +126,42 @@ final class SegmentReads {
         return payload;
     }
 
-    /** Visits the payloads at ascending {@code indexes}, neighbouring frames sharing one read. */
+    /**
+     * Visits the payloads at ascending {@code indexes}: those in sealed segments through the
+     * segment's memory map (a copy of each frame, no system call: {@link MappedRegion}), those in the
+     * segment being written through its channel, neighbouring frames sharing one read.
+     */
     void readEach(long[] indexes, EventLog.PayloadVisitor visitor) throws IOException {
         int[] done = {0};   // a retry resumes with the first one not visited yet
-        onCurrentSegments(segs -> {
-            readEach(segs, indexes, done, visitor);
-            return null;
-        });
+        Segment[] mapped = {null};   // the segment whose map the walk reads
+        try {
+            onCurrentSegments(segs -> {
+                readEach(segs, indexes, done, mapped, visitor);
+                return null;
+            });
+        } catch (InternalError e) {
+            // A read through a map whose file was cut from outside the service, reported on this
+            // thread at or a little after the read (MappedRegion): a segment's, or a tree level's
+            // read by the visitor.
+            if (!MappedRegion.isMapFault(e)) {
+                throw e;
+            }
+            Segment at = mapped[0] != null ? mapped[0] : source.get()[source.get().length - 1];
+            CorruptLogException c = new CorruptLogException(at.path, 0, "a mapped file (this segment's or a tree"
+                    + " level's) changed under its memory map during a walk (" + e.getMessage() + ")");
+            c.initCause(e);
+            throw c;
+        }
     }
 
-    private void readEach(Segment[] segs, long[] indexes, int[] done, EventLog.PayloadVisitor visitor)
-            throws IOException {
+    private void readEach(Segment[] segs, long[] indexes, int[] done, Segment[] mapped,
+                          EventLog.PayloadVisitor visitor) throws IOException {
         FrameCodec.Frame f = new FrameCodec.Frame();
+        byte[] head = new byte[FrameCodec.HEADER_BYTES];
+        MappedRegion map = null;
         Segment windowSegment = null;
         long windowStart = 0;
-        byte[] window = new byte[READ_WINDOW_BYTES];
+        byte[] window = null;
         int windowLength = 0;
         // The position windowReach found last for the index after its window: the next one read.
         long[] known = {-1, 0};
@@ -145,12 +169,25 @@ final class SegmentReads {
             long index = indexes[done[0]];
             int si = segmentIndexOf(segs, index);
             Segment seg = segs[si];
+            if (si + 1 < segs.length && seg.readableEnd() <= MappedRegion.MAX_BYTES) {
+                // Sealed: its readable end is final and nothing writes or cuts its file. (A segment
+                // larger than one map, made by a segment size set above 2 GiB, is read as the last one.)
+                if (seg != mapped[0] || map == null) {
+                    map = channels.map(seg);
+                    mapped[0] = seg;
+                }
+                visitor.accept(index, mappedPayload(map, seg, index, head, f));
+                continue;
+            }
             long pos = known[0] == index ? known[1] : seg.position(index, table);
             if (seg != windowSegment || pos < windowStart || pos + FrameCodec.HEADER_BYTES > windowStart + windowLength) {
                 windowSegment = seg;
                 windowStart = pos;
                 int want = (int) Math.max(0, Math.min(windowReach(seg, segs, si, indexes, done[0], pos, known),
                         seg.readableEnd() - pos));
+                if (window == null) {
+                    window = new byte[READ_WINDOW_BYTES];
+                }
                 windowLength = seg.read(ByteBuffer.wrap(window, 0, want), pos);
             }
             int at = (int) (pos - windowStart);
@@ -167,6 +204,29 @@ final class SegmentReads {
             int p = at + FrameCodec.HEADER_BYTES;
             visitor.accept(index, Arrays.copyOfRange(window, p, p + f.length));
         }
+    }
+
+    /**
+     * The payload at {@code index} of the sealed segment {@code seg}, copied out of its map
+     * {@code map} and checked as {@link #read} checks it: the header and the CRC are checked on the
+     * copy, so the bytes checked are the bytes returned.
+     */
+    private byte[] mappedPayload(MappedRegion map, Segment seg, long index, byte[] head, FrameCodec.Frame f)
+            throws IOException {
+        long pos = seg.position(index, table);
+        long end = seg.readableEnd();
+        if (pos < 0 || pos + FrameCodec.HEADER_BYTES > end) {
+            throw new CorruptLogException(seg.path, pos, "frame header missing (file shorter than expected)");
+        }
+        map.copy(pos, head, 0, FrameCodec.HEADER_BYTES);
+        checkRecord(FrameCodec.header(head, 0, f), f, seg, pos, index);
+        checkWithinEnd(f, seg, pos, end);
+        byte[] payload = new byte[f.length];
+        map.copy(pos + FrameCodec.HEADER_BYTES, payload, 0, f.length);
+        if (FrameCodec.body(payload, 0, FrameCodec.storedCrc(head, 0), f) != FrameCodec.RECORD) {
+            throw new CorruptLogException(seg.path, pos, f.problem);
+        }
+        return payload;
     }
 
     /**

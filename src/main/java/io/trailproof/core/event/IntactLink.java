@@ -1,5 +1,6 @@
 package io.trailproof.core.event;
 
+import java.nio.charset.StandardCharsets;
 import java.security.DigestException;
 import java.security.MessageDigest;
 
@@ -58,29 +59,33 @@ public final class IntactLink {
             int cuts = 0;
             while (m.next()) {
                 boolean cutHere = false;
-                if (m.nameIs(HASH)) {
+                int field = field(m);
+                if (field == NONE) {
+                    continue;
+                }
+                if (field == F_HASH) {
                     if (!m.hashValueInto(hash)) {
                         return false;
                     }
                     hashed = true;
                     cutHere = true;
-                } else if (m.nameIs(LOG_INDEX)) {
+                } else if (field == F_LOG_INDEX) {
                     long v = m.integerValue();
                     index = v >= 0 ? v : -1;
                     cutHere = true;
-                } else if (m.nameIs(PREV_HASH)) {
+                } else if (field == F_PREV_HASH) {
                     if (!m.hashValueInto(prevHash)) {
                         return false;
                     }
                     prev = true;
-                } else if (m.nameIs(ID)) {
+                } else if (field == F_ID) {
                     id = m.kind() == MemberScanner.Kind.STRING;
-                } else if (m.nameIs(AGENT_ID)) {
+                } else if (field == F_AGENT_ID) {
                     agent = m.kind() == MemberScanner.Kind.STRING;
                     agentMatches = m.stringValueIs(agentId);
-                } else if (m.nameIs(RECORDED_AT)) {
+                } else if (field == F_RECORDED_AT) {
                     recordedAt = m.kind() == MemberScanner.Kind.STRING;
-                } else if (m.nameIs(SEQUENCE)) {
+                } else if (field == F_SEQUENCE) {
                     long v = m.integerValue();
                     seq = v >= 0 ? v : -1;
                 }
@@ -112,6 +117,51 @@ public final class IntactLink {
         } catch (RuntimeException | DigestException e) {
             return false;
         }
+    }
+
+    private static final int NONE = 0;
+    private static final int F_HASH = 1;
+    private static final int F_LOG_INDEX = 2;
+    private static final int F_PREV_HASH = 3;
+    private static final int F_ID = 4;
+    private static final int F_AGENT_ID = 5;
+    private static final int F_RECORDED_AT = 6;
+    private static final int F_SEQUENCE = 7;
+    private static final byte[] HASH_NAME = ascii(HASH);
+    private static final byte[] LOG_INDEX_NAME = ascii(LOG_INDEX);
+    private static final byte[] PREV_HASH_NAME = ascii(PREV_HASH);
+    private static final byte[] ID_NAME = ascii(ID);
+    private static final byte[] AGENT_ID_NAME = ascii(AGENT_ID);
+    private static final byte[] RECORDED_AT_NAME = ascii(RECORDED_AT);
+    private static final byte[] SEQUENCE_NAME = ascii(SEQUENCE);
+
+    /**
+     * Which of the members a link needs the current one is, or {@link #NONE}: the name's length and
+     * first byte pick the one candidate, whose bytes are then compared (most members are none, and
+     * cost a switch). An escaped name is compared decoded, as {@link IntactEvent#check} reads it.
+     */
+    private static int field(MemberScanner m) {
+        int n = m.nameLength();
+        if (n < 0) {
+            return m.nameIs(HASH) ? F_HASH : m.nameIs(LOG_INDEX) ? F_LOG_INDEX : m.nameIs(PREV_HASH) ? F_PREV_HASH
+                    : m.nameIs(ID) ? F_ID : m.nameIs(AGENT_ID) ? F_AGENT_ID : m.nameIs(RECORDED_AT) ? F_RECORDED_AT
+                    : m.nameIs(SEQUENCE) ? F_SEQUENCE : NONE;
+        }
+        byte first = n == 0 ? 0 : m.nameByte(0);
+        return switch (n) {
+            case 2 -> m.nameIs(ID_NAME) ? F_ID : NONE;
+            case 4 -> m.nameIs(HASH_NAME) ? F_HASH : NONE;
+            case 8 -> first == 'a' ? (m.nameIs(AGENT_ID_NAME) ? F_AGENT_ID : NONE)
+                    : first == 's' && m.nameIs(SEQUENCE_NAME) ? F_SEQUENCE : NONE;
+            case 9 -> first == 'l' ? (m.nameIs(LOG_INDEX_NAME) ? F_LOG_INDEX : NONE)
+                    : first == 'p' && m.nameIs(PREV_HASH_NAME) ? F_PREV_HASH : NONE;
+            case 11 -> m.nameIs(RECORDED_AT_NAME) ? F_RECORDED_AT : NONE;
+            default -> NONE;
+        };
+    }
+
+    private static byte[] ascii(String name) {
+        return name.getBytes(StandardCharsets.US_ASCII);
     }
 
     /** Whether the event's {@code agent_id} is the chain's agent. */

@@ -1,6 +1,7 @@
 package io.trailproof.core.event;
 
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 
 /**
  * Walks the top-level members of one JSON object written compactly, as every stored payload is
@@ -190,6 +191,28 @@ public final class MemberScanner {
         return true;
     }
 
+    /**
+     * The length in bytes of the current member's name when it holds no escape (its bytes are then
+     * its text), or -1: so that a reader looking for a few names compares only those of a matching
+     * length ({@link #nameByte}, {@link #nameIs(byte[])}).
+     */
+    public int nameLength() {
+        return nameEscaped ? -1 : nameEnd - nameStart;
+    }
+
+    /** Byte {@code i} of the current member's name as stored (below {@link #nameLength()}). */
+    public byte nameByte(int i) {
+        return b[nameStart + i];
+    }
+
+    /**
+     * Whether the current member's name, holding no escape, is exactly the bytes {@code ascii} (an
+     * ASCII name). False for an escaped name: ask {@link #nameIs(String)}.
+     */
+    public boolean nameIs(byte[] ascii) {
+        return !nameEscaped && Arrays.equals(b, nameStart, nameEnd, ascii, 0, ascii.length);
+    }
+
     /** The current member's name, decoded. */
     public String name() {
         return JsonStrings.decode(b, nameStart, nameEnd, nameEscaped, nameNonAscii);
@@ -224,23 +247,29 @@ public final class MemberScanner {
         }
         int invalid = 0;
         for (int k = 0, i = valueStart + 1; k < EventHash.LENGTH; k++, i += 2) {
-            int hi = hexDigit(b[i]);
-            int lo = hexDigit(b[i + 1]);
+            int hi = HEX[b[i] & 0xff];
+            int lo = HEX[b[i + 1] & 0xff];
             invalid |= hi | lo;
             out[k] = (byte) (hi << 4 | lo);
         }
         return invalid >= 0;
     }
 
-    /** The value of a lowercase hex digit, or -1 (which sets the sign bit) for any other byte. */
-    private static int hexDigit(byte c) {
-        if (c >= '0' && c <= '9') {
-            return c - '0';
+    /**
+     * The value of each byte as a lowercase hex digit, or -1 (which sets the sign bit) for any other
+     * byte: a look-up, as the digits and letters of a hash alternate at random and a branch on them
+     * would be mispredicted half the time.
+     */
+    private static final byte[] HEX = new byte[256];
+
+    static {
+        Arrays.fill(HEX, (byte) -1);
+        for (int c = '0'; c <= '9'; c++) {
+            HEX[c] = (byte) (c - '0');
         }
-        if (c >= 'a' && c <= 'f') {
-            return c - 'a' + 10;
+        for (int c = 'a'; c <= 'f'; c++) {
+            HEX[c] = (byte) (c - 'a' + 10);
         }
-        return -1;
     }
 
     /** Whether the current value is a string whose decoded text is {@code text}; builds nothing when it is plain ASCII. */

@@ -104,6 +104,36 @@ class IntactLinkTest {
         }
     }
 
+    /**
+     * The members a link reads, found by their names' lengths and first bytes: names of the same
+     * length and first byte but another (a near miss, with the hash made right again), and the same
+     * names spelled with an escape, which Jackson reads as the name itself.
+     */
+    @Test
+    void agreesWithTheReferenceOnNamesSpelledOtherwise() throws Exception {
+        Random random = new Random(24);
+        String[] members = {"agent_id", "sequence", "prev_hash", "id", "recorded_at", "log_index", "hash"};
+        for (int i = 0; i < 40; i++) {
+            StoredEvent event = sealed(random, i);
+            for (String member : members) {
+                ObjectNode node = event.json();
+                String nearMiss = member.substring(0, member.length() - 1)
+                        + (char) (member.charAt(member.length() - 1) ^ 1);
+                node.set(nearMiss, node.remove(member));
+                if (!member.equals("hash")) {
+                    node.put("hash", EventHash.toHex(EventHash.of(node)));
+                }
+                agree(Rfc8785.canonicalize(node));
+
+                String text = new String(event.payload(), StandardCharsets.UTF_8);
+                String escaped = String.format("\\u%04x", (int) member.charAt(0)) + member.substring(1);
+                agree(text.replace("\"" + member + "\":", "\"" + escaped + "\":").getBytes(StandardCharsets.UTF_8));
+            }
+            agree(new String(event.payload(), StandardCharsets.UTF_8).replace("\"metadata\"", "\"agent_iX\"")
+                    .getBytes(StandardCharsets.UTF_8));
+        }
+    }
+
     @Test
     void refusesWhatIsNotAStoredEvent() {
         IntactLink link = new IntactLink("a", EventHash.newDigest());
