@@ -16,10 +16,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.stream.Stream;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
 
 /**
  * {@code trailproof start-cache} (src/site/operations.md#start-cache): the workload the launcher
@@ -27,15 +24,12 @@ import picocli.CommandLine.Command;
  * {@code -XX:AOTCacheOutput}; the JVM notes every class the workload loads and links and writes them
  * into the cache when it ends, so that every later command, the proxy and the server load them from
  * the cache instead of the jars. What the workload touches is what starts faster: every command's
- * parser and help, a server on an empty data directory in a temporary folder (its start, a batch, a
+ * parser and help, a bad usage, a server on an empty data directory in a temporary folder (its start, a batch, a
  * search, a verification, an export and its offline verification through the client commands) and
  * its clean stop. Nothing outside the temporary folder is read or written; run alone (without the
  * launcher) it is harmless and records nothing.
  */
-@Command(name = "start-cache", mixinStandardHelpOptions = true,
-        description = {"Record the JVM's start cache for the JDK the launcher runs (JDK 25 or newer), so that every "
-                + "later command starts faster; the build does it once, run it again after changing the JDK."})
-final class StartCacheCommand implements Callable<Integer> {
+final class StartCacheCommand implements CliCommand {
 
     /** A few events of two agents, enough to run every step of the workload once. */
     private static final String EVENTS = """
@@ -45,7 +39,14 @@ final class StartCacheCommand implements Callable<Integer> {
             """;
 
     @Override
-    public Integer call() throws Exception {
+    public CommandSpec spec() {
+        return new CommandSpec("start-cache", "Record the JVM's start cache for the JDK the launcher runs (JDK 25 or "
+                + "newer), so that every later command starts faster; the build does it once, run it again after "
+                + "changing the JDK.");
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws Exception {
         Path work = Files.createTempDirectory("trailproof-start-cache");
         PrintWriter quiet = new PrintWriter(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
         List<String> failed = new ArrayList<>();
@@ -55,12 +56,16 @@ final class StartCacheCommand implements Callable<Integer> {
         System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
         System.setErr(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
         try {
-            CommandLine.IFactory factory = CommandLine.defaultFactory();
-            run(factory, quiet, failed, "--help");
-            run(factory, quiet, failed, "--version");
-            for (String command : Main.commandLine().getSubcommands().keySet()) {
+            Commands commands = new Commands();
+            run(commands, quiet, failed, "--help");
+            run(commands, quiet, failed, "--version");
+            // Bad usage too: the parser's messages are part of a start.
+            if (Main.run(commands, quiet, quiet, "verify-export") != Main.BAD_USAGE) {
+                failed.add("verify-export without its file");
+            }
+            for (String command : Commands.NAMES) {
                 if (!command.equals("start-cache")) {
-                    run(factory, quiet, failed, command, "--help");
+                    run(commands, quiet, failed, command, "--help");
                 }
             }
             Settings settings = SettingsLoader.load(Map.of(ConfigKey.DATA_DIR.key(), work.resolve("data").toString(),
@@ -69,12 +74,12 @@ final class StartCacheCommand implements Callable<Integer> {
                 String base = "http://127.0.0.1:" + server.port();
                 Path events = Files.writeString(work.resolve("events.jsonl"), EVENTS);
                 Path evidence = work.resolve("evidence.json");
-                run(factory, quiet, failed, "ingest", events.toString(), "--server", base);
-                run(factory, quiet, failed, "search", "revenue", "--server", base);
-                run(factory, quiet, failed, "verify", "--agent-id", "start-cache", "--server", base);
-                run(factory, quiet, failed, "export", "--agent-id", "start-cache", "-o", evidence.toString(),
+                run(commands, quiet, failed, "ingest", events.toString(), "--server", base);
+                run(commands, quiet, failed, "search", "revenue", "--server", base);
+                run(commands, quiet, failed, "verify", "--agent-id", "start-cache", "--server", base);
+                run(commands, quiet, failed, "export", "--agent-id", "start-cache", "-o", evidence.toString(),
                         "--server", base);
-                run(factory, quiet, failed, "verify-export", evidence.toString());
+                run(commands, quiet, failed, "verify-export", evidence.toString());
             }
         } finally {
             System.setOut(out);
@@ -89,8 +94,8 @@ final class StartCacheCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static void run(CommandLine.IFactory factory, PrintWriter quiet, List<String> failed, String... args) {
-        if (Main.run(factory, quiet, quiet, args) != 0) {
+    private static void run(Commands commands, PrintWriter quiet, List<String> failed, String... args) {
+        if (Main.run(commands, quiet, quiet, args) != 0) {
             failed.add(String.join(" ", args));
         }
     }
