@@ -18,8 +18,6 @@ import java.util.concurrent.CountDownLatch;
 /** {@code trailproof serve}: runs the service until SIGTERM or SIGINT, then stops cleanly and exits 0. */
 final class ServeCommand implements CliCommand {
 
-    private static final System.Logger LOG = System.getLogger(ServeCommand.class.getName());
-
     static final OptionSpec HOST = OptionSpec.text("HOST", "Address to bind (server.host, default 127.0.0.1).",
             "--host");
     String host;
@@ -106,8 +104,11 @@ final class ServeCommand implements CliCommand {
             return Main.BAD_USAGE;
         }
         ServiceLogging.install(settings.observability().jsonLogs());
+        // Asked for here, not when the class loads: the help makes every command, and the first logger
+        // starts the logging, which looks through every jar (ServiceLogging.quietForCommands).
+        System.Logger log = System.getLogger(ServeCommand.class.getName());
         for (String w : warnings) {
-            LOG.log(System.Logger.Level.WARNING, w);
+            log.log(System.Logger.Level.WARNING, w);
         }
         TrailproofServer server;
         try {
