@@ -5,6 +5,8 @@ import io.trailproof.mcp.McpProxy;
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
@@ -53,6 +55,10 @@ final class McpProxyCommand implements CliCommand {
 
     private final Map<String, String> env;
 
+    /** The MCP session's input and output: the process's own unless a workload gives others (StartCacheCommand). */
+    InputStream in;
+    OutputStream out;
+
     McpProxyCommand() {
         this(System.getenv());
     }
@@ -95,8 +101,9 @@ final class McpProxyCommand implements CliCommand {
         McpProxy.Options options = new McpProxy.Options(command, target.server(), target.apiKey(), target.agentId(),
                 target.spoolDir(), target.recording(),
                 Duration.ofSeconds(1), Duration.ofSeconds(5), gating);
-        McpProxy proxy = new McpProxy(options, new FileInputStream(FileDescriptor.in),
-                new FileOutputStream(FileDescriptor.out), System.err, Clock.systemUTC(), UUID.randomUUID().toString());
+        McpProxy proxy = new McpProxy(options, in != null ? in : new FileInputStream(FileDescriptor.in),
+                out != null ? out : new FileOutputStream(FileDescriptor.out), System.err, Clock.systemUTC(),
+                UUID.randomUUID().toString());
         Shutdown.forward(proxy::forward);
         return proxy.run();
     }

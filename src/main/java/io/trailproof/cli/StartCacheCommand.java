@@ -4,6 +4,7 @@ import io.trailproof.config.ConfigKey;
 import io.trailproof.config.Settings;
 import io.trailproof.config.SettingsLoader;
 import io.trailproof.server.TrailproofServer;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -25,7 +26,8 @@ import java.util.stream.Stream;
  * into the cache when it ends, so that every later command, the proxy and the server load them from
  * the cache instead of the jars. What the workload touches is what starts faster: every command's
  * parser and help, a bad usage, a server on an empty data directory in a temporary folder (its start, a batch, a
- * search, a verification, an export and its offline verification through the client commands) and
+ * search, a verification, an export and its offline verification through the client commands, the
+ * MCP proxy recording a short session with {@code cat} as its server) and
  * its clean stop. Nothing outside the temporary folder is read or written; run alone (without the
  * launcher) it is harmless and records nothing.
  */
@@ -36,6 +38,12 @@ final class StartCacheCommand implements CliCommand {
             {"agent_id":"start-cache","session_id":"s-1","action_type":"TOOL_CALL","action_name":"search_database","action_input":{"query":"quarterly revenue"},"labels":{"env":"training"}}
             {"agent_id":"start-cache","session_id":"s-1","action_type":"TOOL_RESULT","action_name":"search_database","action_status":"success","action_output":{"rows":42}}
             {"agent_id":"start-cache-2","action_type":"LLM_CALL","action_name":"chat","error_message":"timeout","timestamp":"2026-01-01T00:00:00Z"}
+            """;
+
+    /** An MCP session's first messages, one JSON-RPC message a line. */
+    private static final String MCP_SESSION = """
+            {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"start-cache","version":"1"}}}
+            {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_database","arguments":{"query":"revenue"}}}
             """;
 
     @Override
@@ -80,6 +88,7 @@ final class StartCacheCommand implements CliCommand {
                 run(commands, quiet, failed, "export", "--agent-id", "start-cache", "-o", evidence.toString(),
                         "--server", base);
                 run(commands, quiet, failed, "verify-export", evidence.toString());
+                proxy(commands, work, base, quiet);
             }
         } finally {
             System.setOut(out);
@@ -92,6 +101,24 @@ final class StartCacheCommand implements CliCommand {
         }
         System.out.println("trailproof: start-cache workload done");
         return 0;
+    }
+
+    /**
+     * The MCP proxy passing a session with {@code cat} as its server: an initialize and a tool call
+     * forwarded and recorded. Its exit code is not checked: a machine without {@code cat} still records
+     * the rest.
+     */
+    private static void proxy(Commands commands, Path work, String base, PrintWriter quiet) {
+        McpProxyCommand proxy = new McpProxyCommand(Map.of("TRAILPROOF_SPOOL_DIR", work.resolve("spool").toString()));
+        proxy.in = new ByteArrayInputStream(MCP_SESSION.getBytes(StandardCharsets.UTF_8));
+        proxy.out = OutputStream.nullOutputStream();
+        Commands withSession = new Commands() {
+            @Override
+            CliCommand create(String name) {
+                return name.equals(McpProxyCommand.NAME) ? proxy : super.create(name);
+            }
+        };
+        Main.run(withSession, quiet, quiet, McpProxyCommand.NAME, "--server", base, "--agent-id", "start-cache", "cat");
     }
 
     private static void run(Commands commands, PrintWriter quiet, List<String> failed, String... args) {
