@@ -2,15 +2,9 @@ package io.trailproof.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof approvals list|approve ID|deny ID [--comment TEXT]} (src/site/cli.md#approvals):
@@ -18,24 +12,26 @@ import java.util.concurrent.Callable;
  * and {@code POST /v1/approvals/{id}} (src/site/gates.md). The key needs the {@code approve} role;
  * the approval names the key by its configured name.
  */
-@Command(name = "approvals", mixinStandardHelpOptions = true,
-        description = "List the asks of the gate waiting for a person, approve or deny one.",
-        subcommands = {ApprovalsCommand.ListAsks.class, ApprovalsCommand.Approve.class, ApprovalsCommand.Deny.class})
-final class ApprovalsCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
+final class ApprovalsCommand implements CliCommand {
 
     @Override
-    public Integer call() {
-        spec.commandLine().getErr().println("trailproof: name what to do: approvals list, approvals approve ID, "
-                + "or approvals deny ID");
-        spec.commandLine().getErr().flush();
+    public CommandSpec spec() {
+        return new CommandSpec("approvals", "List the asks of the gate waiting for a person, approve or deny one.")
+                .subcommand(new ListAsks()).subcommand(new Approve()).subcommand(new Deny());
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) {
+        io.err().println("trailproof: name what to do: approvals list, approvals approve ID, or approvals deny ID");
         return Main.BAD_USAGE;
     }
 
-    @Command(name = "list", mixinStandardHelpOptions = true, description = "The asks waiting for a person, oldest first.")
     static final class ListAsks extends ServerCallCommand {
+        @Override
+        public CommandSpec spec() {
+            return ClientOptions.declare(new CommandSpec("list", "The asks waiting for a person, oldest first."));
+        }
+
         @Override
         ServerClient.Answer send(ServerClient client) throws ServerClient.ClientException {
             return client.get("/v1/approvals?state=pending&limit=1000");
@@ -60,11 +56,23 @@ final class ApprovalsCommand implements Callable<Integer> {
 
     /** Approve and deny share everything but the answer. */
     abstract static class Answer extends ServerCallCommand {
-        @Parameters(index = "0", paramLabel = "ID", description = "The decision_id of the ask.")
-        String id;
+        static final ParameterSpec ID = ParameterSpec.required(ValueType.TEXT, "ID", "The decision_id of the ask.");
+        static final OptionSpec COMMENT = OptionSpec.text("TEXT", "Why (at most 1024 characters); kept on the trail.",
+                "--comment");
 
-        @Option(names = "--comment", paramLabel = "TEXT", description = "Why (at most 1024 characters); kept on the trail.")
+        String id;
         String comment;
+
+        /** Its spec: {@code name} and {@code summary}, with the options both answers take. */
+        static CommandSpec answerCommand(String name, String summary) {
+            return ClientOptions.declare(new CommandSpec(name, summary).parameter(ID).option(COMMENT));
+        }
+
+        @Override
+        void read(Arguments args) {
+            id = args.text(ID);
+            comment = args.text(COMMENT);
+        }
 
         abstract boolean approve();
 
@@ -91,16 +99,24 @@ final class ApprovalsCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "approve", mixinStandardHelpOptions = true, description = "Approve a pending ask (good for one call).")
     static final class Approve extends Answer {
+        @Override
+        public CommandSpec spec() {
+            return answerCommand("approve", "Approve a pending ask (good for one call).");
+        }
+
         @Override
         boolean approve() {
             return true;
         }
     }
 
-    @Command(name = "deny", mixinStandardHelpOptions = true, description = "Deny a pending ask.")
     static final class Deny extends Answer {
+        @Override
+        public CommandSpec spec() {
+            return answerCommand("deny", "Deny a pending ask.");
+        }
+
         @Override
         boolean approve() {
             return false;

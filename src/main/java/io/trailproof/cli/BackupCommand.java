@@ -3,9 +3,6 @@ package io.trailproof.cli;
 import io.trailproof.backup.BackupManifest;
 import io.trailproof.backup.Restore;
 import io.trailproof.backup.RestoreRefused;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,7 +16,6 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutionException;
 
 /**
@@ -28,14 +24,12 @@ import java.util.concurrent.ExecutionException;
  * as it arrives (manifest, sizes, every SHA-256), written beside the target, forced to disk and
  * only then renamed to it, so a failed backup never leaves a file under the name that looks complete.
  */
-@Command(name = "backup", mixinStandardHelpOptions = true,
-        description = "Download a consistent backup (a tar) of a running server; needs an admin key.")
-final class BackupCommand implements Callable<Integer> {
+final class BackupCommand implements CliCommand {
 
-    @Mixin
+    static final OptionSpec OUTPUT = OptionSpec.value(ValueType.PATH, "FILE.tar", "Where to write the backup.",
+            "-o", "--output").required();
+
     ClientOptions options;
-
-    @Option(names = {"-o", "--output"}, required = true, paramLabel = "FILE.tar", description = "Where to write the backup.")
     Path output;
 
     /** A connection that sends nothing for this long is given up (the server digests before it answers). */
@@ -43,7 +37,15 @@ final class BackupCommand implements Callable<Integer> {
     private static final long FORCE_EVERY = 16L << 20;
 
     @Override
-    public Integer call() throws Exception {
+    public CommandSpec spec() {
+        return ClientOptions.declare(new CommandSpec("backup",
+                "Download a consistent backup (a tar) of a running server; needs an admin key.").option(OUTPUT));
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws Exception {
+        options = ClientOptions.of(args);
+        output = args.path(OUTPUT);
         ServerClient client = options.client();
         Answer response;
         try {

@@ -1,7 +1,5 @@
 package io.trailproof.cli;
 
-import picocli.CommandLine.Option;
-
 import java.net.URI;
 
 /**
@@ -12,15 +10,30 @@ final class ClientOptions {
 
     static final String DEFAULT_SERVER = "http://127.0.0.1:7600";
 
-    @Option(names = "--server", paramLabel = "URL",
-            description = "Server base URL (default: $TRAILPROOF_URL or " + DEFAULT_SERVER + ").")
-    String server;
+    static final OptionSpec SERVER = OptionSpec.text("URL",
+            "Server base URL (default: $TRAILPROOF_URL or " + DEFAULT_SERVER + ").", "--server");
+    static final OptionSpec API_KEY = OptionSpec.text("KEY", "API key (default: $TRAILPROOF_API_KEY).", "--api-key");
+    static final OptionSpec JSON = OptionSpec.flag("Print the server's raw JSON answer.", "--json");
 
-    @Option(names = "--api-key", paramLabel = "KEY", description = "API key (default: $TRAILPROOF_API_KEY).")
-    String apiKey;
+    final String server;
+    final String apiKey;
+    final boolean json;
 
-    @Option(names = "--json", description = "Print the server's raw JSON answer.")
-    boolean json;
+    private ClientOptions(String server, String apiKey, boolean json) {
+        this.server = server;
+        this.apiKey = apiKey;
+        this.json = json;
+    }
+
+    /** Declares these options on {@code spec}. */
+    static CommandSpec declare(CommandSpec spec) {
+        return spec.option(SERVER).option(API_KEY).option(JSON);
+    }
+
+    /** Their values on a parsed command line. */
+    static ClientOptions of(Arguments args) {
+        return new ClientOptions(args.text(SERVER), args.text(API_KEY), args.flag(JSON));
+    }
 
     ServerClient client() {
         String url = server != null ? server : System.getenv().getOrDefault("TRAILPROOF_URL", DEFAULT_SERVER);

@@ -1,42 +1,47 @@
 package io.trailproof.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 import java.net.URI;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof cluster status}: each node's applied size and root, how far it applied the
  * topic, whether it runs the cluster's scheduled work, and where the topic ends ({@code GET /v1/cluster} of each node).
  */
-@Command(name = "cluster", mixinStandardHelpOptions = true, description = "Cluster mode (Kafka): the nodes' state.",
-        subcommands = ClusterCommand.Status.class)
-final class ClusterCommand implements Runnable {
+final class ClusterCommand implements CliCommand {
 
     @Override
-    public void run() {
-        System.err.println("trailproof cluster: say what to do: status");
+    public CommandSpec spec() {
+        return new CommandSpec("cluster", "Cluster mode (Kafka): the nodes' state.").subcommand(new Status());
     }
 
-    @Command(name = "status", mixinStandardHelpOptions = true,
-            description = "Each node's applied size and root, its applied offset and lag, whether it runs the "
-                    + "scheduled work (timestamps, witnesses), and the topic's end offset.")
-    static final class Status implements Callable<Integer> {
+    @Override
+    public int run(Arguments args, Streams io) {
+        System.err.println("trailproof cluster: say what to do: status");
+        return 0;
+    }
 
-        @Mixin
+    static final class Status implements CliCommand {
+
+        static final OptionSpec NODE = OptionSpec.text("URL", "A node to ask (repeatable); default: --server alone.",
+                "--node").repeatable();
+
         ClientOptions options;
-
-        @Option(names = "--node", paramLabel = "URL",
-                description = "A node to ask (repeatable); default: --server alone.")
-        List<String> nodes = new ArrayList<>();
+        List<String> nodes;
 
         @Override
-        public Integer call() {
+        public CommandSpec spec() {
+            return ClientOptions.declare(new CommandSpec("status", "Each node's applied size and root, its applied "
+                    + "offset and lag, whether it runs the scheduled work (timestamps, witnesses), and the topic's "
+                    + "end offset.").option(NODE));
+        }
+
+        @Override
+        public int run(Arguments args, Streams io) {
+            options = ClientOptions.of(args);
+            nodes = args.texts(NODE) != null ? args.texts(NODE) : List.of();
             List<ServerClient> clients = new ArrayList<>();
             List<String> names = new ArrayList<>();
             if (nodes.isEmpty()) {

@@ -3,11 +3,6 @@ package io.trailproof.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -18,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof erase} (src/site/cli.md#erase): removes the content of events and keeps their
@@ -26,58 +20,81 @@ import java.util.concurrent.Callable;
  * how many events the selection names (a dry run) and erases only after the person at the terminal
  * answers {@code y} to a question that states that number, unless {@code --yes}.
  */
-@Command(name = "erase", mixinStandardHelpOptions = true,
-        description = "Erase the content of events, keeping their hash, chain links and Merkle proofs.")
-final class EraseCommand implements Callable<Integer> {
+final class EraseCommand implements CliCommand {
 
-    @Mixin
     ClientOptions options;
 
-    @Spec
-    CommandSpec spec;
-
-    @Option(names = {"--event", "--event-id"}, split = ",", paramLabel = "ID",
-            description = "An event to erase (repeatable, or comma-separated; at most 10000).")
+    static final OptionSpec EVENTS = OptionSpec.text("ID", "An event to erase (repeatable, or "
+            + "comma-separated; at most 10000).",
+            "--event", "--event-id").split(",");
     List<String> events;
 
-    @Option(names = {"--agent-id", "--agent"}, paramLabel = "A",
-            description = "Erase the events of this agent (narrowed by --session-id, --since, --until).")
+    static final OptionSpec AGENT_ID = OptionSpec.text("A", "Erase the events of this agent (narrowed by "
+            + "--session-id, --since, --until).",
+            "--agent-id", "--agent");
     String agentId;
 
-    @Option(names = {"--session-id", "--session"}, paramLabel = "S", description = "Only events of this session.")
+    static final OptionSpec SESSION_ID = OptionSpec.text("S", "Only events of this session.",
+            "--session-id", "--session");
     String sessionId;
 
-    @Option(names = "--since", paramLabel = "T", description = "Only events whose timestamp is at or after T (ISO 8601).")
+    static final OptionSpec SINCE = OptionSpec.text("T", "Only events whose timestamp is at or after T (ISO 8601).",
+            "--since");
     String since;
 
-    @Option(names = "--until", paramLabel = "T", description = "Only events whose timestamp is before T (ISO 8601).")
+    static final OptionSpec UNTIL = OptionSpec.text("T", "Only events whose timestamp is before T (ISO 8601).",
+            "--until");
     String until;
 
-    @Option(names = {"--query", "-q"}, paramLabel = "Q",
-            description = "Erase the events this search query finds (with --agent-id, --session-id, --since, --until as filters).")
+    static final OptionSpec QUERY = OptionSpec.text("Q", "Erase the events this search query finds (with "
+            + "--agent-id, --session-id, --since, --until as filters).",
+            "--query", "-q");
     String query;
 
-    @Option(names = "--reason", required = true, paramLabel = "TEXT",
-            description = "Why (1 to 1024 characters); kept on the trail with the erasure.")
+    static final OptionSpec REASON = OptionSpec.text("TEXT", "Why (1 to 1024 characters); kept on the trail "
+            + "with the erasure.",
+            "--reason").required();
     String reason;
 
-    @Option(names = "--fields", split = ",", paramLabel = "F",
-            description = "Fields to remove (default: every client field but agent_id).")
+    static final OptionSpec FIELDS = OptionSpec.text("F", "Fields to remove (default: every client field "
+            + "but agent_id).",
+            "--fields").split(",");
     List<String> fields;
 
-    @Option(names = "--yes", description = "Do not ask for confirmation.")
+    static final OptionSpec YES = OptionSpec.flag("Do not ask for confirmation.",
+            "--yes");
     boolean yes;
 
-    @Option(names = "--dry-run", description = "Only say how many events would be erased; change nothing.")
+    static final OptionSpec DRY_RUN = OptionSpec.flag("Only say how many events would be erased; change nothing.",
+            "--dry-run");
     boolean dryRun;
 
     /** Where the answer to the confirmation is read; the standard input unless a test gives another. */
     InputStream in = System.in;
 
     @Override
-    public Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    public CommandSpec spec() {
+        return ClientOptions.declare(new CommandSpec("erase",
+                "Erase the content of events, keeping their hash, chain links and Merkle proofs.")
+                .option(EVENTS).option(AGENT_ID).option(SESSION_ID).option(SINCE).option(UNTIL).option(QUERY)
+                .option(REASON).option(FIELDS).option(YES).option(DRY_RUN));
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) {
+        options = ClientOptions.of(args);
+        events = args.texts(EVENTS);
+        agentId = args.text(AGENT_ID);
+        sessionId = args.text(SESSION_ID);
+        since = args.text(SINCE);
+        until = args.text(UNTIL);
+        query = args.text(QUERY);
+        reason = args.text(REASON);
+        fields = args.texts(FIELDS);
+        yes = args.flag(YES);
+        dryRun = args.flag(DRY_RUN);
+        PrintWriter out = io.out();
+        PrintWriter err = io.err();
         String usage = usageProblem();
         if (usage != null) {
             err.println("trailproof: " + usage);

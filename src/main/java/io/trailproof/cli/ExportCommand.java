@@ -4,9 +4,6 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import io.trailproof.core.evidence.EvidenceFormat;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 import java.io.FilterInputStream;
 import java.io.IOException;
@@ -17,7 +14,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -26,30 +22,45 @@ import java.util.regex.Pattern;
  * progress bar. The file appears only once the whole package has arrived (it is written beside
  * the target first), so an interrupted transfer never leaves a partial package under the name.
  */
-@Command(name = "export", mixinStandardHelpOptions = true,
-        description = "Download the evidence package of an agent's chain, or of a time slice of it (src/site/evidence-format.md).")
-final class ExportCommand implements Callable<Integer> {
+final class ExportCommand implements CliCommand {
 
     private static final Pattern FILE_NAME = Pattern.compile("filename=\"([^\"/\\\\]+)\"");
 
-    @Mixin
     ClientOptions options;
 
-    @Option(names = "--agent-id", required = true, paramLabel = "A", description = "The agent whose chain to export.")
+    static final OptionSpec AGENT_ID = OptionSpec.text("A", "The agent whose chain to export.",
+            "--agent-id").required();
     String agentId;
 
-    @Option(names = "--since", paramLabel = "T", description = "Only the slice from the first event with a timestamp at or after T.")
+    static final OptionSpec SINCE = OptionSpec.text("T", "Only the slice from the first event with a "
+            + "timestamp at or after T.",
+            "--since");
     String since;
 
-    @Option(names = "--until", paramLabel = "T", description = "Only the slice up to the last event with a timestamp before T.")
+    static final OptionSpec UNTIL = OptionSpec.text("T", "Only the slice up to the last event with a "
+            + "timestamp before T.",
+            "--until");
     String until;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE",
-            description = "Where to write the package (default: the name the server suggests, in this directory).")
+    static final OptionSpec OUTPUT = OptionSpec.value(ValueType.PATH, "FILE", "Where to write the package "
+            + "(default: the name the server suggests, in this directory).",
+            "-o", "--output");
     Path output;
 
     @Override
-    public Integer call() throws Exception {
+    public CommandSpec spec() {
+        return ClientOptions.declare(new CommandSpec("export", "Download the evidence package of an agent's "
+                + "chain, or of a time slice of it (src/site/evidence-format.md).")
+                .option(AGENT_ID).option(SINCE).option(UNTIL).option(OUTPUT));
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws Exception {
+        options = ClientOptions.of(args);
+        agentId = args.text(AGENT_ID);
+        since = args.text(SINCE);
+        until = args.text(UNTIL);
+        output = args.path(OUTPUT);
         ServerClient client = options.client();
         try {
             long total = since == null && until == null ? eventCount(client) : 0;

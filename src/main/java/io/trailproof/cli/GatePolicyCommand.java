@@ -4,41 +4,46 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.trailproof.core.policy.PolicyParser;
 import io.trailproof.core.policy.PolicyRejection;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Parameters;
-import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof gate-policy put FILE|get} (src/site/cli.md#gate-policy): records a gate policy
  * document (YAML or JSON, checked here first with the server's own parser) through
  * {@code PUT /v1/admin/gate-policy}, or prints the active one (src/site/gates.md).
  */
-@Command(name = "gate-policy", mixinStandardHelpOptions = true,
-        description = "Record the gate policy (put FILE) or print the active one (get).",
-        subcommands = {GatePolicyCommand.Put.class, GatePolicyCommand.Get.class})
-final class GatePolicyCommand implements Callable<Integer> {
-
-    @Spec
-    CommandSpec spec;
+final class GatePolicyCommand implements CliCommand {
 
     @Override
-    public Integer call() {
-        spec.commandLine().getErr().println("trailproof: name what to do: gate-policy put FILE, or gate-policy get");
-        spec.commandLine().getErr().flush();
+    public CommandSpec spec() {
+        return new CommandSpec("gate-policy", "Record the gate policy (put FILE) or print the active one (get).")
+                .subcommand(new Put()).subcommand(new Get());
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) {
+        io.err().println("trailproof: name what to do: gate-policy put FILE, or gate-policy get");
         return Main.BAD_USAGE;
     }
 
-    @Command(name = "put", mixinStandardHelpOptions = true, description = "Record FILE (YAML or JSON) as the active gate policy.")
     static final class Put extends ServerCallCommand {
-        @Parameters(index = "0", paramLabel = "FILE", description = "The policy document.")
+        static final ParameterSpec FILE = ParameterSpec.required(ValueType.PATH, "FILE", "The policy document.");
+
         Path file;
+
+        @Override
+        public CommandSpec spec() {
+            return ClientOptions.declare(new CommandSpec("put", "Record FILE (YAML or JSON) as the active gate policy.")
+                    .parameter(FILE));
+        }
+
+        @Override
+        void read(Arguments args) {
+            file = args.path(FILE);
+        }
 
         @Override
         ServerClient.Answer send(ServerClient client) throws ServerClient.ClientException, IOException, UsageException {
@@ -59,8 +64,12 @@ final class GatePolicyCommand implements Callable<Integer> {
         }
     }
 
-    @Command(name = "get", mixinStandardHelpOptions = true, description = "Print the active gate policy and its event id.")
     static final class Get extends ServerCallCommand {
+        @Override
+        public CommandSpec spec() {
+            return ClientOptions.declare(new CommandSpec("get", "Print the active gate policy and its event id."));
+        }
+
         @Override
         ServerClient.Answer send(ServerClient client) throws ServerClient.ClientException {
             return client.get("/v1/admin/gate-policy");

@@ -5,37 +5,47 @@ import io.trailproof.ledger.Ledger;
 import io.trailproof.ledger.LedgerOptions;
 import io.trailproof.store.DataDirInUseException;
 import io.trailproof.store.DataDirLock;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.time.Clock;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof index rebuild|check --data-dir DIR}: offline index administration, run by the
  * scripts in {@code index-tools/}. Both refuse to run while a server holds the data directory.
  */
-@Command(name = "index", mixinStandardHelpOptions = true,
-        description = "Offline administration of the search index (see index-tools/README.md).",
-        subcommands = {IndexCommand.Rebuild.class, IndexCommand.Check.class})
-final class IndexCommand implements Runnable {
+final class IndexCommand implements CliCommand {
 
     @Override
-    public void run() {
-        new picocli.CommandLine(this).usage(System.err);
+    public CommandSpec spec() {
+        return new CommandSpec("index", "Offline administration of the search index (see index-tools/README.md).")
+                .subcommand(new Rebuild()).subcommand(new Check());
+    }
+
+    /** Without a subcommand: the help, on the error stream. */
+    @Override
+    public int run(Arguments args, Streams io) {
+        io.err().print(HelpText.render(spec(), "trailproof index"));
+        return 0;
     }
 
     /** Options and the open-the-data-directory step both subcommands share. */
-    abstract static class Offline implements Callable<Integer> {
+    abstract static class Offline implements CliCommand {
 
-        @Option(names = "--data-dir", required = true, description = "The data directory of a stopped server.")
+        static final OptionSpec DATA_DIR = OptionSpec.value(ValueType.PATH, "DIR", "The data directory of a "
+                + "stopped server.",
+                "--data-dir").required();
         Path dataDir;
 
+        /** Its spec: {@code name} and {@code summary}, with the data directory option. */
+        static CommandSpec offlineCommand(String name, String summary) {
+            return new CommandSpec(name, summary).option(DATA_DIR);
+        }
+
         @Override
-        public Integer call() throws Exception {
+        public int run(Arguments args, Streams io) throws Exception {
+            dataDir = args.path(DATA_DIR);
             if (!Files.isDirectory(dataDir.resolve("log"))) {
                 System.err.println("trailproof: " + dataDir + " is not a trailproof data directory (it has no log/)");
                 return Main.BAD_USAGE;
@@ -56,9 +66,13 @@ final class IndexCommand implements Runnable {
         abstract int work(Ledger ledger) throws Exception;
     }
 
-    @Command(name = "rebuild", mixinStandardHelpOptions = true,
-            description = "Build a fresh index from the log in a new directory, then swap it in atomically.")
     static final class Rebuild extends Offline {
+        @Override
+        public CommandSpec spec() {
+            return offlineCommand("rebuild", "Build a fresh index from the log in a new directory, then "
+                    + "swap it in atomically.");
+        }
+
         @Override
         int work(Ledger ledger) throws Exception {
             long total = ledger.size();
@@ -72,9 +86,13 @@ final class IndexCommand implements Runnable {
         }
     }
 
-    @Command(name = "check", mixinStandardHelpOptions = true,
-            description = "Compare the index with the log; exit 1 on any difference, listing the first ones.")
     static final class Check extends Offline {
+        @Override
+        public CommandSpec spec() {
+            return offlineCommand("check", "Compare the index with the log; exit 1 on any difference, "
+                    + "listing the first ones.");
+        }
+
         @Override
         int work(Ledger ledger) throws Exception {
             OfflineIndex.CheckReport report = OfflineIndex.check(dataDir, ledger);

@@ -2,10 +2,6 @@ package io.trailproof.cli;
 
 import io.trailproof.config.SettingsLoader;
 import com.fasterxml.jackson.databind.JsonNode;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -17,7 +13,6 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof ingest FILE.jsonl}: sends one event per line in batches. A line that is not
@@ -32,13 +27,7 @@ import java.util.concurrent.Callable;
  * it recorded and stores nothing. That holds while the server remembers the keys
  * ({@code idempotency.retention}, 24 h by default) and for the same {@code --batch-size}.
  */
-@Command(name = "ingest", mixinStandardHelpOptions = true,
-        description = {"Send events from a JSON Lines file (one event per line) to a running server.",
-                "Each batch carries an Idempotency-Key derived from the file's path and its line range, so a batch "
-                        + "retried after a timeout, or the whole command run again after a failure (with the same "
-                        + "--batch-size, within the server's idempotency.retention, 24 h by default), never stores a "
-                        + "line twice: the server answers what it already stored with its recorded answer."})
-final class IngestCommand implements Callable<Integer> {
+final class IngestCommand implements CliCommand {
 
     /** Tries of one batch whose answer was lost or that the server could not take yet. */
     static final int MAX_TRIES = 5;
@@ -46,18 +35,33 @@ final class IngestCommand implements Callable<Integer> {
     /** Stored events whose answer was a replay (stored by an earlier run or try). */
     private long replayed;
 
-    @Mixin
     ClientOptions client;
 
-    @Parameters(paramLabel = "FILE.jsonl", description = "One JSON event object per line; blank lines are skipped.")
+    static final ParameterSpec FILE = ParameterSpec.required(ValueType.PATH, "FILE.jsonl",
+            "One JSON event object per line; blank lines are skipped.");
     Path file;
 
-    @Option(names = "--batch-size", defaultValue = "1000",
-            description = "Events per request (default 1000; at most the server's limits.max-batch-events, 10000 by default).")
+    static final OptionSpec BATCH_SIZE = OptionSpec.value(ValueType.INT, "N", "Events per request "
+            + "(default 1000; at most the server's limits.max-batch-events, 10000 by default).",
+            "--batch-size").defaultValue("1000");
     int batchSize;
 
     @Override
-    public Integer call() throws Exception {
+    public CommandSpec spec() {
+        return ClientOptions.declare(new CommandSpec("ingest", "Send events from a JSON Lines file (one "
+                + "event per line) to a running server.",
+                "Each batch carries an Idempotency-Key derived from the file's path and its line range, so a batch "
+                        + "retried after a timeout, or the whole command run again after a failure (with the same "
+                        + "--batch-size, within the server's idempotency.retention, 24 h by default), never stores a "
+                        + "line twice: the server answers what it already stored with its recorded answer.")
+                .parameter(FILE).option(BATCH_SIZE));
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws Exception {
+        client = ClientOptions.of(args);
+        file = args.path(FILE);
+        batchSize = args.integer(BATCH_SIZE);
         if (batchSize < 1 || batchSize > SettingsLoader.MAX_BATCH_EVENTS) {
             // The server's limits.max-batch-events is the real ceiling; a larger batch is its 400.
             System.err.println("trailproof: --batch-size must be between 1 and " + SettingsLoader.MAX_BATCH_EVENTS

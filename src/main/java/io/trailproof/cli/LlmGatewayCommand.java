@@ -1,9 +1,6 @@
 package io.trailproof.cli;
 
 import io.trailproof.llmgateway.LlmGateway;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 import java.net.InetSocketAddress;
 import java.net.URI;
@@ -11,7 +8,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /**
@@ -19,30 +15,27 @@ import java.util.concurrent.CountDownLatch;
  * [--agent-id ID]} (src/site/llm-gateway.md): reads its settings, starts {@link LlmGateway} and runs
  * until SIGTERM or SIGINT, then stops it and exits 0. Its own messages go to standard error.
  */
-@Command(name = "llm-gateway", mixinStandardHelpOptions = true,
-        description = {"Run a reverse proxy in front of an OpenAI-compatible or Anthropic API and record each "
-                + "call: every request and answer passes through unchanged, streamed answers chunk by chunk; "
-                + "each call becomes an LLM_CALL event and its answer an LLM_RESULT event.",
-                "Exit code: 0 after SIGTERM or SIGINT, 1 when it cannot listen, 2 for bad usage."})
-final class LlmGatewayCommand implements Callable<Integer> {
+final class LlmGatewayCommand implements CliCommand {
 
     static final String DEFAULT_LISTEN = "127.0.0.1:7601";
 
-    @Option(names = "--upstream", required = true, paramLabel = "URL",
-            description = "Base URL of the model API, such as https://api.openai.com or https://api.anthropic.com; "
-                    + "a request's path and query are appended to it.")
+    static final OptionSpec UPSTREAM = OptionSpec.text("URL", "Base URL of the model API, such as "
+            + "https://api.openai.com or https://api.anthropic.com; "
+                    + "a request's path and query are appended to it.",
+            "--upstream").required();
     String upstream;
 
-    @Option(names = "--listen", paramLabel = "HOST:PORT",
-            description = "Address to listen on (default: " + DEFAULT_LISTEN + "; port 0 picks a free one).")
-    String listen = DEFAULT_LISTEN;
+    static final OptionSpec LISTEN = OptionSpec.text("HOST:PORT",
+            "Address to listen on (default: " + DEFAULT_LISTEN + "; port 0 picks a free one).",
+            "--listen").defaultValue(DEFAULT_LISTEN);
+    String listen;
 
-    @Mixin
     RecorderOptions recorder;
 
-    @Option(names = "--agent-id", paramLabel = "ID",
-            description = "Agent id of calls without an X-Trailproof-Agent header (default: $TRAILPROOF_AGENT_ID, "
-                    + "else " + LlmGateway.DEFAULT_AGENT + ").")
+    static final OptionSpec AGENT_ID = OptionSpec.text("ID", "Agent id of calls without an "
+            + "X-Trailproof-Agent header (default: $TRAILPROOF_AGENT_ID, "
+                    + "else " + LlmGateway.DEFAULT_AGENT + ").",
+            "--agent-id");
     String agentId;
 
     private final Map<String, String> env;
@@ -56,7 +49,21 @@ final class LlmGatewayCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws InterruptedException {
+    public CommandSpec spec() {
+        return RecorderOptions.declare(new CommandSpec("llm-gateway", "Run a reverse proxy in front of an "
+                + "OpenAI-compatible or Anthropic API and record each "
+                + "call: every request and answer passes through unchanged, streamed answers chunk by chunk; "
+                + "each call becomes an LLM_CALL event and its answer an LLM_RESULT event.",
+                "Exit code: 0 after SIGTERM or SIGINT, 1 when it cannot listen, 2 for bad usage.")
+                .option(UPSTREAM).option(LISTEN).option(AGENT_ID));
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws InterruptedException {
+        recorder = RecorderOptions.of(args);
+        upstream = args.text(UPSTREAM);
+        listen = args.text(LISTEN);
+        agentId = args.text(AGENT_ID);
         URI upstreamUri = RecordingTarget.httpUrl(upstream, "--upstream", System.err);
         InetSocketAddress address = address(listen);
         RecordingTarget target = recorder.target(agentId, env, System.err);

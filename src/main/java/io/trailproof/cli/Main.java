@@ -1,27 +1,17 @@
 package io.trailproof.cli;
 
 import io.trailproof.logging.ServiceLogging;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
 
 import java.io.PrintWriter;
-import java.util.List;
 
-/** The {@code trailproof} program: parses the command line and runs a subcommand (src/site/cli.md). */
-@Command(name = "trailproof", mixinStandardHelpOptions = true, version = "trailproof 0.1.0",
-        description = "Tamper-evident audit trail for AI agents.")
-public final class Main implements Runnable {
-
-    /** The subcommands, in the order the help lists them. */
-    static final List<Class<?>> COMMANDS = List.of(ServeCommand.class, IngestCommand.class, SearchCommand.class,
-            TailCommand.class, IndexCommand.class, TimestampCommand.class, ExportCommand.class, VerifyCommand.class,
-            VerifyExportCommand.class, PolicyCommand.class, ProofCommand.class, VerifyProofCommand.class,
-            BackupCommand.class, RestoreCommand.class, ClusterCommand.class, McpProxyCommand.class,
-            LlmGatewayCommand.class, EraseCommand.class, ApprovalsCommand.class, GatePolicyCommand.class,
-            StartCacheCommand.class);
+/** The {@code trailproof} program: parses the command line and runs a command (src/site/cli.md). */
+public final class Main {
 
     /** Exit code for bad usage (src/site/cli.md): 0 success or valid, 1 invalid or failed, 2 bad usage. */
     static final int BAD_USAGE = 2;
+
+    private Main() {
+    }
 
     public static void main(String[] args) {
         LauncherStderr.adopt();
@@ -31,7 +21,15 @@ public final class Main implements Runnable {
         }
         // Until serve installs the service's logging: library and service INFO records stay out of a command's output.
         ServiceLogging.quietForCommands();
-        System.exit(run(args));
+        int code = run(args);
+        // Not System.exit: Runtime.exit first asks for the JDK's logger "java.lang.Runtime", and the first
+        // logger of a process makes the JDK look for a logging backend in every jar of the class path
+        // (a tenth of a second or more, a large part of a short command's start). The program has no
+        // shutdown hooks of its own (it handles the signals itself, see Shutdown) and every command has
+        // closed what it wrote by now: once the standard streams are flushed, halting ends it alike.
+        System.out.flush();
+        System.err.flush();
+        Runtime.getRuntime().halt(code);
     }
 
     /**
@@ -39,70 +37,40 @@ public final class Main implements Runnable {
      * with); the backup benchmark measures the backup client this way, its JVM warm.
      */
     public static int run(String... args) {
-        return run(commandLine(CommandLine.defaultFactory(), args), args);
-    }
-
-    /** The whole command line, every subcommand in it: for the help, and for tests that look at all of them. */
-    static CommandLine commandLine() {
-        return commandLine(CommandLine.defaultFactory());
+        return run(new Commands(), new PrintWriter(System.out, true), new PrintWriter(System.err, true), args);
     }
 
     /**
-     * The command line for {@code args}: when the first argument names a subcommand, only that one is
-     * in it, so that running a command does not build picocli's model of the twenty others (by
-     * reflection, about half of a command's start-up CPU); otherwise (the help, the version, a name
-     * that is no command) every subcommand is, so that the help lists them and a mistyped name is told
-     * what there is.
+     * As {@link #run(String...)}, with the commands made by {@code commands} and the output and
+     * error streams given: tests run a command in process this way, with their own standard input.
+     * Bad usage prints {@code trailproof: MESSAGE} and {@code Try 'trailproof COMMAND --help'.} and
+     * exits {@link #BAD_USAGE}; a command that fails unexpectedly exits 1 with its stack trace.
      */
-    static CommandLine commandLine(CommandLine.IFactory factory, String... args) {
-        CommandLine cli = new CommandLine(new Main(), factory);
-        List<Class<?>> wanted = COMMANDS;
-        if (args.length > 0) {
-            for (Class<?> command : COMMANDS) {
-                if (command.getAnnotation(Command.class).name().equals(args[0])) {
-                    wanted = List.of(command);
-                    break;
-                }
+    static int run(Commands commands, PrintWriter out, PrintWriter err, String... args) {
+        String command = RootCommand.NAME;
+        try {
+            ParsedLine line = ArgumentParser.parse(commands.root(args), args);
+            command = line.qualifiedName();
+            if (line.request() == ParsedLine.Request.HELP) {
+                out.print(HelpText.render(line.spec(), command));
+                return 0;
             }
-        }
-        for (Class<?> command : wanted) {
-            try {
-                cli.addSubcommand(factory.create(command));
-            } catch (Exception e) {
-                throw new CommandLine.InitializationException("cannot create the command " + command.getSimpleName(), e);
+            if (line.request() == ParsedLine.Request.VERSION) {
+                out.println(RootCommand.VERSION);
+                return 0;
             }
-        }
-        return cli;
-    }
-
-    /**
-     * As {@link #run(String...)}, with the commands made by {@code factory} and the output and error
-     * streams given: tests run a command in process this way, with their own standard input.
-     */
-    static int run(CommandLine.IFactory factory, PrintWriter out, PrintWriter err, String... args) {
-        CommandLine cli = commandLine(factory, args);
-        cli.setOut(out);
-        cli.setErr(err);
-        return run(cli, args);
-    }
-
-    private static int run(CommandLine cli, String... args) {
-        cli.setParameterExceptionHandler((ex, a) -> {
-            ex.getCommandLine().getErr().println("trailproof: " + ex.getMessage());
-            ex.getCommandLine().getErr().println("Try '" + ex.getCommandLine().getCommandSpec().qualifiedName()
-                    + " --help'.");
+            return line.command().run(line.arguments(), new Streams(out, err));
+        } catch (UsageError e) {
+            err.println("trailproof: " + e.getMessage());
+            err.println("Try '" + (e.command() != null ? e.command() : command) + " --help'.");
             return BAD_USAGE;
-        });
-        // Everything after the server command is the command's own: `mcp-proxy npx -y pkg` works without `--` too.
-        CommandLine proxy = cli.getSubcommands().get(McpProxyCommand.NAME);
-        if (proxy != null) {
-            proxy.setStopAtPositional(true);
+        } catch (Exception e) {
+            err.println("trailproof: " + command + " failed unexpectedly: " + e);
+            e.printStackTrace(err);
+            return 1;
+        } finally {
+            out.flush();
+            err.flush();
         }
-        return cli.execute(args);
-    }
-
-    @Override
-    public void run() {
-        commandLine().usage(System.err);
     }
 }

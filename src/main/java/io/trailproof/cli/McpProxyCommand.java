@@ -1,20 +1,17 @@
 package io.trailproof.cli;
 
 import io.trailproof.mcp.McpProxy;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 import java.io.FileDescriptor;
 import java.io.FileInputStream;
 import java.io.FileOutputStream;
+import java.io.InputStream;
+import java.io.OutputStream;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof mcp-proxy [--server URL] [--api-key K] [--agent-id ID] [--gate [--ask-wait S]
@@ -22,40 +19,45 @@ import java.util.concurrent.Callable;
  * (src/site/mcp-proxy.md): reads its settings and hands over to {@link McpProxy}. Standard input and
  * output are the MCP session's, used as raw bytes; the proxy's own messages go to standard error.
  */
-@Command(name = "mcp-proxy", mixinStandardHelpOptions = true,
-        description = {"Run an MCP server (stdio) and record its tool calls: every message passes through unchanged; "
-                + "each tools/call becomes a TOOL_CALL event and its answer a TOOL_RESULT event.",
-                "Exit code: the MCP server's (127 when it cannot be started, 2 for bad usage)."})
-final class McpProxyCommand implements Callable<Integer> {
+final class McpProxyCommand implements CliCommand {
 
     static final String NAME = "mcp-proxy";
     /** The longest --ask-wait: a day (an ask expires on the service's side long before). */
     static final long MAX_ASK_WAIT_SECONDS = 86_400;
 
-    @Mixin
     RecorderOptions recorder;
 
-    @Option(names = "--agent-id", paramLabel = "ID",
-            description = "Agent id of the events (default: $TRAILPROOF_AGENT_ID, else mcp:<server name from initialize>).")
+    static final OptionSpec AGENT_ID = OptionSpec.text("ID", "Agent id of the events (default: "
+            + "$TRAILPROOF_AGENT_ID, else mcp:<server name from initialize>).",
+            "--agent-id");
     String agentId;
 
-    @Option(names = "--gate", description = "Decide each tools/call with the trailproof gate before forwarding it; "
-            + "a refused call is answered with isError and never reaches the server.")
+    static final OptionSpec GATE = OptionSpec.flag("Decide each tools/call with the trailproof gate before "
+            + "forwarding it; "
+            + "a refused call is answered with isError and never reaches the server.",
+            "--gate");
     boolean gate;
 
-    @Option(names = "--ask-wait", paramLabel = "SECONDS", defaultValue = "60",
-            description = "With --gate: how long a call waits for a person's approval before it is refused (default: 60).")
+    static final OptionSpec ASK_WAIT_SECONDS = OptionSpec.value(ValueType.LONG, "SECONDS", "With --gate: "
+            + "how long a call waits for a person's approval before it is refused (default: 60).",
+            "--ask-wait").defaultValue("60");
     long askWaitSeconds;
 
-    @Option(names = "--gate-fail-mode", paramLabel = "closed|open", defaultValue = "closed",
-            description = "With --gate, when trailproof cannot be asked: closed refuses the call (default), "
-                    + "open forwards it and records that the gate was unavailable.")
+    static final OptionSpec GATE_FAIL_MODE = OptionSpec.text("closed|open", "With --gate, when trailproof "
+            + "cannot be asked: closed refuses the call (default), "
+                    + "open forwards it and records that the gate was unavailable.",
+            "--gate-fail-mode").defaultValue("closed");
     String gateFailMode;
 
-    @Parameters(arity = "1..*", paramLabel = "COMMAND", description = "The MCP server command and its arguments (after --).")
+    static final ParameterSpec COMMAND = ParameterSpec.rest("COMMAND", "The MCP server command and its "
+            + "arguments (after --).");
     List<String> command;
 
     private final Map<String, String> env;
+
+    /** The MCP session's input and output: the process's own unless a workload gives others (StartCacheCommand). */
+    InputStream in;
+    OutputStream out;
 
     McpProxyCommand() {
         this(System.getenv());
@@ -66,7 +68,23 @@ final class McpProxyCommand implements Callable<Integer> {
     }
 
     @Override
-    public Integer call() throws InterruptedException {
+    public CommandSpec spec() {
+        return RecorderOptions.declare(new CommandSpec(NAME, "Run an MCP server (stdio) and record its tool "
+                + "calls: every message passes through unchanged; "
+                + "each tools/call becomes a TOOL_CALL event and its answer a TOOL_RESULT event.",
+                "Exit code: the MCP server's (127 when it cannot be started, 2 for bad usage).")
+                .option(AGENT_ID).option(GATE).option(ASK_WAIT_SECONDS).option(GATE_FAIL_MODE)
+                .parameter(COMMAND).stopAtPositional());
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws InterruptedException {
+        recorder = RecorderOptions.of(args);
+        agentId = args.text(AGENT_ID);
+        gate = args.flag(GATE);
+        askWaitSeconds = args.longValue(ASK_WAIT_SECONDS);
+        gateFailMode = args.text(GATE_FAIL_MODE);
+        command = args.rest(COMMAND);
         RecordingTarget target = recorder.target(agentId, env, System.err);
         if (target == null) {
             return Main.BAD_USAGE;
@@ -83,8 +101,9 @@ final class McpProxyCommand implements Callable<Integer> {
         McpProxy.Options options = new McpProxy.Options(command, target.server(), target.apiKey(), target.agentId(),
                 target.spoolDir(), target.recording(),
                 Duration.ofSeconds(1), Duration.ofSeconds(5), gating);
-        McpProxy proxy = new McpProxy(options, new FileInputStream(FileDescriptor.in),
-                new FileOutputStream(FileDescriptor.out), System.err, Clock.systemUTC(), UUID.randomUUID().toString());
+        McpProxy proxy = new McpProxy(options, in != null ? in : new FileInputStream(FileDescriptor.in),
+                out != null ? out : new FileOutputStream(FileDescriptor.out), System.err, Clock.systemUTC(),
+                UUID.randomUUID().toString());
         Shutdown.forward(proxy::forward);
         return proxy.run();
     }

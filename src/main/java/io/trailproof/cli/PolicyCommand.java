@@ -6,10 +6,6 @@ import io.trailproof.core.policy.Policy;
 import io.trailproof.core.policy.PolicyEngine;
 import io.trailproof.core.policy.PolicyParser;
 import io.trailproof.core.policy.PolicyRejection;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.PrintWriter;
@@ -17,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof policy check|test} (src/site/redaction.md). {@code check} asks a running server to run
@@ -26,14 +21,20 @@ import java.util.concurrent.Callable;
  * or bad usage; a document is checked here first, so a malformed one never reaches the server.
  * {@code test} only validates a document, offline.
  */
-@Command(name = "policy", mixinStandardHelpOptions = true,
-        description = "Check the stored trail against policies (built-in ones, or a YAML/JSON document).",
-        subcommands = {PolicyCommand.Check.class, PolicyCommand.Test.class})
-final class PolicyCommand implements Runnable {
+final class PolicyCommand implements CliCommand {
 
     @Override
-    public void run() {
-        new picocli.CommandLine(this).usage(System.err);
+    public CommandSpec spec() {
+        return new CommandSpec("policy", "Check the stored trail against policies (built-in ones, or a "
+                + "YAML/JSON document).")
+                .subcommand(new Check()).subcommand(new Test());
+    }
+
+    /** Without a subcommand: the help, on the error stream. */
+    @Override
+    public int run(Arguments args, Streams io) {
+        io.err().print(HelpText.render(spec(), "trailproof policy"));
+        return 0;
     }
 
     /** Reads and validates a document; the message for the user is in the exception. */
@@ -49,25 +50,44 @@ final class PolicyCommand implements Runnable {
         return policies;
     }
 
-    @Command(name = "check", mixinStandardHelpOptions = true,
-            description = "Run policies over the trail on the server; exit 0 when none failed, 1 when a 'fail' rule "
-                    + "failed, 2 on a malformed document or bad usage.")
     static final class Check extends ServerCallCommand {
 
-        @Option(names = "--file", paramLabel = "F", description = "A policy document (YAML or JSON); default: the built-in policies.")
+        static final OptionSpec FILE = OptionSpec.value(ValueType.PATH, "F", "A policy document (YAML or "
+                + "JSON); default: the built-in policies.",
+                "--file");
         Path file;
 
-        @Option(names = "--policy", paramLabel = "NAME", description = "Run only the policy of this name.")
+        static final OptionSpec POLICY = OptionSpec.text("NAME", "Run only the policy of this name.",
+                "--policy");
         String policy;
 
-        @Option(names = "--agent-id", paramLabel = "A", description = "Check only this agent's events.")
+        static final OptionSpec AGENT_ID = OptionSpec.text("A", "Check only this agent's events.",
+                "--agent-id");
         String agentId;
 
-        @Option(names = "--since", paramLabel = "T", description = "Only events whose timestamp is at or after T (ISO 8601).")
+        static final OptionSpec SINCE = OptionSpec.text("T", "Only events whose timestamp is at or after T (ISO 8601).",
+                "--since");
         String since;
 
-        @Option(names = "--until", paramLabel = "T", description = "Only events whose timestamp is before T (ISO 8601).")
+        static final OptionSpec UNTIL = OptionSpec.text("T", "Only events whose timestamp is before T (ISO 8601).",
+                "--until");
         String until;
+
+        @Override
+        public CommandSpec spec() {
+            return ClientOptions.declare(new CommandSpec("check", "Run policies over the trail on the server; exit 0 "
+                    + "when none failed, 1 when a 'fail' rule failed, 2 on a malformed document or bad usage.")
+                    .option(FILE).option(POLICY).option(AGENT_ID).option(SINCE).option(UNTIL));
+        }
+
+        @Override
+        void read(Arguments args) {
+            file = args.path(FILE);
+            policy = args.text(POLICY);
+            agentId = args.text(AGENT_ID);
+            since = args.text(SINCE);
+            until = args.text(UNTIL);
+        }
 
         @Override
         ServerClient.Answer send(ServerClient client) throws ServerClient.ClientException, IOException, UsageException {
@@ -144,27 +164,29 @@ final class PolicyCommand implements Runnable {
         }
     }
 
-    @Command(name = "test", mixinStandardHelpOptions = true,
-            description = "Validate a policy document without running it; exit 0 when valid, 2 when malformed.")
-    static final class Test implements Callable<Integer> {
+    static final class Test implements CliCommand {
 
-        @Spec
-        CommandSpec spec;
-
-        @Option(names = "--file", required = true, paramLabel = "F", description = "The policy document (YAML or JSON).")
+        static final OptionSpec FILE = OptionSpec.value(ValueType.PATH, "F", "The policy document (YAML or JSON).",
+                "--file").required();
         Path file;
 
         @Override
-        public Integer call() {
+        public CommandSpec spec() {
+            return new CommandSpec("test",
+                    "Validate a policy document without running it; exit 0 when valid, 2 when malformed.").option(FILE);
+        }
+
+        @Override
+        public int run(Arguments args, Streams io) {
+            file = args.path(FILE);
             try {
                 List<Policy> policies = PolicyParser.parsePolicies(readDocument(file));
                 int rules = policies.stream().mapToInt(p -> p.rules().size()).sum();
-                spec.commandLine().getOut().println(file + ": valid, " + policies.size() + " polic"
+                io.out().println(file + ": valid, " + policies.size() + " polic"
                         + (policies.size() == 1 ? "y" : "ies") + " with " + rules + " rule" + (rules == 1 ? "" : "s"));
-                spec.commandLine().getOut().flush();
                 return 0;
             } catch (PolicyRejection e) {
-                spec.commandLine().getErr().println("trailproof: " + file + ": " + e.getMessage());
+                io.err().println("trailproof: " + file + ": " + e.getMessage());
                 return Main.BAD_USAGE;
             }
         }

@@ -4,28 +4,33 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /** {@code trailproof proof EVENT_ID [-o FILE]}: downloads the event's tlog-proof (src/site/checkpoints.md). */
-@Command(name = "proof", mixinStandardHelpOptions = true,
-        description = "Download an event's c2sp.org/tlog-proof: its inclusion proof under a signed checkpoint.")
-final class ProofCommand implements Callable<Integer> {
+final class ProofCommand implements CliCommand {
 
-    @Mixin
     ClientOptions options;
 
-    @Parameters(paramLabel = "EVENT_ID", description = "The event's id.")
+    static final ParameterSpec EVENT_ID = ParameterSpec.required(ValueType.TEXT, "EVENT_ID",
+            "The event's id.");
     String eventId;
 
-    @Option(names = {"-o", "--output"}, paramLabel = "FILE", description = "Write the proof here (default: standard output).")
+    static final OptionSpec OUTPUT = OptionSpec.value(ValueType.PATH, "FILE", "Write the proof here "
+            + "(default: standard output).",
+            "-o", "--output");
     Path output;
 
     @Override
-    public Integer call() {
+    public CommandSpec spec() {
+        return ClientOptions.declare(new CommandSpec("proof", "Download an event's c2sp.org/tlog-proof: its "
+                + "inclusion proof under a signed checkpoint.")
+                .parameter(EVENT_ID).option(OUTPUT));
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) {
+        options = ClientOptions.of(args);
+        eventId = args.text(EVENT_ID);
+        output = args.path(OUTPUT);
         try {
             Map<String, String> query = ServerClient.query();
             query.put("event_id", eventId);

@@ -1,7 +1,5 @@
 package io.trailproof.cli;
 
-import picocli.CommandLine.Option;
-
 import java.io.PrintStream;
 import java.util.Map;
 
@@ -12,12 +10,28 @@ import java.util.Map;
  */
 final class RecorderOptions {
 
-    @Option(names = "--server", paramLabel = "URL",
-            description = "trailproof server base URL (default: $TRAILPROOF_URL or " + ClientOptions.DEFAULT_SERVER + ").")
-    String server;
+    static final OptionSpec SERVER = OptionSpec.text("URL",
+            "trailproof server base URL (default: $TRAILPROOF_URL or " + ClientOptions.DEFAULT_SERVER + ").", "--server");
+    static final OptionSpec API_KEY = OptionSpec.text("KEY",
+            "API key with the ingest role (default: $TRAILPROOF_API_KEY).", "--api-key");
 
-    @Option(names = "--api-key", paramLabel = "KEY", description = "API key with the ingest role (default: $TRAILPROOF_API_KEY).")
-    String apiKey;
+    private final String server;
+    private final String apiKey;
+
+    private RecorderOptions(String server, String apiKey) {
+        this.server = server;
+        this.apiKey = apiKey;
+    }
+
+    /** Declares these options on {@code spec}. */
+    static CommandSpec declare(CommandSpec spec) {
+        return spec.option(SERVER).option(API_KEY);
+    }
+
+    /** Their values on a parsed command line. */
+    static RecorderOptions of(Arguments args) {
+        return new RecorderOptions(args.text(SERVER), args.text(API_KEY));
+    }
 
     /** These options, {@code agentId} and {@code env} resolved ({@link RecordingTarget#resolve}); null when malformed. */
     RecordingTarget target(String agentId, Map<String, String> env, PrintStream err) {

@@ -3,9 +3,6 @@ package io.trailproof.cli;
 import io.trailproof.backup.BackupManifest;
 import io.trailproof.backup.Restore;
 import io.trailproof.backup.RestoreRefused;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -13,7 +10,6 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof restore FILE.tar --data-dir DIR}: offline, no server (src/site/operations.md). Unpacks a
@@ -22,22 +18,33 @@ import java.util.concurrent.Callable;
  * or empty. Exit 0 restored, 1 the archive was refused, 2 bad usage (including a target that is not
  * absent or empty).
  */
-@Command(name = "restore", mixinStandardHelpOptions = true,
-        description = "Restore a backup into an absent or empty data directory, checking it first (offline).")
-final class RestoreCommand implements Callable<Integer> {
+final class RestoreCommand implements CliCommand {
 
-    @Parameters(index = "0", paramLabel = "FILE.tar", description = "The backup, as `trailproof backup` wrote it.")
+    static final ParameterSpec ARCHIVE = ParameterSpec.required(ValueType.PATH, "FILE.tar",
+            "The backup, as `trailproof backup` wrote it.");
     Path archive;
 
-    @Option(names = "--data-dir", required = true, paramLabel = "DIR",
-            description = "The data directory to create; must be absent or empty.")
+    static final OptionSpec DATA_DIR = OptionSpec.value(ValueType.PATH, "DIR", "The data directory to "
+            + "create; must be absent or empty.",
+            "--data-dir").required();
     Path dataDir;
 
-    @Option(names = "--json", description = "Print the outcome as JSON.")
+    static final OptionSpec JSON = OptionSpec.flag("Print the outcome as JSON.",
+            "--json");
     boolean json;
 
     @Override
-    public Integer call() throws Exception {
+    public CommandSpec spec() {
+        return new CommandSpec("restore", "Restore a backup into an absent or empty data directory, "
+                + "checking it first (offline).")
+                .parameter(ARCHIVE).option(DATA_DIR).option(JSON);
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws Exception {
+        archive = args.path(ARCHIVE);
+        dataDir = args.path(DATA_DIR);
+        json = args.flag(JSON);
         long size;
         try {
             size = Files.size(archive);

@@ -1,53 +1,76 @@
 package io.trailproof.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 /** {@code trailproof search QUERY}: full-text search of a running server (src/site/cli.md), as a readable table. */
-@Command(name = "search", mixinStandardHelpOptions = true,
-        description = "Search events with Lucene query syntax, e.g. 'error AND agent_id:agent-007'.")
-final class SearchCommand implements Callable<Integer> {
+final class SearchCommand implements CliCommand {
 
-    @Mixin
     ClientOptions client;
 
-    @Parameters(index = "0", paramLabel = "QUERY", description = "Lucene classic query syntax; default field: all text.")
+    static final ParameterSpec QUERY = ParameterSpec.required(ValueType.TEXT, "QUERY",
+            "Lucene classic query syntax; default field: all text.");
     String query;
 
-    @Option(names = "--agent-id", description = "Only this agent.")
+    static final OptionSpec AGENT_ID = OptionSpec.text("A", "Only this agent.",
+            "--agent-id");
     String agentId;
 
-    @Option(names = "--action-type", description = "Only this action type.")
+    static final OptionSpec ACTION_TYPE = OptionSpec.text("T", "Only this action type.",
+            "--action-type");
     String actionType;
 
-    @Option(names = "--since", description = "Event timestamp at or after (ISO 8601; no offset means UTC).")
+    static final OptionSpec SINCE = OptionSpec.text("T", "Event timestamp at or after (ISO 8601; no "
+            + "offset means UTC).",
+            "--since");
     String since;
 
-    @Option(names = "--until", description = "Event timestamp before (ISO 8601; no offset means UTC).")
+    static final OptionSpec UNTIL = OptionSpec.text("T", "Event timestamp before (ISO 8601; no offset means UTC).",
+            "--until");
     String until;
 
-    @Option(names = "--label", paramLabel = "KEY=VALUE", description = "Exact label; repeat for several (all must match).")
+    static final OptionSpec LABELS = OptionSpec.value(ValueType.KEY_VALUE, "KEY=VALUE", "Exact label; "
+            + "repeat for several (all must match).",
+            "--label").repeatable();
     Map<String, String> labels;
 
-    @Option(names = "--limit", description = "Results per page (default 100, at most 1000).")
+    static final OptionSpec LIMIT = OptionSpec.value(ValueType.INT, "N", "Results per page (default "
+            + "100, at most 1000).",
+            "--limit");
     Integer limit;
 
-    @Option(names = "--offset", description = "Results to skip.")
+    static final OptionSpec OFFSET = OptionSpec.value(ValueType.LONG, "N", "Results to skip.",
+            "--offset");
     Long offset;
 
-    @Option(names = "--sort", description = "relevance (default), timestamp (oldest first) or -timestamp (newest first).")
+    static final OptionSpec SORT = OptionSpec.text("relevance|timestamp|-timestamp", "relevance (default), timestamp (oldest first) "
+            + "or -timestamp (newest first).",
+            "--sort");
     String sort;
 
     @Override
-    public Integer call() throws Exception {
+    public CommandSpec spec() {
+        return ClientOptions.declare(new CommandSpec("search", "Search events with Lucene query syntax, "
+                + "e.g. 'error AND agent_id:agent-007'.")
+                .parameter(QUERY).option(AGENT_ID).option(ACTION_TYPE).option(SINCE).option(UNTIL)
+                .option(LABELS).option(LIMIT).option(OFFSET).option(SORT));
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws Exception {
+        client = ClientOptions.of(args);
+        query = args.text(QUERY);
+        agentId = args.text(AGENT_ID);
+        actionType = args.text(ACTION_TYPE);
+        since = args.text(SINCE);
+        until = args.text(UNTIL);
+        labels = args.map(LABELS);
+        limit = args.integer(LIMIT);
+        offset = args.longValue(OFFSET);
+        sort = args.text(SORT);
         Map<String, String> q = ServerClient.query();
         q.put("q", query);
         q.put("agent_id", agentId);

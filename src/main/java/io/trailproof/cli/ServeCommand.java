@@ -6,8 +6,6 @@ import io.trailproof.config.Settings;
 import io.trailproof.config.SettingsLoader;
 import io.trailproof.logging.ServiceLogging;
 import io.trailproof.server.TrailproofServer;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
 import java.time.Clock;
@@ -15,45 +13,72 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /** {@code trailproof serve}: runs the service until SIGTERM or SIGINT, then stops cleanly and exits 0. */
-@Command(name = "serve", mixinStandardHelpOptions = true, description = "Run the trailproof service.")
-final class ServeCommand implements Callable<Integer> {
+final class ServeCommand implements CliCommand {
 
-    private static final System.Logger LOG = System.getLogger(ServeCommand.class.getName());
-
-    @Option(names = "--host", description = "Address to bind (server.host, default 127.0.0.1).")
+    static final OptionSpec HOST = OptionSpec.text("HOST", "Address to bind (server.host, default 127.0.0.1).",
+            "--host");
     String host;
 
-    @Option(names = "--port", description = "Port (server.port, default 7600; 0 picks a free one).")
+    static final OptionSpec PORT = OptionSpec.text("PORT", "Port (server.port, default 7600; 0 picks a free one).",
+            "--port");
     String port;
 
-    @Option(names = "--data-dir", description = "Data directory (data.dir, default ~/.trailproof).")
+    static final OptionSpec DATA_DIR = OptionSpec.text("DIR", "Data directory (data.dir, default ~/.trailproof).",
+            "--data-dir");
     String dataDir;
 
-    @Option(names = "--config", description = "A properties file; config/trailproof.properties lists every key.")
+    static final OptionSpec CONFIG = OptionSpec.value(ValueType.PATH, "FILE", "A properties file; "
+            + "config/trailproof.properties lists every key.",
+            "--config");
     Path config;
 
-    @Option(names = "--api-keys", description = "Comma list of API keys (auth.api-keys).")
+    static final OptionSpec API_KEYS = OptionSpec.text("K1,K2", "Comma list of API keys (auth.api-keys).",
+            "--api-keys");
     String apiKeys;
 
-    @Option(names = "--insecure-no-auth", description = "Allow a non-loopback address without API keys.")
+    static final OptionSpec INSECURE_NO_AUTH = OptionSpec.flag("Allow a non-loopback address without API keys.",
+            "--insecure-no-auth");
     boolean insecureNoAuth;
 
-    @Option(names = "--accept-truncation", description = "Start even when acknowledged events are missing from the log "
-            + "(storage.accept-truncation); the loss is reported on /health. Only after reading the refusal.")
+    static final OptionSpec ACCEPT_TRUNCATION = OptionSpec.flag("Start even when acknowledged events are "
+            + "missing from the log "
+            + "(storage.accept-truncation); the loss is reported on /health. Only after reading the refusal.",
+            "--accept-truncation");
     boolean acceptTruncation;
 
-    @Option(names = "--set", paramLabel = "KEY=VALUE", mapFallbackValue = "",
-            description = "Any configuration key, repeatable (--set verify.interval=PT10M, "
-                    + "--set cluster.kafka.security.protocol=SSL); the options above win over it.")
-    Map<String, String> set = new LinkedHashMap<>();
+    static final OptionSpec SET = OptionSpec.value(ValueType.KEY_VALUE, "KEY=VALUE", "Any configuration "
+            + "key, repeatable (--set verify.interval=PT10M, "
+                    + "--set cluster.kafka.security.protocol=SSL); the options above win over it.",
+            "--set").repeatable().keyOnlyValue("");
+    Map<String, String> set;
 
     @Override
-    public Integer call() throws Exception {
+    public CommandSpec spec() {
+        return new CommandSpec("serve", "Run the trailproof service.")
+                .option(HOST).option(PORT).option(DATA_DIR).option(CONFIG).option(API_KEYS)
+                .option(INSECURE_NO_AUTH)
+                .option(ACCEPT_TRUNCATION).option(SET);
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws Exception {
+        read(args);
         return run(flags());
+    }
+
+    /** Takes the values of the options. */
+    void read(Arguments args) {
+        host = args.text(HOST);
+        port = args.text(PORT);
+        dataDir = args.text(DATA_DIR);
+        config = args.path(CONFIG);
+        apiKeys = args.text(API_KEYS);
+        insecureNoAuth = args.flag(INSECURE_NO_AUTH);
+        acceptTruncation = args.flag(ACCEPT_TRUNCATION);
+        set = args.map(SET) != null ? args.map(SET) : new LinkedHashMap<>();
     }
 
     /** The configuration the command line gives: every {@code --set}, then the named flags over them. */
@@ -79,8 +104,11 @@ final class ServeCommand implements Callable<Integer> {
             return Main.BAD_USAGE;
         }
         ServiceLogging.install(settings.observability().jsonLogs());
+        // Asked for here, not when the class loads: the help makes every command, and the first logger
+        // starts the logging, which looks through every jar (ServiceLogging.quietForCommands).
+        System.Logger log = System.getLogger(ServeCommand.class.getName());
         for (String w : warnings) {
-            LOG.log(System.Logger.Level.WARNING, w);
+            log.log(System.Logger.Level.WARNING, w);
         }
         TrailproofServer server;
         try {

@@ -1,12 +1,7 @@
 package io.trailproof.cli;
 
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Spec;
-
 import java.io.IOException;
 import java.io.PrintWriter;
-import java.util.concurrent.Callable;
 
 /**
  * A subcommand that sends one request to a running server and prints its answer (src/site/cli.md):
@@ -14,21 +9,23 @@ import java.util.concurrent.Callable;
  * it came, otherwise {@link #print} puts it in words. Exit codes: {@link #exitCode} for an accepted
  * request (0 unless the subcommand says otherwise), {@link Main#BAD_USAGE} for a request malformed by
  * the subcommand's own checks or by the server's (400), 1 for any other refusal and when the server
- * could not be reached.
+ * could not be reached. A subcommand declares its own options and then {@link ClientOptions} in its spec,
+ * and takes its own values in {@link #read}.
  */
-abstract class ServerCallCommand implements Callable<Integer> {
+abstract class ServerCallCommand implements CliCommand {
 
-    @Mixin
     ClientOptions options;
 
-    @Spec
-    CommandSpec spec;
 
     /** A request that is malformed before it is sent; its message is for the user. */
     static final class UsageException extends Exception {
         UsageException(String message) {
             super(message);
         }
+    }
+
+    /** Takes the values of the subcommand's own options and parameters; none by default. */
+    void read(Arguments args) {
     }
 
     /** Checks what can be checked here and sends the request. */
@@ -51,9 +48,11 @@ abstract class ServerCallCommand implements Callable<Integer> {
     }
 
     @Override
-    public final Integer call() {
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+    public final int run(Arguments args, Streams io) {
+        options = ClientOptions.of(args);
+        read(args);
+        PrintWriter out = io.out();
+        PrintWriter err = io.err();
         try {
             ServerClient.Answer answer = send(options.client());
             if (!answer.ok()) {

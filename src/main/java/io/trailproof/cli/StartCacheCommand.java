@@ -4,6 +4,7 @@ import io.trailproof.config.ConfigKey;
 import io.trailproof.config.Settings;
 import io.trailproof.config.SettingsLoader;
 import io.trailproof.server.TrailproofServer;
+import java.io.ByteArrayInputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.PrintStream;
@@ -16,10 +17,7 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.Callable;
 import java.util.stream.Stream;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
 
 /**
  * {@code trailproof start-cache} (src/site/operations.md#start-cache): the workload the launcher
@@ -27,15 +25,13 @@ import picocli.CommandLine.Command;
  * {@code -XX:AOTCacheOutput}; the JVM notes every class the workload loads and links and writes them
  * into the cache when it ends, so that every later command, the proxy and the server load them from
  * the cache instead of the jars. What the workload touches is what starts faster: every command's
- * parser and help, a server on an empty data directory in a temporary folder (its start, a batch, a
- * search, a verification, an export and its offline verification through the client commands) and
+ * parser and help, a bad usage, a server on an empty data directory in a temporary folder (its start, a batch, a
+ * search, a verification, an export and its offline verification through the client commands, the
+ * MCP proxy recording a short session with {@code cat} as its server) and
  * its clean stop. Nothing outside the temporary folder is read or written; run alone (without the
  * launcher) it is harmless and records nothing.
  */
-@Command(name = "start-cache", mixinStandardHelpOptions = true,
-        description = {"Record the JVM's start cache for the JDK the launcher runs (JDK 25 or newer), so that every "
-                + "later command starts faster; the build does it once, run it again after changing the JDK."})
-final class StartCacheCommand implements Callable<Integer> {
+final class StartCacheCommand implements CliCommand {
 
     /** A few events of two agents, enough to run every step of the workload once. */
     private static final String EVENTS = """
@@ -44,8 +40,21 @@ final class StartCacheCommand implements Callable<Integer> {
             {"agent_id":"start-cache-2","action_type":"LLM_CALL","action_name":"chat","error_message":"timeout","timestamp":"2026-01-01T00:00:00Z"}
             """;
 
+    /** An MCP session's first messages, one JSON-RPC message a line. */
+    private static final String MCP_SESSION = """
+            {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"start-cache","version":"1"}}}
+            {"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"search_database","arguments":{"query":"revenue"}}}
+            """;
+
     @Override
-    public Integer call() throws Exception {
+    public CommandSpec spec() {
+        return new CommandSpec("start-cache", "Record the JVM's start cache for the JDK the launcher runs (JDK 25 or "
+                + "newer), so that every later command starts faster; the build does it once, run it again after "
+                + "changing the JDK.");
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws Exception {
         Path work = Files.createTempDirectory("trailproof-start-cache");
         PrintWriter quiet = new PrintWriter(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8);
         List<String> failed = new ArrayList<>();
@@ -55,12 +64,16 @@ final class StartCacheCommand implements Callable<Integer> {
         System.setOut(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
         System.setErr(new PrintStream(OutputStream.nullOutputStream(), true, StandardCharsets.UTF_8));
         try {
-            CommandLine.IFactory factory = CommandLine.defaultFactory();
-            run(factory, quiet, failed, "--help");
-            run(factory, quiet, failed, "--version");
-            for (String command : Main.commandLine().getSubcommands().keySet()) {
+            Commands commands = new Commands();
+            run(commands, quiet, failed, "--help");
+            run(commands, quiet, failed, "--version");
+            // Bad usage too: the parser's messages are part of a start.
+            if (Main.run(commands, quiet, quiet, "verify-export") != Main.BAD_USAGE) {
+                failed.add("verify-export without its file");
+            }
+            for (String command : Commands.NAMES) {
                 if (!command.equals("start-cache")) {
-                    run(factory, quiet, failed, command, "--help");
+                    run(commands, quiet, failed, command, "--help");
                 }
             }
             Settings settings = SettingsLoader.load(Map.of(ConfigKey.DATA_DIR.key(), work.resolve("data").toString(),
@@ -69,12 +82,13 @@ final class StartCacheCommand implements Callable<Integer> {
                 String base = "http://127.0.0.1:" + server.port();
                 Path events = Files.writeString(work.resolve("events.jsonl"), EVENTS);
                 Path evidence = work.resolve("evidence.json");
-                run(factory, quiet, failed, "ingest", events.toString(), "--server", base);
-                run(factory, quiet, failed, "search", "revenue", "--server", base);
-                run(factory, quiet, failed, "verify", "--agent-id", "start-cache", "--server", base);
-                run(factory, quiet, failed, "export", "--agent-id", "start-cache", "-o", evidence.toString(),
+                run(commands, quiet, failed, "ingest", events.toString(), "--server", base);
+                run(commands, quiet, failed, "search", "revenue", "--server", base);
+                run(commands, quiet, failed, "verify", "--agent-id", "start-cache", "--server", base);
+                run(commands, quiet, failed, "export", "--agent-id", "start-cache", "-o", evidence.toString(),
                         "--server", base);
-                run(factory, quiet, failed, "verify-export", evidence.toString());
+                run(commands, quiet, failed, "verify-export", evidence.toString());
+                proxy(commands, work, base, quiet);
             }
         } finally {
             System.setOut(out);
@@ -89,8 +103,26 @@ final class StartCacheCommand implements Callable<Integer> {
         return 0;
     }
 
-    private static void run(CommandLine.IFactory factory, PrintWriter quiet, List<String> failed, String... args) {
-        if (Main.run(factory, quiet, quiet, args) != 0) {
+    /**
+     * The MCP proxy passing a session with {@code cat} as its server: an initialize and a tool call
+     * forwarded and recorded. Its exit code is not checked: a machine without {@code cat} still records
+     * the rest.
+     */
+    private static void proxy(Commands commands, Path work, String base, PrintWriter quiet) {
+        McpProxyCommand proxy = new McpProxyCommand(Map.of("TRAILPROOF_SPOOL_DIR", work.resolve("spool").toString()));
+        proxy.in = new ByteArrayInputStream(MCP_SESSION.getBytes(StandardCharsets.UTF_8));
+        proxy.out = OutputStream.nullOutputStream();
+        Commands withSession = new Commands() {
+            @Override
+            CliCommand create(String name) {
+                return name.equals(McpProxyCommand.NAME) ? proxy : super.create(name);
+            }
+        };
+        Main.run(withSession, quiet, quiet, McpProxyCommand.NAME, "--server", base, "--agent-id", "start-cache", "cat");
+    }
+
+    private static void run(Commands commands, PrintWriter quiet, List<String> failed, String... args) {
+        if (Main.run(commands, quiet, quiet, args) != 0) {
             failed.add(String.join(" ", args));
         }
     }

@@ -1,10 +1,6 @@
 package io.trailproof.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -15,54 +11,75 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof tail [QUERY]}: prints events as they become durable (the live stream, src/site/live-stream.md),
  * one line each, and keeps going: after a dropped connection, a server restart or an overflow it
  * reconnects and resumes right after the last event it printed, and says so on standard error.
  */
-@Command(name = "tail", mixinStandardHelpOptions = true,
-        description = {"Print events as they are stored, one line each (or raw JSON with --json), until interrupted.",
-                "After a dropped connection, a server restart or falling behind, it reconnects and resumes after the last "
-                        + "event printed (never skipping or repeating one), and says so on standard error."})
-final class TailCommand implements Callable<Integer> {
+final class TailCommand implements CliCommand {
 
     /** Longest wait between two reconnection attempts. */
     private static final long MAX_BACKOFF_MILLIS = 5_000;
 
-    @Mixin
     ClientOptions client;
 
-    @Parameters(index = "0", arity = "0..1", paramLabel = "QUERY",
-            description = "Only events this search query matches (Lucene syntax, as in 'search').")
+    static final ParameterSpec QUERY = ParameterSpec.optional(ValueType.TEXT, "QUERY",
+            "Only events this search query matches (Lucene syntax, as in 'search').");
     String query;
 
-    @Option(names = "--agent-id", description = "Only this agent.")
+    static final OptionSpec AGENT_ID = OptionSpec.text("A", "Only this agent.",
+            "--agent-id");
     String agentId;
 
-    @Option(names = "--action-type", description = "Only this action type.")
+    static final OptionSpec ACTION_TYPE = OptionSpec.text("T", "Only this action type.",
+            "--action-type");
     String actionType;
 
-    @Option(names = "--label", paramLabel = "KEY=VALUE", description = "Exact label; repeat for several (all must match).")
+    static final OptionSpec LABELS = OptionSpec.value(ValueType.KEY_VALUE, "KEY=VALUE", "Exact label; "
+            + "repeat for several (all must match).",
+            "--label").repeatable();
     Map<String, String> labels;
 
-    @Option(names = "--from", paramLabel = "N", description = "Start at this log index (default: only new events).")
+    static final OptionSpec FROM = OptionSpec.value(ValueType.LONG, "N", "Start at this log index (default: "
+            + "only new events).",
+            "--from");
     Long from;
 
-    @Option(names = "--count", paramLabel = "N", description = "Exit after printing N events.")
+    static final OptionSpec COUNT = OptionSpec.value(ValueType.LONG, "N", "Exit after printing N events.",
+            "--count");
     Long count;
 
-    @Option(names = "--silence-limit", paramLabel = "SECONDS", defaultValue = "60",
-            description = "Reconnect when nothing (not even a keep-alive, which the server sends every 15 s) arrives "
-                    + "for this long: a connection that died without closing (default: ${DEFAULT-VALUE}).")
+    static final OptionSpec SILENCE_LIMIT = OptionSpec.value(ValueType.LONG, "SECONDS", "Reconnect when "
+            + "nothing (not even a keep-alive, which the server sends every 15 s) arrives "
+                    + "for this long: a connection that died without closing (default: 60).",
+            "--silence-limit").defaultValue("60");
     long silenceLimit;
 
     private final PrintStream out = System.out;
     private final PrintStream err = System.err;
 
     @Override
-    public Integer call() throws Exception {
+    public CommandSpec spec() {
+        return ClientOptions.declare(new CommandSpec("tail", "Print events as they are stored, one line "
+                + "each (or raw JSON with --json), until interrupted.",
+                "After a dropped connection, a server restart or falling behind, it reconnects and resumes "
+                        + "after the last "
+                        + "event printed (never skipping or repeating one), and says so on standard error.")
+                .parameter(QUERY).option(AGENT_ID).option(ACTION_TYPE).option(LABELS).option(FROM)
+                .option(COUNT).option(SILENCE_LIMIT));
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) throws Exception {
+        client = ClientOptions.of(args);
+        query = args.text(QUERY);
+        agentId = args.text(AGENT_ID);
+        actionType = args.text(ACTION_TYPE);
+        labels = args.map(LABELS);
+        from = args.longValue(FROM);
+        count = args.longValue(COUNT);
+        silenceLimit = args.longValue(SILENCE_LIMIT);
         ServerClient server = client.client();
         Long next = from;
         long printed = 0;

@@ -3,63 +3,69 @@ package io.trailproof.cli;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
-import picocli.CommandLine;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Model.CommandSpec;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.util.Iterator;
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 /**
  * {@code trailproof timestamp}: asks the running server to timestamp its current Merkle root
  * ({@code POST /v1/timestamp}), or lists the stored timestamps ({@code --list}), or verifies the latest
  * one against the current log ({@code --verify}). Exit 0 on success or valid, 1 on failure or invalid.
  */
-@Command(name = "timestamp", mixinStandardHelpOptions = true,
-        description = "Timestamp the server's current Merkle root with an RFC 3161 TSA, or list (--list) or "
-                + "verify (--verify) the stored timestamps.")
-final class TimestampCommand implements Callable<Integer> {
+final class TimestampCommand implements CliCommand {
 
-    @Mixin
     ClientOptions client;
 
-    @Option(names = "--tsa-url", paramLabel = "URL",
-            description = "TSA to use (default: the server's timestamp.default-tsa-url).")
+    static final OptionSpec TSA_URL = OptionSpec.text("URL", "TSA to use (default: the server's "
+            + "timestamp.default-tsa-url).",
+            "--tsa-url");
     String tsaUrl;
 
-    @Option(names = "--list", description = "List the stored timestamps, newest first.")
+    static final OptionSpec LIST = OptionSpec.flag("List the stored timestamps, newest first.",
+            "--list");
     boolean list;
 
-    @Option(names = "--verify", description = "Verify the latest timestamp against the current log.")
+    static final OptionSpec VERIFY = OptionSpec.flag("Verify the latest timestamp against the current log.",
+            "--verify");
     boolean verify;
 
-    @Option(names = "--limit", paramLabel = "N", description = "With --list: at most N timestamps (default 100).")
+    static final OptionSpec LIMIT = OptionSpec.value(ValueType.INT, "N", "With --list: at most N timestamps "
+            + "(default 100).",
+            "--limit");
     Integer limit;
 
-    @Option(names = "--offset", paramLabel = "N", description = "With --list: skip the N newest.")
+    static final OptionSpec OFFSET = OptionSpec.value(ValueType.INT, "N", "With --list: skip the N newest.",
+            "--offset");
     Integer offset;
 
-    @Spec
-    CommandSpec spec;
+    @Override
+    public CommandSpec spec() {
+        return ClientOptions.declare(new CommandSpec("timestamp", "Timestamp the server's current Merkle "
+                + "root with an RFC 3161 TSA, or list (--list) or "
+                + "verify (--verify) the stored timestamps.")
+                .option(TSA_URL).option(LIST).option(VERIFY).option(LIMIT).option(OFFSET));
+    }
 
     @Override
-    public Integer call() {
+    public int run(Arguments args, Streams io) throws UsageError {
+        client = ClientOptions.of(args);
+        tsaUrl = args.text(TSA_URL);
+        list = args.flag(LIST);
+        verify = args.flag(VERIFY);
+        limit = args.integer(LIMIT);
+        offset = args.integer(OFFSET);
         if (list && verify) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--list and --verify cannot be combined");
+            throw new UsageError("--list and --verify cannot be combined");
         }
         if (tsaUrl != null && (list || verify)) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--tsa-url only applies when timestamping");
+            throw new UsageError("--tsa-url only applies when timestamping");
         }
         if ((limit != null || offset != null) && !list) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--limit and --offset only apply to --list");
+            throw new UsageError("--limit and --offset only apply to --list");
         }
-        PrintWriter out = spec.commandLine().getOut();
-        PrintWriter err = spec.commandLine().getErr();
+        PrintWriter out = io.out();
+        PrintWriter err = io.err();
         try {
             ServerClient server = client.client();
             ServerClient.Answer answer;

@@ -1,26 +1,29 @@
 package io.trailproof.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
-import picocli.CommandLine.Option;
 
 import java.util.Map;
-import java.util.concurrent.Callable;
 
 /** {@code trailproof verify}: asks the server to re-verify one agent's chain from disk ({@code GET /v1/verify}). */
-@Command(name = "verify", mixinStandardHelpOptions = true,
-        description = "Re-verify an agent's chain on the server: every hash, link, sequence and Merkle leaf.")
-final class VerifyCommand implements Callable<Integer> {
+final class VerifyCommand implements CliCommand {
 
-    @Mixin
     ClientOptions options;
 
-    @Option(names = "--agent-id", required = true, paramLabel = "A", description = "The agent whose chain to verify.")
+    static final OptionSpec AGENT_ID = OptionSpec.text("A", "The agent whose chain to verify.",
+            "--agent-id").required();
     String agentId;
 
     @Override
-    public Integer call() {
+    public CommandSpec spec() {
+        return ClientOptions.declare(new CommandSpec("verify", "Re-verify an agent's chain on the server: "
+                + "every hash, link, sequence and Merkle leaf.")
+                .option(AGENT_ID));
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) {
+        options = ClientOptions.of(args);
+        agentId = args.text(AGENT_ID);
         ServerClient.Answer answer;
         try {
             Map<String, String> query = ServerClient.query();

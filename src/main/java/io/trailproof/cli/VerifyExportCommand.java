@@ -14,9 +14,6 @@ import io.trailproof.core.evidence.EvidenceCheck;
 import io.trailproof.core.evidence.Rfc3161TokenChecker;
 import io.trailproof.core.evidence.TokenChecker;
 import io.trailproof.timestamp.TrustAnchors;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 import java.io.BufferedInputStream;
 import java.io.IOException;
@@ -24,35 +21,47 @@ import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
-import java.util.concurrent.Callable;
 import java.util.stream.Collectors;
 
 /**
  * {@code trailproof verify-export FILE}: verifies an evidence package offline, with nothing but the
  * file (and trust anchors for timestamp tokens). Exit 0 valid, 1 invalid, 2 unreadable or bad usage.
  */
-@Command(name = "verify-export", mixinStandardHelpOptions = true,
-        description = "Verify an evidence package offline and say what it proves. Exit 0 valid, 1 invalid, "
-                + "2 unreadable file or bad usage.")
-final class VerifyExportCommand implements Callable<Integer> {
+final class VerifyExportCommand implements CliCommand {
 
-    @Parameters(paramLabel = "FILE", description = "The evidence package (from trailproof export or GET /v1/export).")
+    static final ParameterSpec FILE = ParameterSpec.required(ValueType.PATH, "FILE",
+            "The evidence package (from trailproof export or GET /v1/export).");
     Path file;
 
-    @Option(names = "--json", description = "Print the report as JSON.")
+    static final OptionSpec JSON = OptionSpec.flag("Print the report as JSON.",
+            "--json");
     boolean json;
 
-    @Option(names = "--trust-anchors", paramLabel = "PEM", split = ",",
-            description = "PEM files with trust anchors for the timestamp authorities' certificates "
-                    + "(the JDK trust store always counts).")
-    List<Path> trustAnchors = List.of();
+    static final OptionSpec TRUST_ANCHORS = OptionSpec.value(ValueType.PATH, "PEM", "PEM files with trust "
+            + "anchors for the timestamp authorities' certificates "
+                    + "(the JDK trust store always counts).",
+            "--trust-anchors").split(",");
+    List<Path> trustAnchors;
 
-    @Option(names = "--log-key", paramLabel = "VKEY", description = "The log's verifier key (GET /v1/checkpoint/key, "
-            + "field vkey): checks the package's signed checkpoint. Without it that check is reported as not done.")
+    static final OptionSpec LOG_KEY = OptionSpec.text("VKEY", "The log's verifier key (GET /v1/checkpoint/key, "
+            + "field vkey): checks the package's signed checkpoint. Without it that check is reported as not done.",
+            "--log-key");
     String logKey;
 
     @Override
-    public Integer call() {
+    public CommandSpec spec() {
+        return new CommandSpec("verify-export", "Verify an evidence package offline and say what it proves. "
+                + "Exit 0 valid, 1 invalid, "
+                + "2 unreadable file or bad usage.")
+                .parameter(FILE).option(JSON).option(TRUST_ANCHORS).option(LOG_KEY);
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) {
+        file = args.path(FILE);
+        json = args.flag(JSON);
+        trustAnchors = args.paths(TRUST_ANCHORS) != null ? args.paths(TRUST_ANCHORS) : List.of();
+        logKey = args.text(LOG_KEY);
         for (Path pem : trustAnchors) {
             if (!Files.isReadable(pem)) {
                 System.err.println("trailproof: cannot read the trust anchors file " + pem);

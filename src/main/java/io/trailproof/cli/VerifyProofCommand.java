@@ -13,37 +13,47 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
-import java.util.concurrent.Callable;
-import picocli.CommandLine.Command;
-import picocli.CommandLine.Option;
-import picocli.CommandLine.Parameters;
 
 /**
  * {@code trailproof verify-proof FILE --log-key VKEY [--witness-key VKEY ...] [--event FILE.json]}:
  * verifies a tlog-proof offline (src/site/checkpoints.md). Exit 0 valid, 1 invalid, 2 bad usage (an unreadable
  * file or a malformed key).
  */
-@Command(name = "verify-proof", mixinStandardHelpOptions = true,
-        description = "Verify an event's tlog-proof offline: the log's signature, every given witness's "
-                + "cosignature, the inclusion proof and, with --event, the event's hash.")
-final class VerifyProofCommand implements Callable<Integer> {
+final class VerifyProofCommand implements CliCommand {
 
-    @Parameters(paramLabel = "FILE", description = "The proof (from trailproof proof).")
+    static final ParameterSpec FILE = ParameterSpec.required(ValueType.PATH, "FILE",
+            "The proof (from trailproof proof).");
     Path file;
 
-    @Option(names = "--log-key", required = true, paramLabel = "VKEY",
-            description = "The log's verifier key (GET /v1/checkpoint/key, field vkey).")
+    static final OptionSpec LOG_KEY = OptionSpec.text("VKEY", "The log's verifier key (GET "
+            + "/v1/checkpoint/key, field vkey).",
+            "--log-key").required();
     String logKey;
 
-    @Option(names = "--witness-key", paramLabel = "VKEY",
-            description = "A witness's cosignature key (type 0x04); each one given must have cosigned.")
-    List<String> witnessKeys = new ArrayList<>();
+    static final OptionSpec WITNESS_KEYS = OptionSpec.text("VKEY", "A witness's cosignature key (type "
+            + "0x04); each one given must have cosigned.",
+            "--witness-key").repeatable();
+    List<String> witnessKeys;
 
-    @Option(names = "--event", paramLabel = "FILE.json", description = "The event's JSON, as the API returns it.")
+    static final OptionSpec EVENT = OptionSpec.value(ValueType.PATH, "FILE.json", "The event's JSON, as the "
+            + "API returns it.",
+            "--event");
     Path event;
 
     @Override
-    public Integer call() {
+    public CommandSpec spec() {
+        return new CommandSpec("verify-proof", "Verify an event's tlog-proof offline: the log's signature, "
+                + "every given witness's "
+                + "cosignature, the inclusion proof and, with --event, the event's hash.")
+                .parameter(FILE).option(LOG_KEY).option(WITNESS_KEYS).option(EVENT);
+    }
+
+    @Override
+    public int run(Arguments args, Streams io) {
+        file = args.path(FILE);
+        logKey = args.text(LOG_KEY);
+        witnessKeys = args.texts(WITNESS_KEYS) != null ? args.texts(WITNESS_KEYS) : new ArrayList<>();
+        event = args.path(EVENT);
         NoteVerifier log;
         List<NoteVerifier> witnesses = new ArrayList<>();
         byte[] proof;

@@ -40,28 +40,33 @@ public final class ServiceLogging {
     /** Strong references: java.util.logging holds loggers weakly, and a collected one forgets its level. */
     private static final List<Logger> KEPT = new ArrayList<>();
 
-    private static final Level COMMAND_LEVEL = Level.WARNING;
+    /** The property that names the class java.util.logging reads its configuration from when it starts. */
+    static final String CONFIG_CLASS = "java.util.logging.config.class";
 
     /**
      * For the command-line tools (every command but {@code serve}): a command's output is its own
      * messages; the libraries' and the service's INFO records (Lucene naming its vector support, the
-     * index's memory) belong in the server's log, so only warnings and errors are printed.
+     * index's memory) belong in the server's log, so only warnings and errors are printed. Set up for
+     * when java.util.logging starts ({@link CommandLogConfiguration}), not by starting it: its start
+     * looks for a logging backend in every jar of the class path (a tenth of a second or more), which
+     * a command that logs nothing never needs.
      */
     public static void quietForCommands() {
         if (!configuredByUser()) {
-            LogManager.getLogManager().getLogger("").setLevel(COMMAND_LEVEL);
+            System.setProperty(CONFIG_CLASS, CommandLogConfiguration.class.getName());
         }
     }
 
     /**
      * True when java.util.logging was given a configuration of the operator's own
      * ({@code -Djava.util.logging.config.file} or {@code .class}, e.g. in {@code TRAILPROOF_JAVA_OPTS}):
-     * the levels it names are kept. Otherwise the JDK's default configuration is in force, whose root
-     * level INFO is no choice of anyone's.
+     * the levels it names are kept. Otherwise the JDK's default configuration, or the commands' own, is
+     * in force, whose root level is no choice of anyone's.
      */
     private static boolean configuredByUser() {
+        String configClass = System.getProperty(CONFIG_CLASS);
         return System.getProperty("java.util.logging.config.file") != null
-                || System.getProperty("java.util.logging.config.class") != null;
+                || (configClass != null && !configClass.equals(CommandLogConfiguration.class.getName()));
     }
 
     /** Installs the format for the rest of the process; call once, before the service starts. */

@@ -7,7 +7,6 @@ import io.trailproof.core.evidence.EvidenceVerifier;
 import io.trailproof.testing.InProcessServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.ByteArrayInputStream;
 import java.io.PrintWriter;
@@ -40,11 +39,10 @@ class EraseCommandIT {
     static Run erase(String stdin, String... args) throws Exception {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine.IFactory defaults = CommandLine.defaultFactory();
-        CommandLine.IFactory factory = new CommandLine.IFactory() {
+        Commands commands = new Commands() {
             @Override
-            public <K> K create(Class<K> cls) throws Exception {
-                K made = defaults.create(cls);
+            CliCommand create(String name) {
+                CliCommand made = super.create(name);
                 if (made instanceof EraseCommand e) {
                     e.in = new ByteArrayInputStream(stdin.getBytes(StandardCharsets.UTF_8));
                 }
@@ -53,7 +51,7 @@ class EraseCommandIT {
         };
         List<String> all = new ArrayList<>(List.of("erase"));
         all.addAll(List.of(args));
-        int exit = Main.run(factory, new PrintWriter(out, true), new PrintWriter(err, true), all.toArray(String[]::new));
+        int exit = Main.run(commands, new PrintWriter(out, true), new PrintWriter(err, true), all.toArray(String[]::new));
         return new Run(exit, out.toString(), err.toString());
     }
 

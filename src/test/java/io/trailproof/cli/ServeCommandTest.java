@@ -4,7 +4,6 @@ import io.trailproof.config.ConfigException;
 import io.trailproof.config.Settings;
 import io.trailproof.config.SettingsLoader;
 import org.junit.jupiter.api.Test;
-import picocli.CommandLine;
 
 import java.time.Duration;
 import java.util.Map;
@@ -15,9 +14,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** {@code trailproof serve}'s command line (src/site/configuration.md): every key can be set there. */
 class ServeCommandTest {
 
-    private static Map<String, String> flags(String... args) {
-        ServeCommand serve = new ServeCommand();
-        new CommandLine(serve).parseArgs(args);
+    private static Map<String, String> flags(String... args) throws UsageError {
+        String[] line = new String[args.length + 1];
+        line[0] = "serve";
+        System.arraycopy(args, 0, line, 1, args.length);
+        ParsedLine parsed = ArgumentParser.parse(new Commands().root(line), line);
+        ServeCommand serve = (ServeCommand) parsed.command();
+        serve.read(parsed.arguments());
         return serve.flags();
     }
 

@@ -68,8 +68,10 @@ class StartCacheIT {
         Files.write(stamp, release);
         assertPlainVersion(launch(dist, "-Xshare:auto"));
 
-        // The real cache, recorded for the real distribution's jars (trailproof.jar is another file here,
-        // so the cache is stale), and the same cut short.
+        // The real cache, recorded for the real distribution's jars: trailproof.jar is another file here,
+        // newer than the cache, so the launcher leaves the stale cache out (the JVM would not notice: it
+        // does not check the jars of a cache recorded in one step); and the same cut short, newer than
+        // every jar, handed over and refused by the JVM.
         Path recorded = real.resolve("lib/trailproof.aot");
         assumeThat(Files.exists(recorded)).as("the build recorded a start cache (JDK 25+, not skipped)").isTrue();
         Files.copy(real.resolve("lib/trailproof.aot.jdk"), stamp, StandardCopyOption.REPLACE_EXISTING);
@@ -77,7 +79,7 @@ class StartCacheIT {
         Files.createSymbolicLink(cache, recorded);
         Path stale = dir.resolve("stale.log");
         assertPlainVersion(launch(dist, "-Xlog:aot=info:file=" + stale));
-        assertThat(Files.readString(stale)).contains("Opened AOT cache", "class paths mismatch");
+        assertThat(Files.exists(stale) ? Files.readString(stale) : "").doesNotContain("Opened AOT cache");
         Files.delete(cache);
         try (InputStream in = Files.newInputStream(recorded)) {
             Files.write(cache, in.readNBytes(1 << 20));

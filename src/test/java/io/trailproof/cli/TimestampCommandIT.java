@@ -6,7 +6,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -44,15 +43,12 @@ class TimestampCommandIT {
     private Run run(String... args) {
         StringWriter out = new StringWriter();
         StringWriter err = new StringWriter();
-        CommandLine cli = Main.commandLine();
-        cli.setOut(new PrintWriter(out, true));
-        cli.setErr(new PrintWriter(err, true));
         String[] all = new String[args.length + 3];
         all[0] = "timestamp";
         all[1] = "--server";
         all[2] = url;
         System.arraycopy(args, 0, all, 3, args.length);
-        int exit = cli.execute(all);
+        int exit = Main.run(new Commands(), new PrintWriter(out, true), new PrintWriter(err, true), all);
         return new Run(exit, out.toString(), err.toString());
     }
 
