@@ -2,6 +2,7 @@ package io.trailproof.cli;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /**
  * The {@code trailproof} commands: their names in the order the help lists them, and each one made
@@ -15,6 +16,12 @@ class Commands {
     static final List<String> NAMES = List.of("serve", "ingest", "search", "tail", "index", "timestamp", "export",
             "verify", "verify-export", "policy", "proof", "verify-proof", "backup", "restore", "cluster",
             McpProxyCommand.NAME, "llm-gateway", "erase", "approvals", "gate-policy", "start-cache");
+
+    /**
+     * The commands that run a service until they are stopped: their JVM ends through
+     * {@code Runtime.exit}, shutdown hooks and all, where a short command's halts ({@link Main#main}).
+     */
+    static final Set<String> RUN_UNTIL_STOPPED = Set.of("serve", "llm-gateway", McpProxyCommand.NAME);
 
     /** The command called {@code name}, new; null when there is none. */
     CliCommand create(String name) {

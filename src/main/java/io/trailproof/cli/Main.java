@@ -22,6 +22,12 @@ public final class Main {
         // Until serve installs the service's logging: library and service INFO records stay out of a command's output.
         ServiceLogging.quietForCommands();
         int code = run(args);
+        if (args.length > 0 && Commands.RUN_UNTIL_STOPPED.contains(args[0])) {
+            // A service ends through Runtime.exit, so that shutdown hooks run: those of the JVM's
+            // options (a flight recording's dump on exit, an agent's report) as an operator expects.
+            // It has long since started its logging, so the exit's logger costs nothing more.
+            System.exit(code);
+        }
         // Not System.exit: Runtime.exit first asks for the JDK's logger "java.lang.Runtime", and the first
         // logger of a process makes the JDK look for a logging backend in every jar of the class path
         // (a tenth of a second or more, a large part of a short command's start). The program has no

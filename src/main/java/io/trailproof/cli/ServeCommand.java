@@ -110,6 +110,10 @@ final class ServeCommand implements CliCommand {
         for (String w : warnings) {
             log.log(System.Logger.Level.WARNING, w);
         }
+        // Installed before the start, so that a SIGTERM sent as soon as "listening" is printed (or
+        // during the start) stops the server cleanly instead of ending the JVM with 143.
+        CountDownLatch stop = new CountDownLatch(1);
+        Shutdown.onTerminate(stop::countDown);
         TrailproofServer server;
         try {
             server = TrailproofServer.start(settings, Clock.systemUTC());
@@ -123,8 +127,6 @@ final class ServeCommand implements CliCommand {
         System.out.println("trailproof listening on http://" + settings.host() + ":" + server.port()
                 + " (data directory " + settings.dataDir().toAbsolutePath() + ")");
         System.out.flush();
-        CountDownLatch stop = new CountDownLatch(1);
-        Shutdown.onTerminate(stop::countDown);
         stop.await();
         System.out.println("trailproof stopping: finishing requests in flight");
         server.close();
