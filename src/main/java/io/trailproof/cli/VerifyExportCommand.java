@@ -139,6 +139,7 @@ final class VerifyExportCommand implements CliCommand {
                 : "the anchors were the JDK trust store and " + pems.stream().map(Path::toString)
                 .collect(Collectors.joining(", ")) + ": pass the TSA's root certificate with --trust-anchors "
                 + "if you trust it";
-        return new Rfc3161TokenChecker(TrustAnchors.jdkPlus(pems), advice);
+        // The PEM files are read (and refused) now; the JDK trust store only for a package that holds a timestamp.
+        return new Rfc3161TokenChecker(TrustAnchors.jdkPlusOnFirstUse(pems), advice);
     }
 }

@@ -13,6 +13,7 @@ import java.security.cert.X509Certificate;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.Supplier;
 
 /**
  * The RFC 3161 {@link TokenChecker} of the offline verifier (src/site/evidence-format.md): reads a package's
@@ -27,7 +28,7 @@ public final class Rfc3161TokenChecker implements TokenChecker {
     private static final List<TimestampCheck> TOKEN_CHECKS = List.of(TimestampCheck.SIGNATURE,
             TimestampCheck.MESSAGE_IMPRINT, TimestampCheck.CERTIFICATE_CHAIN);
 
-    private final List<X509Certificate> anchors;
+    private final Supplier<? extends Collection<X509Certificate>> anchors;
     private final String chainAdvice;
 
     /**
@@ -36,8 +37,21 @@ public final class Rfc3161TokenChecker implements TokenChecker {
      *                    how to supply anchors (e.g. which option to pass); null for none
      */
     public Rfc3161TokenChecker(Collection<X509Certificate> anchors, String chainAdvice) {
-        this.anchors = List.copyOf(anchors);
+        this(constant(List.copyOf(anchors)), chainAdvice);
+    }
+
+    /**
+     * As {@link #Rfc3161TokenChecker(Collection, String)}, with the anchors asked of {@code anchors}
+     * when a token's chain is checked, not before: a package without a timestamp never needs them
+     * (the JDK's trust store takes a good part of a short command's start to load).
+     */
+    public Rfc3161TokenChecker(Supplier<? extends Collection<X509Certificate>> anchors, String chainAdvice) {
+        this.anchors = anchors;
         this.chainAdvice = chainAdvice;
+    }
+
+    private static Supplier<List<X509Certificate>> constant(List<X509Certificate> anchors) {
+        return () -> anchors;
     }
 
     @Override
@@ -51,7 +65,7 @@ public final class Rfc3161TokenChecker implements TokenChecker {
                     null, null);
         }
         TimestampVerification v = TimestampTokenVerifier.verifyToken(record.tokenDer(), record.certificateDers(),
-                record.merkleRootBytes(), anchors);
+                record.merkleRootBytes(), anchors.get());
         List<TokenCheck> checks = new ArrayList<>(TOKEN_CHECKS.size());
         for (TimestampCheck c : TOKEN_CHECKS) {
             TimestampFailure failure = v.failures().stream().filter(f -> f.check() == c).findFirst().orElse(null);

@@ -83,6 +83,17 @@ class EvidenceVerifierTest {
         assertThat(EvidenceReportWriter.json(r).get("statements").toString()).contains("not yet timestamped");
     }
 
+    /** verify-export loads the JDK's trust store only for a package that holds a timestamp. */
+    @Test
+    void aPackageWithoutTimestampsNeverAsksForTheTrustAnchors() throws Exception {
+        Rfc3161TokenChecker anchorsRefused = new Rfc3161TokenChecker(() -> {
+            throw new AssertionError("the trust anchors were asked for");
+        }, null);
+        EvidenceReport r = new EvidenceVerifier(anchorsRefused)
+                .verify(new ByteArrayInputStream(JSON.writeValueAsBytes(log.pack("a"))));
+        assertThat(r.verdict()).as(EvidenceReportWriter.text(r)).isEqualTo(Verdict.VALID);
+    }
+
     @Test
     void aSliceVerifiesOnItsOwnFromItsAnchor() throws Exception {
         int from = 3;
