@@ -3,11 +3,11 @@ package io.trailproof.mcp;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.trailproof.shipping.HttpClientOnFirstUse;
 
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
@@ -47,7 +47,7 @@ final class DecisionClient {
     private final String apiKey;
     private final Duration timeout;
     private final ObjectMapper json;
-    private final HttpClient http;
+    private final HttpClientOnFirstUse http;
 
     DecisionClient(URI server, String apiKey, Duration timeout, ObjectMapper json) {
         String s = server.toString();
@@ -55,7 +55,7 @@ final class DecisionClient {
         this.apiKey = apiKey;
         this.timeout = timeout;
         this.json = json;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.http = new HttpClientOnFirstUse(timeout);
     }
 
     Decision decide(ObjectNode proposal) throws Unavailable, Refused, InterruptedException {
@@ -107,7 +107,7 @@ final class DecisionClient {
     private JsonNode send(HttpRequest request) throws Unavailable, Refused, InterruptedException {
         HttpResponse<byte[]> response;
         try {
-            response = http.send(request, HttpResponse.BodyHandlers.ofByteArray());
+            response = http.get().send(request, HttpResponse.BodyHandlers.ofByteArray());
         } catch (IOException e) {
             throw new Unavailable("cannot reach the trailproof server at " + base + " (" + e.getClass().getSimpleName()
                     + (e.getMessage() == null ? "" : ": " + e.getMessage()) + ")");

@@ -6,7 +6,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
 import java.net.ConnectException;
 import java.net.URI;
-import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.time.Duration;
@@ -42,7 +41,7 @@ public final class BatchSender {
     private final String apiKey;
     private final Duration timeout;
     private final ObjectMapper json;
-    private final HttpClient http;
+    private final HttpClientOnFirstUse http;
 
     public BatchSender(URI server, String apiKey, Duration timeout, ObjectMapper json) {
         String base = server.toString();
@@ -50,7 +49,7 @@ public final class BatchSender {
         this.apiKey = apiKey;
         this.timeout = timeout;
         this.json = json;
-        this.http = HttpClient.newBuilder().connectTimeout(timeout).build();
+        this.http = new HttpClientOnFirstUse(timeout);
     }
 
     Outcome send(String idempotencyKey, byte[] body) {
@@ -63,7 +62,7 @@ public final class BatchSender {
         }
         HttpResponse<byte[]> response;
         try {
-            response = http.send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
+            response = http.get().send(request.build(), HttpResponse.BodyHandlers.ofByteArray());
         } catch (ConnectException e) {
             return new NotNow("cannot reach the trailproof server at " + batchUri.resolve("/"));
         } catch (IOException e) {
