@@ -18,6 +18,7 @@ import io.trailproof.timestamp.TrustAnchors;
 import java.io.BufferedInputStream;
 import java.io.IOException;
 import java.io.InputStream;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
@@ -96,6 +97,11 @@ final class VerifyExportCommand implements CliCommand {
             report = new EvidenceVerifier(tokens, logVerifier).verify(in, captureSummary::event);
         } catch (IOException e) {
             System.err.println("trailproof: cannot read " + file + ": " + e.getMessage());
+            return Main.BAD_USAGE;
+        } catch (UncheckedIOException e) {
+            // The JDK trust store, read only when the package holds a timestamp, could not be read:
+            // the same message and exit code as when it was read before the package.
+            System.err.println("trailproof: " + e.getCause().getMessage());
             return Main.BAD_USAGE;
         }
         String capture = report.verdict() == EvidenceReport.Verdict.UNREADABLE ? null : captureSummary.line();
