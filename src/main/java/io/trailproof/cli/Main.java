@@ -14,7 +14,6 @@ public final class Main {
     }
 
     public static void main(String[] args) {
-        LauncherStderr.adopt();
         if (System.getProperty("java.util.logging.SimpleFormatter.format") == null) {
             // One line per log record: time, level, source, message (and the stack trace, if any).
             System.setProperty("java.util.logging.SimpleFormatter.format", "%1$tFT%1$tT.%1$tLZ %4$s %3$s: %5$s%6$s%n");

@@ -21,10 +21,10 @@ import java.util.stream.Stream;
 
 /**
  * {@code trailproof start-cache} (src/site/operations.md#start-cache): the workload the launcher
- * records the JVM's ahead-of-time cache from. The launcher runs this command with
- * {@code -XX:AOTCacheOutput}; the JVM notes every class the workload loads and links and writes them
- * into the cache when it ends, so that every later command, the proxy and the server load them from
- * the cache instead of the jars. What the workload touches is what starts faster: every command's
+ * records the JVM's ahead-of-time caches from. The launcher runs this command with
+ * {@code -XX:AOTMode=record}; the JVM notes every class the workload loads and links, and the launcher
+ * then has it create the two caches from that recording, so that every later command, the proxy and
+ * the server load them from a cache instead of the jars. What the workload touches is what starts faster: every command's
  * parser and help, a bad usage, a server on an empty data directory in a temporary folder (its start, a batch, a
  * search, a verification, an export and its offline verification through the client commands, the
  * MCP proxy recording a short session with {@code cat} as its server) and

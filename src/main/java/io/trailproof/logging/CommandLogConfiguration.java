@@ -8,7 +8,8 @@ import java.util.logging.LogManager;
 /**
  * The java.util.logging configuration of the command-line tools ({@link ServiceLogging#quietForCommands}):
  * the JDK's default (one console handler on standard error, the simple format) with the root at
- * WARNING instead of INFO. java.util.logging makes one when it starts, as the class its
+ * WARNING instead of INFO, and Lucene's vectorization at SEVERE ({@link ServiceLogging#QUIET_LIBRARIES}).
+ * java.util.logging makes one when it starts, as the class its
  * {@code java.util.logging.config.class} property names, and reads its configuration from it.
  */
 public final class CommandLogConfiguration {
@@ -18,6 +19,7 @@ public final class CommandLogConfiguration {
             .level = WARNING
             java.util.logging.ConsoleHandler.level = INFO
             java.util.logging.ConsoleHandler.formatter = java.util.logging.SimpleFormatter
+            org.apache.lucene.internal.vectorization.level = SEVERE
             """;
 
     /** Called by java.util.logging as it starts; the contract of {@code java.util.logging.config.class}. */

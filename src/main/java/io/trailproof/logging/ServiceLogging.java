@@ -6,6 +6,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.logging.Formatter;
 import java.util.logging.Handler;
 import java.util.logging.Level;
@@ -29,13 +30,20 @@ public final class ServiceLogging {
     private ServiceLogging() {
     }
 
+    /** Lucene's choice of vectorized code, and its notes about the vector module. */
+    static final String LUCENE_VECTORIZATION = "org.apache.lucene.internal.vectorization";
+
     /**
-     * Loggers kept at WARNING unless the java.util.logging configuration names a level for them: the
-     * Kafka client logs its whole configuration (hundreds of lines, one record each for every producer,
-     * consumer and admin client) and routine connection changes at INFO; its warnings and errors are
-     * what an operator acts on (src/site/operations.md#logs).
+     * Loggers kept at a level above INFO unless the java.util.logging configuration names a level for
+     * them (src/site/operations.md#logs). The Kafka client logs its whole configuration (hundreds of
+     * lines, one record each for every producer, consumer and admin client) and routine connection
+     * changes at INFO; its warnings and errors are what an operator acts on. Lucene's vectorization
+     * says at WARNING that the JDK's incubating vector module is not added, which the launcher leaves
+     * out on purpose (src/site/operations.md#start-output): only its errors are printed.
      */
-    static final String[] QUIET_LIBRARIES = {"org.apache.kafka"};
+    static final Map<String, Level> QUIET_LIBRARIES = Map.of(
+            "org.apache.kafka", Level.WARNING,
+            LUCENE_VECTORIZATION, Level.SEVERE);
 
     /** Strong references: java.util.logging holds loggers weakly, and a collected one forgets its level. */
     private static final List<Logger> KEPT = new ArrayList<>();
@@ -45,8 +53,8 @@ public final class ServiceLogging {
 
     /**
      * For the command-line tools (every command but {@code serve}): a command's output is its own
-     * messages; the libraries' and the service's INFO records (Lucene naming its vector support, the
-     * index's memory) belong in the server's log, so only warnings and errors are printed. Set up for
+     * messages; the libraries' and the service's INFO records (the index's memory) belong in the
+     * server's log, so only warnings and errors are printed (and of Lucene's vectorization, errors). Set up for
      * when java.util.logging starts ({@link CommandLogConfiguration}), not by starting it: its start
      * looks for a logging backend in every jar of the class path (a tenth of a second or more), which
      * a command that logs nothing never needs.
@@ -81,10 +89,10 @@ public final class ServiceLogging {
         if (!configuredByUser()) {
             root.setLevel(Level.INFO); // a command's WARNING (quietForCommands) does not apply to the service
         }
-        for (String name : QUIET_LIBRARIES) {
-            if (LogManager.getLogManager().getProperty(name + ".level") == null) {
-                Logger quiet = Logger.getLogger(name);
-                quiet.setLevel(Level.WARNING);
+        for (Map.Entry<String, Level> library : QUIET_LIBRARIES.entrySet()) {
+            if (LogManager.getLogManager().getProperty(library.getKey() + ".level") == null) {
+                Logger quiet = Logger.getLogger(library.getKey());
+                quiet.setLevel(library.getValue());
                 synchronized (KEPT) {
                     KEPT.add(quiet);
                 }

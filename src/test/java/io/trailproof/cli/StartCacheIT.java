@@ -13,6 +13,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -20,8 +22,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * src/site/operations.md#start-cache: the launcher hands the start cache ({@code lib/trailproof.aot})
- * to the JVM only when it was recorded by the very JDK the launcher runs, and a cache the JVM cannot
+ * src/site/operations.md#start-cache: the launcher hands the start cache ({@code lib/trailproof.aot} to
+ * a command, {@code lib/trailproof-server.aot} to the server) to the JVM only when it was recorded by
+ * the very JDK the launcher runs, and a cache the JVM cannot
  * use (missing, not a cache, cut short, recorded for other jars) never stops a command or changes a
  * byte of its output. Each case runs {@code trailproof --version} as shipped (without the tests' own
  * class-data archive, which would make the launcher leave the cache out) from a copy of the
@@ -86,10 +89,18 @@ class StartCacheIT {
         }
         assertPlainVersion(launch(dist, ""));
 
-        // And the real distribution with its own cache: the JVM maps it.
+        // And the real distribution with its own caches: a command gets the one whose classes each
+        // start links as it uses them, the server the one whose classes are linked ahead of time.
         Path used = dir.resolve("used.log");
         assertPlainVersion(launch(real, "-Xlog:aot=info:file=" + used));
-        assertThat(Files.readString(used)).contains("Opened AOT cache").doesNotContain("[error]");
+        assertThat(Files.readString(used)).contains("/lib/trailproof.aot.")
+                .contains("Using AOT-linked classes: false").doesNotContain("[error]");
+        Path server = dir.resolve("server.log");
+        Cli.Run help = launch(real, "-Xlog:aot=info:file=" + server, "serve", "--help");
+        assertThat(help.exit()).as(help.toString()).isZero();
+        assertThat(help.err()).as(help.toString()).isEmpty();
+        assertThat(Files.readString(server)).contains("/lib/trailproof-server.aot.")
+                .contains("Using AOT-linked classes: true").doesNotContain("[error]");
     }
 
     /**
@@ -131,10 +142,16 @@ class StartCacheIT {
 
     /** {@code DIST/bin/trailproof --version} as shipped, with {@code javaOpts} as TRAILPROOF_JAVA_OPTS. */
     private Cli.Run launch(Path dist, String javaOpts) throws Exception {
+        return launch(dist, javaOpts, "--version");
+    }
+
+    /** {@code DIST/bin/trailproof ARGS} as shipped, with {@code javaOpts} as TRAILPROOF_JAVA_OPTS. */
+    private Cli.Run launch(Path dist, String javaOpts, String... args) throws Exception {
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");
-        ProcessBuilder pb = ServerProcess.onTestJdkAsShipped(new ProcessBuilder(dist.resolve("bin/trailproof").toString(),
-                "--version").redirectOutput(out.toFile()).redirectError(err.toFile()));
+        List<String> command = new ArrayList<>(List.of(dist.resolve("bin/trailproof").toString()));
+        command.addAll(List.of(args));
+        ProcessBuilder pb = ServerProcess.onTestJdkAsShipped(new ProcessBuilder(command).redirectOutput(out.toFile()).redirectError(err.toFile()));
         pb.environment().remove("TRAILPROOF_START_CACHE");
         pb.environment().remove("JDK_JAVA_OPTIONS");
         pb.environment().remove("JAVA_TOOL_OPTIONS");
@@ -142,7 +159,7 @@ class StartCacheIT {
         Process p = pb.start();
         if (!p.waitFor(5, TimeUnit.MINUTES)) {
             p.destroyForcibly();
-            throw new IllegalStateException("trailproof --version did not finish");
+            throw new IllegalStateException("trailproof " + String.join(" ", args) + " did not finish");
         }
         return new Cli.Run(p.exitValue(), Files.readString(out, StandardCharsets.UTF_8),
                 Files.readString(err, StandardCharsets.UTF_8));

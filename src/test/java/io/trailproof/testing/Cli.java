@@ -27,10 +27,11 @@ public final class Cli {
     private static final InheritableThreadLocal<ByteArrayOutputStream[]> CAPTURE = new InheritableThreadLocal<>();
 
     static {
-        // The tests' JVM runs without the launcher's --add-modules=jdk.incubator.vector, so Lucene
-        // prints a notice about the vector module once, at its first use in the JVM. It is made to
-        // happen here, outside any capture, so that it is not taken for the output of whichever
-        // in-process command uses Lucene first (the launcher's own runs are checked as shipped).
+        // Lucene prints a notice that the vector module is not added once, at its first use in a JVM
+        // (the service and the commands keep it quiet through their logging set-up, which the tests'
+        // JVM does not run). It is made to happen here, outside any capture, so that it is not taken
+        // for the output of whichever in-process command uses Lucene first (the launcher's own runs
+        // are checked as shipped).
         VectorUtil.dotProduct(new float[] {0f}, new float[] {0f});
     }
 

@@ -26,9 +26,8 @@ public final class LaunchedJvm {
     /**
      * The quick compiler only: a process that lives for seconds spent most of its compile time in C2 on
      * code that ran a few thousand times during start-up. Measured: a server's start and stop cost
-     * 1.9 CPU-seconds with it, 2.3 with C2's thresholds ten times the default, 4.0 as shipped. Lucene
-     * then logs one warning that C2 is disabled and leaves its vector module unused (the same search,
-     * without SIMD); {@code LauncherIT} checks the start as shipped, without these options.
+     * 1.9 CPU-seconds with it, 2.3 with C2's thresholds ten times the default, 4.0 as shipped.
+     * {@code LauncherIT} checks the start as shipped, without these options.
      */
     static final String QUICK_COMPILER = "-XX:TieredStopAtLevel=1";
 

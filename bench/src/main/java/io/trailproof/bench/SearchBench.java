@@ -32,7 +32,7 @@ public final class SearchBench {
 
     private static final String[] WORDS = {"revenue", "forecast", "customer", "invoice", "refund", "database", "search",
             "report", "quarterly", "email", "schedule", "meeting", "contract", "payment", "error", "timeout"};
-    private static final String[] TYPES = {"TOOL_CALL", "LLM_CALL", "DECISION", "HUMAN_INPUT"};
+    private static final String[] TYPES = {"TOOL_CALL", "LLM_CALL", "TOOL_RESULT", "HUMAN_INPUT"};
 
     public static void main(String[] args) throws Exception {
         BenchArgs a = BenchArgs.parseOptions(args, "--events", "--queries");
