@@ -79,7 +79,7 @@ final class GatePolicyCommand implements CliCommand {
         void print(ServerClient.Answer answer, PrintWriter out) throws ServerClient.ClientException {
             ObjectNode o = (ObjectNode) answer.json();
             out.println("# active gate policy, event " + o.path("event_id").asText());
-            out.println(o.get("policy").toPrettyString());
+            out.println(PrettyJson.of(o.get("policy")));
         }
     }
 }

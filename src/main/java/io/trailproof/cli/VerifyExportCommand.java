@@ -116,7 +116,7 @@ final class VerifyExportCommand implements CliCommand {
             if (gates != null) {
                 out.put("gates", gates);
             }
-            System.out.println(out.toPrettyString());
+            System.out.println(PrettyJson.of(out));
         } else {
             System.out.print(EvidenceReportWriter.text(report));
             if (capture != null) {
