@@ -81,6 +81,14 @@ public final class HttpApi {
     private final Path policyFile;
 
     /**
+     * Does the part of {@link #start} that depends on nothing of the service's ({@link Listener#prepare}),
+     * so that a start can run it on another thread while it opens the ledger and the index.
+     */
+    public static void prepareListener() {
+        Listener.prepare();
+    }
+
+    /**
      * {@code metrics} is null when {@code metrics.enabled} is false: nothing is recorded and /metrics is a 404.
      * {@code signIn} is null when people do not sign in (no {@code auth.oidc.issuer}): the /auth routes then answer 404.
      */

@@ -40,6 +40,15 @@ final class Listener {
     }
 
     /**
+     * Initializes XNIO, the I/O library under Undertow, as {@link #start} would on its first call: its
+     * provider, and the JMX beans it registers, which first builds the JVM's platform MBean server (a
+     * tenth of a second and more of a server's start). Any thread, any number of times.
+     */
+    static void prepare() {
+        Xnio.getInstance(Undertow.class.getClassLoader());
+    }
+
+    /**
      * Binds {@code host:port} and starts accepting.
      *
      * @param undertowOptions Undertow's server options (time-outs, entity size)

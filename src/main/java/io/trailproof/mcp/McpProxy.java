@@ -18,6 +18,8 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.FutureTask;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
@@ -142,6 +144,14 @@ public final class McpProxy {
 
     /** Runs the session to its end and returns the MCP server's exit code. */
     public int run() throws InterruptedException {
+        // Both on the way to the first forwarded message, each about a tenth of a second of a start: the
+        // JDK's ProcessBuilder.start asks for a System.Logger, whose first lookup reads every jar of the
+        // class path for a logging backend, and Jackson's first mapper initializes its classes. They
+        // are made side by side.
+        FutureTask<ObjectMapper> mapper = new FutureTask<>(ObjectMapper::new);
+        Thread making = new Thread(mapper, "trailproof-mcp-json");
+        making.setDaemon(true);
+        making.start();
         ProcessBuilder builder = new ProcessBuilder(options.command());
         // The audited server gets no credential to write audit events of its own.
         builder.environment().remove("TRAILPROOF_API_KEY");
@@ -154,7 +164,7 @@ public final class McpProxy {
         }
         child = p;
 
-        ObjectMapper json = new ObjectMapper();
+        ObjectMapper json = made(mapper);
         EventShipper shipper = null;
         Thread recorderThread = null;
         if (options.recording()) {
@@ -204,6 +214,18 @@ public final class McpProxy {
             shipper.close(options.sendGrace());
         }
         return exit;
+    }
+
+    /** The mapper made beside the server's start; a failure to make one is the JVM's own (an Error) and ends the proxy. */
+    private static ObjectMapper made(FutureTask<ObjectMapper> mapper) throws InterruptedException {
+        try {
+            return mapper.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof Error error) {
+                throw error;
+            }
+            throw new IllegalStateException("cannot make the JSON mapper", e.getCause());
+        }
     }
 
     /**

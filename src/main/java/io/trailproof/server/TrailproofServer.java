@@ -100,6 +100,7 @@ public final class TrailproofServer implements AutoCloseable {
 
     /** Refuses an unsafe configuration, takes the data directory, opens the ledger and starts serving. */
     public static TrailproofServer start(Settings settings, Clock clock) throws IOException, StartException {
+        prepareListenerBeside();
         // Checked before the data directory is touched: a refused start changes nothing.
         TimestampTrust trust = checkConfiguration(settings);
         SignIn signIn = signIn(settings, clock);
@@ -115,6 +116,22 @@ public final class TrailproofServer implements AutoCloseable {
             }
             throw e;
         }
+    }
+
+    /**
+     * The HTTP stack's I/O library is initialized on a thread of its own while this one opens the
+     * ledger and the index: it depends on neither, and the listener needs it only at the end of the
+     * start (whose listener start reports a failure of it).
+     */
+    private static void prepareListenerBeside() {
+        Thread preparing = new Thread(() -> {
+            try {
+                HttpApi.prepareListener();
+            } catch (RuntimeException reportedByTheListenersStart) {
+            }
+        }, "trailproof-http-prepare");
+        preparing.setDaemon(true);
+        preparing.start();
     }
 
     /**
