@@ -33,9 +33,12 @@ import java.util.stream.Stream;
  */
 final class StartCacheCommand implements CliCommand {
 
-    /** A few events of two agents, enough to run every step of the workload once. */
+    /**
+     * A few events of two agents, enough to run every step of the workload once, with what real events
+     * hold (numbers with fractions and exponents: their canonical form has code of its own).
+     */
     private static final String EVENTS = """
-            {"agent_id":"start-cache","session_id":"s-1","action_type":"TOOL_CALL","action_name":"search_database","action_input":{"query":"quarterly revenue"},"labels":{"env":"training"}}
+            {"agent_id":"start-cache","session_id":"s-1","action_type":"TOOL_CALL","action_name":"search_database","action_input":{"query":"quarterly revenue","limit":10},"labels":{"env":"training"},"metadata":{"model":"m-1","temperature":0.7,"top_p":1e-3}}
             {"agent_id":"start-cache","session_id":"s-1","action_type":"TOOL_RESULT","action_name":"search_database","action_status":"success","action_output":{"rows":42}}
             {"agent_id":"start-cache-2","action_type":"LLM_CALL","action_name":"chat","error_message":"timeout","timestamp":"2026-01-01T00:00:00Z"}
             """;
