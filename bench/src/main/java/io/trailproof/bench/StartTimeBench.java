@@ -23,8 +23,8 @@ import java.util.stream.Stream;
 
 /**
  * The start time of the packaged distribution's commands with its start cache (the JVM's
- * ahead-of-time cache, {@code lib/trailproof.aot}) and without it ({@code TRAILPROOF_START_CACHE=off}),
- * in the same run, rounds alternating A B B A so that drift on a shared machine hits both alike.
+ * ahead-of-time caches, {@code lib/trailproof.aot} and {@code lib/trailproof-server.aot}) and without
+ * it ({@code TRAILPROOF_START_CACHE=off}), in the same run, rounds alternating A B B A so that drift on a shared machine hits both alike.
  * Every time is wall time from starting {@code bin/trailproof} (the launcher's own work included):
  *
  * <ul>
