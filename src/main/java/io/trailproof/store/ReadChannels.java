@@ -85,12 +85,7 @@ final class ReadChannels {
      * @throws CorruptLogException when the file is shorter than the segment's readable end
      */
     synchronized MappedRegion map(Segment sealed) throws IOException {
-        if (closed) {
-            throw new ClosedChannelException();
-        }
-        if (sealed.retired) {
-            throw new SegmentReplacedException(sealed);
-        }
+        checkReadable(sealed);
         MappedRegion m = maps.get(sealed);
         if (m == null) {
             // Not retired, under this lock: the path still names the file this object describes
@@ -108,6 +103,16 @@ final class ReadChannels {
         return m;
     }
 
+    /** Neither this object closed nor the segment retired (its path may name a rewritten file); under the lock. */
+    private void checkReadable(Segment segment) throws IOException {
+        if (closed) {
+            throw new ClosedChannelException();
+        }
+        if (segment.retired) {
+            throw new SegmentReplacedException(segment);
+        }
+    }
+
     /** Maps kept now (for tests). */
     synchronized int maps() {
         return maps.size();
@@ -120,12 +125,7 @@ final class ReadChannels {
      *     file may already be the rewritten one, so it is never opened again for this object
      */
     synchronized Lease acquire(Segment file) throws IOException {
-        if (closed) {
-            throw new ClosedChannelException();
-        }
-        if (file.retired) {
-            throw new SegmentReplacedException(file);
-        }
+        checkReadable(file);
         Lease lease = open.get(file);
         if (lease == null || !lease.channel.isOpen()) {
             if (lease != null) {
